@@ -1,0 +1,37 @@
+/* Shared pieces of the iolens command-line program (not part of the library). */
+#ifndef IOLENS_CLI_H
+#define IOLENS_CLI_H
+
+#include <stdio.h>
+
+/* Every subcommand: argv[0] is the subcommand name. Returns the exit code:
+ * 0 success, 1 failure, 2 usage error. */
+typedef int (*cli_cmd_fn)(int argc, char **argv);
+
+#define IOL_CMD(name, fn, help) int fn(int argc, char **argv);
+#include "commands.def"
+#undef IOL_CMD
+
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* git-style messages on stderr: "iolens: error: ..." */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints the library's last error with a prefix: "iolens: error: <msg>". */
+void cli_lib_error(void);
+/* Library warning callback that prints "iolens: warning: <msg>" to stderr. */
+void cli_warn_cb(void *ctx, const char *msg);
+
+/* Progress on a terminal only (stderr is a tty): "label  [####    ] 12/40". */
+typedef struct cli_progress {
+    const char *label;
+    unsigned long total;
+    unsigned long done;
+    int enabled;
+    double last_draw;
+} cli_progress;
+void cli_progress_init(cli_progress *p, const char *label, unsigned long total);
+void cli_progress_step(cli_progress *p, unsigned long n);
+void cli_progress_end(cli_progress *p);
+
+#endif

@@ -1,0 +1,92 @@
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include "iolens/iolens.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("iolens: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("iolens: warning: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void cli_lib_error(void)
+{
+    const char *m = iolens_error_last();
+    cli_error("%s", m[0] ? m : iolens_error_name(iolens_error_last_code()));
+}
+
+void cli_warn_cb(void *ctx, const char *msg)
+{
+    (void)ctx;
+    cli_warn("%s", msg);
+}
+
+static double now_sec(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void progress_draw(cli_progress *p)
+{
+    const int width = 30;
+    int fill = p->total ? (int)((double)p->done / (double)p->total * width) : 0;
+    if (fill > width)
+        fill = width;
+    fprintf(stderr, "\r%s [", p->label);
+    for (int i = 0; i < width; i++)
+        fputc(i < fill ? '#' : ' ', stderr);
+    fprintf(stderr, "] %lu/%lu", p->done, p->total);
+    fflush(stderr);
+}
+
+void cli_progress_init(cli_progress *p, const char *label, unsigned long total)
+{
+    p->label = label;
+    p->total = total;
+    p->done = 0;
+    p->enabled = isatty(STDERR_FILENO);
+    p->last_draw = 0;
+    if (p->enabled)
+        progress_draw(p);
+}
+
+void cli_progress_step(cli_progress *p, unsigned long n)
+{
+    p->done += n;
+    if (!p->enabled)
+        return;
+    double t = now_sec();
+    if (t - p->last_draw >= 0.1 || p->done >= p->total) {
+        p->last_draw = t;
+        progress_draw(p);
+    }
+}
+
+void cli_progress_end(cli_progress *p)
+{
+    if (!p->enabled)
+        return;
+    progress_draw(p);
+    fputc('\n', stderr);
+}

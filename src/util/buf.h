@@ -1,0 +1,29 @@
+/* Growable byte buffer, always NUL-terminated (git's strbuf, reduced). */
+#ifndef IOLENS_UTIL_BUF_H
+#define IOLENS_UTIL_BUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct iol_buf {
+    char *data;  /* NUL-terminated; NULL until the first append */
+    size_t len;
+    size_t cap;
+} iol_buf;
+
+#define IOL_BUF_INIT {NULL, 0, 0}
+
+/* Each returns 0 or IOLENS_ENOMEM (with the error message set). */
+int iol_buf_reserve(iol_buf *b, size_t extra);
+int iol_buf_append(iol_buf *b, const void *p, size_t n);
+int iol_buf_puts(iol_buf *b, const char *s);
+int iol_buf_printf(iol_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void iol_buf_reset(iol_buf *b);   /* length 0, keeps memory */
+void iol_buf_release(iol_buf *b); /* frees memory; b is reusable */
+/* Hands the data to the caller (who frees it); b becomes empty. */
+char *iol_buf_detach(iol_buf *b, size_t *len);
+
+/* Reads a whole file; refuses files larger than max_bytes. */
+int iol_read_file(const char *path, size_t max_bytes, iol_buf *out);
+
+#endif

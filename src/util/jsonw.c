@@ -1,0 +1,147 @@
+#include "util/jsonw.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void iol_jsonw_init(iol_jsonw *w, FILE *out, int pretty)
+{
+    memset(w, 0, sizeof *w);
+    w->out = out;
+    w->pretty = pretty;
+    w->first[0] = 1;
+}
+
+static void indent(iol_jsonw *w)
+{
+    if (!w->pretty)
+        return;
+    fputc('\n', w->out);
+    for (int i = 0; i < w->depth; i++)
+        fputs("  ", w->out);
+}
+
+/* Called before any value or key: writes the separator. */
+static void before_value(iol_jsonw *w)
+{
+    if (w->after_key) {
+        w->after_key = 0;
+        return;
+    }
+    if (w->depth > 0) {
+        if (!w->first[w->depth])
+            fputc(',', w->out);
+        indent(w);
+    }
+    w->first[w->depth] = 0;
+}
+
+static void open_container(iol_jsonw *w, int ch)
+{
+    before_value(w);
+    fputc(ch, w->out);
+    if (w->depth + 1 < IOL_JSONW_MAX_DEPTH)
+        w->depth++;
+    w->first[w->depth] = 1;
+}
+
+static void close_container(iol_jsonw *w, int ch)
+{
+    int empty = w->first[w->depth];
+    if (w->depth > 0)
+        w->depth--;
+    if (!empty)
+        indent(w);
+    fputc(ch, w->out);
+}
+
+void iol_jsonw_obj_begin(iol_jsonw *w) { open_container(w, '{'); }
+void iol_jsonw_obj_end(iol_jsonw *w) { close_container(w, '}'); }
+void iol_jsonw_arr_begin(iol_jsonw *w) { open_container(w, '['); }
+void iol_jsonw_arr_end(iol_jsonw *w) { close_container(w, ']'); }
+
+static void write_string(FILE *out, const char *s, size_t n)
+{
+    fputc('"', out);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        switch (c) {
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\r': fputs("\\r", out); break;
+        case '\t': fputs("\\t", out); break;
+        default:
+            if (c < 0x20 || c == 0x7f)
+                fprintf(out, "\\u%04x", c);
+            else
+                fputc(c, out); /* bytes >= 0x80 pass through (paths are byte strings) */
+        }
+    }
+    fputc('"', out);
+}
+
+void iol_jsonw_key(iol_jsonw *w, const char *key)
+{
+    before_value(w);
+    write_string(w->out, key, strlen(key));
+    fputs(w->pretty ? ": " : ":", w->out);
+    w->after_key = 1;
+}
+
+void iol_jsonw_strn(iol_jsonw *w, const char *s, size_t n)
+{
+    before_value(w);
+    write_string(w->out, s, n);
+}
+
+void iol_jsonw_str(iol_jsonw *w, const char *s)
+{
+    if (!s) {
+        iol_jsonw_null(w);
+        return;
+    }
+    iol_jsonw_strn(w, s, strlen(s));
+}
+
+void iol_jsonw_int(iol_jsonw *w, int64_t v)
+{
+    before_value(w);
+    fprintf(w->out, "%" PRId64, v);
+}
+
+void iol_jsonw_uint(iol_jsonw *w, uint64_t v)
+{
+    before_value(w);
+    fprintf(w->out, "%" PRIu64, v);
+}
+
+void iol_jsonw_double(iol_jsonw *w, double v)
+{
+    before_value(w);
+    if (!isfinite(v))
+        fputs("null", w->out);
+    else {
+        /* shortest of %.15g/%.17g that reads back to the same double */
+        char tmp[32];
+        snprintf(tmp, sizeof tmp, "%.15g", v);
+        if (strtod(tmp, NULL) != v)
+            snprintf(tmp, sizeof tmp, "%.17g", v);
+        fputs(tmp, w->out);
+    }
+}
+
+void iol_jsonw_bool(iol_jsonw *w, int v)
+{
+    before_value(w);
+    fputs(v ? "true" : "false", w->out);
+}
+
+void iol_jsonw_null(iol_jsonw *w)
+{
+    before_value(w);
+    fputs("null", w->out);
+}
+
+void iol_jsonw_finish(iol_jsonw *w) { fputc('\n', w->out); }

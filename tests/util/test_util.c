@@ -1,0 +1,125 @@
+/* Unit tests of src/util: error convention, buffers, JSON writer. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iolens/iolens.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/jsonw.h"
+
+static void test_error_message(void **state)
+{
+    (void)state;
+    iolens_error_clear();
+    assert_int_equal(iolens_error_last_code(), IOLENS_OK);
+    assert_string_equal(iolens_error_last(), "");
+    int rc = iol_err(IOLENS_EFORMAT, "truncated name region at byte %d", 1832);
+    assert_int_equal(rc, IOLENS_EFORMAT);
+    assert_int_equal(iolens_error_last_code(), IOLENS_EFORMAT);
+    assert_string_equal(iolens_error_last(), "truncated name region at byte 1832");
+    iol_err_prefix(IOLENS_EFORMAT, "cannot read '%s'", "x.darshan");
+    assert_string_equal(iolens_error_last(), "cannot read 'x.darshan': truncated name region at byte 1832");
+    assert_string_equal(iolens_error_name(IOLENS_ENOMEM), "out of memory");
+}
+
+static void test_buf(void **state)
+{
+    (void)state;
+    iol_buf b = IOL_BUF_INIT;
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(iol_buf_printf(&b, "%d,", i), 0);
+    assert_int_equal(strncmp(b.data, "0,1,2,", 6), 0);
+    assert_int_equal(b.data[b.len], '\0');
+    size_t len;
+    char *p = iol_buf_detach(&b, &len);
+    assert_non_null(p);
+    assert_int_equal(strlen(p), len);
+    assert_null(b.data);
+    free(p);
+    iol_buf_release(&b);
+}
+
+static void test_read_file_limit(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/iolens-test-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    for (int i = 0; i < 1000; i++)
+        fputs("0123456789", f);
+    fclose(f);
+    iol_buf b = IOL_BUF_INIT;
+    assert_int_equal(iol_read_file(path, 100, &b), IOLENS_ENOMEM);
+    assert_non_null(strstr(iolens_error_last(), "limit"));
+    iol_buf_release(&b);
+    assert_int_equal(iol_read_file(path, 1 << 20, &b), 0);
+    assert_int_equal(b.len, 10000);
+    iol_buf_release(&b);
+    assert_int_equal(iol_read_file("/nonexistent/x", 100, &b), IOLENS_EIO);
+    assert_non_null(strstr(iolens_error_last(), "/nonexistent/x"));
+    remove(path);
+}
+
+/* The writer's output must be valid JSON that jansson reads back. */
+static void test_jsonw_roundtrip(void **state)
+{
+    (void)state;
+    char *text = NULL;
+    size_t size = 0;
+    for (int pretty = 0; pretty < 2; pretty++) {
+        FILE *mem = open_memstream(&text, &size);
+        iol_jsonw w;
+        iol_jsonw_init(&w, mem, pretty);
+        iol_jsonw_obj_begin(&w);
+        iol_jsonw_key(&w, "name");
+        iol_jsonw_str(&w, "a\"b\\c\n\x01");
+        iol_jsonw_key(&w, "list");
+        iol_jsonw_arr_begin(&w);
+        iol_jsonw_int(&w, -1);
+        iol_jsonw_uint(&w, UINT64_C(9223372036854775807)); /* jansson caps at INT64_MAX */
+        iol_jsonw_double(&w, 0.1);
+        iol_jsonw_double(&w, 1.0 / 0.0);
+        iol_jsonw_bool(&w, 1);
+        iol_jsonw_arr_end(&w);
+        iol_jsonw_key(&w, "empty");
+        iol_jsonw_obj_begin(&w);
+        iol_jsonw_obj_end(&w);
+        iol_jsonw_obj_end(&w);
+        iol_jsonw_finish(&w);
+        fclose(mem);
+        json_error_t err;
+        json_t *root = json_loads(text, 0, &err);
+        assert_non_null(root);
+        assert_string_equal(json_string_value(json_object_get(root, "name")), "a\"b\\c\n\x01");
+        json_t *list = json_object_get(root, "list");
+        assert_int_equal(json_array_size(list), 5);
+        assert_int_equal(json_integer_value(json_array_get(list, 0)), -1);
+        assert_true(json_real_value(json_array_get(list, 2)) == 0.1);
+        assert_true(json_is_null(json_array_get(list, 3)));
+        assert_true(json_is_true(json_array_get(list, 4)));
+        assert_int_equal(json_object_size(json_object_get(root, "empty")), 0);
+        json_decref(root);
+        free(text);
+        text = NULL;
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_error_message),
+        cmocka_unit_test(test_buf),
+        cmocka_unit_test(test_read_file_limit),
+        cmocka_unit_test(test_jsonw_roundtrip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
