@@ -1,0 +1,134 @@
+/*
+ * The event stream: one of iolens's three canonical forms (see
+ * docs/ARCHITECTURE in ../shared/design). Per rank, the ordered I/O calls
+ * with their arguments and start/end times. Produced by the iolens trace
+ * reader, the Recorder trace reader and (partially) Darshan DXT; consumed
+ * by counters, time series, features and replay.
+ *
+ * Every producer implements iolens_evsource_ops; consumers only see
+ * iolens_evsource and never the producer's format.
+ */
+#ifndef IOLENS_EVENT_H
+#define IOLENS_EVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iolens/iolens.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The I/O layer a call belongs to (Recorder's "type" column uses 0..4 the same way). */
+typedef enum iolens_layer {
+    IOLENS_LAYER_POSIX = 0,
+    IOLENS_LAYER_MPIIO = 1,
+    IOLENS_LAYER_MPI = 2,
+    IOLENS_LAYER_HDF5 = 3,
+    IOLENS_LAYER_USER = 4,
+    IOLENS_LAYER_STDIO = 5, /* Recorder counts stdio as POSIX; iolens keeps it apart */
+    IOLENS_LAYER_OTHER = 6,
+} iolens_layer;
+
+/** What a call does, independent of its exact entry point (pwrite64 and
+ *  MPI_File_write_at_all are both IOLENS_OP_WRITE). */
+typedef enum iolens_op {
+    IOLENS_OP_OTHER = 0,
+    IOLENS_OP_OPEN,
+    IOLENS_OP_CLOSE,
+    IOLENS_OP_READ,
+    IOLENS_OP_WRITE,
+    IOLENS_OP_SEEK,
+    IOLENS_OP_SYNC,
+    IOLENS_OP_STAT,
+    IOLENS_OP_TRUNCATE,
+    IOLENS_OP_META, /* mkdir, unlink, rename, access, opendir, ... */
+    IOLENS_OP_DUP,
+    IOLENS_OP_MMAP,
+    IOLENS_OP_FLUSH,
+    IOLENS_OP_SET_VIEW,
+    IOLENS_OP_WAIT, /* completion of a non-blocking MPI-IO request */
+    IOLENS_OP_INIT,
+    IOLENS_OP_FINALIZE,
+} iolens_op;
+
+/** Event flags. */
+#define IOLENS_EVF_COLLECTIVE 0x1u /* MPI-IO collective call */
+#define IOLENS_EVF_NONBLOCKING 0x2u /* MPI-IO non-blocking (i*) call */
+#define IOLENS_EVF_FAILED 0x4u /* the call returned an error (err holds errno) */
+#define IOLENS_EVF_OFFSET_IMPLICIT 0x8u /* offset was the file pointer, resolved by the producer */
+#define IOLENS_EVF_OFFSET_UNKNOWN 0x10u /* offset could not be determined */
+
+/**
+ * One call. Strings (func, path, args) point into memory owned by the
+ * source and stay valid until the source is freed.
+ */
+typedef struct iolens_event {
+    int32_t rank;        /**< MPI rank (0 for non-MPI) */
+    uint32_t thread;     /**< thread index within the process (0 = main) */
+    uint32_t depth;      /**< call depth: 0 for application calls, 1 for calls made inside a traced call */
+    iolens_layer layer;
+    iolens_op op;
+    uint32_t flags;      /**< IOLENS_EVF_* */
+    const char *func;    /**< entry point name as called, e.g. "pwrite64" */
+    double tstart;       /**< seconds since the job start */
+    double tend;
+    int64_t file;        /**< file identity: index into the source's file table, -1 if none */
+    int64_t offset;      /**< byte offset of a read/write (resolved), or seek result; -1 if not applicable */
+    int64_t size;        /**< bytes requested (read/write), or count*datatype size for MPI-IO */
+    int64_t ret;         /**< return value (bytes moved, new fd, 0, ...) */
+    int32_t err;         /**< errno of a failed call, else 0 */
+    int32_t open_flags;  /**< open flags / MPI amode, or -1 */
+    int32_t mode;        /**< creation mode, or -1 */
+    int32_t whence;      /**< lseek/fseek whence, or -1 */
+    uint32_t nargs;      /**< number of textual arguments */
+    const char *const *args; /**< every argument as text, as Recorder prints it (may be NULL when nargs == 0) */
+} iolens_event;
+
+/** A file identity of a source: its path. */
+typedef struct iolens_file {
+    int64_t id;
+    const char *path;
+} iolens_file;
+
+typedef struct iolens_evsource iolens_evsource;
+
+/** What a producer implements (versioned, as fio's ioengine_ops). */
+typedef struct iolens_evsource_ops {
+    int version; /**< IOLENS_EVSOURCE_OPS_VERSION */
+    const char *name; /**< "iolens", "recorder", "dxt" */
+    /** Number of ranks in the job. */
+    int (*nranks)(void *impl);
+    /** Job start in seconds since the epoch (0 if unknown). */
+    double (*start_time)(void *impl);
+    /** File table: *count entries; pointer valid until free. */
+    int (*files)(void *impl, const iolens_file **out, size_t *count);
+    /** Next event of the given rank in call order: 1 got one, 0 end, <0 error. */
+    int (*next)(void *impl, int rank, iolens_event *out);
+    /** Restart the given rank from its first event. */
+    int (*rewind)(void *impl, int rank);
+    void (*free)(void *impl);
+} iolens_evsource_ops;
+
+#define IOLENS_EVSOURCE_OPS_VERSION 1
+
+/** Wraps a producer's implementation; takes ownership of impl. */
+IOLENS_API int iolens_evsource_new(iolens_evsource **out, const iolens_evsource_ops *ops, void *impl);
+IOLENS_API int iolens_evsource_nranks(const iolens_evsource *s);
+IOLENS_API double iolens_evsource_start_time(const iolens_evsource *s);
+IOLENS_API int iolens_evsource_files(iolens_evsource *s, const iolens_file **out, size_t *count);
+IOLENS_API int iolens_evsource_next(iolens_evsource *s, int rank, iolens_event *out);
+IOLENS_API int iolens_evsource_rewind(iolens_evsource *s, int rank);
+IOLENS_API const char *iolens_evsource_kind(const iolens_evsource *s);
+/** Frees the source and everything it owns; NULL is a no-op. */
+IOLENS_API void iolens_evsource_free(iolens_evsource *s);
+
+/** Readable names ("write", "POSIX"). */
+IOLENS_API const char *iolens_op_name(iolens_op op);
+IOLENS_API const char *iolens_layer_name(iolens_layer layer);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
