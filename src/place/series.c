@@ -226,6 +226,9 @@ static int read_long(iolens_place_series *s, place_csv *c, double step)
             return iol_err(IOLENS_EFORMAT, "cannot read '%s': more than 3 fields on line %zu (byte %zu)",
                            c->name, c->line, c->pos);
         double k = nearbyint(t / step);
+        if (t >= 0 && k < 1e15 && !(k < (double)s->max_samples))
+            return iol_err(IOLENS_ENOMEM, "cannot read '%s': time %g would make more than %zu samples in total (line %zu)",
+                           c->name, t, s->max_samples, c->line);
         if (t < 0 || !(k < (double)s->max_samples) || fabs(t / step - k) > 1e-6 * (k > 1 ? k : 1))
             return iol_err(IOLENS_EFORMAT, "cannot read '%s': time %g is not a sample time (step %g s) on line %zu",
                            c->name, t, step, c->line);

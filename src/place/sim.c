@@ -41,6 +41,10 @@ int iolens_place_phases_from_series(iolens_place_phase **out, size_t *nout, cons
             sum += v[j];
         ph[k].kind = io ? IOLENS_PLACE_IO : IOLENS_PLACE_COMPUTE;
         ph[k].amount = io ? sum * step : (double)(j - i) * step;
+        if (!isfinite(ph[k].amount)) {
+            free(ph);
+            return iol_err(IOLENS_EINVAL, "a phase of %zu samples from sample %zu moves more than a double holds", j - i, i);
+        }
         k++;
         i = j;
     }
