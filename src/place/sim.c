@@ -57,6 +57,10 @@ int iolens_place_rescale(double *out, size_t n, const double *src, size_t srclen
 {
     if ((!out && n) || !src || srclen == 0)
         return iol_err(IOLENS_EINVAL, "iolens_place_rescale: empty source");
+    if (n == srclen) { /* exact copy, no rounding */
+        memcpy(out, src, n * sizeof *out);
+        return 0;
+    }
     /* Source sample j covers [j/srclen, (j+1)/srclen); out sample i is the
      * average over [i/n, (i+1)/n). Work in units of 1/(n*srclen). */
     for (size_t i = 0; i < n; i++) {
