@@ -87,6 +87,7 @@ typedef struct sim_job {
     size_t phase;
     double until;      /* WAITING: start; COMPUTING: end of the compute phase */
     double target;     /* DOING_IO: OST service level at which the phase ends */
+    double t_end;      /* DOING_IO: predicted end, from the last event */
     double io_started; /* DOING_IO: when the phase began */
 } sim_job;
 
@@ -163,6 +164,7 @@ int iolens_place_simulate(iolens_place_outcome *out, double *geomean, const iole
                 continue;
             const sim_ost *o = &so[ost[j]];
             double t = now + (sj[j].target - o->service) * (double)o->active / bandwidth;
+            sj[j].t_end = t;
             if (t < next)
                 next = t;
         }
@@ -177,14 +179,17 @@ int iolens_place_simulate(iolens_place_outcome *out, double *geomean, const iole
                 if (so[o].active)
                     so[o].service += (next - now) * bandwidth / (double)so[o].active;
         now = next;
-        /* I/O completions first (they free bandwidth), then the others. The
-         * tolerance absorbs rounding in the service sums. */
+        /* I/O completions first (they free bandwidth), then the others. A
+         * phase ends when its predicted end is this event (so every event
+         * makes progress even when the clock is too large to advance by the
+         * remaining time) or when its OST's service reached its target (the
+         * tolerance absorbs rounding in the service sums). */
         for (size_t j = 0; j < njobs; j++) {
             if (sj[j].state != DOING_IO)
                 continue;
             sim_ost *o = &so[ost[j]];
             double tol = 1e-9 * (fabs(sj[j].target) > 1 ? fabs(sj[j].target) : 1);
-            if (sj[j].target - o->service > tol)
+            if (sj[j].t_end > now && sj[j].target - o->service > tol)
                 continue;
             out[j].io_time += now - sj[j].io_started;
             o->active--;

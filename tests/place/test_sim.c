@@ -162,6 +162,19 @@ static void test_sim_errors(void **state)
     assert_int_equal(iolens_place_simulate(&o, NULL, &j, 1, &ost, 0, 1.0), IOLENS_EINVAL);
 }
 
+/* A clock so large that the remaining time of a phase does not change it
+ * (1e20 + 1 == 1e20): the simulation still ends, each event making progress. */
+static void test_sim_huge_clock(void **state)
+{
+    (void)state;
+    const iolens_place_phase p[] = {IO(1), C(1), IO(3)};
+    iolens_place_job j[2] = {{1e20, p, 3}, {1e20, p, 3}};
+    unsigned ost[2] = {0, 0};
+    iolens_place_outcome o[2];
+    assert_int_equal(iolens_place_simulate(o, NULL, j, 2, ost, 1, 10.0), 0);
+    assert_true(o[0].end >= 1e20 && o[1].end >= 1e20);
+}
+
 /* Independent reference: the same fluid model written the direct way
  * (remaining MiB per phase, decremented between events). */
 typedef struct ref_job {
@@ -417,6 +430,7 @@ int main(void)
         cmocka_unit_test(test_sim_three),
         cmocka_unit_test(test_sim_phases),
         cmocka_unit_test(test_sim_errors),
+        cmocka_unit_test(test_sim_huge_clock),
         cmocka_unit_test(test_sim_random_vs_reference),
         cmocka_unit_test(test_overlap),
         cmocka_unit_test(test_greedy_and_local_search),
