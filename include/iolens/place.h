@@ -40,17 +40,19 @@ extern "C" {
 
 /** Which bytes of a Darshan heatmap row make the series. */
 typedef enum iolens_place_metric {
-    IOLENS_PLACE_METRIC_TOTAL = 0, /**< read + write (default) */
-    IOLENS_PLACE_METRIC_READ = 1,
-    IOLENS_PLACE_METRIC_WRITE = 2,
+    IOLENS_PLACE_METRIC_READ = 0,  /**< read bytes (default; the paper's Fig. 14 uses reads) */
+    IOLENS_PLACE_METRIC_WRITE = 1,
+    IOLENS_PLACE_METRIC_TOTAL = 2, /**< read + write */
 } iolens_place_metric;
 
 typedef struct iolens_place_series_opts {
     /** Seconds per sample of the wide and long layouts (0 means 1 s). In the
      *  long layout `t` is a time in seconds, sample index round(t / step). */
     double step_seconds;
-    /** Heatmap layout: module whose rows are used (NULL means "POSIX"). The
-     *  series id is the `log` column. Bytes per bin / bin_width / 2^20. */
+    /** Heatmap layout: module whose rows are used (NULL means "POSIX").
+     *  Series ids are those `iolens cluster` gives: `<log>:<module>:read`,
+     *  `<log>:<module>:write`, or `<log>:<module>` for the total. Samples are
+     *  bytes per bin / bin_width / 2^20. */
     const char *heatmap_module;
     iolens_place_metric heatmap_metric;
     /** Bound on the samples held in total (0 means 2^24): hostile input

@@ -35,7 +35,7 @@ static const char usage_text[] =
     "  --horizon SEC        horizon H in seconds (longest job alone)\n"
     "  --threshold MIBS     samples below this are compute time (1)\n"
     "  --step SEC           seconds per sample of wide/long series (1)\n"
-    "  --module M           heatmap module (POSIX);  --metric read|write|total (total)\n"
+    "  --module M           heatmap module (POSIX);  --metric read|write|total (read)\n"
     "  --policy P           --schedule: round-robin|random|clairvoyant|cluster\n"
     "  --starts FILE        --schedule: CSV `id,start` (seconds; default 0)\n"
     "  --json               machine-readable output\n";

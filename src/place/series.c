@@ -286,6 +286,17 @@ static int read_heatmap(iolens_place_series *s, place_csv *c, const int col[6], 
                          c->name, c->line, c->off);
             goto done;
         }
+        /* The id `iolens cluster` gives the series. */
+        char *id = NULL;
+        const char *suffix = metric == IOLENS_PLACE_METRIC_READ ? ":read" : metric == IOLENS_PLACE_METRIC_WRITE ? ":write" : "";
+        size_t idlen = strlen(log) + 1 + strlen(module) + strlen(suffix) + 1;
+        if (!(id = malloc(idlen))) {
+            rc = iol_err(IOLENS_ENOMEM, "out of memory reading '%s'", c->name);
+            goto done;
+        }
+        snprintf(id, idlen, "%s:%s%s", log, module, suffix);
+        free(log);
+        log = id;
         long found = place_map_get(&s->index, log);
         size_t idx;
         if (found >= 0) {

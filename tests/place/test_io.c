@@ -80,14 +80,22 @@ static void test_heatmap(void **state)
                     "a.darshan,POSIX,0.5,0,0,0,0\n";
     iolens_place_series *s = parse(t, NULL);
     assert_int_equal(iolens_place_series_count(s), 1);
+    assert_string_equal(iolens_place_series_id(s, 0), "a.darshan:POSIX:read");
     size_t n;
     const double *v = iolens_place_series_values(s, 0, &n);
     assert_int_equal(n, 2);
-    assert_true(fabs(v[1] - 3.0) < EPS); /* 1.5 MiB in 0.5 s */
+    assert_true(fabs(v[1] - 2.0) < EPS); /* 1 MiB read in 0.5 s */
     assert_true(iolens_place_series_step(s, 0) == 0.5);
+    iolens_place_series_free(s);
+    iolens_place_series_opts tot = {.heatmap_metric = IOLENS_PLACE_METRIC_TOTAL};
+    s = parse(t, &tot);
+    assert_string_equal(iolens_place_series_id(s, 0), "a.darshan:POSIX");
+    v = iolens_place_series_values(s, 0, &n);
+    assert_true(fabs(v[1] - 3.0) < EPS); /* 1.5 MiB read + written in 0.5 s */
     iolens_place_series_free(s);
     iolens_place_series_opts o = {.heatmap_module = "STDIO", .heatmap_metric = IOLENS_PLACE_METRIC_READ};
     s = parse(t, &o);
+    assert_string_equal(iolens_place_series_id(s, 0), "a.darshan:STDIO:read");
     v = iolens_place_series_values(s, 0, &n);
     assert_true(fabs(v[0] - 99 / 0.5 / 1048576.0) < EPS);
     iolens_place_series_free(s);
@@ -196,9 +204,10 @@ static void test_real_heatmap(void **state)
         skip();
     fclose(f);
     iolens_place_series *s = NULL;
-    assert_int_equal(iolens_place_series_read(&s, path, NULL), 0);
+    iolens_place_series_opts tot = {.heatmap_metric = IOLENS_PLACE_METRIC_TOTAL};
+    assert_int_equal(iolens_place_series_read(&s, path, &tot), 0);
     assert_int_equal(iolens_place_series_count(s), 40);
-    long k = iolens_place_series_find(s, "e3sm_io_heatmaps_and_dxt/e3sm_io_heatmap_only.darshan");
+    long k = iolens_place_series_find(s, "e3sm_io_heatmaps_and_dxt/e3sm_io_heatmap_only.darshan:POSIX");
     assert_true(k >= 0);
     size_t n;
     const double *v = iolens_place_series_values(s, (size_t)k, &n);
@@ -211,6 +220,16 @@ static void test_real_heatmap(void **state)
     assert_true(fabs(bytes - (25722213.0 + 304663273053.0)) < 1.0);
     /* Bin 10: 2,022,881,040 bytes written in 6.4 s. */
     assert_true(fabs(v[10] - 2022881040.0 / 6.4 / 1048576.0) < 1e-6);
+    iolens_place_series_free(s);
+    /* Default: the read series, named as `iolens cluster` names it. */
+    assert_int_equal(iolens_place_series_read(&s, path, NULL), 0);
+    k = iolens_place_series_find(s, "e3sm_io_heatmaps_and_dxt/e3sm_io_heatmap_only.darshan:POSIX:read");
+    assert_true(k >= 0);
+    v = iolens_place_series_values(s, (size_t)k, &n);
+    bytes = 0;
+    for (size_t i = 0; i < n; i++)
+        bytes += v[i] * step * 1048576.0;
+    assert_true(fabs(bytes - 25722213.0) < 1e-3);
     iolens_place_series_free(s);
 }
 

@@ -70,19 +70,26 @@ expect_rc 1 "$IOLENS" place --traces "$T/syn/traces.csv" --step 10 --clusters "$
 expect_grep "centroids.csv'" "$T/err"
 
 # Real series: the job-level Darshan heatmaps, with a trivial clustering
-# (every log in one cluster) written here in the contract format.
+# (every log in one cluster) written here in the contract format; series ids
+# are those of `iolens cluster` (<log>:<module>[:read|:write]).
 skip_unless_data timeseries/heatmap_job.csv
 H="$IOLENS_SHARED_DATA/timeseries/heatmap_job.csv"
 mkdir -p "$T/one"
-{ echo "id,cluster"; awk -F, 'NR > 1 && $2 == "POSIX" && !seen[$1]++ { print $1 ",all" }' "$H"; } > "$T/one/assignments.csv"
+{ echo "id,cluster"; awk -F, 'NR > 1 && $2 == "POSIX" && !seen[$1]++ { print $1 ":POSIX,all" }' "$H"; } > "$T/one/assignments.csv"
 printf 'cluster,step_seconds=1\nall,0,50,50,0,0,50,50,0\n' > "$T/one/centroids.csv"
-expect_rc 0 "$IOLENS" place --traces "$H" --clusters "$T/one" --jobs 40 --loads 1,2 --workloads 2 --json
+expect_rc 0 "$IOLENS" place --traces "$H" --metric total --clusters "$T/one" --jobs 40 --loads 1,2 --workloads 2 --json
 n=$(grep -o '"geomean_stretch"' "$T/out" | wc -l)
 [ "$n" -eq 16 ] && ok || fail "want 16 results on the real series, got $n"
 expect_grep '"pool":32' "$T/out"
+# Reads (the default): DLIO jobs only within a 150 s horizon, slower OSTs.
+sed 's/:POSIX,all$/:POSIX:read,all/' "$T/one/assignments.csv" > "$T/one/a" && mv "$T/one/a" "$T/one/assignments.csv"
+expect_rc 0 "$IOLENS" place --traces "$H" --clusters "$T/one" --horizon 150 --bandwidth 200 --jobs 40 --loads 1 --workloads 2
+expect_grep '^  clairvoyant  *[-+][0-9.]*$' "$T/out"
+expect_grep '^  cluster (one)  *[-+][0-9.]*$' "$T/out"
 expect_rc 0 "$IOLENS" place --schedule --traces "$H"
-expect_grep 'e3sm_io_heatmap_only.darshan' "$T/out"
-expect_grep '(8 traces without I/O left out)' "$T/out"
+expect_grep 'e3sm_io_heatmap_only.darshan:POSIX:read' "$T/out"
+expect_grep '(9 traces without I/O left out)' "$T/out"
 expect_rc 0 "$IOLENS" place --schedule --traces "$H" --metric write --module MPIIO --json
 expect_grep '"policy":"clairvoyant"' "$T/out"
+expect_grep 'e3sm_io_heatmap_only.darshan:MPIIO:write' "$T/out"
 finish

@@ -174,7 +174,8 @@ static void test_real_series_trivial_clusterings(void **state)
     if (access(path, R_OK))
         skip();
     iolens_place_series *s = NULL;
-    assert_int_equal(iolens_place_series_read(&s, path, NULL), 0);
+    iolens_place_series_opts tot = {.heatmap_metric = IOLENS_PLACE_METRIC_TOTAL};
+    assert_int_equal(iolens_place_series_read(&s, path, &tot), 0);
     char own_dir[] = "/tmp/iolens-place-XXXXXX", one_dir[] = "/tmp/iolens-place-XXXXXX";
     assert_non_null(mkdtemp(own_dir));
     assert_non_null(mkdtemp(one_dir));
@@ -186,7 +187,7 @@ static void test_real_series_trivial_clusterings(void **state)
     const iolens_place_clusters *sets[2] = {own, one};
     iolens_place_pool *pool = NULL;
     assert_int_equal(iolens_place_pool_build(&pool, s, sets, 2, NULL), 0);
-    /* 40 POSIX series, 8 without a sample >= 1 MiB/s. */
+    /* 40 POSIX series (read + write), 8 without a sample >= 1 MiB/s. */
     assert_int_equal(iolens_place_pool_count(pool) + iolens_place_pool_skipped(pool), 40);
     assert_int_equal(iolens_place_pool_skipped(pool), 8);
 
