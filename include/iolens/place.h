@@ -208,16 +208,19 @@ typedef struct iolens_place_pool_opts {
     unsigned nost;    /**< number of OSTs (0 means 4) */
 } iolens_place_pool_opts;
 
-/** clusters[m] (m < nclusters) may be NULL; a trace missing from a non-NULL
- *  cluster set is an error (the scheduler would have no class for it). */
+/** clusters[m] (m < nclusters) may be NULL. A trace missing from a non-NULL
+ *  cluster set has no class for the cluster-based policy: it is left out of
+ *  the pool (counted by iolens_place_pool_unclustered()). */
 IOLENS_API int iolens_place_pool_build(iolens_place_pool **out, const iolens_place_series *traces,
                                        const iolens_place_clusters *const *clusters,
                                        size_t nclusters, const iolens_place_pool_opts *opts);
 IOLENS_API size_t iolens_place_pool_count(const iolens_place_pool *p);
 /** Index in the series set of pool entry i. */
 IOLENS_API size_t iolens_place_pool_trace(const iolens_place_pool *p, size_t i);
-/** Traces of the series set left out (no I/O, or longer than H). */
+/** Traces of the series set left out (no I/O, longer than H, or no cluster). */
 IOLENS_API size_t iolens_place_pool_skipped(const iolens_place_pool *p);
+/** Of those, traces left out because a cluster set has no class for them. */
+IOLENS_API size_t iolens_place_pool_unclustered(const iolens_place_pool *p);
 IOLENS_API double iolens_place_pool_bandwidth(const iolens_place_pool *p);
 IOLENS_API double iolens_place_pool_horizon(const iolens_place_pool *p);
 IOLENS_API unsigned iolens_place_pool_nost(const iolens_place_pool *p);

@@ -472,7 +472,7 @@ static int run_schedule(const place_args *a, const iolens_place_series *traces, 
         iol_jsonw_obj_end(&jw);
         iol_jsonw_finish(&jw);
     } else if (iolens_place_pool_skipped(pool)) {
-        printf("(%zu traces without I/O left out)\n", iolens_place_pool_skipped(pool));
+        printf("(%zu traces without I/O or cluster left out)\n", iolens_place_pool_skipped(pool));
     }
     rc = CLI_OK;
 done:
@@ -515,6 +515,9 @@ int cmd_place(int argc, char **argv)
         cli_lib_error();
         goto done;
     }
+    if (iolens_place_pool_unclustered(pool))
+        cli_warn("%zu traces of '%s' have no cluster in %s: left out", iolens_place_pool_unclustered(pool), a.traces,
+                 a.nclusters > 1 ? "some --clusters" : a.cluster_dir[0]);
     if (a.schedule) {
         rc = run_schedule(&a, traces, cl[0], pool);
         goto done;

@@ -24,6 +24,7 @@ struct iolens_place_pool {
     size_t n;
     size_t nmethods;
     size_t skipped;
+    size_t unclustered;
     double bandwidth, horizon;
     unsigned nost;
 };
@@ -51,6 +52,7 @@ void iolens_place_pool_free(iolens_place_pool *p)
 size_t iolens_place_pool_count(const iolens_place_pool *p) { return p ? p->n : 0; }
 size_t iolens_place_pool_trace(const iolens_place_pool *p, size_t i) { return p && i < p->n ? p->e[i].trace : 0; }
 size_t iolens_place_pool_skipped(const iolens_place_pool *p) { return p ? p->skipped : 0; }
+size_t iolens_place_pool_unclustered(const iolens_place_pool *p) { return p ? p->unclustered : 0; }
 double iolens_place_pool_bandwidth(const iolens_place_pool *p) { return p ? p->bandwidth : 0; }
 double iolens_place_pool_horizon(const iolens_place_pool *p) { return p ? p->horizon : 0; }
 unsigned iolens_place_pool_nost(const iolens_place_pool *p) { return p ? p->nost : 0; }
@@ -149,6 +151,19 @@ int iolens_place_pool_build(iolens_place_pool **out, const iolens_place_series *
             p->skipped++;
             continue;
         }
+        /* A trace some clustering left out (e.g. too short for it) has no
+         * class: the cluster-based policy cannot place it, so it leaves the
+         * pool, counted apart. */
+        int classified = 1;
+        for (size_t m = 0; m < nclusters; m++)
+            if (clusters[m] && iolens_place_clusters_of(clusters[m], iolens_place_series_id(traces, t)) < 0)
+                classified = 0;
+        if (!classified) {
+            entry_release(e, 0);
+            p->skipped++;
+            p->unclustered++;
+            continue;
+        }
         p->n++;
         e->pred = calloc(nclusters ? nclusters : 1, sizeof *e->pred);
         e->npred = calloc(nclusters ? nclusters : 1, sizeof *e->npred);
@@ -162,8 +177,8 @@ int iolens_place_pool_build(iolens_place_pool **out, const iolens_place_series *
                 goto done;
     }
     if (p->n == 0) {
-        rc = iol_err(IOLENS_EINVAL, "no trace does I/O (samples >= %g MiB/s)%s", threshold,
-                     o.horizon > 0 ? " and fits in the horizon" : "");
+        rc = iol_err(IOLENS_EINVAL, "no trace does I/O (samples >= %g MiB/s)%s%s", threshold,
+                     o.horizon > 0 ? ", fits in the horizon" : "", nclusters ? " and has a cluster" : "");
         goto done;
     }
     p->horizon = o.horizon;

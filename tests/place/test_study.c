@@ -190,6 +190,7 @@ static void test_real_series_trivial_clusterings(void **state)
     /* 40 POSIX series (read + write), 8 without a sample >= 1 MiB/s. */
     assert_int_equal(iolens_place_pool_count(pool) + iolens_place_pool_skipped(pool), 40);
     assert_int_equal(iolens_place_pool_skipped(pool), 8);
+    assert_int_equal(iolens_place_pool_unclustered(pool), 0);
 
     const unsigned jobs[] = {40};
     const double loads[] = {1.0, 2.0};
