@@ -2,7 +2,7 @@
  * bench_place [HEATMAP_CSV]: time of placement + simulation of one 80-job
  * workload (seed Fig. 14's largest size), per policy, median of repeated
  * runs. Workloads come from 300 synthetic traces of known classes, and from
- * the real job-level Darshan heatmaps when a path is given.
+ * the real job-level Darshan heatmaps (read + write) when a path is given.
  */
 #include "iolens/place.h"
 #include "place_synth.h"
@@ -82,7 +82,9 @@ int main(int argc, char **argv)
     if (iolens_place_pool_build(&pool, s, sets, 1, NULL) || bench_pool("synthetic", pool, 1))
         goto done;
     if (argc > 1) {
-        if (iolens_place_series_read(&real, argv[1], NULL) || iolens_place_pool_build(&rpool, real, NULL, 0, NULL) ||
+        /* Read + write: E3SM's writes make loads up to 3 reachable. */
+        iolens_place_series_opts ro = {.heatmap_metric = IOLENS_PLACE_METRIC_TOTAL};
+        if (iolens_place_series_read(&real, argv[1], &ro) || iolens_place_pool_build(&rpool, real, NULL, 0, NULL) ||
             bench_pool("heatmaps", rpool, 0))
             goto done;
     }
