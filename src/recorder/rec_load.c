@@ -541,6 +541,10 @@ static int load_cfg_blocks(iolens_recorder *rec, const char *name, int compresse
         snprintf(what, sizeof what, compressed ? "decompressed grammar %u" : "grammar %u", k);
         rc = parse_cfg(payload, plen, label, what, cst->n, &rec->grammars[first + k]);
         free(payload);
+        if (rc == 0 && rec->grammars[first + k].count > rec->opt.max_records)
+            rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': %s expands to %llu records, more than the limit of %llu",
+                         label, what, (unsigned long long)rec->grammars[first + k].count,
+                         (unsigned long long)rec->opt.max_records);
     }
     if (rc == 0 && c.pos != c.len)
         rc = rec_cur_err(&c, "%zu unexpected bytes after the last grammar", c.len - c.pos);
@@ -748,11 +752,5 @@ int rec_read_trace(iolens_recorder *rec)
     }
     if ((rc = load_ts_index(rec)) < 0)
         return rc;
-    uint64_t maxrec = rec->opt.max_records;
-    for (int r = 0; r < n; r++)
-        if (rec->grammars[rec->ug[r]].count > maxrec)
-            return iol_err(IOLENS_EFORMAT, "cannot read '%s': the grammar of rank %d expands to %llu records, more "
-                           "than the limit of %llu", rec->prov.label, r,
-                           (unsigned long long)rec->grammars[rec->ug[r]].count, (unsigned long long)maxrec);
     return compute_subranks(rec);
 }
