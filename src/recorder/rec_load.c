@@ -60,7 +60,7 @@ done:
 
 static int check_resolution(iolens_recorder *rec, const char *label, size_t at)
 {
-    if (!(rec->res > 0 && rec->res <= 1.0) || !isfinite(rec->start_ts))
+    if (!(rec->res >= 1e-15 && rec->res <= 1.0) || !isfinite(rec->start_ts))
         return iol_err(IOLENS_EFORMAT, "cannot read '%s': invalid time resolution %g at byte %zu", label, rec->res,
                        at);
     if (rec->nranks <= 0 || rec->nranks > (1 << 24))
@@ -591,9 +591,7 @@ static int load_ts_index(iolens_recorder *rec)
     char label[LABEL_MAX];
     if (rec->major == 2 && rec->minor <= 4)
         return 0; /* per-rank files, loaded by the cursor */
-    int rc = rec_load(&rec->prov, "recorder.ts", &rec->ts);
-    if (rc < 0)
-        return rc;
+    int rc;
     mklabel(label, &rec->prov, &rec->ts);
     rec_cur c = {rec->ts.data, rec->ts.size, 0, label, NULL, 0};
     uint64_t off = (uint64_t)rec->nranks * 8;
@@ -713,6 +711,21 @@ int rec_read_trace(iolens_recorder *rec)
     if (rc < 0)
         return rc;
     int n = rec->nranks;
+    /* the rank count must be backed by data before anything is sized by it */
+    if (rec->major == 2 && rec->minor <= 4) {
+        char name[32];
+        snprintf(name, sizeof name, "%d.cst", n - 1);
+        if (!rec_exists(&rec->prov, name))
+            return iol_err(IOLENS_EFORMAT, "cannot read '%s/recorder.mt': %d ranks at byte 0 but no '%s'",
+                           rec->prov.label, n, name);
+    } else {
+        if ((rc = rec_load(&rec->prov, "recorder.ts", &rec->ts)) < 0)
+            return rc;
+        if (rec->ts.size / 8 < (uint64_t)n)
+            return iol_err(IOLENS_EFORMAT, "cannot read '%s/%s': %d ranks (recorder.mt) need %llu bytes of block "
+                           "sizes, the file ends at byte %zu", rec->prov.label, rec->ts.name, n,
+                           (unsigned long long)n * 8, rec->ts.size);
+    }
     rec->ug = calloc((size_t)n, sizeof *rec->ug);
     rec->ts_off = calloc((size_t)n, sizeof *rec->ts_off);
     rec->ts_len = calloc((size_t)n, sizeof *rec->ts_len);
