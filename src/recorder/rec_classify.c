@@ -236,12 +236,19 @@ int rec_classify(iolens_recorder *rec, rec_sig *s)
         s->op = IOLENS_OP_INIT;
     else if (!strcmp(s->func, "MPI_Finalize"))
         s->op = IOLENS_OP_FINALIZE;
-    const func_info *fi = NULL;
-    for (size_t i = 0; i < sizeof funcs / sizeof funcs[0]; i++)
-        if (!strcmp(funcs[i].name, s->func)) {
-            fi = &funcs[i];
-            break;
-        }
+    /* table lookup once per function id, cached in the reader */
+    int16_t *cache = s->func_id < rec->nfuncs && rec->func_class ? &rec->func_class[s->func_id] : NULL;
+    int idx = cache && *cache != -2 ? *cache : -1;
+    if (!cache || *cache == -2) {
+        for (size_t i = 0; i < sizeof funcs / sizeof funcs[0]; i++)
+            if (!strcmp(funcs[i].name, s->func)) {
+                idx = (int)i;
+                break;
+            }
+        if (cache)
+            *cache = (int16_t)idx;
+    }
+    const func_info *fi = idx >= 0 ? &funcs[idx] : NULL;
     if (!fi)
         return 0;
     s->layer = fi->layer;

@@ -110,6 +110,7 @@ struct iolens_recorder {
     char **funcs;             /* names from recorder.mt */
     char *funcs_blob;
     uint32_t nfuncs;
+    int16_t *func_class;      /* per function id: index in the classification table, -1 none, -2 not looked up */
     int mpi_start, hdf5_start;
     rec_cst *csts;            /* 1 (inter-process compression) or nranks */
     uint32_t ncsts;

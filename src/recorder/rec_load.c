@@ -115,6 +115,11 @@ static int read_names(iolens_recorder *rec, const rec_file *f, const char *label
         }
     }
     rec->nfuncs = n;
+    rec->func_class = malloc((n ? n : 1) * sizeof *rec->func_class);
+    if (!rec->func_class)
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < n; i++)
+        rec->func_class[i] = -2;
     rec->mpi_start = rec->hdf5_start = -1;
     for (uint32_t i = 0; i < n; i++) {
         if (rec->mpi_start < 0 && strstr(rec->funcs[i], "MPI"))

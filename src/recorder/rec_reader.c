@@ -82,6 +82,7 @@ void iolens_recorder_free(iolens_recorder *rec)
     free(rec->grammars);
     free(rec->funcs);
     free(rec->funcs_blob);
+    free(rec->func_class);
     free(rec->ug);
     rec_file_release(&rec->ts);
     free(rec->ts_off);

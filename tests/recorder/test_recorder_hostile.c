@@ -64,7 +64,7 @@ static int decode(const trace *t, char **out, size_t *outlen)
         mf[i] = (iolens_recorder_memfile){t->names[i], (const uint8_t *)t->data[i].data, t->data[i].len};
     iolens_recorder_options opt = {0};
     opt.max_records = 1 << 20;
-    iolens_recorder *rec;
+    iolens_recorder *rec = NULL;
     *out = NULL;
     *outlen = 0;
     FILE *f = open_memstream(out, outlen);
@@ -74,8 +74,7 @@ static int decode(const trace *t, char **out, size_t *outlen)
         if (lines < 0)
             rc = (int)lines;
     }
-    if (rc == 0)
-        iolens_recorder_free(rec);
+    iolens_recorder_free(rec); /* NULL when the read failed */
     fclose(f);
     if (rc < 0) {
         const char *m = iolens_error_last();
