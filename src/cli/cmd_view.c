@@ -186,7 +186,8 @@ int cmd_view(int argc, char **argv)
         return CLI_USAGE;
     }
     iolens_recorder_options opt = {0};
-    opt.warn = cli_warn_cb;
+    if (json) /* the warnings concern decoded events, not the text */
+        opt.warn = cli_warn_cb;
     iolens_recorder *rec;
     if (iolens_recorder_read(dir, &rec, &opt) < 0) {
         cli_lib_error();

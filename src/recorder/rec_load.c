@@ -770,5 +770,10 @@ int rec_read_trace(iolens_recorder *rec)
     }
     if ((rc = load_ts_index(rec)) < 0)
         return rc;
-    return compute_subranks(rec);
+    if ((rc = compute_subranks(rec)) < 0)
+        return rc;
+    if (rec->intra_pr && rec->opt.warn)
+        rec->opt.warn(rec->opt.warn_ctx, "Recorder intra-process pattern recognition is on: pwrite/pwrite64 "
+                      "offsets are restored from the function's first offset, other offsets are taken as stored");
+    return 0;
 }
