@@ -82,6 +82,7 @@ IOLENS_API int64_t iolens_recorder_record_count(const iolens_recorder *rec, int 
  * Writes the records of one rank in recorder2text's format
  * ("tstart tend func depth type ( args )"), each line preceded by prefix
  * (NULL for none, which gives exactly recorder2text's <rank>.txt).
+ * Restarts the rank in an event source made from rec (its position is lost).
  * Returns the number of lines or a negative error.
  */
 IOLENS_API int64_t iolens_recorder_write_text(iolens_recorder *rec, int rank, FILE *out,

@@ -98,7 +98,8 @@ static const func_info funcs[] = {
     {"remove", P, IOLENS_OP_META, 0, 0, -1, -1, -1, -1, -1, -1},
     {"fcntl", P, IOLENS_OP_OTHER, 0, 0, -1, -1, -1, -1, -1, -1},
     /* MPI-IO: fh(0) [offset] buf count datatype status */
-    {"MPI_File_close", M, IOLENS_OP_CLOSE, 0, 0, -1, -1, -1, -1, -1, -1},
+    {"MPI_File_open", M, IOLENS_OP_OPEN, COLL, 1, -1, -1, -1, 2, -1, -1}, /* special-cased below */
+    {"MPI_File_close", M, IOLENS_OP_CLOSE, COLL, 0, -1, -1, -1, -1, -1, -1},
     {"MPI_File_set_size", M, IOLENS_OP_TRUNCATE, 0, 0, -1, -1, 1, -1, -1, -1},
     {"MPI_File_get_size", M, IOLENS_OP_STAT, 0, 0, -1, -1, -1, -1, -1, -1},
     {"MPI_File_set_view", M, IOLENS_OP_SET_VIEW, COLL, 0, -1, -1, 1, -1, -1, -1},
@@ -283,8 +284,11 @@ int rec_classify(iolens_recorder *rec, rec_sig *s)
                 const char *t = arg(s, fi->size2);
                 s->size = -1;
                 for (size_t i = 0; t && i < sizeof mpi_types / sizeof mpi_types[0]; i++)
-                    if (!strcmp(t, mpi_types[i].name))
-                        s->size = v * mpi_types[i].size;
+                    if (!strcmp(t, mpi_types[i].name)) {
+                        if (v < 0 || __builtin_mul_overflow(v, mpi_types[i].size, &s->size))
+                            s->size = -1;
+                        break;
+                    }
             } else if (rec_parse_i64(arg(s, fi->size2), &w) && v >= 0 && w >= 0 && (w == 0 || v <= INT64_MAX / w)) {
                 s->size = v * w; /* fread/fwrite: size x nmemb */
             } else {

@@ -314,8 +314,10 @@ static void resolve(iolens_recorder *rec, rec_cursor *c, const rec_sig *s, iolen
             break;
         if (pos && have && s->whence == 0)
             *pos = off;
-        else if (pos && have && s->whence == 1 && *pos != POS_UNKNOWN)
-            *pos += off;
+        else if (pos && have && s->whence == 1 && *pos != POS_UNKNOWN) {
+            if (__builtin_add_overflow(*pos, off, pos) || *pos < 0)
+                *pos = POS_UNKNOWN;
+        }
         else if (pos && s->whence >= 0)
             *pos = POS_UNKNOWN;
         ev->offset = pos && *pos != POS_UNKNOWN ? *pos : -1;
@@ -329,7 +331,9 @@ static void resolve(iolens_recorder *rec, rec_cursor *c, const rec_sig *s, iolen
         } else if (pos && *pos != POS_UNKNOWN && s->size >= 0 && s->layer != IOLENS_LAYER_MPIIO) {
             ev->offset = *pos;
             ev->flags |= IOLENS_EVF_OFFSET_IMPLICIT;
-            *pos += s->size; /* assumes the whole request was transferred */
+            /* assumes the whole request was transferred */
+            if (__builtin_add_overflow(*pos, s->size, pos))
+                *pos = POS_UNKNOWN;
         } else {
             ev->flags |= IOLENS_EVF_OFFSET_UNKNOWN;
             if (pos)

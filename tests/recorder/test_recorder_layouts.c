@@ -14,6 +14,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "iolens/event.h"
 #include "iolens/recorder.h"
 #include "util/buf.h"
 
@@ -314,6 +315,126 @@ static void test_v3_sectioned(void **s)
     iol_buf_release(&payload);
 }
 
+static int func_id(const char *name)
+{
+    const char *p = names_of(&real_mt), *end = real_mt.data + real_mt.len;
+    for (int id = 0; p < end; id++) {
+        const char *e = memchr(p, '\n', (size_t)(end - p));
+        if (!e)
+            break;
+        if ((size_t)(e - p) == strlen(name) && !memcmp(p, name, (size_t)(e - p)))
+            return id;
+        p = e + 1;
+    }
+    return -1;
+}
+
+static void add_sig(iol_buf *cst, int32_t tid, const char *func, const char *const *args, int nargs)
+{
+    iol_buf a = IOL_BUF_INIT;
+    for (int i = 0; i < nargs; i++) {
+        iol_buf_puts(&a, args[i]);
+        iol_buf_puts(&a, " ");
+    }
+    int32_t klen = 15 + (int32_t)a.len, rank = 0, count = 1, alen = (int32_t)a.len;
+    int32_t hdr[4] = {tid, rank, klen, count};
+    iol_buf_append(cst, hdr, 16);
+    uint8_t key[15] = {0};
+    key[8] = (uint8_t)func_id(func);
+    key[10] = (uint8_t)nargs;
+    memcpy(key + 11, &alen, 4);
+    iol_buf_append(cst, key, 15);
+    iol_buf_append(cst, a.data, a.len);
+    iol_buf_release(&a);
+}
+
+/* MPI-IO calls (no shared trace has any): file handles map to the opened
+ * path, sizes are count x datatype size, collectives are flagged. The
+ * argument layout follows Recorder 2.5's wrappers as documented, untested
+ * against a real MPI-IO trace. */
+static void test_mpiio_synthetic(void **s)
+{
+    (void)s;
+    if (!real_mt.len)
+        skip();
+    static const char *const open_args[] = {"0-0", "/tmp/out.dat", "37", "???", "0-1"};
+    static const char *const write_args[] = {"0-1", "4096", "%p", "1024", "MPI_DOUBLE", "%p"};
+    static const char *const read_args[] = {"0-1", "%p", "10", "MPI_INT", "%p"};
+    static const char *const close_args[] = {"0-1"};
+    iol_buf cst = IOL_BUF_INIT;
+    int32_t n = 4;
+    iol_buf_append(&cst, &n, 4);
+    add_sig(&cst, 0, "MPI_File_open", open_args, 5);
+    add_sig(&cst, 1, "MPI_File_write_at_all", write_args, 6);
+    add_sig(&cst, 2, "MPI_File_read", read_args, 5);
+    add_sig(&cst, 3, "MPI_File_close", close_args, 1);
+    const int32_t cfg[] = {1, -1, 4, 0, 1, 1, 3, 2, 1, 3, 1};
+    files f = {0};
+    iol_buf_puts(add(&f, "VERSION"), "2.5.0");
+    iol_buf_append(add(&f, "recorder.mt"), real_mt.data, real_mt.len);
+    block(add(&f, "recorder.cst"), cst.data, cst.len);
+    const int32_t ugmt[] = {0, 0, 1};
+    iol_buf_append(add(&f, "ug.mt"), ugmt, sizeof ugmt);
+    block(add(&f, "ug.cfg"), cfg, sizeof cfg);
+    uint32_t ts[12] = {10, 20, 5, 7, 5, 6, 5, 9, 3, 4, 1, 2};
+    iol_buf blk = IOL_BUF_INIT, *tsf = add(&f, "recorder.ts");
+    block(&blk, ts, sizeof ts);
+    uint64_t sizes[2] = {blk.len, blk.len};
+    iol_buf_append(tsf, sizes, 16);
+    iol_buf_append(tsf, blk.data, blk.len);
+    iol_buf_append(tsf, blk.data, blk.len);
+    iol_buf_release(&blk);
+    iolens_recorder_memfile mf[MAXF];
+    for (int i = 0; i < f.n; i++)
+        mf[i] = (iolens_recorder_memfile){f.names[i], (const uint8_t *)f.data[i].data, f.data[i].len};
+    iolens_evsource *src;
+    iolens_recorder *rec;
+    if (iolens_recorder_read_mem(mf, (size_t)f.n, "mpiio", &rec, NULL) < 0)
+        fail_msg("%s", iolens_error_last());
+    char *out = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&out, &len);
+    assert_int_equal(iolens_recorder_write_text(rec, 1, m, NULL), 6);
+    fclose(m);
+    assert_string_equal(out, "0.0000010 0.0000020 MPI_File_open 0 1 ( 0-0 /tmp/out.dat 37 ??? 0-1 )\n"
+                             "0.0000015 0.0000017 MPI_File_write_at_all 0 1 ( 0-1 4096 %p 1024 MPI_DOUBLE %p )\n"
+                             "0.0000020 0.0000021 MPI_File_write_at_all 0 1 ( 0-1 4096 %p 1024 MPI_DOUBLE %p )\n"
+                             "0.0000025 0.0000029 MPI_File_write_at_all 0 1 ( 0-1 4096 %p 1024 MPI_DOUBLE %p )\n"
+                             "0.0000028 0.0000029 MPI_File_read 0 1 ( 0-1 %p 10 MPI_INT %p )\n"
+                             "0.0000029 0.0000030 MPI_File_close 0 1 ( 0-1 )\n");
+    free(out);
+    assert_int_equal(iolens_recorder_evsource(rec, &src), 0);
+    iolens_event ev;
+    static const iolens_op ops[] = {IOLENS_OP_OPEN, IOLENS_OP_WRITE, IOLENS_OP_WRITE, IOLENS_OP_WRITE,
+                                    IOLENS_OP_READ, IOLENS_OP_CLOSE};
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(iolens_evsource_next(src, 0, &ev), 1);
+        assert_int_equal(ev.layer, IOLENS_LAYER_MPIIO);
+        assert_int_equal(ev.op, ops[i]);
+        assert_int_equal(ev.file, 0);
+        if (ev.op == IOLENS_OP_WRITE) {
+            assert_int_equal(ev.size, 8192);
+            assert_int_equal(ev.offset, 4096);
+            assert_true(ev.flags & IOLENS_EVF_COLLECTIVE);
+        }
+        if (ev.op == IOLENS_OP_READ) {
+            assert_int_equal(ev.size, 40);
+            assert_true(ev.flags & IOLENS_EVF_OFFSET_UNKNOWN);
+        }
+        if (ev.op == IOLENS_OP_OPEN)
+            assert_int_equal(ev.open_flags, 37);
+    }
+    assert_int_equal(iolens_evsource_next(src, 0, &ev), 0);
+    const iolens_file *ft;
+    size_t nf;
+    iolens_evsource_files(src, &ft, &nf);
+    assert_int_equal(nf, 1);
+    assert_string_equal(ft[0].path, "/tmp/out.dat");
+    iolens_evsource_free(src);
+    iol_buf_release(&cst);
+    release(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -321,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_v24),
         cmocka_unit_test(test_v3_legacy),
         cmocka_unit_test(test_v3_sectioned),
+        cmocka_unit_test(test_mpiio_synthetic),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
