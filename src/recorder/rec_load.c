@@ -691,6 +691,9 @@ int rec_read_trace(iolens_recorder *rec)
         if ((rc = rec_open_sections(&rec->prov)) < 0)
             return rc;
     }
+    if (!rec->version[0] && !rec->prov.sections && !rec_exists(&rec->prov, "recorder.mt"))
+        return iol_err(IOLENS_ENOTFOUND, "cannot read '%s': not a Recorder trace (no VERSION, recorder.mt or "
+                       "recorder.dat)", rec->prov.label);
     if (!rec->version[0]) { /* version inside recorder.mt */
         rec_file f;
         if ((rc = rec_load(&rec->prov, "recorder.mt", &f)) < 0)
@@ -718,11 +721,13 @@ int rec_read_trace(iolens_recorder *rec)
     int n = rec->nranks;
     /* the rank count must be backed by data before anything is sized by it */
     if (rec->major == 2 && rec->minor <= 4) {
-        char name[32];
-        snprintf(name, sizeof name, "%d.cst", n - 1);
-        if (!rec_exists(&rec->prov, name))
-            return iol_err(IOLENS_EFORMAT, "cannot read '%s/recorder.mt': %d ranks at byte 0 but no '%s'",
-                           rec->prov.label, n, name);
+        for (int r = 0; r < n; r++) { /* stops at the first missing rank */
+            char name[32];
+            snprintf(name, sizeof name, "%d.cst", r);
+            if (!rec_exists(&rec->prov, name))
+                return iol_err(IOLENS_EFORMAT, "cannot read '%s/recorder.mt': %d ranks at byte 0 but no '%s'",
+                               rec->prov.label, n, name);
+        }
     } else {
         if ((rc = rec_load(&rec->prov, "recorder.ts", &rec->ts)) < 0)
             return rc;
