@@ -2,6 +2,8 @@
 """Builds fuzz/corpus/recorder_trace/ from the small shared Recorder traces:
 each trace as a container ({u8 name_len; name; u32 size; bytes}...), plus
 truncated and mutated variants and a few hand-made malicious grammars.
+Files named fuzz-* were added later from libFuzzer runs (small inputs that
+increased coverage, `-merge=1`); this script does not produce them.
 Usage: fuzz/make_recorder_corpus.py ../shared/data/recorder fuzz/corpus/recorder_trace"""
 import os, random, struct, sys, zlib
 

@@ -435,6 +435,71 @@ static void test_mpiio_synthetic(void **s)
     release(&f);
 }
 
+/* "a*r+b": r is the rank within the sub-communicator of ranks having the same
+ * number of distinct signatures of the function (MPI_Comm_split by that
+ * count, ordered by world rank), not the world rank. Ranks 0, 2, 3 use one
+ * pwrite signature, rank 1 two: ranks 0, 2, 3 have r = 0, 1, 2. */
+static void test_subcomm_rank(void **s)
+{
+    (void)s;
+    if (!real_mt.len)
+        skip();
+    static const char *const pat[] = {"/d/f", "%p", "4096", "4096*r+100"};
+    static const char *const w5[] = {"/d/f", "%p", "4096", "5"};
+    static const char *const w6[] = {"/d/f", "%p", "4096", "6"};
+    iol_buf cst = IOL_BUF_INIT;
+    int32_t n = 3;
+    iol_buf_append(&cst, &n, 4);
+    add_sig(&cst, 0, "pwrite", pat, 4);
+    add_sig(&cst, 1, "pwrite", w5, 4);
+    add_sig(&cst, 2, "pwrite", w6, 4);
+    files f = {0};
+    iol_buf_puts(add(&f, "VERSION"), "2.5.0");
+    iol_buf *mt = add(&f, "recorder.mt");
+    iol_buf_append(mt, real_mt.data, real_mt.len);
+    int32_t nranks = 4;
+    memcpy(mt->data, &nranks, 4);
+    block(add(&f, "recorder.cst"), cst.data, cst.len);
+    const int32_t ugmt[] = {0, 1, 0, 0, 2};
+    iol_buf_append(add(&f, "ug.mt"), ugmt, sizeof ugmt);
+    const int32_t g0[] = {1, -1, 1, 0, 1}, g1[] = {1, -1, 2, 1, 1, 2, 1};
+    iol_buf *cfg = add(&f, "ug.cfg");
+    block(cfg, g0, sizeof g0);
+    block(cfg, g1, sizeof g1);
+    uint32_t ts[4] = {0};
+    iol_buf b1 = IOL_BUF_INIT, b2 = IOL_BUF_INIT, *tsf = add(&f, "recorder.ts");
+    block(&b1, ts, 8);
+    block(&b2, ts, 16);
+    uint64_t sizes[4] = {b1.len, b2.len, b1.len, b1.len};
+    iol_buf_append(tsf, sizes, sizeof sizes);
+    iol_buf_append(tsf, b1.data, b1.len);
+    iol_buf_append(tsf, b2.data, b2.len);
+    iol_buf_append(tsf, b1.data, b1.len);
+    iol_buf_append(tsf, b1.data, b1.len);
+    iol_buf_release(&b1);
+    iol_buf_release(&b2);
+    iolens_recorder_memfile mf[MAXF];
+    for (int i = 0; i < f.n; i++)
+        mf[i] = (iolens_recorder_memfile){f.names[i], (const uint8_t *)f.data[i].data, f.data[i].len};
+    iolens_recorder *rec;
+    iolens_evsource *src;
+    if (iolens_recorder_read_mem(mf, (size_t)f.n, "subcomm", &rec, NULL) < 0)
+        fail_msg("%s", iolens_error_last());
+    assert_int_equal(iolens_recorder_evsource(rec, &src), 0);
+    iolens_event ev;
+    const int64_t want[4] = {100, 5, 4096 + 100, 2 * 4096 + 100};
+    for (int r = 0; r < 4; r++) {
+        assert_int_equal(iolens_evsource_next(src, r, &ev), 1);
+        assert_int_equal(ev.offset, want[r]);
+        assert_int_equal(ev.size, 4096);
+    }
+    assert_int_equal(iolens_evsource_next(src, 1, &ev), 1);
+    assert_int_equal(ev.offset, 6);
+    iolens_evsource_free(src);
+    iol_buf_release(&cst);
+    release(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -443,6 +508,7 @@ int main(void)
         cmocka_unit_test(test_v3_legacy),
         cmocka_unit_test(test_v3_sectioned),
         cmocka_unit_test(test_mpiio_synthetic),
+        cmocka_unit_test(test_subcomm_rank),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
