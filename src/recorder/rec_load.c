@@ -144,6 +144,12 @@ static size_t names_start_guess(const rec_file *f, size_t min)
     return i;
 }
 
+static int truncated_mt(const char *label, size_t size, size_t need)
+{
+    return iol_err(IOLENS_EFORMAT, "cannot read '%s': truncated metadata (%zu bytes, need %zu) at byte %zu", label,
+                   size, need, size);
+}
+
 static int read_metadata(iolens_recorder *rec)
 {
     rec_file f;
@@ -158,8 +164,10 @@ static int read_metadata(iolens_recorder *rec)
         /* 2.3/2.4: i32 total_ranks, f64 start_ts @8, f64 resolution @16,
          * i32 ts_buffer_elements @24, i32 ts_compression_algo @28 */
         need = 32;
-        if (f.size < need)
-            goto truncated;
+        if (f.size < need) {
+            rc = truncated_mt(label, f.size, need);
+            goto done;
+        }
         rec->nranks = rd_i32(b);
         rec->start_ts = rd_f64(b + 8);
         rec->res = rd_f64(b + 16);
@@ -172,8 +180,10 @@ static int read_metadata(iolens_recorder *rec)
     } else if (rec->major == 2 || (rec->major == 3 && !rec->no_version_file)) {
         /* 2.5 and legacy 3.x: 40-byte struct; 3.x adds two bools (PnetCDF, NetCDF) */
         need = 40;
-        if (f.size < need)
-            goto truncated;
+        if (f.size < need) {
+            rc = truncated_mt(label, f.size, need);
+            goto done;
+        }
         rec->nranks = rd_i32(b);
         rec->start_ts = rd_f64(b + 16);
         rec->res = rd_f64(b + 24);
@@ -190,8 +200,10 @@ static int read_metadata(iolens_recorder *rec)
          * 8 bools @20, f64 start_ts @32, f64 resolution @40, i32 @48, 4 bools @52,
          * then num_funcs names of 64 bytes (layout from the description, untested). */
         need = 56;
-        if (f.size < need)
-            goto truncated;
+        if (f.size < need) {
+            rc = truncated_mt(label, f.size, need);
+            goto done;
+        }
         rec->nranks = rd_i32(b + 12);
         int32_t nf = rd_i32(b + 16);
         rec->start_ts = rd_f64(b + 32);
@@ -209,10 +221,6 @@ static int read_metadata(iolens_recorder *rec)
             goto done;
         rc = read_names(rec, &f, label, need, 1, (uint32_t)nf);
     }
-    goto done;
-truncated:
-    rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': truncated metadata (%zu bytes, need %zu) at byte %zu", label,
-                 f.size, need, f.size);
 done:
     rec_file_release(&f);
     return rc;
