@@ -1,0 +1,224 @@
+/* iolens view: show a Recorder trace as recorder2text does, or as JSON lines. */
+#include "cli.h"
+
+#include "iolens/event.h"
+#include "iolens/recorder.h"
+#include "util/jsonw.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: iolens view [--json] [--rank N] RECORDER_DIR\n"
+            "       iolens view --recorder2text OUTDIR RECORDER_DIR\n\n"
+            "Shows every call of a Recorder trace (2.4, 2.5, 3.x).\n"
+            "  (default)              recorder2text's lines on stdout, each prefixed by the\n"
+            "                         rank and a space: `RANK TSTART TEND FUNC DEPTH TYPE ( ARGS )`\n"
+            "                         (`cut -d' ' -f2-` gives recorder2text's <rank>.txt back)\n"
+            "  --recorder2text OUTDIR write OUTDIR/<rank>.txt exactly as recorder2text does\n"
+            "  --json                 one JSON object per call (decoded event: layer, op, file,\n"
+            "                         resolved offset, size, times in seconds since job start)\n"
+            "  --rank N               only rank N\n");
+}
+
+static void json_event(const iolens_event *ev, const iolens_file *files, size_t nfiles)
+{
+    iol_jsonw w;
+    iol_jsonw_init(&w, stdout, 0);
+    iol_jsonw_obj_begin(&w);
+    iol_jsonw_key(&w, "rank");
+    iol_jsonw_int(&w, ev->rank);
+    iol_jsonw_key(&w, "thread");
+    iol_jsonw_uint(&w, ev->thread);
+    iol_jsonw_key(&w, "tstart");
+    iol_jsonw_double(&w, ev->tstart);
+    iol_jsonw_key(&w, "tend");
+    iol_jsonw_double(&w, ev->tend);
+    iol_jsonw_key(&w, "func");
+    iol_jsonw_str(&w, ev->func);
+    iol_jsonw_key(&w, "depth");
+    iol_jsonw_uint(&w, ev->depth);
+    iol_jsonw_key(&w, "layer");
+    iol_jsonw_str(&w, iolens_layer_name(ev->layer));
+    iol_jsonw_key(&w, "op");
+    iol_jsonw_str(&w, iolens_op_name(ev->op));
+    iol_jsonw_key(&w, "file");
+    iol_jsonw_int(&w, ev->file);
+    iol_jsonw_key(&w, "path");
+    if (ev->file >= 0 && (size_t)ev->file < nfiles)
+        iol_jsonw_str(&w, files[ev->file].path);
+    else
+        iol_jsonw_null(&w);
+    iol_jsonw_key(&w, "offset");
+    iol_jsonw_int(&w, ev->offset);
+    iol_jsonw_key(&w, "size");
+    iol_jsonw_int(&w, ev->size);
+    iol_jsonw_key(&w, "collective");
+    iol_jsonw_bool(&w, (ev->flags & IOLENS_EVF_COLLECTIVE) != 0);
+    iol_jsonw_key(&w, "offset_implicit");
+    iol_jsonw_bool(&w, (ev->flags & IOLENS_EVF_OFFSET_IMPLICIT) != 0);
+    iol_jsonw_key(&w, "offset_unknown");
+    iol_jsonw_bool(&w, (ev->flags & IOLENS_EVF_OFFSET_UNKNOWN) != 0);
+    iol_jsonw_key(&w, "args");
+    iol_jsonw_arr_begin(&w);
+    for (uint32_t i = 0; i < ev->nargs; i++)
+        iol_jsonw_str(&w, ev->args[i]);
+    iol_jsonw_arr_end(&w);
+    iol_jsonw_obj_end(&w);
+    iol_jsonw_finish(&w);
+}
+
+static int view_json(iolens_recorder *rec, int only)
+{
+    iolens_evsource *src;
+    int n = iolens_recorder_nranks(rec);
+    if (iolens_recorder_evsource(rec, &src) < 0) {
+        cli_lib_error();
+        return CLI_FAIL;
+    }
+    const iolens_file *files;
+    size_t nfiles;
+    int rc = iolens_evsource_files(src, &files, &nfiles), status = CLI_OK;
+    for (int r = 0; rc >= 0 && r < n; r++) {
+        if (only >= 0 && r != only)
+            continue;
+        iolens_event ev;
+        while ((rc = iolens_evsource_next(src, r, &ev)) == 1)
+            json_event(&ev, files, nfiles);
+    }
+    if (rc < 0) {
+        cli_lib_error();
+        status = CLI_FAIL;
+    }
+    iolens_evsource_free(src);
+    return status;
+}
+
+static int write_text_files(iolens_recorder *rec, const char *outdir, int only)
+{
+    int n = iolens_recorder_nranks(rec);
+    if (mkdir(outdir, 0777) != 0 && errno != EEXIST) {
+        cli_error("cannot create '%s': %s", outdir, strerror(errno));
+        return CLI_FAIL;
+    }
+    cli_progress prog;
+    cli_progress_init(&prog, "writing ranks", (unsigned long)n);
+    int status = CLI_OK;
+    for (int r = 0; r < n && status == CLI_OK; r++) {
+        if (only >= 0 && r != only)
+            continue;
+        size_t len = strlen(outdir) + 32;
+        char *path = malloc(len);
+        if (!path) {
+            cli_error("out of memory");
+            status = CLI_FAIL;
+            break;
+        }
+        snprintf(path, len, "%s/%d.txt", outdir, r);
+        FILE *f = fopen(path, "w");
+        if (!f) {
+            cli_error("cannot create '%s': %s", path, strerror(errno));
+            status = CLI_FAIL;
+        } else {
+            if (iolens_recorder_write_text(rec, r, f, NULL) < 0) {
+                cli_lib_error();
+                status = CLI_FAIL;
+            }
+            if (fclose(f) != 0 && status == CLI_OK) {
+                cli_error("cannot write '%s': %s", path, strerror(errno));
+                status = CLI_FAIL;
+            }
+        }
+        free(path);
+        cli_progress_step(&prog, 1);
+    }
+    cli_progress_end(&prog);
+    return status;
+}
+
+int cmd_view(int argc, char **argv)
+{
+    const char *outdir = NULL, *dir = NULL;
+    int json = 0, only = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return CLI_OK;
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (!strcmp(a, "--recorder2text") || !strcmp(a, "--rank")) {
+            if (i + 1 >= argc) {
+                cli_error("%s needs a value", a);
+                usage(stderr);
+                return CLI_USAGE;
+            }
+            if (!strcmp(a, "--rank")) {
+                char *end;
+                long v = strtol(argv[++i], &end, 10);
+                if (*end || v < 0 || v > 1 << 24) {
+                    cli_error("invalid rank '%s'", argv[i]);
+                    return CLI_USAGE;
+                }
+                only = (int)v;
+            } else {
+                outdir = argv[++i];
+            }
+        } else if (a[0] == '-' && a[1]) {
+            cli_error("unknown option '%s'", a);
+            usage(stderr);
+            return CLI_USAGE;
+        } else if (!dir) {
+            dir = a;
+        } else {
+            cli_error("unexpected argument '%s'", a);
+            usage(stderr);
+            return CLI_USAGE;
+        }
+    }
+    if (!dir || (json && outdir)) {
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    iolens_recorder_options opt = {0};
+    if (json) /* the warnings concern decoded events, not the text */
+        opt.warn = cli_warn_cb;
+    iolens_recorder *rec;
+    if (iolens_recorder_read(dir, &rec, &opt) < 0) {
+        cli_lib_error();
+        return CLI_FAIL;
+    }
+    if (only >= iolens_recorder_nranks(rec)) {
+        cli_error("rank %d out of range: '%s' has %d ranks", only, dir, iolens_recorder_nranks(rec));
+        iolens_recorder_free(rec);
+        return CLI_USAGE;
+    }
+    if (json)
+        return view_json(rec, only); /* takes rec */
+    int status = CLI_OK;
+    if (outdir) {
+        status = write_text_files(rec, outdir, only);
+    } else {
+        for (int r = 0; r < iolens_recorder_nranks(rec) && status == CLI_OK; r++) {
+            if (only >= 0 && r != only)
+                continue;
+            char prefix[24];
+            snprintf(prefix, sizeof prefix, "%d ", r);
+            if (iolens_recorder_write_text(rec, r, stdout, prefix) < 0) {
+                cli_lib_error();
+                status = CLI_FAIL;
+            }
+        }
+        if (fflush(stdout) != 0 && status == CLI_OK) {
+            cli_error("cannot write the output: %s", strerror(errno));
+            status = CLI_FAIL;
+        }
+    }
+    iolens_recorder_free(rec);
+    return status;
+}
