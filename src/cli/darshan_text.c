@@ -117,25 +117,17 @@ static void uuid_str(const unsigned char *u, char *s)
 
 static void lustre_pattern(int64_t v, char *buf, size_t n)
 {
-    if (v < 0) {
+    /* values of llapi_layout_pattern_get() */
+    if (v < 0)
         snprintf(buf, n, "N/A");
-        return;
-    }
-    static const struct { int64_t bit; const char *name; } pats[] = {
-        {0x1, "raid0"}, {0x2, "raid1"}, {0x100, "mdt"}, {0x200, "overstriped"},
-        {0x400, "foreign"}, {0x800, "compress"},
-    };
-    buf[0] = '\0';
-    size_t used = 0;
-    int64_t rest = v;
-    for (size_t i = 0; i < sizeof pats / sizeof *pats; i++)
-        if (v & pats[i].bit) {
-            used += (size_t)snprintf(buf + used, used < n ? n - used : 0, "%s%s", used ? "," : "",
-                                     pats[i].name);
-            rest &= ~pats[i].bit;
-        }
-    if (used == 0 || rest)
-        snprintf(buf + used, used < n ? n - used : 0, "%s%" PRId64, used ? "," : "", v);
+    else if (v == 0)
+        snprintf(buf, n, "raid0");
+    else if (v == 2)
+        snprintf(buf, n, "mdt");
+    else if (v == 4)
+        snprintf(buf, n, "overstriped");
+    else
+        snprintf(buf, n, "%" PRId64, v);
 }
 
 static void lustre_flags(int64_t v, char *buf, size_t n)
@@ -168,6 +160,7 @@ static void print_record(FILE *out, const iolens_darshan_log *log, const iolens_
                          const iolens_darshan_record *r)
 {
     int m = r->module;
+    int big_endian = iolens_darshan_header_get(log)->big_endian;
     const char *mname = iolens_darshan_module_name(m);
     const char *name = iolens_darshan_data_name(d, r->id);
     const char *mnt, *fs;
@@ -186,6 +179,8 @@ static void print_record(FILE *out, const iolens_darshan_log *log, const iolens_
             name = namebuf;
         }
     } else {
+        if (m == IOLENS_DARSHAN_BGQ)
+            name = "darshan-bgq-record"; /* the reference names the job-level BG/Q record so */
         iol_darshan_mount_of(log, name, &mnt, &fs);
     }
 #define LINE_I(cname, val)                                                                          \
@@ -245,8 +240,20 @@ static void print_record(FILE *out, const iolens_darshan_log *log, const iolens_
     }
     for (size_t i = 0; i < r->ncounters; i++)
         LINE_I(iolens_darshan_counter_name(m, i), r->counters[i]);
-    for (size_t i = 0; i < r->nfcounters; i++)
-        LINE_F(iolens_darshan_fcounter_name(m, i), r->fcounters[i]);
+    for (size_t i = 0; i < r->nfcounters; i++) {
+        double v = r->fcounters[i];
+        if (m == IOLENS_DARSHAN_POSIX && (r->version == 2 || r->version == 3) && i >= 15)
+            v = 0; /* reference quirk: zeroes F_VARIANCE_RANK_* when converting POSIX v2/v3 */
+        if (m == IOLENS_DARSHAN_POSIX && r->version <= 3 && big_endian && i >= 10 && i <= 12) {
+            /* reference quirk: leaves META_TIME, MAX_READ_TIME, MAX_WRITE_TIME of big-endian
+             * POSIX v1 records unswapped; reproduce the value it prints */
+            uint64_t bits;
+            memcpy(&bits, &v, 8);
+            bits = __builtin_bswap64(bits);
+            memcpy(&v, &bits, 8);
+        }
+        LINE_F(iolens_darshan_fcounter_name(m, i), v);
+    }
     if (m == IOLENS_DARSHAN_H5D)
         fprintf(out, "%s\t%" PRId64 "\t%" PRIu64 "\t%s\t%" PRIu64 "\t%s\t%s\t%s\n", mname, r->rank,
                 r->id, "H5D_FILE_REC_ID", r->file_rec_id, name, mnt, fs);
@@ -255,36 +262,31 @@ static void print_record(FILE *out, const iolens_darshan_log *log, const iolens_
 #undef LINE_S
 }
 
+static const char incomplete_text[] =
+    " module contains incomplete data!\n"
+    "#            This happens when a module runs out of\n"
+    "#            memory to store new record data.\n"
+    "\n# To avoid this error, consult the darshan-runtime\n"
+    "# documentation and consider setting the NAME_EXCLUDE\n"
+    "# variable in a run-time configuration file to prevent\n"
+    "# Darshan from instrumenting unecessary files.\n";
+
 static int check_incomplete(const iolens_darshan_header *h, int m, unsigned mask, FILE *out)
 {
     if (!(h->partial_flag & (1ull << m)))
         return 0;
     const char *mn = iolens_darshan_module_name(m);
     if (mask & IOL_DT_SHOW_INCOMPLETE) {
-        fprintf(out,
-                "\n# *WARNING*: The %s module contains incomplete data!\n"
-                "#            This happens when a module runs out of\n"
-                "#            memory to store new record data.\n"
-                "\n# To avoid this error, consult the darshan-runtime\n"
-                "# documentation and consider setting the\n"
-                "# DARSHAN_EXCLUDE_DIRS environment variable to prevent\n"
-                "# Darshan from instrumenting unecessary files.\n",
-                mn);
+        fprintf(out, "\n# *WARNING*: The %s%s", mn, incomplete_text);
         return 0;
     }
     fflush(out);
     fprintf(stderr,
-            "\n# *ERROR*: The %s module contains incomplete data!\n"
-            "#            This happens when a module runs out of\n"
-            "#            memory to store new record data.\n"
-            "\n# To avoid this error, consult the darshan-runtime\n"
-            "# documentation and consider setting the\n"
-            "# DARSHAN_EXCLUDE_DIRS environment variable to prevent\n"
-            "# Darshan from instrumenting unecessary files.\n"
+            "\n# *ERROR*: The %s%s"
             "\n# You can display the (incomplete) data that is\n"
             "# present in this log using the --show-incomplete\n"
-            "# option to %s.\n",
-            mn, "iolens darshan");
+            "# option to iolens darshan.\n",
+            mn, incomplete_text);
     return IOL_DT_INCOMPLETE;
 }
 
@@ -377,18 +379,13 @@ int iol_darshan_print_dxt(FILE *out, const char *path, unsigned mask)
     for (int m = IOLENS_DARSHAN_DXT_POSIX; m <= IOLENS_DARSHAN_DXT_MPIIO; m++) {
         if (!h->mod[m].len)
             continue;
-        if (h->partial_flag & (1ull << m)) {
-            fflush(out);
-            fprintf(stderr, "\n# *ERROR*: The %s module contains incomplete data!\n"
-                            "#            This happens when a module runs out of\n"
-                            "#            memory to store new record data.\n",
-                    iolens_darshan_module_name(m));
-        }
         int posix = m == IOLENS_DARSHAN_DXT_POSIX;
         fprintf(out, "\n# ***************************************************\n"
                      "# %s module data\n"
                      "# ***************************************************\n",
                 iolens_darshan_module_name(m));
+        if (h->partial_flag & (1ull << m))
+            fprintf(out, "\n# *WARNING*: The %s%s", iolens_darshan_module_name(m), incomplete_text);
         rc = iolens_darshan_module_begin(log, m);
         if (rc < 0)
             goto out;
@@ -470,7 +467,7 @@ int iol_darshan_print_dxt(FILE *out, const char *path, unsigned mask)
                         if (idxo < lr->lustre.num_stripes)
                             ostv = lr->lustre.osts[idxo];
                     }
-                    fprintf(out, "   [%3" PRId64 "]", ostv);
+                    fprintf(out, "   [%" PRId64 "]", ostv);
                 }
                 if (r->dxt.has_pthread_id)
                     fprintf(out, "   %" PRIu64 "\n", s->pthread_id);

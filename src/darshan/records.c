@@ -475,7 +475,8 @@ static int read_dxt(iolens_darshan_log *log, int module, uint32_t ver)
     iolens_darshan_dxt_seg *segs = log->var;
     const unsigned char *q = log->var2;
     for (size_t i = 0; i < n; i++, q += ssz) {
-        segs[i].offset = (int64_t)ld64(q, swap);
+        /* DXT_MPIIO v1 did not record offsets: -1, as the reference prints */
+        segs[i].offset = module == IOLENS_DARSHAN_DXT_MPIIO && ver == 1 ? -1 : (int64_t)ld64(q, swap);
         segs[i].length = (int64_t)ld64(q + 8, swap);
         segs[i].start = ldf(q + 16, swap);
         segs[i].end = ldf(q + 24, swap);
