@@ -156,6 +156,44 @@ static void lustre_flags(int64_t v, char *buf, size_t n)
         snprintf(buf + used, used < n ? n - used : 0, "%s0x%" PRIx64, used ? "," : "", (uint64_t)rest);
 }
 
+struct line_ctx {
+    FILE *out;
+    const char *pre;
+    size_t pl;
+    const char *suf;
+    size_t sl;
+};
+
+static void line_s(const struct line_ctx *c, const char *cname, const char *val)
+{
+    fwrite(c->pre, 1, c->pl, c->out);
+    fputs(cname, c->out);
+    putc('\t', c->out);
+    fputs(val, c->out);
+    fwrite(c->suf, 1, c->sl, c->out);
+}
+
+static void line_i(const struct line_ctx *c, const char *cname, int64_t v)
+{
+    char buf[24], *p = buf + sizeof buf;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    *--p = '\0';
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    line_s(c, cname, p);
+}
+
+static void line_f(const struct line_ctx *c, const char *cname, double v)
+{
+    char buf[400];
+    snprintf(buf, sizeof buf, "%f", v);
+    line_s(c, cname, buf);
+}
+
 static void print_record(FILE *out, const iolens_darshan_log *log, const iolens_darshan_data *d,
                          const iolens_darshan_record *r)
 {
@@ -183,15 +221,21 @@ static void print_record(FILE *out, const iolens_darshan_log *log, const iolens_
             name = "darshan-bgq-record"; /* the reference names the job-level BG/Q record so */
         iol_darshan_mount_of(log, name, &mnt, &fs);
     }
-#define LINE_I(cname, val)                                                                          \
-    fprintf(out, "%s\t%" PRId64 "\t%" PRIu64 "\t%s\t%" PRId64 "\t%s\t%s\t%s\n", mname, r->rank, r->id, \
-            cname, (int64_t)(val), name, mnt, fs)
-#define LINE_F(cname, val)                                                                         \
-    fprintf(out, "%s\t%" PRId64 "\t%" PRIu64 "\t%s\t%f\t%s\t%s\t%s\n", mname, r->rank, r->id, cname, \
-            (double)(val), name, mnt, fs)
-#define LINE_S(cname, val)                                                                         \
-    fprintf(out, "%s\t%" PRId64 "\t%" PRIu64 "\t%s\t%s\t%s\t%s\t%s\n", mname, r->rank, r->id, cname, \
-            val, name, mnt, fs)
+    /* each line is "<module>\t<rank>\t<id>\t<counter>\t<value>\t<name>\t<mount>\t<fs>":
+     * the parts common to a record are formatted once */
+    char pre[128];
+    size_t pl = (size_t)snprintf(pre, sizeof pre, "%s\t%" PRId64 "\t%" PRIu64 "\t", mname, r->rank,
+                                 r->id);
+    size_t nl = strlen(name), ml = strlen(mnt), fl = strlen(fs);
+    size_t sl = nl + ml + fl + 4;
+    char *suf = malloc(sl + 1);
+    if (!suf)
+        return;
+    snprintf(suf, sl + 1, "\t%s\t%s\t%s\n", name, mnt, fs);
+    struct line_ctx lc = {out, pre, pl, suf, sl};
+#define LINE_I(cname, val) line_i(&lc, cname, (int64_t)(val))
+#define LINE_F(cname, val) line_f(&lc, cname, (double)(val))
+#define LINE_S(cname, val) line_s(&lc, cname, val)
     if (m == IOLENS_DARSHAN_LUSTRE) {
         char cn[96], sv[128];
         LINE_I("LUSTRE_NUM_COMPONENTS", r->lustre.num_comps);
@@ -223,6 +267,7 @@ static void print_record(FILE *out, const iolens_darshan_log *log, const iolens_
                 LINE_I(cn, r->lustre.osts[ost]);
             }
         }
+        free(suf);
         return;
     }
     if (m == IOLENS_DARSHAN_HEATMAP) {
@@ -236,6 +281,7 @@ static void print_record(FILE *out, const iolens_darshan_log *log, const iolens_
             snprintf(cn, sizeof cn, "HEATMAP_WRITE_BIN_%lld", (long long)b);
             LINE_I(cn, r->heatmap.write_bins[b]);
         }
+        free(suf);
         return;
     }
     for (size_t i = 0; i < r->ncounters; i++)
@@ -254,9 +300,12 @@ static void print_record(FILE *out, const iolens_darshan_log *log, const iolens_
         }
         LINE_F(iolens_darshan_fcounter_name(m, i), v);
     }
-    if (m == IOLENS_DARSHAN_H5D)
-        fprintf(out, "%s\t%" PRId64 "\t%" PRIu64 "\t%s\t%" PRIu64 "\t%s\t%s\t%s\n", mname, r->rank,
-                r->id, "H5D_FILE_REC_ID", r->file_rec_id, name, mnt, fs);
+    if (m == IOLENS_DARSHAN_H5D) {
+        char v[32];
+        snprintf(v, sizeof v, "%" PRIu64, r->file_rec_id);
+        LINE_S("H5D_FILE_REC_ID", v);
+    }
+    free(suf);
 #undef LINE_I
 #undef LINE_F
 #undef LINE_S

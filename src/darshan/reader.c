@@ -491,13 +491,17 @@ static int skip_job_padding(iolens_darshan_log *log)
 
 /* ---- job region, exe, mounts ---------------------------------------------- */
 
-static int cmp_mount_len(const void *a, const void *b)
+struct mount_key {
+    iolens_darshan_mount m;
+    size_t len, index;
+};
+
+static int cmp_mount_key(const void *a, const void *b)
 {
-    const iolens_darshan_mount *x = a, *y = b;
-    size_t lx = strlen(x->path), ly = strlen(y->path);
-    if (lx != ly)
-        return lx > ly ? -1 : 1;
-    return x < y ? -1 : (x > y); /* stable: keep file order (array is pre-indexed) */
+    const struct mount_key *x = a, *y = b;
+    if (x->len != y->len)
+        return x->len > y->len ? -1 : 1;
+    return x->index < y->index ? -1 : (x->index > y->index);
 }
 
 /* Reads one whitespace-delimited token like sscanf's %s. */
@@ -524,13 +528,16 @@ static int parse_mounts(iolens_darshan_log *log)
         nlines++;
     if (nlines == 0)
         return 0;
-    size_t total = strlen(s) * 2 + 2 * nlines + 2;
+    /* tokens are stored in a copy of the string, NUL-terminated in place: a token
+     * scanned by several lines (blank lines) shares one copy, so memory stays
+     * proportional to the job region */
+    size_t slen = strlen(s);
     log->mounts = calloc(nlines, sizeof *log->mounts);
-    log->mount_strings = malloc(total);
+    log->mount_strings = malloc(slen + 1);
     if (!log->mounts || !log->mount_strings)
         return iol_err(IOLENS_ENOMEM, "cannot read '%s': out of memory for the mount table",
                        log->path);
-    char *w = log->mount_strings;
+    memcpy(log->mount_strings, s, slen + 1);
     for (const char *p = strchr(s, '\n'); p; p = strchr(p + 1, '\n')) {
         const char *t1, *t2;
         size_t l1, l2;
@@ -541,26 +548,26 @@ static int parse_mounts(iolens_darshan_log *log)
         if (l2 == 0)
             continue;
         iolens_darshan_mount *m = &log->mounts[log->nmounts++];
-        memcpy(w, t1, l1);
-        w[l1] = '\0';
-        m->fs_type = w;
-        w += l1 + 1;
-        memcpy(w, t2, l2);
-        w[l2] = '\0';
-        m->path = w;
-        w += l2 + 1;
+        char *c1 = log->mount_strings + (t1 - s), *c2 = log->mount_strings + (t2 - s);
+        c1[l1] = '\0';
+        c2[l2] = '\0';
+        m->fs_type = c1;
+        m->path = c2;
     }
-    /* stable sort: insertion sort by decreasing length (tables are small) */
-    for (size_t i = 1; i < log->nmounts; i++) {
-        iolens_darshan_mount t = log->mounts[i];
-        size_t j = i;
-        while (j > 0 && strlen(log->mounts[j - 1].path) < strlen(t.path)) {
-            log->mounts[j] = log->mounts[j - 1];
-            j--;
-        }
-        log->mounts[j] = t;
+    /* order by decreasing mount path length, keeping file order among equals */
+    struct mount_key *keys = malloc((log->nmounts ? log->nmounts : 1) * sizeof *keys);
+    if (!keys)
+        return iol_err(IOLENS_ENOMEM, "cannot read '%s': out of memory for the mount table",
+                       log->path);
+    for (size_t i = 0; i < log->nmounts; i++) {
+        keys[i].m = log->mounts[i];
+        keys[i].len = strlen(log->mounts[i].path);
+        keys[i].index = i;
     }
-    (void)cmp_mount_len;
+    qsort(keys, log->nmounts, sizeof *keys, cmp_mount_key);
+    for (size_t i = 0; i < log->nmounts; i++)
+        log->mounts[i] = keys[i].m;
+    free(keys);
     return 0;
 }
 
