@@ -176,6 +176,8 @@ IOLENS_API const char *iolens_darshan_module_name(int module);
 IOLENS_API int iolens_darshan_module_from_name(const char *name);
 /** Current record version this reader converts records of the module to (0: unsupported). */
 IOLENS_API uint32_t iolens_darshan_module_version(int module);
+/** 1 if this reader decodes records of the module in that on-disk version. */
+IOLENS_API int iolens_darshan_version_supported(int module, uint32_t version);
 /** Number of integer / floating-point counters of the module's current version. */
 IOLENS_API size_t iolens_darshan_counter_count(int module);
 IOLENS_API size_t iolens_darshan_fcounter_count(int module);

@@ -379,9 +379,7 @@ int iol_darshan_print_parser(FILE *out, const char *path, unsigned mask)
         if (m == IOLENS_DARSHAN_DXT_POSIX || m == IOLENS_DARSHAN_DXT_MPIIO)
             continue;
         const char *mn = iolens_darshan_module_name(m);
-        if (!iolens_darshan_module_version(m) ||
-            (iolens_darshan_data_count(d, m) == 0 && !iolens_darshan_counter_count(m) &&
-             m != IOLENS_DARSHAN_LUSTRE && m != IOLENS_DARSHAN_HEATMAP)) {
+        if (!iolens_darshan_version_supported(m, h->mod_ver[m])) {
             fflush(out);
             fprintf(stderr, "# Warning: no log utility handlers defined for module %s, SKIPPING.\n",
                     mn);

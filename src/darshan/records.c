@@ -176,6 +176,13 @@ int iol_darshan_module_supported(int module, uint32_t ver)
     }
 }
 
+int iolens_darshan_version_supported(int module, uint32_t version)
+{
+    if (module <= 0 || module >= IOLENS_DARSHAN_MOD_COUNT)
+        return 0;
+    return iol_darshan_module_supported(module, version);
+}
+
 static int ensure(iolens_darshan_log *log, void **p, size_t *cap, size_t n)
 {
     if (n <= *cap)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include "iolens/darshan.h"
@@ -347,6 +348,35 @@ static void test_padding(void **state)
     free(orig);
 }
 
+/* Every AI-IO log (3.21, APMPI skipped, DXT present) loads completely. */
+static void test_aiio_logs(void **state)
+{
+    (void)state;
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/aiio", data_dir);
+    DIR *dp = opendir(dir);
+    if (!dp)
+        skip();
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(dp))) {
+        size_t l = strlen(e->d_name);
+        if (l < 8 || strcmp(e->d_name + l - 8, ".darshan"))
+            continue;
+        char p[8400];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        iolens_darshan_data *d = NULL;
+        warnings = 0;
+        assert_int_equal(iolens_darshan_load(p, 0, count_warn, NULL, &d), 0);
+        assert_true(iolens_darshan_data_count(d, IOLENS_DARSHAN_POSIX) > 0);
+        assert_true(warnings >= 1); /* APMPI */
+        iolens_darshan_data_free(d);
+        n++;
+    }
+    closedir(dp);
+    assert_true(n >= 10);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -379,6 +409,7 @@ int main(void)
         cmocka_unit_test(test_streaming),     cmocka_unit_test(test_lustre_and_others),
         cmocka_unit_test(test_truncation),    cmocka_unit_test(test_mutations),
         cmocka_unit_test(test_padding),       cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_aiio_logs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
