@@ -206,6 +206,12 @@ IOLENS_API size_t iolens_darshan_mount_count(const iolens_darshan_log *log);
 IOLENS_API const iolens_darshan_mount *iolens_darshan_mount_at(const iolens_darshan_log *log,
                                                                size_t i);
 
+/** Mount entry a file path resides on: the first entry (in the table's order of
+ * decreasing mount-path length) whose path is a prefix of it, as the reference
+ * matches; NULL if none (the reference prints "UNKNOWN"). */
+IOLENS_API const iolens_darshan_mount *iolens_darshan_mount_find(const iolens_darshan_log *log,
+                                                                 const char *path);
+
 /** Starts iterating the name-record region. Returns 0 or an error. */
 IOLENS_API int iolens_darshan_names_begin(iolens_darshan_log *log);
 /** Next (id, name) pair in file order: 1 = got one, 0 = end, < 0 = error.

@@ -91,17 +91,9 @@ void iol_darshan_print_job(FILE *out, const iolens_darshan_log *log)
 void iol_darshan_mount_of(const iolens_darshan_log *log, const char *name, const char **mnt,
                           const char **fs)
 {
-    *mnt = "UNKNOWN";
-    *fs = "UNKNOWN";
-    for (size_t i = 0; i < iolens_darshan_mount_count(log); i++) {
-        const iolens_darshan_mount *m = iolens_darshan_mount_at(log, i);
-        size_t l = strlen(m->path);
-        if (!strncmp(name, m->path, l)) {
-            *mnt = m->path;
-            *fs = m->fs_type;
-            return;
-        }
-    }
+    const iolens_darshan_mount *m = iolens_darshan_mount_find(log, name);
+    *mnt = m ? m->path : "UNKNOWN";
+    *fs = m ? m->fs_type : "UNKNOWN";
 }
 
 static void uuid_str(const unsigned char *u, char *s)

@@ -248,6 +248,20 @@ struct file_ent {
     agg_rec agg;
 };
 
+struct rank_ent {
+    int64_t rank;
+    size_t index;
+    double io, md, rw;
+};
+
+static int cmp_rank_ent(const void *a, const void *b)
+{
+    const struct rank_ent *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->index < y->index ? -1 : (x->index > y->index);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -276,16 +290,21 @@ void iol_darshan_print_derived(FILE *out, const iolens_darshan_data *d, int m, u
     if (mask & 4) { /* --file */
         /* group records by file id (sorted index) */
         uint64_t *ids = malloc((n ? n : 1) * sizeof *ids);
-        struct file_ent *fe = calloc(n ? n : 1, sizeof *fe);
-        size_t nf = 0;
-        if (!ids || !fe) {
-            free(ids);
-            free(fe);
+        if (!ids)
             return;
-        }
         for (size_t i = 0; i < n; i++)
             ids[i] = iolens_darshan_data_record(d, m, i)->id;
         qsort(ids, n, sizeof *ids, cmp_u64);
+        size_t nf = 0;
+        for (size_t i = 0; i < n; i++)
+            if (i == 0 || ids[i] != ids[i - 1])
+                nf++;
+        struct file_ent *fe = calloc(nf ? nf : 1, sizeof *fe);
+        if (!fe) {
+            free(ids);
+            return;
+        }
+        nf = 0;
         for (size_t i = 0; i < n; i++)
             if (i == 0 || ids[i] != ids[i - 1])
                 fe[nf++].id = ids[i];
@@ -356,18 +375,12 @@ void iol_darshan_print_derived(FILE *out, const iolens_darshan_data *d, int m, u
         free(fe);
     }
     if (mask & 8) { /* --perf */
-        int64_t np = job->nprocs > 0 ? job->nprocs : 0;
-        if (np > (int64_t)1 << 24)
-            np = (int64_t)1 << 24;
-        double *io = calloc((size_t)(np ? np : 1), sizeof *io);
-        double *md = calloc((size_t)(np ? np : 1), sizeof *md);
-        double *rw = calloc((size_t)(np ? np : 1), sizeof *rw);
-        if (!io || !md || !rw) {
-            free(io);
-            free(md);
-            free(rw);
+        /* per-rank sums over records of rank 0..nprocs-1, accumulated in record
+         * order; memory is proportional to the records, not to nprocs */
+        struct rank_ent *re = malloc((n ? n : 1) * sizeof *re);
+        if (!re)
             return;
-        }
+        size_t nre = 0;
         int64_t total_bytes = 0;
         double shared_slowest = 0;
         for (size_t i = 0; i < n; i++) {
@@ -377,21 +390,35 @@ void iol_darshan_print_derived(FILE *out, const iolens_darshan_data *d, int m, u
             total_bytes += c[x.bytes_read] + c[x.bytes_written];
             if (r->rank == -1) {
                 shared_slowest += f[x.f_slowest];
-            } else if (r->rank >= 0 && r->rank < np) {
-                io[r->rank] += f[x.f_meta] + f[x.f_read] + f[x.f_write];
-                md[r->rank] += f[x.f_meta];
-                rw[r->rank] += f[x.f_read] + f[x.f_write];
+            } else if (r->rank >= 0 && r->rank < job->nprocs) {
+                re[nre].rank = r->rank;
+                re[nre].index = i;
+                re[nre].io = f[x.f_meta] + f[x.f_read] + f[x.f_write];
+                re[nre].md = f[x.f_meta];
+                re[nre].rw = f[x.f_read] + f[x.f_write];
+                nre++;
             }
         }
+        qsort(re, nre, sizeof *re, cmp_rank_ent);
         double slow = 0, slow_md = 0, slow_rw = 0;
         int64_t slow_rank = 0;
-        for (int64_t i = 0; i < np; i++)
-            if (io[i] > slow) {
-                slow = io[i];
-                slow_md = md[i];
-                slow_rw = rw[i];
-                slow_rank = i;
+        for (size_t i = 0; i < nre;) {
+            double io = 0, md = 0, rw = 0;
+            size_t j = i;
+            for (; j < nre && re[j].rank == re[i].rank; j++) {
+                io += re[j].io;
+                md += re[j].md;
+                rw += re[j].rw;
             }
+            if (io > slow) {
+                slow = io;
+                slow_md = md;
+                slow_rw = rw;
+                slow_rank = re[i].rank;
+            }
+            i = j;
+        }
+        free(re);
         double agg_time = slow + shared_slowest;
         double agg_perf = agg_time != 0 ? ((double)total_bytes / 1048576.0) / agg_time : 0;
         fprintf(out, "\n# performance\n"
@@ -414,8 +441,5 @@ void iol_darshan_print_derived(FILE *out, const iolens_darshan_data *d, int m, u
                      "# agg_time_by_slowest: %f # seconds\n"
                      "# agg_perf_by_slowest: %f # MiB/s\n",
                 total_bytes, slow, slow_md, slow_rw, slow_rank, shared_slowest, agg_time, agg_perf);
-        free(io);
-        free(md);
-        free(rw);
     }
 }

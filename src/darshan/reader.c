@@ -734,6 +734,19 @@ const iolens_darshan_mount *iolens_darshan_mount_at(const iolens_darshan_log *lo
     return i < log->nmounts ? &log->mounts[i] : NULL;
 }
 
+const iolens_darshan_mount *iolens_darshan_mount_find(const iolens_darshan_log *log,
+                                                      const char *path)
+{
+    if (!path)
+        return NULL;
+    for (size_t i = 0; i < log->nmounts; i++) {
+        size_t l = strlen(log->mounts[i].path);
+        if (!strncmp(path, log->mounts[i].path, l))
+            return &log->mounts[i];
+    }
+    return NULL;
+}
+
 /* ---- names ------------------------------------------------------------------- */
 
 int iolens_darshan_names_begin(iolens_darshan_log *log)
