@@ -35,6 +35,22 @@ typedef struct modix {
     int f_read, f_write, f_meta;
 } modix;
 
+/* Adds without undefined behaviour; an overflowing or negative sum is -1, as
+ * the reference marks invalid sums. */
+static int64_t add_or_neg1(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r) || r < 0)
+        return -1;
+    return r;
+}
+
+/* Plain sum that wraps instead of overflowing (only hostile logs get there). */
+static int64_t add_wrap(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
 static int ends_with(const char *s, const char *suf)
 {
     size_t a = strlen(s), b = strlen(suf);
@@ -118,7 +134,7 @@ static void merge_common(int64_t *av, int64_t *ac, const int64_t *rv_in, const i
     for (int j = 0; j < 4; j++)
         for (int k = 0; k < 4; k++)
             if (av[k] == rv[j]) {
-                ac[k] += rc[j];
+                ac[k] = add_wrap(ac[k], rc[j]);
                 rv[j] = rc[j] = 0;
             }
     for (int j = 0; j < 4; j++) {
@@ -161,7 +177,7 @@ static void agg_add(agg_rec *a, const modix *x, const iolens_darshan_record *r)
     for (size_t i = 0; i < x->ni; i++) {
         switch (x->ki[i]) {
         case AGG_SUM: /* a negative sum (-1 "not monitored" values) stays -1 */
-            a->c[i] = a->c[i] + c[i] < 0 ? -1 : a->c[i] + c[i];
+            a->c[i] = add_or_neg1(a->c[i], c[i]);
             break;
         case AGG_MAX:
             if (first || c[i] > a->c[i])
@@ -205,7 +221,7 @@ static void agg_add(agg_rec *a, const modix *x, const iolens_darshan_record *r)
         merge_common(&a->c[x->stride1], &a->c[x->stride1 + 4], &c[x->stride1], &c[x->stride1 + 4]);
     /* fastest/slowest rank: meaningful only while every record is of one file */
     double t = f[x->f_meta] + f[x->f_read] + f[x->f_write];
-    int64_t bytes = c[x->bytes_read] + c[x->bytes_written];
+    int64_t bytes = add_wrap(c[x->bytes_read], c[x->bytes_written]);
     if (first) {
         a->id = r->id;
         if (r->rank == -1) {
@@ -334,22 +350,23 @@ void iol_darshan_print_derived(FILE *out, const iolens_darshan_data *d, int m, u
         int64_t cnt[6] = {0}, size[6] = {0}, mx[6] = {0};
         for (size_t i = 0; i < nf; i++) {
             const agg_rec *a = &fe[i].agg;
-            int64_t bytes = a->c[x.bytes_read] + a->c[x.bytes_written];
+            int64_t bytes = add_wrap(a->c[x.bytes_read], a->c[x.bytes_written]);
             int64_t mb = -1;
             if (x.max_byte_read >= 0)
                 mb = a->c[x.max_byte_read] > a->c[x.max_byte_written] ? a->c[x.max_byte_read]
                                                                       : a->c[x.max_byte_written];
             int64_t rd = a->c[x.reads], wr = a->c[x.writes];
             if (m == IOLENS_DARSHAN_MPIIO) {
-                rd += a->c[x.reads + 2] + a->c[x.reads + 4] + a->c[x.reads + 6];
-                wr += a->c[x.writes + 2] + a->c[x.writes + 4] + a->c[x.writes + 6];
+                rd = add_wrap(add_wrap(rd, a->c[x.reads + 2]), add_wrap(a->c[x.reads + 4], a->c[x.reads + 6]));
+                wr = add_wrap(add_wrap(wr, a->c[x.writes + 2]),
+                              add_wrap(a->c[x.writes + 4], a->c[x.writes + 6]));
             }
             int cat[6] = {1, rd > 0 && wr <= 0, rd <= 0 && wr > 0, rd > 0 && wr > 0,
                           (fe[i].type & 1) != 0, (fe[i].type & 6) != 0};
             for (int k = 0; k < 6; k++) {
                 if (!cat[k])
                     continue;
-                size[k] += bytes;
+                size[k] = add_wrap(size[k], bytes);
                 if (cnt[k] == 0 || mb > mx[k])
                     mx[k] = mb;
                 cnt[k]++;
@@ -387,7 +404,7 @@ void iol_darshan_print_derived(FILE *out, const iolens_darshan_data *d, int m, u
             const iolens_darshan_record *r = iolens_darshan_data_record(d, m, i);
             const int64_t *c = r->counters;
             const double *f = r->fcounters;
-            total_bytes += c[x.bytes_read] + c[x.bytes_written];
+            total_bytes = add_wrap(total_bytes, add_wrap(c[x.bytes_read], c[x.bytes_written]));
             if (r->rank == -1) {
                 shared_slowest += f[x.f_slowest];
             } else if (r->rank >= 0 && r->rank < job->nprocs) {

@@ -314,7 +314,7 @@ static int read_fixed(iolens_darshan_log *log, const struct layout *L, int *skip
             /* v2: INDEP_OPENS, COLL_OPENS; OPEN_START, CLOSE_START, OPEN_END, CLOSE_END */
             for (int i = 0; i < 9; i++)
                 ci[i] = -1;
-            ci[1] = in_i[0] + in_i[1];
+            ci[1] = (int64_t)((uint64_t)in_i[0] + (uint64_t)in_i[1]); /* wraps, never UB */
             cf[0] = in_f[0];
             cf[1] = in_f[1];
             cf[2] = -1;
