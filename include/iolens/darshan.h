@@ -1,0 +1,253 @@
+/*
+ * iolens darshan — a from-scratch reader of Darshan logs (formats 3.00, 3.10,
+ * 3.20, 3.21 and 3.41; both byte orders; zlib, bzip2 and uncompressed regions).
+ *
+ * Two ways to read a log:
+ *
+ *  1. Streaming (nothing but one record in memory at a time):
+ *
+ *        iolens_darshan_log *log;
+ *        if (iolens_darshan_open(path, warn_fn, warn_ctx, &log) < 0) ...error...
+ *        const iolens_darshan_header *h = iolens_darshan_header_get(log);
+ *        const iolens_darshan_job *job = iolens_darshan_job_get(log);
+ *        iolens_darshan_names_begin(log);             // name records, in file order
+ *        while ((rc = iolens_darshan_names_next(log, &id, &name)) > 0) ...
+ *        for (int m = 0; m < IOLENS_DARSHAN_MOD_COUNT; m++) {
+ *            if (iolens_darshan_module_begin(log, m) <= 0) continue;   // absent/unknown
+ *            const iolens_darshan_record *r;
+ *            while ((rc = iolens_darshan_record_next(log, &r)) > 0) ...
+ *        }
+ *        iolens_darshan_close(log);
+ *
+ *     The job, exe and mount table are read by _open (the job region is at most
+ *     a few KiB). A region is decompressed incrementally as records are asked for;
+ *     a region made of several concatenated compressed streams is handled.
+ *
+ *  2. Convenience loader: iolens_darshan_load() reads everything into an
+ *     iolens_darshan_data (names map + every record of every module).
+ *
+ * Records are typed: fixed-size modules expose their counters in the layout
+ * of the *current* module version (old versions are up-converted, new fields
+ * set to -1 as the reference does); LUSTRE, HEATMAP and DXT records expose
+ * their variable parts in dedicated members. Counter names come from one table
+ * per module (iolens_darshan_counter_name()).
+ *
+ * Hostile input: every read is bounds-checked; errors name the file, the
+ * region and the byte offset; allocations are bounded by data actually
+ * decompressed (never by a count read from the file).
+ */
+#ifndef IOLENS_DARSHAN_H
+#define IOLENS_DARSHAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iolens/iolens.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Module ids: the slot numbering of log format 3.41 (older formats are mapped
+ * onto it; 3.00/3.10 "HDF5" maps to H5F and "PNETCDF" to PNETCDF_FILE). */
+typedef enum iolens_darshan_module {
+    IOLENS_DARSHAN_NULL = 0,
+    IOLENS_DARSHAN_POSIX = 1,
+    IOLENS_DARSHAN_MPIIO = 2,
+    IOLENS_DARSHAN_H5F = 3,
+    IOLENS_DARSHAN_H5D = 4,
+    IOLENS_DARSHAN_PNETCDF_FILE = 5,
+    IOLENS_DARSHAN_PNETCDF_VAR = 6,
+    IOLENS_DARSHAN_BGQ = 7,
+    IOLENS_DARSHAN_LUSTRE = 8,
+    IOLENS_DARSHAN_STDIO = 9,
+    IOLENS_DARSHAN_DXT_POSIX = 10,
+    IOLENS_DARSHAN_DXT_MPIIO = 11,
+    IOLENS_DARSHAN_MDHIM = 12,
+    IOLENS_DARSHAN_APXC = 13,
+    IOLENS_DARSHAN_APMPI = 14,
+    IOLENS_DARSHAN_HEATMAP = 15,
+    IOLENS_DARSHAN_DFS = 16,
+    IOLENS_DARSHAN_DAOS = 17,
+    IOLENS_DARSHAN_MOD_COUNT = 18
+} iolens_darshan_module;
+
+typedef enum iolens_darshan_comp {
+    IOLENS_DARSHAN_COMP_ZLIB = 0,
+    IOLENS_DARSHAN_COMP_BZIP2 = 1,
+    IOLENS_DARSHAN_COMP_NONE = 2
+} iolens_darshan_comp;
+
+/** Location of one region in the file (len = compressed length). */
+typedef struct iolens_darshan_region {
+    uint64_t off;
+    uint64_t len;
+} iolens_darshan_region;
+
+/** The log header (uncompressed part), with module slots mapped to ids. */
+typedef struct iolens_darshan_header {
+    char version[9];        /**< e.g. "3.41" */
+    int major, minor;       /**< 3, 41 */
+    int big_endian;         /**< 1 if the file was written big-endian (swapped on read) */
+    int comp;               /**< iolens_darshan_comp */
+    uint64_t header_size;   /**< 1328 (3.41) or 360 (older) */
+    uint64_t partial_flag;  /**< bit m set: module id m ran out of memory (ids, not slots) */
+    iolens_darshan_region job;      /**< job region (after any padding) */
+    iolens_darshan_region name_map; /**< name-record region */
+    iolens_darshan_region mod[IOLENS_DARSHAN_MOD_COUNT]; /**< by module id; len 0 = absent */
+    uint32_t mod_ver[IOLENS_DARSHAN_MOD_COUNT];          /**< on-disk record version */
+    uint64_t file_size;
+    int n_unknown_slots;    /**< slots holding data of modules this reader does not know */
+} iolens_darshan_header;
+
+/** Job facts. Times are seconds since the epoch. */
+typedef struct iolens_darshan_job {
+    int64_t uid;
+    int64_t start_time_sec, start_time_nsec; /**< nsec 0 before format 3.41 */
+    int64_t end_time_sec, end_time_nsec;
+    int64_t nprocs;
+    int64_t jobid;
+    double run_time;           /**< as darshan-parser computes it (see docs/darshan.md) */
+    char metadata[1025];       /**< "key=value\n" lines, NUL-terminated */
+    const char *exe;           /**< executable and arguments (owned by the log) */
+} iolens_darshan_job;
+
+/** One line of the mount table, in file order. */
+typedef struct iolens_darshan_mount {
+    const char *path;
+    const char *fs_type;
+} iolens_darshan_mount;
+
+/** LUSTRE layout component (v2 layout; v1 records are up-converted). */
+typedef struct iolens_darshan_lustre_comp {
+    int64_t stripe_size, stripe_count, stripe_pattern, flags, ext_start, ext_end, mirror_id;
+    char pool_name[17];
+} iolens_darshan_lustre_comp;
+
+/** One DXT segment (an I/O call). pthread_id is 0 when the log has none. */
+typedef struct iolens_darshan_dxt_seg {
+    int64_t offset, length;
+    double start, end;
+    uint64_t pthread_id;
+} iolens_darshan_dxt_seg;
+
+/** One module record. Pointers stay valid until the next record_next()/
+ * module_begin()/close() on the same log (or for the life of an
+ * iolens_darshan_data for loaded records). */
+typedef struct iolens_darshan_record {
+    int module;        /**< iolens_darshan_module */
+    uint32_t version;  /**< on-disk version (the data is up-converted to the current one) */
+    uint64_t id;       /**< record id (name hash) */
+    int64_t rank;      /**< -1 = shared file reduced over all ranks */
+    size_t ncounters;
+    const int64_t *counters;   /**< current-version integer counters */
+    size_t nfcounters;
+    const double *fcounters;   /**< current-version floating-point counters */
+    uint64_t file_rec_id;      /**< H5D: record id of the file the dataset belongs to */
+    /** DFS/DAOS: pool and container UUIDs (16 bytes each); DAOS object id. */
+    unsigned char pool_uuid[16], cont_uuid[16];
+    uint64_t oid_hi, oid_lo;
+    struct {
+        int64_t num_comps, num_stripes;
+        const iolens_darshan_lustre_comp *comps; /**< num_comps entries */
+        const int64_t *osts;                     /**< num_stripes OST ids */
+    } lustre;
+    struct {
+        double bin_width;        /**< seconds */
+        int64_t nbins;
+        const int64_t *write_bins, *read_bins; /**< nbins each, bytes per bin */
+    } heatmap;
+    struct {
+        int64_t shared_record;
+        char hostname[65];
+        int64_t write_count, read_count;
+        const iolens_darshan_dxt_seg *segs; /**< write_count writes then read_count reads */
+        int has_pthread_id;                 /**< segments carried a pthread id on disk */
+    } dxt;
+} iolens_darshan_record;
+
+typedef struct iolens_darshan_log iolens_darshan_log;
+
+/* ---- module tables ---------------------------------------------------- */
+
+/** Name as the reference prints it ("POSIX", "MPI-IO", "BG/Q", ...); "" if out of range. */
+IOLENS_API const char *iolens_darshan_module_name(int module);
+/** Module id from a name (as above), or -1. */
+IOLENS_API int iolens_darshan_module_from_name(const char *name);
+/** Current record version this reader converts records of the module to (0: unsupported). */
+IOLENS_API uint32_t iolens_darshan_module_version(int module);
+/** 1 if this reader decodes records of the module in that on-disk version. */
+IOLENS_API int iolens_darshan_version_supported(int module, uint32_t version);
+/** Number of integer / floating-point counters of the module's current version. */
+IOLENS_API size_t iolens_darshan_counter_count(int module);
+IOLENS_API size_t iolens_darshan_fcounter_count(int module);
+/** Counter names ("POSIX_OPENS", "POSIX_F_READ_TIME"); NULL if out of range. */
+IOLENS_API const char *iolens_darshan_counter_name(int module, size_t index);
+IOLENS_API const char *iolens_darshan_fcounter_name(int module, size_t index);
+/** Index of a counter by name, or -1 (searches integer counters, then fcounters
+ * with *is_float set to 1). is_float may be NULL. */
+IOLENS_API int iolens_darshan_counter_index(int module, const char *name, int *is_float);
+
+/* ---- streaming reader ------------------------------------------------- */
+
+/** Opens a log, reads and checks the header, the job region (job facts, exe,
+ * mount table). warn (may be NULL) receives non-fatal warnings, e.g. unknown
+ * modules. Returns 0 or a negative IOLENS_E* code. */
+IOLENS_API int iolens_darshan_open(const char *path, iolens_warn_fn warn, void *warn_ctx,
+                                   iolens_darshan_log **out);
+/** Closes the log; NULL is a no-op. */
+IOLENS_API void iolens_darshan_close(iolens_darshan_log *log);
+
+IOLENS_API const char *iolens_darshan_path(const iolens_darshan_log *log);
+IOLENS_API const iolens_darshan_header *iolens_darshan_header_get(const iolens_darshan_log *log);
+IOLENS_API const iolens_darshan_job *iolens_darshan_job_get(const iolens_darshan_log *log);
+/** Mount table (fs type and mount point of each entry, in file order). */
+IOLENS_API size_t iolens_darshan_mount_count(const iolens_darshan_log *log);
+IOLENS_API const iolens_darshan_mount *iolens_darshan_mount_at(const iolens_darshan_log *log,
+                                                               size_t i);
+
+/** Mount entry a file path resides on: the first entry (in the table's order of
+ * decreasing mount-path length) whose path is a prefix of it, as the reference
+ * matches; NULL if none (the reference prints "UNKNOWN"). */
+IOLENS_API const iolens_darshan_mount *iolens_darshan_mount_find(const iolens_darshan_log *log,
+                                                                 const char *path);
+
+/** Starts iterating the name-record region. Returns 0 or an error. */
+IOLENS_API int iolens_darshan_names_begin(iolens_darshan_log *log);
+/** Next (id, name) pair in file order: 1 = got one, 0 = end, < 0 = error.
+ * *name is valid until the next call. */
+IOLENS_API int iolens_darshan_names_next(iolens_darshan_log *log, uint64_t *id, const char **name);
+
+/** Starts iterating the records of one module. Returns 1 if the module has a
+ * region and its version is supported, 0 if there is nothing to read (absent;
+ * unknown/unsupported modules also warn through the callback), < 0 on error. */
+IOLENS_API int iolens_darshan_module_begin(iolens_darshan_log *log, int module);
+/** Next record of the current module: 1 = got one, 0 = end, < 0 = error.
+ * POSIX v1 records that the reference omits (stdio counters present) are skipped. */
+IOLENS_API int iolens_darshan_record_next(iolens_darshan_log *log, const iolens_darshan_record **rec);
+
+/* ---- convenience loader ----------------------------------------------- */
+
+typedef struct iolens_darshan_data iolens_darshan_data;
+
+/** Reads a whole log (header, job, mounts, names, every record of every
+ * known module, DXT included unless skip_dxt). */
+IOLENS_API int iolens_darshan_load(const char *path, int skip_dxt, iolens_warn_fn warn,
+                                   void *warn_ctx, iolens_darshan_data **out);
+IOLENS_API void iolens_darshan_data_free(iolens_darshan_data *data);
+IOLENS_API const iolens_darshan_log *iolens_darshan_data_log(const iolens_darshan_data *data);
+/** Records of a module, in file order. */
+IOLENS_API size_t iolens_darshan_data_count(const iolens_darshan_data *data, int module);
+IOLENS_API const iolens_darshan_record *iolens_darshan_data_record(const iolens_darshan_data *data,
+                                                                   int module, size_t i);
+/** Name of a record id (first non-empty entry of the name region), or NULL. */
+IOLENS_API const char *iolens_darshan_data_name(const iolens_darshan_data *data, uint64_t id);
+/** All (id, name) pairs after de-duplication, in first-seen order. */
+IOLENS_API size_t iolens_darshan_data_name_count(const iolens_darshan_data *data);
+IOLENS_API int iolens_darshan_data_name_at(const iolens_darshan_data *data, size_t i,
+                                           uint64_t *id, const char **name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IOLENS_DARSHAN_H */

@@ -1,0 +1,526 @@
+/* darshan-parser / darshan-dxt-parser compatible text output, written from the
+ * reference outputs in ../shared/data/darshan/ (see docs/darshan.md). */
+#define _DEFAULT_SOURCE
+#include "darshan_text.h"
+
+#include "cli.h"
+#include "darshan_totals.h"
+#include "iolens/darshan.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "darshan_desc.inc"
+
+static const char *desc_for(const char *module, unsigned version)
+{
+    const struct desc_block *best = NULL;
+    for (size_t i = 0; i < sizeof desc_blocks / sizeof *desc_blocks; i++) {
+        const struct desc_block *d = &desc_blocks[i];
+        if (strcmp(d->module, module))
+            continue;
+        if (d->version == version)
+            return d->text;
+        if (!best || (d->version > best->version)) /* nearest known: the newest */
+            best = d;
+    }
+    return best ? best->text : "\n";
+}
+
+static void print_time_asci(FILE *out, const char *label, int64_t t)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    char buf[64];
+    if (localtime_r(&tt, &tm) && strftime(buf, sizeof buf, "%a %b %e %H:%M:%S %Y", &tm))
+        fprintf(out, "# %s: %s\n", label, buf);
+    else
+        fprintf(out, "# %s: (invalid)\n", label);
+}
+
+void iol_darshan_print_job(FILE *out, const iolens_darshan_log *log)
+{
+    const iolens_darshan_header *h = iolens_darshan_header_get(log);
+    const iolens_darshan_job *j = iolens_darshan_job_get(log);
+    static const char *const comp[] = {"ZLIB", "BZIP2", "NONE"};
+    fprintf(out, "# darshan log version: %s\n", h->version);
+    fprintf(out, "# compression method: %s\n", comp[h->comp]);
+    fprintf(out, "# exe: %s\n", j->exe);
+    fprintf(out, "# uid: %" PRId64 "\n", j->uid);
+    fprintf(out, "# jobid: %" PRId64 "\n", j->jobid);
+    fprintf(out, "# start_time: %" PRId64 "\n", j->start_time_sec);
+    print_time_asci(out, "start_time_asci", j->start_time_sec);
+    fprintf(out, "# end_time: %" PRId64 "\n", j->end_time_sec);
+    print_time_asci(out, "end_time_asci", j->end_time_sec);
+    fprintf(out, "# nprocs: %" PRId64 "\n", j->nprocs);
+    fprintf(out, "# run time: %.4f\n", j->run_time);
+    /* metadata: "key=value" lines printed as "key = value" */
+    const char *p = j->metadata;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        if (eq)
+            fprintf(out, "# metadata: %.*s = %.*s\n", (int)(eq - p), p, (int)(len - (size_t)(eq - p) - 1),
+                    eq + 1);
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    fprintf(out, "\n# log file regions\n"
+                 "# -------------------------------------------------------\n");
+    /* the reference always reports the size of its in-memory (3.41) header */
+    fprintf(out, "# header: %d bytes (uncompressed)\n", 1328);
+    fprintf(out, "# job data: %" PRIu64 " bytes (compressed)\n",
+            h->job.len + (h->job.off - h->header_size));
+    fprintf(out, "# record table: %" PRIu64 " bytes (compressed)\n", h->name_map.len);
+    for (int m = 1; m < IOLENS_DARSHAN_MOD_COUNT; m++)
+        if (h->mod[m].len)
+            fprintf(out, "# %s module: %" PRIu64 " bytes (compressed), ver=%u\n",
+                    iolens_darshan_module_name(m), h->mod[m].len, h->mod_ver[m]);
+    fprintf(out, "\n# mounted file systems (mount point and fs type)\n"
+                 "# -------------------------------------------------------\n");
+    for (size_t i = 0; i < iolens_darshan_mount_count(log); i++) {
+        const iolens_darshan_mount *mt = iolens_darshan_mount_at(log, i);
+        fprintf(out, "# mount entry:\t%s\t%s\n", mt->path, mt->fs_type);
+    }
+}
+
+void iol_darshan_mount_of(const iolens_darshan_log *log, const char *name, const char **mnt,
+                          const char **fs)
+{
+    const iolens_darshan_mount *m = iolens_darshan_mount_find(log, name);
+    *mnt = m ? m->path : "UNKNOWN";
+    *fs = m ? m->fs_type : "UNKNOWN";
+}
+
+static void uuid_str(const unsigned char *u, char *s)
+{
+    static const int dash[16] = {0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0};
+    for (int i = 0; i < 16; i++) {
+        s += sprintf(s, "%02x", u[i]);
+        if (dash[i])
+            *s++ = '-';
+    }
+    *s = '\0';
+}
+
+static void lustre_pattern(int64_t v, char *buf, size_t n)
+{
+    /* values of llapi_layout_pattern_get() */
+    if (v < 0)
+        snprintf(buf, n, "N/A");
+    else if (v == 0)
+        snprintf(buf, n, "raid0");
+    else if (v == 2)
+        snprintf(buf, n, "mdt");
+    else if (v == 4)
+        snprintf(buf, n, "overstriped");
+    else
+        snprintf(buf, n, "%" PRId64, v);
+}
+
+static void lustre_flags(int64_t v, char *buf, size_t n)
+{
+    if (v < 0) {
+        snprintf(buf, n, "N/A");
+        return;
+    }
+    if (v == 0) {
+        snprintf(buf, n, "0");
+        return;
+    }
+    static const char *const names[] = {"stale",     "prefrd", "prefwr", "offline",
+                                        "init",      "nosync", "extension", "parity",
+                                        "compress",  "partial", "nocompr"};
+    size_t used = 0;
+    int64_t rest = v;
+    buf[0] = '\0';
+    for (int b = 0; b < (int)(sizeof names / sizeof *names); b++)
+        if (v & ((int64_t)1 << b)) {
+            used += (size_t)snprintf(buf + used, used < n ? n - used : 0, "%s%s", used ? "," : "",
+                                     names[b]);
+            rest &= ~((int64_t)1 << b);
+        }
+    if (rest)
+        snprintf(buf + used, used < n ? n - used : 0, "%s0x%" PRIx64, used ? "," : "", (uint64_t)rest);
+}
+
+struct line_ctx {
+    FILE *out;
+    const char *pre;
+    size_t pl;
+    const char *suf;
+    size_t sl;
+};
+
+static void line_s(const struct line_ctx *c, const char *cname, const char *val)
+{
+    fwrite(c->pre, 1, c->pl, c->out);
+    fputs(cname, c->out);
+    putc('\t', c->out);
+    fputs(val, c->out);
+    fwrite(c->suf, 1, c->sl, c->out);
+}
+
+static void line_i(const struct line_ctx *c, const char *cname, int64_t v)
+{
+    char buf[24], *p = buf + sizeof buf;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    *--p = '\0';
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    line_s(c, cname, p);
+}
+
+static void line_f(const struct line_ctx *c, const char *cname, double v)
+{
+    char buf[400];
+    snprintf(buf, sizeof buf, "%f", v);
+    line_s(c, cname, buf);
+}
+
+static void print_record(FILE *out, const iolens_darshan_log *log, const iolens_darshan_data *d,
+                         const iolens_darshan_record *r)
+{
+    int m = r->module;
+    int big_endian = iolens_darshan_header_get(log)->big_endian;
+    const char *mname = iolens_darshan_module_name(m);
+    const char *name = iolens_darshan_data_name(d, r->id);
+    const char *mnt, *fs;
+    char namebuf[64], mntbuf[80];
+    if (!name)
+        name = "";
+    if (m == IOLENS_DARSHAN_DFS || m == IOLENS_DARSHAN_DAOS) {
+        char a[40], b[40];
+        uuid_str(r->pool_uuid, a);
+        uuid_str(r->cont_uuid, b);
+        snprintf(mntbuf, sizeof mntbuf, "%s:%s", a, b);
+        mnt = mntbuf;
+        fs = "N/A";
+        if (m == IOLENS_DARSHAN_DAOS) {
+            snprintf(namebuf, sizeof namebuf, "%" PRIu64 ".%" PRIu64, r->oid_hi, r->oid_lo);
+            name = namebuf;
+        }
+    } else {
+        if (m == IOLENS_DARSHAN_BGQ)
+            name = "darshan-bgq-record"; /* the reference names the job-level BG/Q record so */
+        iol_darshan_mount_of(log, name, &mnt, &fs);
+    }
+    /* each line is "<module>\t<rank>\t<id>\t<counter>\t<value>\t<name>\t<mount>\t<fs>":
+     * the parts common to a record are formatted once */
+    char pre[128];
+    size_t pl = (size_t)snprintf(pre, sizeof pre, "%s\t%" PRId64 "\t%" PRIu64 "\t", mname, r->rank,
+                                 r->id);
+    size_t nl = strlen(name), ml = strlen(mnt), fl = strlen(fs);
+    size_t sl = nl + ml + fl + 4;
+    char *suf = malloc(sl + 1);
+    if (!suf)
+        return;
+    snprintf(suf, sl + 1, "\t%s\t%s\t%s\n", name, mnt, fs);
+    struct line_ctx lc = {out, pre, pl, suf, sl};
+#define LINE_I(cname, val) line_i(&lc, cname, (int64_t)(val))
+#define LINE_F(cname, val) line_f(&lc, cname, (double)(val))
+#define LINE_S(cname, val) line_s(&lc, cname, val)
+    if (m == IOLENS_DARSHAN_LUSTRE) {
+        char cn[96], sv[128];
+        LINE_I("LUSTRE_NUM_COMPONENTS", r->lustre.num_comps);
+        LINE_I("LUSTRE_NUM_STRIPES", r->lustre.num_stripes);
+        int64_t ost = 0;
+        for (int64_t c = 0; c < r->lustre.num_comps; c++) {
+            const iolens_darshan_lustre_comp *k = &r->lustre.comps[c];
+            long long ci = (long long)c + 1;
+            snprintf(cn, sizeof cn, "LUSTRE_COMP%lld_STRIPE_SIZE", ci);
+            LINE_I(cn, k->stripe_size);
+            snprintf(cn, sizeof cn, "LUSTRE_COMP%lld_STRIPE_COUNT", ci);
+            LINE_I(cn, k->stripe_count);
+            snprintf(cn, sizeof cn, "LUSTRE_COMP%lld_STRIPE_PATTERN", ci);
+            lustre_pattern(k->stripe_pattern, sv, sizeof sv);
+            LINE_S(cn, sv);
+            snprintf(cn, sizeof cn, "LUSTRE_COMP%lld_FLAGS", ci);
+            lustre_flags(k->flags, sv, sizeof sv);
+            LINE_S(cn, sv);
+            snprintf(cn, sizeof cn, "LUSTRE_COMP%lld_EXT_START", ci);
+            LINE_I(cn, k->ext_start);
+            snprintf(cn, sizeof cn, "LUSTRE_COMP%lld_EXT_END", ci);
+            LINE_I(cn, k->ext_end);
+            snprintf(cn, sizeof cn, "LUSTRE_COMP%lld_MIRROR_ID", ci);
+            LINE_I(cn, k->mirror_id);
+            snprintf(cn, sizeof cn, "LUSTRE_COMP%lld_POOL_NAME", ci);
+            LINE_S(cn, k->pool_name[0] ? k->pool_name : "N/A");
+            for (int64_t s = 0; s < k->stripe_count && ost < r->lustre.num_stripes; s++, ost++) {
+                snprintf(cn, sizeof cn, "LUSTRE_COMP%lld_OST_ID_%lld", ci, (long long)s);
+                LINE_I(cn, r->lustre.osts[ost]);
+            }
+        }
+        free(suf);
+        return;
+    }
+    if (m == IOLENS_DARSHAN_HEATMAP) {
+        char cn[64];
+        LINE_F("HEATMAP_F_BIN_WIDTH_SECONDS", r->heatmap.bin_width);
+        for (int64_t b = 0; b < r->heatmap.nbins; b++) {
+            snprintf(cn, sizeof cn, "HEATMAP_READ_BIN_%lld", (long long)b);
+            LINE_I(cn, r->heatmap.read_bins[b]);
+        }
+        for (int64_t b = 0; b < r->heatmap.nbins; b++) {
+            snprintf(cn, sizeof cn, "HEATMAP_WRITE_BIN_%lld", (long long)b);
+            LINE_I(cn, r->heatmap.write_bins[b]);
+        }
+        free(suf);
+        return;
+    }
+    for (size_t i = 0; i < r->ncounters; i++)
+        LINE_I(iolens_darshan_counter_name(m, i), r->counters[i]);
+    for (size_t i = 0; i < r->nfcounters; i++) {
+        double v = r->fcounters[i];
+        if (m == IOLENS_DARSHAN_POSIX && (r->version == 2 || r->version == 3) && i >= 15)
+            v = 0; /* reference quirk: zeroes F_VARIANCE_RANK_* when converting POSIX v2/v3 */
+        if (m == IOLENS_DARSHAN_POSIX && r->version <= 3 && big_endian && i >= 10 && i <= 12) {
+            /* reference quirk: leaves META_TIME, MAX_READ_TIME, MAX_WRITE_TIME of big-endian
+             * POSIX v1 records unswapped; reproduce the value it prints */
+            uint64_t bits;
+            memcpy(&bits, &v, 8);
+            bits = __builtin_bswap64(bits);
+            memcpy(&v, &bits, 8);
+        }
+        LINE_F(iolens_darshan_fcounter_name(m, i), v);
+    }
+    if (m == IOLENS_DARSHAN_H5D) {
+        char v[32];
+        snprintf(v, sizeof v, "%" PRIu64, r->file_rec_id);
+        LINE_S("H5D_FILE_REC_ID", v);
+    }
+    free(suf);
+#undef LINE_I
+#undef LINE_F
+#undef LINE_S
+}
+
+static const char incomplete_text[] =
+    " module contains incomplete data!\n"
+    "#            This happens when a module runs out of\n"
+    "#            memory to store new record data.\n"
+    "\n# To avoid this error, consult the darshan-runtime\n"
+    "# documentation and consider setting the NAME_EXCLUDE\n"
+    "# variable in a run-time configuration file to prevent\n"
+    "# Darshan from instrumenting unecessary files.\n";
+
+static int check_incomplete(const iolens_darshan_header *h, int m, unsigned mask, FILE *out)
+{
+    if (!(h->partial_flag & (1ull << m)))
+        return 0;
+    const char *mn = iolens_darshan_module_name(m);
+    if (mask & IOL_DT_SHOW_INCOMPLETE) {
+        fprintf(out, "\n# *WARNING*: The %s%s", mn, incomplete_text);
+        return 0;
+    }
+    fflush(out);
+    fprintf(stderr,
+            "\n# *ERROR*: The %s%s"
+            "\n# You can display the (incomplete) data that is\n"
+            "# present in this log using the --show-incomplete\n"
+            "# option to iolens darshan.\n",
+            mn, incomplete_text);
+    return IOL_DT_INCOMPLETE;
+}
+
+static void stderr_warn(void *ctx, const char *msg)
+{
+    (void)ctx;
+    (void)msg; /* unknown modules are reported where the reference reports them */
+}
+
+int iol_darshan_print_parser(FILE *out, const char *path, unsigned mask)
+{
+    iolens_darshan_data *d = NULL;
+    int rc = iolens_darshan_load(path, 1, stderr_warn, NULL, &d);
+    if (rc < 0)
+        return rc;
+    const iolens_darshan_log *log = iolens_darshan_data_log(d);
+    const iolens_darshan_header *h = iolens_darshan_header_get(log);
+    const iolens_darshan_job *job = iolens_darshan_job_get(log);
+    if (h->major == 3 && h->minor == 20)
+        fprintf(out, "# WARNING: Darshan logs generated by runtime version 3.2.0 likely exhibit some "
+                     "corruption in counter values.\n"
+                     "#          This bug clearly results in bogus values for some COMMON_ACCESS "
+                     "counters (POSIX, MPIIO, H5 modules),\n"
+                     "#          but preceding data may also be corrupted.\n");
+    iol_darshan_print_job(out, log);
+    if (mask & IOL_DT_BASE)
+        fprintf(out, "\n# description of columns:\n"
+                     "#   <module>: module responsible for this I/O record.\n"
+                     "#   <rank>: MPI rank.  -1 indicates that the file is shared\n"
+                     "#      across all processes and statistics are aggregated.\n"
+                     "#   <record id>: hash of the record's file path\n"
+                     "#   <counter name> and <counter value>: statistical counters.\n"
+                     "#      A value of -1 indicates that Darshan could not monitor\n"
+                     "#      that counter, and its value should be ignored.\n"
+                     "#   <file name>: full file path for the record.\n"
+                     "#   <mount pt>: mount point that the file resides on.\n"
+                     "#   <fs type>: type of file system that the file resides on.\n");
+    for (int m = 1; m < IOLENS_DARSHAN_MOD_COUNT; m++) {
+        if (!h->mod[m].len)
+            continue;
+        if (m == IOLENS_DARSHAN_DXT_POSIX || m == IOLENS_DARSHAN_DXT_MPIIO)
+            continue;
+        const char *mn = iolens_darshan_module_name(m);
+        if (!iolens_darshan_version_supported(m, h->mod_ver[m])) {
+            fflush(out);
+            fprintf(stderr, "# Warning: no log utility handlers defined for module %s, SKIPPING.\n",
+                    mn);
+            continue;
+        }
+        if (mask & IOL_DT_BASE) {
+            fprintf(out, "\n# *******************************************************\n"
+                         "# %s module data\n"
+                         "# *******************************************************\n",
+                    mn);
+        }
+        if ((rc = check_incomplete(h, m, mask, out)) != 0)
+            goto out;
+        if (mask & IOL_DT_BASE) {
+            fputs(desc_for(mn, h->mod_ver[m]), out);
+            fprintf(out, "#<module>\t<rank>\t<record id>\t<counter>\t<value>\t<file name>\t<mount "
+                         "pt>\t<fs type>\n");
+            for (size_t i = 0; i < iolens_darshan_data_count(d, m); i++)
+                print_record(out, log, d, iolens_darshan_data_record(d, m, i));
+        }
+        if (mask & (IOL_DT_TOTAL | IOL_DT_FILE | IOL_DT_PERF))
+            iol_darshan_print_derived(out, d, m, mask, desc_for(mn, h->mod_ver[m]), job);
+    }
+    rc = 0;
+out:
+    iolens_darshan_data_free(d);
+    return rc;
+}
+
+/* ---- DXT ---------------------------------------------------------------- */
+
+int iol_darshan_print_dxt(FILE *out, const char *path, unsigned mask)
+{
+    iolens_darshan_data *d = NULL;
+    iolens_darshan_log *log = NULL;
+    int rc = iolens_darshan_load(path, 1, stderr_warn, NULL, &d);
+    if (rc < 0)
+        return rc;
+    rc = iolens_darshan_open(path, NULL, NULL, &log);
+    if (rc < 0)
+        goto out;
+    const iolens_darshan_header *h = iolens_darshan_header_get(log);
+    iol_darshan_print_job(out, log);
+    for (int m = IOLENS_DARSHAN_DXT_POSIX; m <= IOLENS_DARSHAN_DXT_MPIIO; m++) {
+        if (!h->mod[m].len)
+            continue;
+        int posix = m == IOLENS_DARSHAN_DXT_POSIX;
+        fprintf(out, "\n# ***************************************************\n"
+                     "# %s module data\n"
+                     "# ***************************************************\n",
+                iolens_darshan_module_name(m));
+        if (h->partial_flag & (1ull << m))
+            fprintf(out, "\n# *WARNING*: The %s%s", iolens_darshan_module_name(m), incomplete_text);
+        rc = iolens_darshan_module_begin(log, m);
+        if (rc < 0)
+            goto out;
+        if (rc == 0)
+            continue;
+        const iolens_darshan_record *r;
+        while ((rc = iolens_darshan_record_next(log, &r)) > 0) {
+            const char *name = iolens_darshan_data_name(d, r->id);
+            const char *mnt, *fs;
+            if (!name)
+                name = "";
+            iol_darshan_mount_of(log, name, &mnt, &fs);
+            /* Lustre layout of the file, if recorded (for the OST column) */
+            const iolens_darshan_record *lr = NULL;
+            if (posix)
+                for (size_t i = 0; i < iolens_darshan_data_count(d, IOLENS_DARSHAN_LUSTRE); i++) {
+                    const iolens_darshan_record *x =
+                        iolens_darshan_data_record(d, IOLENS_DARSHAN_LUSTRE, i);
+                    if (x->id == r->id) {
+                        lr = x;
+                        break;
+                    }
+                }
+            size_t n = (size_t)(r->dxt.write_count + r->dxt.read_count);
+            size_t nthreads = n ? 1 : 0;
+            for (size_t i = 1; i < n; i++) {
+                size_t k = 0;
+                while (k < i && r->dxt.segs[k].pthread_id != r->dxt.segs[i].pthread_id)
+                    k++;
+                if (k == i)
+                    nthreads++;
+                if (nthreads > 1 && !r->dxt.has_pthread_id)
+                    break;
+            }
+            if (nthreads == 0)
+                nthreads = 1;
+            fprintf(out, "\n# DXT, file_id: %" PRIu64 ", file_name: %s\n", r->id, name);
+            fprintf(out, "# DXT, rank: %" PRId64 ", hostname: %s\n", r->rank, r->dxt.hostname);
+            fprintf(out, "# DXT, number of threads: %zu\n", nthreads);
+            fprintf(out, "# DXT, write_count: %" PRId64 ", read_count: %" PRId64 "\n",
+                    r->dxt.write_count, r->dxt.read_count);
+            fprintf(out, "# DXT, mnt_pt: %s, fs_type: %s\n", mnt, fs);
+            if (lr) {
+                fprintf(out, "# DXT, Lustre stripe components:\n");
+                int64_t o = 0;
+                for (int64_t c = 0; c < lr->lustre.num_comps; c++) {
+                    const iolens_darshan_lustre_comp *k = &lr->lustre.comps[c];
+                    fprintf(out, "#\t[Component %lld] stripe_ext: %" PRId64 " - ", (long long)c + 1,
+                            k->ext_start);
+                    if (k->ext_end == -1)
+                        fprintf(out, "EOF");
+                    else
+                        fprintf(out, "%" PRId64, k->ext_end);
+                    fprintf(out, ", stripe_size: %" PRId64 ", stripe_count: %" PRId64 ", OSTs:",
+                            k->stripe_size, k->stripe_count);
+                    for (int64_t s = 0; s < k->stripe_count && o < lr->lustre.num_stripes; s++, o++)
+                        fprintf(out, " %" PRId64, lr->lustre.osts[o]);
+                    fprintf(out, "\n");
+                }
+                fprintf(out, "# Module    Rank  Wt/Rd  Segment          Offset          Length    "
+                             "Start(s)      End(s)   [OST]   Pthread-ID\n");
+            } else {
+                fprintf(out, "# Module    Rank  Wt/Rd  Segment          Offset          Length    "
+                             "Start(s)      End(s)   Pthread-ID\n");
+            }
+            for (size_t i = 0; i < n; i++) {
+                const iolens_darshan_dxt_seg *s = &r->dxt.segs[i];
+                int wr = i < (size_t)r->dxt.write_count;
+                size_t idx = wr ? i : i - (size_t)r->dxt.write_count;
+                fprintf(out, "%8s%8" PRId64 "%7s%9zu%16" PRId64 "%16" PRId64 "%12.4f%12.4f",
+                        posix ? "X_POSIX" : "X_MPIIO", r->rank, wr ? "write" : "read", idx,
+                        s->offset, s->length, s->start, s->end);
+                if (lr) {
+                    const iolens_darshan_lustre_comp *k = &lr->lustre.comps[0];
+                    int64_t ostv = -1;
+                    if (lr->lustre.num_comps > 0 && k->stripe_size > 0 && k->stripe_count > 0 &&
+                        s->offset >= 0) {
+                        int64_t idxo = (s->offset / k->stripe_size) % k->stripe_count;
+                        if (idxo < lr->lustre.num_stripes)
+                            ostv = lr->lustre.osts[idxo];
+                    }
+                    fprintf(out, "   [%" PRId64 "]", ostv);
+                }
+                if (r->dxt.has_pthread_id)
+                    fprintf(out, "   %" PRIu64 "\n", s->pthread_id);
+                else
+                    fprintf(out, "   N/A\n");
+            }
+        }
+        if (rc < 0)
+            goto out;
+    }
+    rc = 0;
+    (void)mask;
+out:
+    iolens_darshan_close(log);
+    iolens_darshan_data_free(d);
+    return rc;
+}

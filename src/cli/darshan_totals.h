@@ -1,0 +1,15 @@
+/* --total / --file / --perf sections of `iolens darshan` (darshan-parser layout). */
+#ifndef IOLENS_CLI_DARSHAN_TOTALS_H
+#define IOLENS_CLI_DARSHAN_TOTALS_H
+
+#include <stdio.h>
+
+#include "iolens/darshan.h"
+
+void iol_darshan_print_derived(FILE *out, const iolens_darshan_data *d, int module, unsigned mask,
+                               const char *desc, const iolens_darshan_job *job);
+void iol_darshan_print_job(FILE *out, const iolens_darshan_log *log);
+void iol_darshan_mount_of(const iolens_darshan_log *log, const char *name, const char **mnt,
+                          const char **fs);
+
+#endif
