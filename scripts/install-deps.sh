@@ -8,6 +8,7 @@ PACKAGES=(
   zlib1g-dev libbz2-dev libzstd-dev
   libjansson-dev
   libcmocka-dev
+  libxgboost-dev
 )
 
 SUDO=""
