@@ -1,0 +1,245 @@
+/*
+ * darshan-parser text (what IOSage consumed): the job header
+ * ("# nprocs: 8", "# run time: 42.7336"), the module list of the log-region
+ * block ("# MPI-IO module: 10143 bytes ..."), and record lines
+ *   <module>\t<rank>\t<record id>\t<counter>\t<value>\t<file>\t<mount>\t<fs>
+ * Real dumps often have darshan-parser's stderr warning ("# Warning: no log
+ * utility handlers defined for module APMPI, SKIPPING.") interleaved in the
+ * middle of a line; it is spliced out before parsing. Other lines with tabs
+ * that are not valid records are skipped and counted.
+ */
+#include "detect/detect_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/error.h"
+
+#define MAX_TEXT_BYTES ((size_t)1 << 30)
+
+static const char warn_prefix[] = "# Warning: no log utility handlers defined for module ";
+
+/* Copies text without the interleaved warnings (prefix .. next newline). */
+static char *splice_warnings(const char *text, size_t len)
+{
+    char *out = malloc(len + 1);
+    if (!out)
+        return NULL;
+    size_t w = 0, plen = sizeof warn_prefix - 1;
+    for (size_t i = 0; i < len;) {
+        if (text[i] == '#' && len - i >= plen && !memcmp(text + i, warn_prefix, plen)) {
+            const char *nl = memchr(text + i, '\n', len - i);
+            i = nl ? (size_t)(nl - text) + 1 : len;
+            continue;
+        }
+        out[w++] = text[i] ? text[i] : ' '; /* a NUL byte would end a line early */
+        i++;
+    }
+    out[w] = '\0';
+    return out;
+}
+
+static int is_token(const char *s, int allow_lower)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++) {
+        char c = *s;
+        if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+              (allow_lower && c >= 'a' && c <= 'z')))
+            return 0;
+    }
+    return 1;
+}
+
+static int parse_i64(const char *s, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end || errno)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    if (*s < '0' || *s > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_f64(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Header comment lines. */
+static int header_line(iolens_detect_input *in, char *line, int64_t *nprocs, double *run_time, int *seen)
+{
+    if (!strncmp(line, "# darshan log version:", 22)) {
+        *seen = 1;
+        return 0;
+    }
+    if (!strncmp(line, "# nprocs: ", 10)) {
+        int64_t v;
+        if (parse_i64(line + 10, &v) == 0)
+            *nprocs = v;
+        return 0;
+    }
+    if (!strncmp(line, "# run time: ", 12)) {
+        double v;
+        if (parse_f64(line + 12, &v) == 0)
+            *run_time = v;
+        return 0;
+    }
+    /* "# POSIX module: 614 bytes (compressed), ver=4" */
+    char *sp = strstr(line, " module: ");
+    if (sp && line[0] == '#' && line[1] == ' ' && strstr(sp, " bytes")) {
+        *sp = '\0';
+        if (is_token(line + 2, 0))
+            return iolens_detect_input_add_module(in, line + 2);
+    }
+    return 0;
+}
+
+int iolens_detect_parse_text(iolens_detect_input **out, const char *text, size_t len, const char *name,
+                             iolens_warn_fn warn, void *warn_ctx)
+{
+    if (!out || (!text && len))
+        return iol_err(IOLENS_EINVAL, "no detect input output or text");
+    *out = NULL;
+    if (!name)
+        name = "<text>";
+    int rc = 0;
+    iolens_detect_input *in = NULL;
+    char *buf = splice_warnings(text ? text : "", len);
+    if (!buf)
+        return iol_err(IOLENS_ENOMEM, "out of memory reading '%s'", name);
+    rc = iolens_detect_input_new(&in);
+    if (rc < 0)
+        goto out;
+
+    int64_t nprocs = 1;
+    double run_time = 0.0;
+    int seen_header = 0;
+    size_t records = 0, malformed = 0, first_bad = 0, lineno = 0;
+    char cur_mod[64] = "";
+    int64_t cur_rank = 0;
+    uint64_t cur_id = 0;
+    int have_cur = 0;
+
+    char *p = buf;
+    while (*p) {
+        char *line = p;
+        char *nl = strchr(p, '\n');
+        if (nl) {
+            *nl = '\0';
+            p = nl + 1;
+        } else {
+            p += strlen(p);
+        }
+        lineno++;
+        size_t ll = strlen(line);
+        if (ll && line[ll - 1] == '\r')
+            line[--ll] = '\0';
+        if (line[0] == '#') {
+            rc = header_line(in, line, &nprocs, &run_time, &seen_header);
+            if (rc < 0)
+                goto out;
+            continue;
+        }
+        if (!strchr(line, '\t'))
+            continue; /* blank lines, "total_X: v", perf summaries */
+        char *field[8] = {0};
+        int nf = 0;
+        char *s = line;
+        while (nf < 8) {
+            field[nf++] = s;
+            char *tab = strchr(s, '\t');
+            if (!tab)
+                break;
+            *tab = '\0';
+            s = tab + 1;
+        }
+        int64_t rank;
+        uint64_t id;
+        double fv;
+        if (nf < 5 || strlen(field[0]) >= sizeof cur_mod || !is_token(field[0], 0) || parse_i64(field[1], &rank) < 0 ||
+            parse_u64(field[2], &id) < 0 || !is_token(field[3], 0) || parse_f64(field[4], &fv) < 0) {
+            if (!malformed++)
+                first_bad = lineno;
+            continue;
+        }
+        if (!have_cur || strcmp(cur_mod, field[0]) || rank != cur_rank || id != cur_id) {
+            rc = iolens_detect_input_record(in, field[0], rank, id, nf >= 6 ? field[5] : NULL);
+            if (rc < 0)
+                goto out;
+            rc = iolens_detect_input_add_module(in, field[0]);
+            if (rc < 0)
+                goto out;
+            snprintf(cur_mod, sizeof cur_mod, "%s", field[0]);
+            cur_rank = rank;
+            cur_id = id;
+            have_cur = 1;
+            records++;
+        }
+        int64_t iv;
+        if (strstr(field[3], "_F_") || parse_i64(field[4], &iv) < 0)
+            rc = iolens_detect_input_fcounter(in, field[3], fv);
+        else
+            rc = iolens_detect_input_counter(in, field[3], iv);
+        if (rc < 0)
+            goto out;
+    }
+    if (!seen_header && records == 0) {
+        rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': not darshan-parser output (no '# darshan log version' line "
+                                     "and no record lines)", name);
+        goto out;
+    }
+    rc = iolens_detect_input_set_job(in, nprocs, run_time);
+    if (rc < 0)
+        goto out;
+    if (malformed && warn) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "'%s': skipped %zu malformed record line%s (first at line %zu)", name, malformed,
+                 malformed == 1 ? "" : "s", first_bad);
+        warn(warn_ctx, msg);
+    }
+    *out = in;
+    in = NULL;
+out:
+    iolens_detect_input_free(in);
+    free(buf);
+    return rc;
+}
+
+int iolens_detect_read_text(iolens_detect_input **out, const char *path, iolens_warn_fn warn, void *warn_ctx)
+{
+    if (!out || !path)
+        return iol_err(IOLENS_EINVAL, "no detect input output or path");
+    *out = NULL;
+    iol_buf b = IOL_BUF_INIT;
+    int rc = iol_read_file(path, MAX_TEXT_BYTES, &b);
+    if (rc < 0)
+        return rc;
+    rc = iolens_detect_parse_text(out, b.data ? b.data : "", b.len, path, warn, warn_ctx);
+    iol_buf_release(&b);
+    return rc;
+}
