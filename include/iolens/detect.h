@@ -36,6 +36,11 @@ extern "C" {
 /** Gate threshold of the seed (Section III-C). */
 #define IOLENS_DETECT_TAU 0.3
 
+/** Compile-time defaults: the shipped model folder (<source>/models) and the
+ *  shared data folder (<source>/../shared/data). Callers may override them. */
+IOLENS_API const char *iolens_detect_default_models_dir(void);
+IOLENS_API const char *iolens_detect_default_data_dir(void);
+
 /** Name of feature i (0..156) in model order, NULL out of range. */
 IOLENS_API const char *iolens_detect_feature_name(int i);
 /** Index of a feature by name, or -1. */
@@ -167,6 +172,9 @@ typedef struct iolens_detect_params {
     double max_pos_weight;   /**< 100: scale_pos_weight = min(neg/pos, this) */
     uint64_t seed;           /**< 42 */
     int nthread;             /**< 1 (fixed, so training is deterministic) */
+    /** Optional progress: called after each tree (done of total trees). */
+    void (*progress)(void *ctx, unsigned long done, unsigned long total);
+    void *progress_ctx;
 } iolens_detect_params;
 IOLENS_API void iolens_detect_params_default(iolens_detect_params *p);
 
@@ -205,6 +213,7 @@ typedef struct iolens_detect_card {
     const char *behavior;
     const char *change;
     const char *not_applicable;
+    const char *inducing; /**< benchmark configurations that induce it */
 } iolens_detect_card;
 IOLENS_API const iolens_detect_card *iolens_detect_card_get(int pattern);
 
