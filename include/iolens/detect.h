@@ -217,6 +217,44 @@ typedef struct iolens_detect_card {
 } iolens_detect_card;
 IOLENS_API const iolens_detect_card *iolens_detect_card_get(int pattern);
 
+/* ------------------------------------------------------------------ */
+/* Evaluation                                                          */
+/* ------------------------------------------------------------------ */
+
+/** Multi-label scores over the 8 labels (seven patterns + healthy). */
+typedef struct iolens_detect_scores {
+    double micro_f1, macro_f1;
+    double hamming; /**< share of wrong label decisions (lower is better) */
+    double subset;  /**< share of rows with all 8 labels right */
+    double precision[IOLENS_DETECT_NLABELS], recall[IOLENS_DETECT_NLABELS], f1[IOLENS_DETECT_NLABELS];
+} iolens_detect_scores;
+
+/**
+ * Seeded k-fold assignment fold[n] (0..k-1), stratified by label set: groups
+ * (group[i], or one group per row when group is NULL) are sorted by the label
+ * set of their first row, shuffled within it and dealt round-robin, so rows of
+ * one group (e.g. repetitions of one configuration) share a fold.
+ */
+IOLENS_API int iolens_detect_folds(int *fold, const unsigned char *y, size_t n, const int *group, int k,
+                                   uint64_t seed);
+/** Out-of-fold probabilities oof[n * 8]: trains on k-1 folds, predicts the held-out one. */
+IOLENS_API int iolens_detect_cv(double *oof, const iolens_detect_trainset *ts, const iolens_detect_params *p,
+                                const int *fold, int k);
+/** Trivial baseline: each label's majority value in the training folds; pred[n * 8]. */
+IOLENS_API int iolens_detect_baseline_majority(unsigned char *pred, const iolens_detect_trainset *ts,
+                                               const int *fold, int k);
+/** Trivial baseline: a pattern is flagged when one of 1-3 related features passes its 90th
+ *  percentile over the training folds (10th where low values mark it); healthy when none. */
+IOLENS_API int iolens_detect_baseline_p90(unsigned char *pred, const iolens_detect_trainset *ts, const int *fold,
+                                          int k);
+/** Scores of pred against truth (n x 8, 0/1) over rows[0..n-1] (rows NULL: 0..n-1). */
+IOLENS_API void iolens_detect_score(iolens_detect_scores *out, const unsigned char *truth,
+                                    const unsigned char *pred, const size_t *rows, size_t n);
+/** Percentile bootstrap (2.5 / 97.5) of every score over reps resamples of the n rows. */
+IOLENS_API int iolens_detect_bootstrap(iolens_detect_scores *lo, iolens_detect_scores *hi,
+                                       const unsigned char *truth, const unsigned char *pred, size_t n, int reps,
+                                       uint64_t seed);
+
 #ifdef __cplusplus
 }
 #endif
