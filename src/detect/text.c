@@ -22,24 +22,53 @@
 
 static const char warn_prefix[] = "# Warning: no log utility handlers defined for module ";
 
-/* Copies text without the interleaved warnings (prefix .. next newline). */
-static char *splice_warnings(const char *text, size_t len)
+#define MAX_LINE ((size_t)1 << 20)
+
+/*
+ * Next logical line of text[*pos..len) into line (NUL-terminated): an
+ * interleaved warning (prefix .. its newline) is cut out and the text that
+ * follows it continues the same line. NUL bytes become spaces. Returns 0 at
+ * the end, 1 for a line, 2 for a line longer than MAX_LINE (skipped), or
+ * IOLENS_ENOMEM.
+ */
+static int next_line(const char *text, size_t len, size_t *pos, iol_buf *line)
 {
-    char *out = malloc(len + 1);
-    if (!out)
-        return NULL;
-    size_t w = 0, plen = sizeof warn_prefix - 1;
-    for (size_t i = 0; i < len;) {
-        if (text[i] == '#' && len - i >= plen && !memcmp(text + i, warn_prefix, plen)) {
-            const char *nl = memchr(text + i, '\n', len - i);
-            i = nl ? (size_t)(nl - text) + 1 : len;
-            continue;
+    const size_t plen = sizeof warn_prefix - 1;
+    size_t i = *pos;
+    int too_long = 0;
+    if (i >= len)
+        return 0;
+    iol_buf_reset(line);
+    for (;;) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t end = nl ? (size_t)(nl - text) : len;
+        /* a warning inside this piece? ('#' is rare in record lines) */
+        size_t cut = end;
+        for (const char *h = memchr(text + i, '#', end - i); h; h = memchr(h + 1, '#', (size_t)(text + end - h - 1))) {
+            if ((size_t)(text + len - h) >= plen && !memcmp(h, warn_prefix, plen)) {
+                cut = (size_t)(h - text);
+                break;
+            }
+            if (h + 1 >= text + end)
+                break;
         }
-        out[w++] = text[i] ? text[i] : ' '; /* a NUL byte would end a line early */
-        i++;
+        if (!too_long && line->len + (cut - i) > MAX_LINE)
+            too_long = 1;
+        if (!too_long && iol_buf_append(line, text + i, cut - i) < 0)
+            return IOLENS_ENOMEM;
+        i = nl ? end + 1 : len;
+        if (cut == end || i >= len)
+            break; /* no warning: the line ends here; a warning continues the line */
     }
-    out[w] = '\0';
-    return out;
+    *pos = i;
+    if (too_long)
+        return 2;
+    if (!line->data && iol_buf_append(line, "", 0) < 0)
+        return IOLENS_ENOMEM;
+    for (size_t k = 0; k < line->len; k++)
+        if (!line->data[k])
+            line->data[k] = ' ';
+    return 1;
 }
 
 static int is_token(const char *s, int allow_lower)
@@ -129,9 +158,10 @@ int iolens_detect_parse_text(iolens_detect_input **out, const char *text, size_t
         name = "<text>";
     int rc = 0;
     iolens_detect_input *in = NULL;
-    char *buf = splice_warnings(text ? text : "", len);
-    if (!buf)
-        return iol_err(IOLENS_ENOMEM, "out of memory reading '%s'", name);
+    iol_buf lb = IOL_BUF_INIT;
+    size_t pos = 0;
+    if (!text)
+        text = "";
     rc = iolens_detect_input_new(&in);
     if (rc < 0)
         goto out;
@@ -143,19 +173,23 @@ int iolens_detect_parse_text(iolens_detect_input **out, const char *text, size_t
     char cur_mod[64] = "";
     int64_t cur_rank = 0;
     uint64_t cur_id = 0;
-    int have_cur = 0;
+    int have_cur = 0, cur_counted = 0;
 
-    char *p = buf;
-    while (*p) {
-        char *line = p;
-        char *nl = strchr(p, '\n');
-        if (nl) {
-            *nl = '\0';
-            p = nl + 1;
-        } else {
-            p += strlen(p);
+    for (;;) {
+        int lr = next_line(text, len, &pos, &lb);
+        if (lr == 0)
+            break;
+        if (lr < 0) {
+            rc = iol_err(IOLENS_ENOMEM, "out of memory reading '%s'", name);
+            goto out;
         }
         lineno++;
+        if (lr == 2) {
+            if (!malformed++)
+                first_bad = lineno;
+            continue;
+        }
+        char *line = lb.data;
         size_t ll = strlen(line);
         if (ll && line[ll - 1] == '\r')
             line[--ll] = '\0';
@@ -198,8 +232,11 @@ int iolens_detect_parse_text(iolens_detect_input **out, const char *text, size_t
             cur_rank = rank;
             cur_id = id;
             have_cur = 1;
+            cur_counted = strcmp(cur_mod, "POSIX") && strcmp(cur_mod, "MPI-IO") && strcmp(cur_mod, "STDIO") ? 0 : 1;
             records++;
         }
+        if (!cur_counted)
+            continue; /* HEATMAP, LUSTRE, ...: only their record ids count (num_files) */
         int64_t iv;
         if (strstr(field[3], "_F_") || parse_i64(field[4], &iv) < 0)
             rc = iolens_detect_input_fcounter(in, field[3], fv);
@@ -226,7 +263,7 @@ int iolens_detect_parse_text(iolens_detect_input **out, const char *text, size_t
     in = NULL;
 out:
     iolens_detect_input_free(in);
-    free(buf);
+    iol_buf_release(&lb);
     return rc;
 }
 
