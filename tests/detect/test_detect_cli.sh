@@ -24,21 +24,21 @@ expect_rc 0 "$IOLENS" detect --models "$M" --features "$D/dev_features.csv" --js
 expect_grep '"probabilities"' "$IOLENS_TMP/out"
 [ "$(grep -c '"row"' "$IOLENS_TMP/out")" -eq 201 ] && ok || fail "json rows"
 
-# logs (darshan-parser text): human and JSON output
-for y in 2024 2025 2026; do
-  expect_rc 0 "$IOLENS" detect --models "$M" --rules "$S/$y/sample_${y}_base.txt"
-  expect_grep 'detected (tau 0.30):' "$IOLENS_TMP/out"
-  expect_grep 'Drishti-rule baseline' "$IOLENS_TMP/out"
-  expect_rc 0 "$IOLENS" detect --models "$M" --json "$S/$y/sample_${y}_full.txt"
-  expect_grep '"healthy"' "$IOLENS_TMP/out"
-  expect_grep '"files"' "$IOLENS_TMP/out"
-done
+# logs (darshan-parser text): human and JSON output, several logs per call
+expect_rc 0 "$IOLENS" detect --models "$M" --rules "$S"/2024/sample_2024_base.txt "$S"/2025/sample_2025_base.txt \
+  "$S"/2026/sample_2026_base.txt
+[ "$(grep -c 'detected (tau 0.30):' "$IOLENS_TMP/out")" -eq 3 ] && ok || fail "three logs in human output"
+[ "$(grep -c 'Drishti-rule baseline' "$IOLENS_TMP/out")" -eq 3 ] && ok || fail "rules for three logs"
 # 2025 shows many small requests: access granularity with its card and SHAP lines
-expect_rc 0 "$IOLENS" detect --models "$M" "$S/2025/sample_2025_base.txt"
 expect_grep 'access_granularity.*detected' "$IOLENS_TMP/out"
 expect_grep 'change: increase the transfer size' "$IOLENS_TMP/out"
 expect_grep 'does not apply when:' "$IOLENS_TMP/out"
 expect_grep 'top contributions (SHAP' "$IOLENS_TMP/out"
+expect_grep 'largest files:' "$IOLENS_TMP/out"
+expect_rc 0 "$IOLENS" detect --models "$M" --json "$S"/2024/sample_2024_full.txt "$S"/2025/sample_2025_full.txt \
+  "$S"/2026/sample_2026_full.txt
+[ "$(grep -c '"healthy"' "$IOLENS_TMP/out")" -eq 3 ] && ok || fail "three logs in JSON"
+[ "$(grep -c '"files"' "$IOLENS_TMP/out")" -eq 3 ] && ok || fail "files in JSON"
 
 # features: CSV header + one row per log, JSON
 expect_rc 0 "$IOLENS" features "$S/2024/sample_2024_base.txt" "$S/2026/sample_2026_base.txt"
