@@ -119,7 +119,7 @@ IOLENS_API void iolens_detect_derive(double *row, const double extra[3]);
  */
 IOLENS_API int iolens_detect_parse_text(iolens_detect_input **out, const char *text, size_t len,
                                         const char *name, iolens_warn_fn warn, void *warn_ctx);
-/** Same from a file (at most 1 GiB). */
+/** Same from a file (at most 1 GiB; gzip-compressed files are inflated). */
 IOLENS_API int iolens_detect_read_text(iolens_detect_input **out, const char *path, iolens_warn_fn warn,
                                        void *warn_ctx);
 

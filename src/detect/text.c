@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -77,7 +79,7 @@ static int is_token(const char *s, int allow_lower)
         return 0;
     for (; *s; s++) {
         char c = *s;
-        if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+        if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '/' ||
               (allow_lower && c >= 'a' && c <= 'z')))
             return 0;
     }
@@ -214,9 +216,11 @@ int iolens_detect_parse_text(iolens_detect_input **out, const char *text, size_t
         }
         int64_t rank;
         uint64_t id;
-        double fv;
+        double fv = 0.0;
+        int counted = !strcmp(field[0], "POSIX") || !strcmp(field[0], "MPI-IO") || !strcmp(field[0], "STDIO");
+        /* values of other modules may be text (LUSTRE_COMP1_STRIPE_PATTERN raid0, N/A) */
         if (nf < 5 || strlen(field[0]) >= sizeof cur_mod || !is_token(field[0], 0) || parse_i64(field[1], &rank) < 0 ||
-            parse_u64(field[2], &id) < 0 || !is_token(field[3], 0) || parse_f64(field[4], &fv) < 0) {
+            parse_u64(field[2], &id) < 0 || !is_token(field[3], 0) || (counted && parse_f64(field[4], &fv) < 0)) {
             if (!malformed++)
                 first_bad = lineno;
             continue;
@@ -232,7 +236,7 @@ int iolens_detect_parse_text(iolens_detect_input **out, const char *text, size_t
             cur_rank = rank;
             cur_id = id;
             have_cur = 1;
-            cur_counted = strcmp(cur_mod, "POSIX") && strcmp(cur_mod, "MPI-IO") && strcmp(cur_mod, "STDIO") ? 0 : 1;
+            cur_counted = counted;
             records++;
         }
         if (!cur_counted)
@@ -267,16 +271,55 @@ out:
     return rc;
 }
 
+/* Reads a file whole; gzip-compressed files (magic 1f 8b) are inflated, at most MAX_TEXT_BYTES. */
+static int read_maybe_gzip(const char *path, iol_buf *b)
+{
+    unsigned char magic[2] = {0, 0};
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return iol_read_file(path, MAX_TEXT_BYTES, b); /* reports the error */
+    size_t got = fread(magic, 1, 2, f);
+    fclose(f);
+    if (got < 2 || magic[0] != 0x1f || magic[1] != 0x8b)
+        return iol_read_file(path, MAX_TEXT_BYTES, b);
+    int rc = 0;
+    gzFile g = gzopen(path, "rb");
+    if (!g)
+        return iol_err(IOLENS_EIO, "cannot open '%s'", path);
+    char chunk[65536];
+    for (;;) {
+        int n = gzread(g, chunk, sizeof chunk);
+        if (n < 0) {
+            int zerr;
+            const char *msg = gzerror(g, &zerr);
+            rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': corrupt gzip data after %zu inflated bytes (%s)", path,
+                         b->len, msg ? msg : "zlib error");
+            break;
+        }
+        if (n == 0)
+            break;
+        if (b->len + (size_t)n > MAX_TEXT_BYTES) {
+            rc = iol_err(IOLENS_ENOMEM, "cannot read '%s': inflates beyond %zu bytes", path, MAX_TEXT_BYTES);
+            break;
+        }
+        if ((rc = iol_buf_append(b, chunk, (size_t)n)) < 0)
+            break;
+    }
+    gzclose(g);
+    return rc;
+}
+
 int iolens_detect_read_text(iolens_detect_input **out, const char *path, iolens_warn_fn warn, void *warn_ctx)
 {
     if (!out || !path)
         return iol_err(IOLENS_EINVAL, "no detect input output or path");
     *out = NULL;
     iol_buf b = IOL_BUF_INIT;
-    int rc = iol_read_file(path, MAX_TEXT_BYTES, &b);
+    int rc = read_maybe_gzip(path, &b);
     if (rc < 0)
         return rc;
-    rc = iolens_detect_parse_text(out, b.data ? b.data : "", b.len, path, warn, warn_ctx);
+    if (rc == 0)
+        rc = iolens_detect_parse_text(out, b.data ? b.data : "", b.len, path, warn, warn_ctx);
     iol_buf_release(&b);
     return rc;
 }
