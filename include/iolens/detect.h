@@ -207,6 +207,17 @@ IOLENS_API unsigned iolens_detect_gate(const double *probs, double tau);
  *  bit i = pattern i triggered; codes (may be NULL) gets e.g. "P05,M03". */
 IOLENS_API unsigned iolens_detect_rules(const double *row, char *codes, size_t codes_size);
 
+/** Rule labels of a feature row (IOSage's production labels): y[0..6] from
+ *  iolens_detect_rules(), y[7] (healthy) = 1 when no pattern fires. */
+IOLENS_API void iolens_detect_rule_labels(const double *row, unsigned char *y);
+
+/**
+ * Rule-labeled rows from logs (darshan-parser text, gzip allowed): *x gets
+ * npaths * 157 features, *y npaths * 8 rule labels (caller frees both).
+ */
+IOLENS_API int iolens_detect_rule_rows(double **x, unsigned char **y, const char *const *paths, size_t npaths,
+                                       iolens_warn_fn warn, void *warn_ctx);
+
 /** Pattern card of Table I: behavior, change template, when it does not apply. */
 typedef struct iolens_detect_card {
     const char *pattern;
@@ -237,7 +248,8 @@ typedef struct iolens_detect_scores {
  */
 IOLENS_API int iolens_detect_folds(int *fold, const unsigned char *y, size_t n, const int *group, int k,
                                    uint64_t seed);
-/** Out-of-fold probabilities oof[n * 8]: trains on k-1 folds, predicts the held-out one. */
+/** Out-of-fold probabilities oof[n * 8]: trains on k-1 folds, predicts the held-out one.
+ *  Rows with fold -1 are always in training and never predicted (e.g. rule-labeled logs). */
 IOLENS_API int iolens_detect_cv(double *oof, const iolens_detect_trainset *ts, const iolens_detect_params *p,
                                 const int *fold, int k);
 /** Trivial baseline: each label's majority value in the training folds; pred[n * 8]. */

@@ -15,7 +15,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: iolens eval [--data DIR] [--features CSV --labels CSV] [--folds K] [--seed N]\n"
-            "                   [--group row|config] [--bootstrap B] [--trees N] [--json]\n\n"
+            "                   [--group row|config] [--bootstrap B] [--trees N] [--json]\n"
+            "                   [--weight W] [--rule-logs LIST [--rule-weight W]]\n\n"
             "k-fold cross-validation of the pattern classifier on labeled feature rows (default: the\n"
             "201 dev rows of IOSage), stratified by label set, with Micro-F1, Macro-F1, Hamming loss,\n"
             "subset accuracy and per-label precision / recall / F1 with 95%% bootstrap intervals, for\n"
@@ -25,6 +26,9 @@ static void usage(FILE *out)
             "                   or one job) in one fold: scores configurations held out of training\n"
             "  --folds K        folds (default 5)     --seed N       seed (default 42)\n"
             "  --bootstrap B    resamples (default 1000)   --trees N  trees per model (default 500)\n"
+            "  --weight W       weight of the configuration-labeled rows (default 100)\n"
+            "  --rule-logs LIST darshan-parser dumps (one path a line) labeled by the Drishti-rule mapping,\n"
+            "                   added to every training fold at --rule-weight (default 1), never scored\n"
             "  --json           machine-readable output\n");
 }
 
@@ -116,7 +120,8 @@ static void on_progress(void *ctx, unsigned long done, unsigned long total)
 
 int cmd_eval(int argc, char **argv)
 {
-    const char *data = getenv("IOLENS_SHARED_DATA"), *features = NULL, *labels = NULL;
+    const char *data = getenv("IOLENS_SHARED_DATA"), *features = NULL, *labels = NULL, *rule_list = NULL;
+    double weight = 100.0, rule_weight = 1.0;
     int k = 5, reps = 1000, json = 0, by_config = 0;
     iolens_detect_params params;
     iolens_detect_params_default(&params);
@@ -134,6 +139,12 @@ int cmd_eval(int argc, char **argv)
             features = argv[++i];
         } else if (i + 1 < argc && !strcmp(a, "--labels")) {
             labels = argv[++i];
+        } else if (i + 1 < argc && !strcmp(a, "--rule-logs")) {
+            rule_list = argv[++i];
+        } else if (i + 1 < argc && !strcmp(a, "--rule-weight") &&
+                   (rule_weight = strtod(argv[++i], &end), *end == '\0') && rule_weight > 0) {
+        } else if (i + 1 < argc && !strcmp(a, "--weight") && (weight = strtod(argv[++i], &end), *end == '\0') &&
+                   weight > 0) {
         } else if (i + 1 < argc && !strcmp(a, "--group") && (!strcmp(argv[i + 1], "row") || !strcmp(argv[i + 1], "config"))) {
             by_config = !strcmp(argv[++i], "config");
         } else if (i + 1 < argc && !strcmp(a, "--folds") && (k = (int)strtol(argv[++i], &end, 10), *end == '\0') &&
@@ -159,9 +170,8 @@ int cmd_eval(int argc, char **argv)
         snprintf(lpath, sizeof lpath, "%s/iosage/dev_labels.csv", data), labels = lpath;
 
     int rc = CLI_FAIL;
-    iolens_detect_table *t = NULL;
-    unsigned char *y = NULL;
-    double *x = NULL, *w = NULL, *oof = NULL;
+    struct cli_detect_rows rows = {0};
+    double *oof = NULL;
     int *fold = NULL, *group = NULL;
     static const char *const method_names[] = {"classifier (8 models at 0.5)", "gate (7 patterns at tau 0.3)",
                                                "Drishti rules", "trivial: 90th percentile",
@@ -171,24 +181,22 @@ int cmd_eval(int argc, char **argv)
     memset(methods, 0, sizeof methods);
     for (int m = 0; m < nmethods; m++)
         methods[m].name = method_names[m];
-    if (iolens_detect_table_read(&t, features) < 0 ||
-        iolens_detect_labels_read(&y, iolens_detect_table_rows(t), labels) < 0) {
-        cli_lib_error();
+    if (cli_detect_rows_load(&rows, features, labels, weight, rule_list, rule_weight) != CLI_OK)
         goto out;
-    }
-    size_t n = iolens_detect_table_rows(t);
+    /* the configuration-labeled rows are scored; rule-labeled rows only ever train (fold -1) */
+    size_t n = rows.n_conf, nall = rows.n;
+    const double *x = rows.x;
+    const unsigned char *y = rows.y;
     if (n < (size_t)k) {
         cli_error("%zu rows cannot fill %d folds", n, k);
         goto out;
     }
-    x = malloc(n * NF * sizeof *x);
-    w = malloc(n * sizeof *w);
-    oof = malloc(n * NL * sizeof *oof);
-    fold = malloc(n * sizeof *fold);
+    oof = malloc(nall * NL * sizeof *oof);
+    fold = malloc(nall * sizeof *fold);
     group = malloc(n * sizeof *group);
     for (int m = 0; m < nmethods; m++)
-        methods[m].pred = calloc(n * NL, 1);
-    if (!x || !w || !oof || !fold || !group) {
+        methods[m].pred = calloc(nall * NL, 1);
+    if (!oof || !fold || !group) {
         cli_error("out of memory");
         goto out;
     }
@@ -198,12 +206,9 @@ int cmd_eval(int argc, char **argv)
             goto out;
         }
     size_t ngroups = n;
-    for (size_t i = 0; i < n; i++) {
-        memcpy(x + i * NF, iolens_detect_table_row(t, i), NF * sizeof *x);
-        w[i] = 100.0;
+    for (size_t i = 0; i < n; i++)
         group[i] = (int)i;
-    }
-    if (by_config && (ngroups = config_groups(t, group, n)) == 0) {
+    if (by_config && (ngroups = config_groups(rows.table, group, n)) == 0) {
         cli_error("out of memory");
         goto out;
     }
@@ -211,7 +216,9 @@ int cmd_eval(int argc, char **argv)
         cli_lib_error();
         goto out;
     }
-    iolens_detect_trainset ts = {n, x, y, w};
+    for (size_t i = n; i < nall; i++)
+        fold[i] = -1;
+    iolens_detect_trainset ts = {nall, rows.x, rows.y, rows.w};
     cli_progress prog;
     cli_progress_init(&prog, "cross-validating", (unsigned long)k * NL * (unsigned long)params.n_trees);
     params.progress = on_progress;
@@ -251,6 +258,12 @@ int cmd_eval(int argc, char **argv)
         iol_jsonw_obj_begin(&jw);
         iol_jsonw_key(&jw, "rows");
         iol_jsonw_uint(&jw, n);
+        iol_jsonw_key(&jw, "weight");
+        iol_jsonw_double(&jw, weight);
+        iol_jsonw_key(&jw, "rule_rows");
+        iol_jsonw_uint(&jw, nall - n);
+        iol_jsonw_key(&jw, "rule_weight");
+        iol_jsonw_double(&jw, rule_weight);
         iol_jsonw_key(&jw, "folds");
         iol_jsonw_int(&jw, k);
         iol_jsonw_key(&jw, "group");
@@ -291,10 +304,11 @@ int cmd_eval(int argc, char **argv)
         iol_jsonw_obj_end(&jw);
         iol_jsonw_finish(&jw);
     } else {
-        printf("%zu rows, %d-fold CV stratified by label set, grouped by %s (%zu groups), seed %llu, %d trees,\n"
+        printf("%zu configuration-labeled rows (weight %g) scored by %d-fold CV stratified by label set, grouped by\n"
+               "%s (%zu groups); %zu rule-labeled rows (weight %g) in every training fold; seed %llu, %d trees;\n"
                "95%% intervals from %d bootstrap resamples of the out-of-fold predictions\n\n",
-               n, k, by_config ? "configuration" : "row", ngroups, (unsigned long long)params.seed, params.n_trees,
-               reps);
+               n, weight, k, by_config ? "configuration" : "row", ngroups, nall - n, rule_weight,
+               (unsigned long long)params.seed, params.n_trees, reps);
         printf("%-30s  %-20s  %-20s  %-20s  %-20s\n", "method", "Micro-F1", "Macro-F1", "Hamming (lower better)",
                "Subset accuracy");
         for (int m = 0; m < nmethods; m++) {
@@ -322,10 +336,7 @@ int cmd_eval(int argc, char **argv)
 out:
     for (int m = 0; m < nmethods; m++)
         free(methods[m].pred);
-    iolens_detect_table_free(t);
-    free(y);
-    free(x);
-    free(w);
+    cli_detect_rows_release(&rows);
     free(oof);
     free(fold);
     free(group);

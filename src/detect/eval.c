@@ -91,7 +91,7 @@ out:
     return rc;
 }
 
-/* Rows of fold f (test) or of the other folds (train). */
+/* Rows of fold f (test) or of the other folds, fold -1 included (train). */
 static size_t select_rows(size_t *rows, const int *fold, size_t n, int f, int test)
 {
     size_t m = 0;

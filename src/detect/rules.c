@@ -7,7 +7,10 @@
 #include "detect/detect_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "util/error.h"
 
 unsigned iolens_detect_gate(const double *probs, double tau)
 {
@@ -100,6 +103,47 @@ unsigned iolens_detect_rules(const double *f, char *codes, size_t codes_size)
         add_code(codes, codes_size, "M03");
     }
     return set;
+}
+
+void iolens_detect_rule_labels(const double *row, unsigned char *y)
+{
+    unsigned set = iolens_detect_rules(row, NULL, 0);
+    for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++)
+        y[p] = (unsigned char)((set >> p) & 1u);
+    y[IOLENS_DETECT_NPATTERNS] = (unsigned char)(set == 0);
+}
+
+int iolens_detect_rule_rows(double **x, unsigned char **y, const char *const *paths, size_t npaths,
+                            iolens_warn_fn warn, void *warn_ctx)
+{
+    if (!x || !y || (!paths && npaths))
+        return iol_err(IOLENS_EINVAL, "no output or paths for rule-labeled rows");
+    *x = NULL;
+    *y = NULL;
+    int rc = 0;
+    double *xs = malloc((npaths ? npaths : 1) * IOLENS_DETECT_NFEATURES * sizeof *xs);
+    unsigned char *ys = malloc((npaths ? npaths : 1) * IOLENS_DETECT_NLABELS);
+    if (!xs || !ys) {
+        rc = iol_err(IOLENS_ENOMEM, "out of memory for %zu rule-labeled rows", npaths);
+        goto fail;
+    }
+    for (size_t i = 0; i < npaths; i++) {
+        iolens_detect_input *in = NULL;
+        rc = iolens_detect_read_text(&in, paths[i], warn, warn_ctx);
+        if (rc == 0)
+            rc = iolens_detect_input_features(in, xs + i * IOLENS_DETECT_NFEATURES);
+        iolens_detect_input_free(in);
+        if (rc < 0)
+            goto fail;
+        iolens_detect_rule_labels(xs + i * IOLENS_DETECT_NFEATURES, ys + i * IOLENS_DETECT_NLABELS);
+    }
+    *x = xs;
+    *y = ys;
+    return 0;
+fail:
+    free(xs);
+    free(ys);
+    return rc;
 }
 
 /* Table I of the seed: behavior, change template, when the change does not apply. */
