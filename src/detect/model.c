@@ -6,6 +6,7 @@
  */
 #include "detect/detect_internal.h"
 
+#include <float.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -62,8 +63,9 @@ static float *to_float(const double *x, size_t n)
     float *f = malloc((n ? n : 1) * IOLENS_DETECT_NFEATURES * sizeof *f);
     if (!f)
         return NULL;
+    /* XGBoost rejects infinities: clamp to the float range (NaN stays "missing") */
     for (size_t i = 0; i < n * IOLENS_DETECT_NFEATURES; i++)
-        f[i] = (float)x[i];
+        f[i] = x[i] > FLT_MAX ? FLT_MAX : x[i] < -FLT_MAX ? -FLT_MAX : (float)x[i];
     return f;
 }
 

@@ -111,6 +111,14 @@ static void test_retrain_reproduces_shipped(void **state)
     }
     assert_int_equal(iolens_detect_contribs(shipped, d.x, NL, shap), IOLENS_EINVAL);
 
+    /* hostile values: infinities and values beyond the float range still predict */
+    double odd[NF];
+    for (int i = 0; i < NF; i++)
+        odd[i] = (i % 3 == 0) ? INFINITY : (i % 3 == 1) ? -1e300 : NAN;
+    assert_int_equal(iolens_detect_predict(shipped, odd, 1, c), 0);
+    for (int l = 0; l < NL; l++)
+        assert_true(c[l] >= 0.0 && c[l] <= 1.0);
+
     free(a);
     free(b);
     free(c);
