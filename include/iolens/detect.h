@@ -194,6 +194,18 @@ IOLENS_API int iolens_detect_model_save(const iolens_detect_model *m, const char
 IOLENS_API int iolens_detect_model_load(iolens_detect_model **out, const char *dir);
 IOLENS_API void iolens_detect_model_free(iolens_detect_model *m);
 
+/** Key counters of a label's card (seed Section III-D): the features with the largest mean
+ *  |SHAP| over the training rows, and their median over the training rows with the label. */
+#define IOLENS_DETECT_NKEY 5
+typedef struct iolens_detect_key_feature {
+    int feature;
+    double mean_abs_shap;
+    double median_with_label;
+} iolens_detect_key_feature;
+/** Fills up to max key features of label (most important first); returns how many (>= 0). */
+IOLENS_API int iolens_detect_model_key_features(const iolens_detect_model *m, int label,
+                                                iolens_detect_key_feature *out, int max);
+
 /** Probabilities of the 8 labels for n rows: out[n * 8]. */
 IOLENS_API int iolens_detect_predict(iolens_detect_model *m, const double *x, size_t n, double *out);
 /** SHAP contributions of one row for label `label` (log-odds):

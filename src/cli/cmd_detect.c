@@ -192,6 +192,10 @@ static int detect_log(const struct opts *o, iolens_detect_model *m, const char *
             contribs[i] = (struct contrib){i, shap[i]};
         qsort(contribs, IOLENS_DETECT_NFEATURES, sizeof contribs[0], cmp_contrib);
         const iolens_detect_card *card = iolens_detect_card_get(p);
+        iolens_detect_key_feature key[IOLENS_DETECT_NKEY];
+        int nkey = iolens_detect_model_key_features(m, p, key, IOLENS_DETECT_NKEY);
+        if (nkey < 0)
+            nkey = 0;
         if (w) {
             iol_jsonw_obj_begin(w);
             iol_jsonw_key(w, "pattern");
@@ -219,6 +223,19 @@ static int detect_log(const struct opts *o, iolens_detect_model *m, const char *
                 iol_jsonw_obj_end(w);
             }
             iol_jsonw_arr_end(w);
+            iol_jsonw_key(w, "key_counters");
+            iol_jsonw_arr_begin(w);
+            for (int k = 0; k < nkey; k++) {
+                iol_jsonw_obj_begin(w);
+                iol_jsonw_key(w, "feature");
+                iol_jsonw_str(w, iolens_detect_feature_name(key[k].feature));
+                iol_jsonw_key(w, "value");
+                iol_jsonw_double(w, x[key[k].feature]);
+                iol_jsonw_key(w, "median_in_training_runs_with_pattern");
+                iol_jsonw_double(w, key[k].median_with_label);
+                iol_jsonw_obj_end(w);
+            }
+            iol_jsonw_arr_end(w);
             iol_jsonw_obj_end(w);
         } else {
             printf("\n  %s (%.4f): %s\n", card->pattern, probs[p], card->behavior);
@@ -226,6 +243,12 @@ static int detect_log(const struct opts *o, iolens_detect_model *m, const char *
             for (int i = 0; i < o->top; i++)
                 printf("      %+8.3f  %-28s = %.6g\n", contribs[i].value,
                        iolens_detect_feature_name(contribs[i].feature), x[contribs[i].feature]);
+            if (nkey > 0) {
+                printf("    key counters of the card (this log / median of training runs with the pattern):\n");
+                for (int k = 0; k < nkey; k++)
+                    printf("      %-28s %12.6g / %.6g\n", iolens_detect_feature_name(key[k].feature), x[key[k].feature],
+                           key[k].median_with_label);
+            }
             printf("    change: %s\n", card->change);
             printf("    does not apply when: %s\n", card->not_applicable);
         }

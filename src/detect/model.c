@@ -23,7 +23,13 @@ struct iolens_detect_model {
     double scale_pos_weight[IOLENS_DETECT_NLABELS];
     size_t train_rows;
     double train_weight;
+    /* card key counters: the features with the largest mean |SHAP| over the training rows,
+     * with their median over the training rows that carry the label */
+    int nkey[IOLENS_DETECT_NLABELS];
+    iolens_detect_key_feature key[IOLENS_DETECT_NLABELS][IOLENS_DETECT_NKEY];
 };
+
+static int compute_key_features(iolens_detect_model *m, int l, DMatrixHandle dm, const iolens_detect_trainset *ts);
 
 static int xgb_fail(const char *what)
 {
@@ -182,6 +188,8 @@ int iolens_detect_train(iolens_detect_model **out, const iolens_detect_trainset 
                 p->progress(p->progress_ctx, (unsigned long)l * (unsigned long)p->n_trees + (unsigned long)it + 1,
                             (unsigned long)IOLENS_DETECT_NLABELS * (unsigned long)p->n_trees);
             }
+        if ((rc = compute_key_features(m, l, dm, ts)) < 0)
+            goto out;
     }
     *out = m;
     m = NULL;
@@ -273,6 +281,19 @@ int iolens_detect_model_save(const iolens_detect_model *m, const char *dir, cons
         iol_jsonw_str(&w, fname);
         iol_jsonw_key(&w, "scale_pos_weight");
         iol_jsonw_double(&w, m->scale_pos_weight[l]);
+        iol_jsonw_key(&w, "key_features");
+        iol_jsonw_arr_begin(&w);
+        for (int k = 0; k < m->nkey[l]; k++) {
+            iol_jsonw_obj_begin(&w);
+            iol_jsonw_key(&w, "name");
+            iol_jsonw_str(&w, iolens_detect_feature_name(m->key[l][k].feature));
+            iol_jsonw_key(&w, "mean_abs_shap");
+            iol_jsonw_double(&w, m->key[l][k].mean_abs_shap);
+            iol_jsonw_key(&w, "median_with_label");
+            iol_jsonw_double(&w, m->key[l][k].median_with_label);
+            iol_jsonw_obj_end(&w);
+        }
+        iol_jsonw_arr_end(&w);
         iol_jsonw_obj_end(&w);
     }
     iol_jsonw_arr_end(&w);
@@ -342,6 +363,18 @@ int iolens_detect_model_load(iolens_detect_model **out, const char *dir)
         }
         json_t *spw = json_object_get(e, "scale_pos_weight");
         m->scale_pos_weight[l] = json_is_number(spw) ? json_number_value(spw) : 1.0;
+        json_t *keys = json_object_get(e, "key_features"), *kf;
+        size_t ki;
+        json_array_foreach(keys, ki, kf)
+        {
+            int fi = iolens_detect_feature_index(json_string_value(json_object_get(kf, "name")));
+            json_t *ms = json_object_get(kf, "mean_abs_shap"), *md = json_object_get(kf, "median_with_label");
+            if (fi < 0 || !json_is_number(ms) || !json_is_number(md) || m->nkey[l] >= IOLENS_DETECT_NKEY) {
+                rc = iol_err(IOLENS_EFORMAT, "cannot read '%s/meta.json': bad key feature %zu of '%s'", dir, ki, name);
+                goto out;
+            }
+            m->key[l][m->nkey[l]++] = (iolens_detect_key_feature){fi, json_number_value(ms), json_number_value(md)};
+        }
         snprintf(path, sizeof path, "%s/%s.ubj", dir, name);
         if (XGBoosterCreate(NULL, 0, &m->booster[l]) != 0) {
             rc = xgb_fail("creating a booster");
@@ -435,4 +468,65 @@ int iolens_detect_contribs(iolens_detect_model *m, const double *row, int label,
 out:
     XGDMatrixFree(dm);
     return rc;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int compute_key_features(iolens_detect_model *m, int l, DMatrixHandle dm, const iolens_detect_trainset *ts)
+{
+    const bst_ulong *shape = NULL;
+    bst_ulong dim = 0;
+    const float *res = NULL;
+    if (XGBoosterPredictFromDMatrix(m->booster[l], dm, predict_contrib, &shape, &dim, &res) != 0)
+        return xgb_fail("computing SHAP contributions of the training rows");
+    bst_ulong total = 1;
+    for (bst_ulong d = 0; d < dim; d++)
+        total *= shape[d];
+    const size_t stride = IOLENS_DETECT_NFEATURES + 1;
+    if (total != ts->n * stride)
+        return iol_err(IOLENS_EDEPEND, "xgboost: %llu contributions for %zu rows", (unsigned long long)total, ts->n);
+    double mean[IOLENS_DETECT_NFEATURES] = {0};
+    for (size_t i = 0; i < ts->n; i++)
+        for (int f = 0; f < IOLENS_DETECT_NFEATURES; f++)
+            mean[f] += fabs(res[i * stride + (size_t)f]) / (double)ts->n;
+    double *v = malloc(ts->n * sizeof *v);
+    if (!v)
+        return iol_err(IOLENS_ENOMEM, "out of memory computing key features");
+    m->nkey[l] = 0;
+    unsigned char used[IOLENS_DETECT_NFEATURES] = {0};
+    for (int k = 0; k < IOLENS_DETECT_NKEY; k++) {
+        int best = -1;
+        for (int f = 0; f < IOLENS_DETECT_NFEATURES; f++)
+            if (!used[f] && mean[f] > 0 && (best < 0 || mean[f] > mean[best]))
+                best = f;
+        if (best < 0)
+            break;
+        used[best] = 1;
+        size_t nv = 0;
+        for (size_t i = 0; i < ts->n; i++)
+            if (ts->y[i * IOLENS_DETECT_NLABELS + l])
+                v[nv++] = ts->x[i * IOLENS_DETECT_NFEATURES + best];
+        double med = 0.0;
+        if (nv) {
+            qsort(v, nv, sizeof *v, cmp_dbl);
+            med = nv % 2 ? v[nv / 2] : 0.5 * (v[nv / 2 - 1] + v[nv / 2]);
+        }
+        m->key[l][m->nkey[l]++] = (iolens_detect_key_feature){best, mean[best], med};
+    }
+    free(v);
+    return 0;
+}
+
+int iolens_detect_model_key_features(const iolens_detect_model *m, int label, iolens_detect_key_feature *out, int max)
+{
+    if (!m || label < 0 || label >= IOLENS_DETECT_NLABELS || (!out && max > 0))
+        return iol_err(IOLENS_EINVAL, "no model or bad label %d", label);
+    int n = m->nkey[label] < max ? m->nkey[label] : max;
+    for (int k = 0; k < n; k++)
+        out[k] = m->key[label][k];
+    return n;
 }

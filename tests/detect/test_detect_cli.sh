@@ -35,6 +35,7 @@ expect_grep 'change: increase the transfer size' "$IOLENS_TMP/out"
 expect_grep 'does not apply when:' "$IOLENS_TMP/out"
 expect_grep 'top contributions (SHAP' "$IOLENS_TMP/out"
 expect_grep 'largest files:' "$IOLENS_TMP/out"
+expect_grep 'key counters of the card' "$IOLENS_TMP/out"
 expect_rc 0 "$IOLENS" detect --models "$M" --json "$S"/2024/sample_2024_full.txt "$S"/2025/sample_2025_full.txt \
   "$S"/2026/sample_2026_full.txt
 [ "$(grep -c '"healthy"' "$IOLENS_TMP/out")" -eq 3 ] && ok || fail "three logs in JSON"

@@ -82,6 +82,20 @@ static void test_retrain_reproduces_shipped(void **state)
         if (a[i] != b[i])
             fail_msg("row %zu label %zu: shipped %.9g, retrained %.9g", i / NL, i % NL, a[i], b[i]);
 
+    /* card key counters: five per label, the same after training and after loading */
+    for (int l = 0; l < NL; l++) {
+        iolens_detect_key_feature k1[IOLENS_DETECT_NKEY], k2[IOLENS_DETECT_NKEY];
+        assert_int_equal(iolens_detect_model_key_features(shipped, l, k1, IOLENS_DETECT_NKEY), IOLENS_DETECT_NKEY);
+        assert_int_equal(iolens_detect_model_key_features(again, l, k2, IOLENS_DETECT_NKEY), IOLENS_DETECT_NKEY);
+        for (int k = 0; k < IOLENS_DETECT_NKEY; k++) {
+            assert_int_equal(k1[k].feature, k2[k].feature);
+            assert_true(fabs(k1[k].median_with_label - k2[k].median_with_label) <= 1e-9 * fmax(1, fabs(k2[k].median_with_label)));
+            assert_true(k1[k].mean_abs_shap > 0);
+            if (k > 0)
+                assert_true(k1[k].mean_abs_shap <= k1[k - 1].mean_abs_shap + 1e-9);
+        }
+    }
+
     /* save + load round trip */
     char dir[] = "/tmp/iolens-test-models-XXXXXX";
     assert_non_null(mkdtemp(dir));
