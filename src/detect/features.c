@@ -164,6 +164,15 @@ static const struct counter_def counters[] = {
 #undef TOPC
 
 #define NCOUNTERS ((int)(sizeof counters / sizeof counters[0]))
+#define HASH_SLOTS 512 /* power of two, > 2 * NCOUNTERS */
+
+static unsigned name_hash(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h & (HASH_SLOTS - 1);
+}
 
 /* Per-file evidence while aggregating. */
 struct file_acc {
@@ -196,7 +205,7 @@ struct iolens_detect_input {
     int name_count_set;
     uint64_t name_count;
 
-    short sorted[NCOUNTERS]; /* counter indices sorted by name */
+    short hslot[HASH_SLOTS]; /* open-addressing name hash: counter index + 1, 0 = empty */
     short feat[NCOUNTERS];   /* feature index of each counter, -1 for extras */
     short ix_ev[EV_N];       /* counters read for per-file evidence and K_TSIZE */
 
@@ -225,13 +234,6 @@ struct iolens_detect_input {
     size_t nfiles, files_cap;
 };
 
-/* The table is constant, so the comparator reads it directly. */
-static int cmp_counter_idx(const void *a, const void *b)
-{
-    short x = *(const short *)a, y = *(const short *)b;
-    return strcmp(counters[x].name, counters[y].name);
-}
-
 int iolens_detect_input_new(iolens_detect_input **out)
 {
     *out = NULL;
@@ -239,10 +241,14 @@ int iolens_detect_input_new(iolens_detect_input **out)
     if (!in)
         return iol_err(IOLENS_ENOMEM, "out of memory allocating a detect input");
     for (int i = 0; i < NCOUNTERS; i++) {
-        in->sorted[i] = (short)i;
         in->feat[i] = counters[i].extra >= 0 ? -1 : (short)iolens_detect_feature_index(counters[i].name);
     }
-    qsort(in->sorted, NCOUNTERS, sizeof in->sorted[0], cmp_counter_idx);
+    for (int i = 0; i < NCOUNTERS; i++) {
+        unsigned h = name_hash(counters[i].name);
+        while (in->hslot[h])
+            h = (h + 1) & (HASH_SLOTS - 1);
+        in->hslot[h] = (short)(i + 1);
+    }
     for (int e = 0; e < EV_N; e++)
         for (int i = 0; i < NCOUNTERS; i++)
             if (!strcmp(counters[i].name, evidence_names[e]))
@@ -476,17 +482,9 @@ int iolens_detect_input_record(iolens_detect_input *in, const char *module, int6
 
 static int find_counter(const iolens_detect_input *in, const char *name)
 {
-    int lo = 0, hi = NCOUNTERS - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        int c = strcmp(name, counters[in->sorted[mid]].name);
-        if (!c)
-            return in->sorted[mid];
-        if (c < 0)
-            hi = mid - 1;
-        else
-            lo = mid + 1;
-    }
+    for (unsigned h = name_hash(name); in->hslot[h]; h = (h + 1) & (HASH_SLOTS - 1))
+        if (!strcmp(counters[in->hslot[h] - 1].name, name))
+            return in->hslot[h] - 1;
     return -1;
 }
 

@@ -217,10 +217,13 @@ int iolens_detect_parse_text(iolens_detect_input **out, const char *text, size_t
         int64_t rank;
         uint64_t id;
         double fv = 0.0;
+        int64_t iv = 0;
+        int is_int = 0;
         int counted = !strcmp(field[0], "POSIX") || !strcmp(field[0], "MPI-IO") || !strcmp(field[0], "STDIO");
         /* values of other modules may be text (LUSTRE_COMP1_STRIPE_PATTERN raid0, N/A) */
         if (nf < 5 || strlen(field[0]) >= sizeof cur_mod || !is_token(field[0], 0) || parse_i64(field[1], &rank) < 0 ||
-            parse_u64(field[2], &id) < 0 || !is_token(field[3], 0) || (counted && parse_f64(field[4], &fv) < 0)) {
+            parse_u64(field[2], &id) < 0 || !is_token(field[3], 0) ||
+            (counted && !(is_int = parse_i64(field[4], &iv) == 0) && parse_f64(field[4], &fv) < 0)) {
             if (!malformed++)
                 first_bad = lineno;
             continue;
@@ -241,9 +244,8 @@ int iolens_detect_parse_text(iolens_detect_input **out, const char *text, size_t
         }
         if (!cur_counted)
             continue; /* HEATMAP, LUSTRE, ...: only their record ids count (num_files) */
-        int64_t iv;
-        if (strstr(field[3], "_F_") || parse_i64(field[4], &iv) < 0)
-            rc = iolens_detect_input_fcounter(in, field[3], fv);
+        if (strstr(field[3], "_F_") || !is_int)
+            rc = iolens_detect_input_fcounter(in, field[3], is_int ? (double)iv : fv);
         else
             rc = iolens_detect_input_counter(in, field[3], iv);
         if (rc < 0)
