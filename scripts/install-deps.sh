@@ -9,6 +9,7 @@ PACKAGES=(
   libjansson-dev
   libcmocka-dev
   libsimgrid-dev   # optional: place simulator cross-check (tests/place/test_simgrid.cpp)
+  libxgboost-dev
 )
 
 SUDO=""
