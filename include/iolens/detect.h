@@ -124,6 +124,26 @@ IOLENS_API int iolens_detect_read_text(iolens_detect_input **out, const char *pa
                                        void *warn_ctx);
 
 /* ------------------------------------------------------------------ */
+/* Binary Darshan logs (through the streaming reader of iolens/darshan.h) */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Reads a binary Darshan log into a new input: job facts (nprocs, run time),
+ * every module of the header, the number of distinct name records
+ * (num_files), every record of every module with its counters and fcounters
+ * by name (DXT trace regions are declared but not decompressed: they hold no
+ * counters). Warnings (e.g. a module version the reader cannot decode) go to warn.
+ */
+IOLENS_API int iolens_detect_read_darshan(iolens_detect_input **out, const char *path, iolens_warn_fn warn,
+                                          void *warn_ctx);
+/** 1 if the file starts with a Darshan log header (magic number at byte 8, either
+ *  byte order), 0 if not, < 0 if it cannot be read. */
+IOLENS_API int iolens_detect_is_darshan(const char *path);
+/** A binary Darshan log or darshan-parser text (gzip allowed), told apart by content. */
+IOLENS_API int iolens_detect_read_log(iolens_detect_input **out, const char *path, iolens_warn_fn warn,
+                                      void *warn_ctx);
+
+/* ------------------------------------------------------------------ */
 /* Feature tables (CSV in the layout of dev_features.csv)               */
 /* ------------------------------------------------------------------ */
 
@@ -224,7 +244,8 @@ IOLENS_API unsigned iolens_detect_rules(const double *row, char *codes, size_t c
 IOLENS_API void iolens_detect_rule_labels(const double *row, unsigned char *y);
 
 /**
- * Rule-labeled rows from logs (darshan-parser text, gzip allowed): *x gets
+ * Rule-labeled rows from logs (binary Darshan logs or darshan-parser text, gzip
+ * allowed; iolens_detect_read_log): *x gets
  * npaths * 157 features, *y npaths * 8 rule labels (caller frees both).
  */
 IOLENS_API int iolens_detect_rule_rows(double **x, unsigned char **y, const char *const *paths, size_t npaths,

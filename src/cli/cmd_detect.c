@@ -142,7 +142,7 @@ static int detect_log(const struct opts *o, iolens_detect_model *m, const char *
     iolens_detect_file files[MAX_FILES];
     struct contrib contribs[IOLENS_DETECT_NFEATURES];
     int rc = CLI_FAIL, nfiles;
-    if (iolens_detect_read_text(&in, path, cli_warn_cb, NULL) < 0 || iolens_detect_input_features(in, x) < 0 ||
+    if (iolens_detect_read_log(&in, path, cli_warn_cb, NULL) < 0 || iolens_detect_input_features(in, x) < 0 ||
         (nfiles = iolens_detect_input_top_files(in, files, MAX_FILES)) < 0 ||
         iolens_detect_predict(m, x, 1, probs) < 0) {
         cli_lib_error();

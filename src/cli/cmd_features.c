@@ -64,7 +64,7 @@ int cmd_features(int argc, char **argv)
     for (int i = first; i < argc; i++) {
         iolens_detect_input *in = NULL;
         double x[IOLENS_DETECT_NFEATURES];
-        if (iolens_detect_read_text(&in, argv[i], cli_warn_cb, NULL) < 0 || iolens_detect_input_features(in, x) < 0) {
+        if (iolens_detect_read_log(&in, argv[i], cli_warn_cb, NULL) < 0 || iolens_detect_input_features(in, x) < 0) {
             cli_lib_error();
             iolens_detect_input_free(in);
             rc = CLI_FAIL;

@@ -37,4 +37,9 @@ void iol_u64map_release(iol_u64map *m);
 uint64_t iol_rand_next(uint64_t *state);
 double iol_rand_unit(uint64_t *state); /* [0,1) */
 
+/* iolens_detect_read_darshan(); text_rounding != 0 rounds every fcounter as darshan-parser
+ * prints it ("%f") and the run time as "%.4f" (tests compare with the text path). */
+int iol_detect_read_darshan_opt(iolens_detect_input **out, const char *path, iolens_warn_fn warn, void *warn_ctx,
+                                int text_rounding);
+
 #endif

@@ -129,7 +129,7 @@ int iolens_detect_rule_rows(double **x, unsigned char **y, const char *const *pa
     }
     for (size_t i = 0; i < npaths; i++) {
         iolens_detect_input *in = NULL;
-        rc = iolens_detect_read_text(&in, paths[i], warn, warn_ctx);
+        rc = iolens_detect_read_log(&in, paths[i], warn, warn_ctx);
         if (rc == 0)
             rc = iolens_detect_input_features(in, xs + i * IOLENS_DETECT_NFEATURES);
         iolens_detect_input_free(in);

@@ -1,0 +1,213 @@
+/*
+ * Binary Darshan logs -> iolens_detect_input, through the streaming reader of
+ * src/darshan (no text round trip): job facts, every module present in the
+ * header (add_module), the number of distinct name records (set_name_count:
+ * IOSage's num_files is len(report.name_records)), then every record of every
+ * module with its integer counters and fcounters given by name.
+ *
+ * DXT_POSIX / DXT_MPIIO records carry no counters (only trace segments), so
+ * their regions are declared (add_module) but not decompressed.
+ *
+ * iolens_detect_read_log() tells a binary log (the Darshan header magic at
+ * byte 8, either byte order) from darshan-parser text by content.
+ */
+#include "detect/detect_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iolens/darshan.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+#define DARSHAN_MAGIC 6567223ULL
+
+/* id -> name (offset into an arena), first non-empty name of an id wins. */
+struct names {
+    iol_u64map map; /* id -> offset in arena (+1), 0 = empty name so far */
+    iol_buf arena;
+    uint64_t count; /* distinct ids */
+};
+
+static void names_release(struct names *n)
+{
+    iol_u64map_release(&n->map);
+    iol_buf_release(&n->arena);
+}
+
+static int names_read(iolens_darshan_log *log, struct names *n)
+{
+    int rc = iolens_darshan_names_begin(log);
+    if (rc < 0)
+        return rc;
+    uint64_t id;
+    const char *name;
+    while ((rc = iolens_darshan_names_next(log, &id, &name)) > 0) {
+        long s = iol_u64map_find(&n->map, id);
+        if (s < 0) {
+            s = iol_u64map_slot(&n->map, id, 0);
+            if (s < 0)
+                return iol_err(IOLENS_ENOMEM, "out of memory reading the names of '%s'", iolens_darshan_path(log));
+            n->count++;
+        }
+        if (n->map.vals[s] == 0 && name && name[0]) {
+            n->map.vals[s] = (int64_t)n->arena.len + 1;
+            if (iol_buf_append(&n->arena, name, strlen(name) + 1) < 0)
+                return IOLENS_ENOMEM;
+        }
+    }
+    return rc;
+}
+
+static const char *names_get(const struct names *n, uint64_t id)
+{
+    long s = iol_u64map_find(&n->map, id);
+    if (s < 0 || n->map.vals[s] <= 0)
+        return NULL;
+    return n->arena.data + (n->map.vals[s] - 1);
+}
+
+static int counted_module(int m)
+{
+    return m == IOLENS_DARSHAN_POSIX || m == IOLENS_DARSHAN_MPIIO || m == IOLENS_DARSHAN_STDIO;
+}
+
+/* A double as darshan-parser prints it ("%f", or "%.4f" for the run time) and the
+ * text reader reads it back. */
+static double text_round(int run_time, double v)
+{
+    char buf[400];
+    if (run_time)
+        snprintf(buf, sizeof buf, "%.4f", v);
+    else
+        snprintf(buf, sizeof buf, "%f", v);
+    return strtod(buf, NULL);
+}
+
+static int feed_module(iolens_darshan_log *log, iolens_detect_input *in, const struct names *names, int m,
+                       int text_rounding)
+{
+    const char *mname = iolens_darshan_module_name(m);
+    int rc = iolens_darshan_module_begin(log, m);
+    if (rc <= 0)
+        return rc;
+    const iolens_darshan_record *r;
+    while ((rc = iolens_darshan_record_next(log, &r)) > 0) {
+        rc = iolens_detect_input_record(in, mname, r->rank, r->id, names_get(names, r->id));
+        if (rc < 0)
+            return rc;
+        for (size_t i = 0; i < r->ncounters; i++) {
+            const char *cn = iolens_darshan_counter_name(m, i);
+            if (cn && (rc = iolens_detect_input_counter(in, cn, r->counters[i])) < 0)
+                return rc;
+        }
+        for (size_t i = 0; i < r->nfcounters; i++) {
+            const char *cn = iolens_darshan_fcounter_name(m, i);
+            double v = text_rounding ? text_round(0, r->fcounters[i]) : r->fcounters[i];
+            if (cn && (rc = iolens_detect_input_fcounter(in, cn, v)) < 0)
+                return rc;
+        }
+    }
+    return rc;
+}
+
+int iol_detect_read_darshan_opt(iolens_detect_input **out, const char *path, iolens_warn_fn warn, void *warn_ctx,
+                                int text_rounding)
+{
+    if (!out || !path)
+        return iol_err(IOLENS_EINVAL, "no detect input output or path");
+    *out = NULL;
+    int rc;
+    iolens_darshan_log *log = NULL;
+    iolens_detect_input *in = NULL;
+    struct names names;
+    memset(&names, 0, sizeof names);
+
+    rc = iolens_darshan_open(path, warn, warn_ctx, &log);
+    if (rc < 0)
+        goto out;
+    rc = iolens_detect_input_new(&in);
+    if (rc < 0)
+        goto out;
+    const iolens_darshan_header *h = iolens_darshan_header_get(log);
+    const iolens_darshan_job *job = iolens_darshan_job_get(log);
+    rc = iolens_detect_input_set_job(in, job->nprocs,
+                                     text_rounding ? text_round(1, job->run_time) : job->run_time);
+    if (rc < 0)
+        goto out;
+    for (int m = 1; m < IOLENS_DARSHAN_MOD_COUNT; m++)
+        if (h->mod[m].len > 0 && (rc = iolens_detect_input_add_module(in, iolens_darshan_module_name(m))) < 0)
+            goto out;
+    rc = names_read(log, &names);
+    if (rc < 0)
+        goto out;
+    rc = iolens_detect_input_set_name_count(in, names.count);
+    if (rc < 0)
+        goto out;
+    for (int m = 1; m < IOLENS_DARSHAN_MOD_COUNT; m++) {
+        if (h->mod[m].len == 0 || m == IOLENS_DARSHAN_DXT_POSIX || m == IOLENS_DARSHAN_DXT_MPIIO)
+            continue;
+        if (!iolens_darshan_version_supported(m, h->mod_ver[m])) {
+            /* the reader cannot decode it; only the three counted modules matter to the features */
+            if (counted_module(m) && warn) {
+                char msg[300];
+                snprintf(msg, sizeof msg,
+                         "'%s': %s records of version %u are not supported; their counters are missing "
+                         "from the features",
+                         path, iolens_darshan_module_name(m), (unsigned)h->mod_ver[m]);
+                warn(warn_ctx, msg);
+            }
+            continue;
+        }
+        rc = feed_module(log, in, &names, m, text_rounding);
+        if (rc < 0)
+            goto out;
+    }
+    rc = 0;
+    *out = in;
+    in = NULL;
+out:
+    names_release(&names);
+    iolens_detect_input_free(in);
+    iolens_darshan_close(log);
+    return rc;
+}
+
+int iolens_detect_read_darshan(iolens_detect_input **out, const char *path, iolens_warn_fn warn, void *warn_ctx)
+{
+    return iol_detect_read_darshan_opt(out, path, warn, warn_ctx, 0);
+}
+
+int iolens_detect_is_darshan(const char *path)
+{
+    if (!path)
+        return iol_err(IOLENS_EINVAL, "no path");
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return iol_err(IOLENS_EIO, "cannot open '%s': %s", path, strerror(errno));
+    unsigned char b[16];
+    size_t got = fread(b, 1, sizeof b, f);
+    fclose(f);
+    if (got < sizeof b)
+        return 0;
+    uint64_t le = 0, be = 0;
+    for (int i = 0; i < 8; i++) {
+        le |= (uint64_t)b[8 + i] << (8 * i);
+        be = (be << 8) | b[8 + i];
+    }
+    return le == DARSHAN_MAGIC || be == DARSHAN_MAGIC;
+}
+
+int iolens_detect_read_log(iolens_detect_input **out, const char *path, iolens_warn_fn warn, void *warn_ctx)
+{
+    if (!out || !path)
+        return iol_err(IOLENS_EINVAL, "no detect input output or path");
+    *out = NULL;
+    int rc = iolens_detect_is_darshan(path);
+    if (rc < 0)
+        return rc;
+    return rc ? iolens_detect_read_darshan(out, path, warn, warn_ctx)
+              : iolens_detect_read_text(out, path, warn, warn_ctx);
+}
