@@ -11,11 +11,12 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: iolens detect [--models DIR] [--json] [--rules] [--top N] [--tau T] LOG.txt...\n"
+            "usage: iolens detect [--models DIR] [--json] [--rules] [--top N] [--tau T] LOG...\n"
             "       iolens detect --features FILE.csv [--csv|--json] [--models DIR] [--tau T]\n\n"
             "Decides which of the seven registered I/O bottleneck patterns a log shows with the\n"
             "trained XGBoost models (gate: a pattern is detected when its probability >= tau, 0.3).\n"
-            "LOG.txt is darshan-parser text output (--base or --all). For each log: probabilities,\n"
+            "LOG is a binary Darshan log or darshan-parser text output (--base or --all; gzip\n"
+            "allowed), told apart by content. For each log: probabilities,\n"
             "the detected set, top SHAP contributions, pattern cards and per-file evidence.\n\n"
             "  --features CSV  feature rows in the layout of dev_features.csv; --csv prints one row\n"
             "                  per input row: one probability column per label and `detected`\n"

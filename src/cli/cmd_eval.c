@@ -27,7 +27,8 @@ static void usage(FILE *out)
             "  --folds K        folds (default 5)     --seed N       seed (default 42)\n"
             "  --bootstrap B    resamples (default 1000)   --trees N  trees per model (default 500)\n"
             "  --weight W       weight of the configuration-labeled rows (default 100)\n"
-            "  --rule-logs LIST darshan-parser dumps (one path a line) labeled by the Drishti-rule mapping,\n"
+            "  --rule-logs LIST logs (one path a line: binary .darshan logs or darshan-parser dumps)\n"
+            "                   labeled by the Drishti-rule mapping,\n"
             "                   added to every training fold at --rule-weight (default 1), never scored\n"
             "  --json           machine-readable output\n");
 }

@@ -9,10 +9,11 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: iolens features [--csv|--json] LOG.txt...\n\n"
+    fprintf(out, "usage: iolens features [--csv|--json] LOG...\n\n"
                  "Prints the 157 model features (feature_cols_157.json order) computed from each log's\n"
-                 "counters with the aggregation rules of IOSage's features.tsv. LOG.txt is darshan-parser\n"
-                 "text output (--base or --all). CSV (default): a header `log,<157 names>`, one row per log.\n");
+                 "counters with the aggregation rules of IOSage's features.tsv. LOG is a binary Darshan\n"
+                 "log or darshan-parser text output (--base or --all; gzip allowed), told apart by\n"
+                 "content. CSV (default): a header `log,<157 names>`, one row per log.\n");
 }
 
 /* Shortest of %.15g / %.17g that reads back as the same double. */
