@@ -82,6 +82,14 @@ IOLENS_API int iolens_detect_input_counter(iolens_detect_input *in, const char *
 /** Sets a floating-point counter ("POSIX_F_READ_TIME"). */
 IOLENS_API int iolens_detect_input_fcounter(iolens_detect_input *in, const char *name, double value);
 
+/** Resolves a counter name once (for readers that give the same counters many
+ *  times): a key >= 0 for a counter the features use, -1 for a name the setters
+ *  ignore. Keys are the same for every input. */
+IOLENS_API int iolens_detect_input_key(const iolens_detect_input *in, const char *name);
+/** iolens_detect_input_counter / _fcounter by key (negative keys are ignored). */
+IOLENS_API int iolens_detect_input_counter_key(iolens_detect_input *in, int key, int64_t value);
+IOLENS_API int iolens_detect_input_fcounter_key(iolens_detect_input *in, int key, double value);
+
 /** Computes the 157 features (features.tsv rules) into out[IOLENS_DETECT_NFEATURES].
  *  The input stays usable (more records may be added afterwards). */
 IOLENS_API int iolens_detect_input_features(iolens_detect_input *in, double *out);

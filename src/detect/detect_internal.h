@@ -37,9 +37,12 @@ void iol_u64map_release(iol_u64map *m);
 uint64_t iol_rand_next(uint64_t *state);
 double iol_rand_unit(uint64_t *state); /* [0,1) */
 
-/* iolens_detect_read_darshan(); text_rounding != 0 rounds every fcounter as darshan-parser
- * prints it ("%f") and the run time as "%.4f" (tests compare with the text path). */
+/* iolens_detect_read_darshan() with options (tests compare with the text path):
+ * IOL_DD_TEXT_ROUNDING rounds every fcounter as darshan-parser prints it ("%f") and the
+ * run time as "%.4f"; IOL_DD_ALL_RECORDS decodes and gives the records of every module
+ * (by default only POSIX, MPI-IO and STDIO, whose counters the features use). */
+enum { IOL_DD_TEXT_ROUNDING = 1, IOL_DD_ALL_RECORDS = 2 };
 int iol_detect_read_darshan_opt(iolens_detect_input **out, const char *path, iolens_warn_fn warn, void *warn_ctx,
-                                int text_rounding);
+                                int opts);
 
 #endif

@@ -488,6 +488,51 @@ static int find_counter(const iolens_detect_input *in, const char *name)
     return -1;
 }
 
+int iolens_detect_input_key(const iolens_detect_input *in, const char *name)
+{
+    if (!in || !name)
+        return -1;
+    return find_counter(in, name);
+}
+
+static void set_int(iolens_detect_input *in, int i, int64_t value)
+{
+    in->cur_i[i] = value;
+    in->cur_f[i] = (double)value;
+    in->cur_set[i] = 1;
+}
+
+static void set_float(iolens_detect_input *in, int i, double value)
+{
+    if (!isfinite(value))
+        value = 0.0;
+    in->cur_f[i] = value;
+    in->cur_i[i] = value >= 9.2e18 ? INT64_MAX : value <= -9.2e18 ? INT64_MIN : (int64_t)value;
+    in->cur_set[i] = 1;
+}
+
+int iolens_detect_input_counter_key(iolens_detect_input *in, int key, int64_t value)
+{
+    if (!in)
+        return iol_err(IOLENS_EINVAL, "no detect input");
+    if (!in->in_record)
+        return iol_err(IOLENS_EINVAL, "counter given before any record");
+    if (key >= 0 && key < NCOUNTERS && counters[key].mod == in->cur_mod)
+        set_int(in, key, value);
+    return 0;
+}
+
+int iolens_detect_input_fcounter_key(iolens_detect_input *in, int key, double value)
+{
+    if (!in)
+        return iol_err(IOLENS_EINVAL, "no detect input");
+    if (!in->in_record)
+        return iol_err(IOLENS_EINVAL, "counter given before any record");
+    if (key >= 0 && key < NCOUNTERS && counters[key].mod == in->cur_mod)
+        set_float(in, key, value);
+    return 0;
+}
+
 int iolens_detect_input_counter(iolens_detect_input *in, const char *name, int64_t value)
 {
     if (!in || !name)
@@ -495,11 +540,8 @@ int iolens_detect_input_counter(iolens_detect_input *in, const char *name, int64
     if (!in->in_record)
         return iol_err(IOLENS_EINVAL, "counter '%s' given before any record", name);
     int i = find_counter(in, name);
-    if (i < 0 || counters[i].mod != in->cur_mod)
-        return 0;
-    in->cur_i[i] = value;
-    in->cur_f[i] = (double)value;
-    in->cur_set[i] = 1;
+    if (i >= 0 && counters[i].mod == in->cur_mod)
+        set_int(in, i, value);
     return 0;
 }
 
@@ -510,13 +552,8 @@ int iolens_detect_input_fcounter(iolens_detect_input *in, const char *name, doub
     if (!in->in_record)
         return iol_err(IOLENS_EINVAL, "counter '%s' given before any record", name);
     int i = find_counter(in, name);
-    if (i < 0 || counters[i].mod != in->cur_mod)
-        return 0;
-    if (!isfinite(value))
-        value = 0.0;
-    in->cur_f[i] = value;
-    in->cur_i[i] = value >= 9.2e18 ? INT64_MAX : value <= -9.2e18 ? INT64_MIN : (int64_t)value;
-    in->cur_set[i] = 1;
+    if (i >= 0 && counters[i].mod == in->cur_mod)
+        set_float(in, i, value);
     return 0;
 }
 
