@@ -36,6 +36,15 @@ expect_grep '"rows": 201' "$IOLENS_TMP/out"
 expect_rc 0 "$IOLENS" train --trees 10 --rule-logs "$IOLENS_TMP/rule.list" --out "$IOLENS_TMP/m4"
 expect_grep '3 rule-labeled' "$IOLENS_TMP/out"
 expect_grep '3 rule-labeled logs at weight 1' "$IOLENS_TMP/m4/meta.json"
+# binary Darshan logs as rule-labeled logs, mixed with a text dump (told apart by content)
+G="$IOLENS_SHARED_DATA/darshan/generated"
+printf '%s\n' "$G/nonmpi_dd_64MiB.darshan" "$G/small_writes_4proc_dxt_heatmap.bzip2.darshan" \
+  "$G/converted_3.0.0_to_3.41.darshan.parser.txt" "$IOLENS_SHARED_DATA/aiio/$(ls "$IOLENS_SHARED_DATA/aiio" | grep -m1 '\.darshan$')" \
+  >"$IOLENS_TMP/bin.list"
+expect_rc 0 "$IOLENS" train --trees 10 --rule-logs "$IOLENS_TMP/bin.list" --out "$IOLENS_TMP/m5"
+expect_grep '4 rule-labeled logs at weight 1' "$IOLENS_TMP/m5/meta.json"
+expect_rc 0 "$IOLENS" eval --trees 10 --folds 3 --bootstrap 20 --rule-logs "$IOLENS_TMP/bin.list" --json
+expect_grep '"rule_rows": 4' "$IOLENS_TMP/out"
 
 expect_rc 2 "$IOLENS" eval --folds 1
 expect_rc 2 "$IOLENS" train --trees 0
