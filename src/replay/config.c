@@ -186,10 +186,17 @@ int64_t rp_chunk_reps(const struct rp_fileconf *fc, const struct rp_chunk *c, in
     int64_t n = 0;
     if (c->repetitions >= 0) {
         n = c->repetitions;
-    } else {
-        for (size_t i = 0; i < c->nranks; i++)
-            if (c->ranks[i].rank == rank)
-                n += c->ranks[i].repetitions;
+    } else { /* ranks are strictly ascending (validated): binary search */
+        size_t lo = 0, hi = c->nranks;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (c->ranks[mid].rank < rank)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < c->nranks && c->ranks[lo].rank == rank)
+            n = c->ranks[lo].repetitions;
     }
     double f = rp_imbalance(fc, rank);
     return f == 1.0 ? n : (int64_t)llround((double)n * f);
@@ -256,6 +263,10 @@ static int validate_fileconf(struct iolens_replay_config *cfg, size_t idx, const
         if ((ch->repetitions >= 0) == (ch->nranks > 0))
             return VERR("'%s': %s.chunks[%zu]: give either repetitions (every rank) or a ranks list", source, p, c);
         for (size_t r = 0; r < ch->nranks; r++) {
+            if (r > 0 && ch->ranks[r].rank <= ch->ranks[r - 1].rank)
+                return VERR("'%s': %s.chunks[%zu].ranks[%zu].rank: ranks must be listed once each, in ascending "
+                            "order (%" PRId64 " after %" PRId64 ")", source, p, c, r, ch->ranks[r].rank,
+                            ch->ranks[r - 1].rank);
             if (cfg->nranks > 0 && ch->ranks[r].rank >= cfg->nranks)
                 return VERR("'%s': %s.chunks[%zu].ranks[%zu].rank: %" PRId64 " is not below nranks %" PRId64,
                             source, p, c, r, ch->ranks[r].rank, cfg->nranks);

@@ -288,10 +288,8 @@ static void layout_chunk(const struct rp_fileconf *fc, size_t c, int me, int siz
     L->n = rp_chunk_reps(fc, ch, me);
     L->before = 0;
     int64_t total = 0, maxn = 0;
-    for (int r = 0; r < size; r++) {
+    for (int r = fpp ? me : 0; r < (fpp ? me + 1 : size); r++) {
         int64_t n = rp_chunk_reps(fc, ch, r);
-        if (fpp && r != me)
-            continue;
         if (r < me)
             L->before += n;
         total += n;
@@ -704,12 +702,13 @@ static void plan_step(struct rp_exec *x, size_t step, struct rp_step_result *res
     const struct rp_fileconf *fc = &x->cfg->file_configs[step];
     struct rp_hints h;
     rp_hints_merge(&h, &x->cfg->optimization_params, &fc->hints);
+    int aligned;
+    int64_t shared_ext = fc->file_per_process ? 0 : step_extent(fc, 0, x->size, &aligned);
     for (int r = 0; r < x->size; r++) {
         double *rk = res->rank + (size_t)r * RK_N;
         rk[RK_TS] = 0;
         if (fc->method == RP_WRITE || fc->method == RP_READ) {
-            int aligned;
-            int64_t ext = step_extent(fc, r, x->size, &aligned);
+            int64_t ext = fc->file_per_process ? step_extent(fc, r, x->size, &aligned) : shared_ext;
             for (size_t c = 0; c < fc->nchunks; c++) {
                 int64_t n = rp_chunk_reps(fc, &fc->chunks[c], r);
                 rk[RK_BYTES] += (double)n * (double)fc->chunks[c].transfer_size * (double)fc->total_repeats;
@@ -719,8 +718,11 @@ static void plan_step(struct rp_exec *x, size_t step, struct rp_step_result *res
             if (fc->file_per_process || r == 0)
                 *space += (double)ext;
         } else if (fc->method == RP_METADATA) {
-            double n = round((double)fc->metadata.files_per_rank * rp_imbalance(fc, r));
-            rk[RK_OPS] = n * (double)fc->total_repeats;
+            const struct rp_metadata *m = &fc->metadata;
+            double n = round((double)m->files_per_rank * rp_imbalance(fc, r));
+            /* as counted when run: open+close, write, stat, open+read+close, unlink */
+            double per = 2 + (m->write_bytes > 0) + (m->stat == 1) + 3 * (m->read_bytes > 0) + (m->unlink == 1);
+            rk[RK_OPS] = n * per * (double)fc->total_repeats;
             rk[RK_BYTES] = n * (double)(fc->metadata.write_bytes + fc->metadata.read_bytes) * (double)fc->total_repeats;
             rk[RK_PART] = 1;
             *space += n * (double)(fc->metadata.write_bytes + 4096);
@@ -747,11 +749,15 @@ static void hints_requested(struct rp_step_result *res, const struct rp_hints *h
 static int setup_root(struct rp_exec *x)
 {
     const char *root = x->opt->root && *x->opt->root ? x->opt->root : ".";
-    if (mkdir(root, 0755) == 0)
-        x->root_created = x->rank == 0;
-    else if (errno != EEXIST)
-        return iol_err(IOLENS_EIO, "cannot create the replay root '%s': %s", root, strerror(errno));
-    x_barrier(x);
+    int rc = 0;
+    if (x->rank == 0) { /* rank 0 creates it, so rank 0 knows whether it may remove it */
+        if (mkdir(root, 0755) == 0)
+            x->root_created = 1;
+        else if (errno != EEXIST)
+            rc = iol_err(IOLENS_EIO, "cannot create the replay root '%s': %s", root, strerror(errno));
+    }
+    if ((rc = x_agree(x, rc)) < 0)
+        return rc;
     x->root = realpath(root, NULL);
     if (!x->root)
         return iol_err(IOLENS_EIO, "cannot resolve the replay root '%s': %s", root, strerror(errno));
@@ -768,9 +774,23 @@ static void cleanup(struct rp_exec *x)
         for (size_t i = x->nfiles; i-- > 0;)
             unlinkat(x->rootfd, x->files[i], 0);
         x_barrier(x);
-        /* deepest first; a directory someone else filled stays (ENOTEMPTY) */
-        for (size_t i = x->ndirs; i-- > 0;)
-            unlinkat(x->rootfd, x->dirs[i], AT_REMOVEDIR);
+        /* deepest first; ranks' directories nest inside each other's, so
+         * repeat rounds until nobody removes anything (ENOTEMPTY waits) */
+        for (int round = 0; round < 64; round++) {
+            double removed = 0;
+            for (size_t i = x->ndirs; i-- > 0;)
+                if (x->dirs[i][0] && unlinkat(x->rootfd, x->dirs[i], AT_REMOVEDIR) == 0) {
+                    x->dirs[i][0] = 0;
+                    removed++;
+                }
+            double left = 0;
+            for (size_t i = 0; i < x->ndirs; i++)
+                left += x->dirs[i][0] != 0;
+            x_reduce(x, &removed, 1, 1);
+            x_reduce(x, &left, 1, 1);
+            if (removed == 0 || left == 0)
+                break;
+        }
         x_barrier(x);
         if (x->root_created)
             rmdir(x->root);
@@ -836,8 +856,9 @@ static int result_alloc(struct iolens_replay_result *r, const iolens_replay_conf
         s->nranks = r->nranks;
         s->repeats = fc->total_repeats;
         s->rank = calloc((size_t)r->nranks * RK_N, sizeof(double));
-        s->rep_ts = calloc((size_t)fc->total_repeats, sizeof(double));
-        s->rep_te = calloc((size_t)fc->total_repeats, sizeof(double));
+        size_t nrep = r->dry_run ? 1 : (size_t)fc->total_repeats; /* a plan has no per-repeat times */
+        s->rep_ts = calloc(nrep, sizeof(double));
+        s->rep_te = calloc(nrep, sizeof(double));
         if (!s->name || !s->rank || !s->rep_ts || !s->rep_te)
             return iol_err(IOLENS_ENOMEM, "out of memory");
     }
@@ -878,8 +899,16 @@ int iolens_replay_run(iolens_replay_result **out, const iolens_replay_config *cf
         MPI_Comm_size(MPI_COMM_WORLD, &x.size);
     }
 #endif
-    if (opt->dry_run)
+    if (opt->dry_run) {
         x.size = opt->dry_run_ranks > 0 ? opt->dry_run_ranks : cfg->nranks > 0 ? (int)cfg->nranks : 1;
+        /* a plan is per rank and per step: bound its work and memory (hostile configs) */
+        double cells = 0;
+        for (size_t i = 0; i < cfg->nfile_configs; i++)
+            cells += (double)x.size * (double)(cfg->file_configs[i].nchunks + 1);
+        if (cells > 64e6)
+            return iol_err(IOLENS_EINVAL, "a dry run of %zu steps for %d ranks is too large to plan per rank "
+                           "(limit 64 million rank-chunk cells)", cfg->nfile_configs, x.size);
+    }
     struct iolens_replay_result *res = calloc(1, sizeof *res);
     int rc = res ? 0 : iol_err(IOLENS_ENOMEM, "out of memory");
     if (rc < 0)

@@ -454,8 +454,25 @@ json_t *rp_table_to_json(const struct rp_table *t, const void *src)
 {
     void *dst = (void *)(uintptr_t)src; /* the accessors are shared with the parser */
     json_t *obj = json_object();
+    /* defaults of this table, to leave out what was not changed */
+    void *defs = calloc(1, t->elem_size);
+    if (defs)
+        rp_table_defaults(t, defs);
     for (const struct rp_opt *o = t->opts; o->name; o++) {
         json_t *v = NULL;
+        int alias = 0;
+        for (const struct rp_opt *p = t->opts; p < o; p++)
+            alias |= p->off == o->off;
+        if (alias)
+            continue; /* e.g. file_name, FBench's spelling of file_names */
+        if (defs && !o->required) {
+            if ((o->type == RP_OPT_INT || o->type == RP_OPT_SIZE) && *i64_at(dst, o) == *i64_at(defs, o))
+                continue;
+            if ((o->type == RP_OPT_BOOL || o->type == RP_OPT_ENUM) && *int_at(dst, o) == *int_at(defs, o))
+                continue;
+            if (o->type == RP_OPT_DOUBLE && *dbl_at(dst, o) == *dbl_at(defs, o))
+                continue;
+        }
         switch (o->type) {
         case RP_OPT_INT:
         case RP_OPT_SIZE:
@@ -516,5 +533,6 @@ json_t *rp_table_to_json(const struct rp_table *t, const void *src)
         if (v)
             json_object_set_new(obj, o->name, v);
     }
+    free(defs);
     return obj;
 }

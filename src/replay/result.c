@@ -215,13 +215,15 @@ int iolens_replay_result_write_table(const iolens_replay_result *r, FILE *out)
         const struct rp_step_result *s = &r->steps[i];
         human_bytes(b1, sizeof b1, (double)s->bytes);
         human_bytes(b2, sizeof b2, s->bandwidth);
+        if (s->method == RP_METADATA)
+            snprintf(b2, sizeof b2, "%.0f op", s->seconds > 0 ? (double)s->ops / s->seconds : 0);
         if (r->dry_run)
             fprintf(out, "%-28.28s %-8s %-6s %5d %12s %10lld\n", s->name, rp_method_names[s->method],
                     rp_iface_names[s->iface], s->nranks, b1, (long long)s->ops);
         else
-            fprintf(out, "%-28.28s %-8s %-6s %5d %12s %10lld %10.4f %12s/s\n", s->name, rp_method_names[s->method],
+            fprintf(out, "%-28.28s %-8s %-6s %5d %12s %10lld %10.4f %12s%s\n", s->name, rp_method_names[s->method],
                     rp_iface_names[s->iface], s->nranks, b1, (long long)s->ops, s->seconds,
-                    s->method == RP_COMPUTE ? "-" : b2);
+                    s->method == RP_COMPUTE ? "-" : b2, s->method == RP_COMPUTE ? "  " : "/s");
         if (s->path)
             fprintf(out, "    file: %s%s%s\n", s->path, s->file_per_process ? " (one per rank)" : "",
                     s->prefilled ? ", prefilled before timing" : "");
