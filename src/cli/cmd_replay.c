@@ -34,7 +34,10 @@ static void usage(FILE *out)
             "  --schema        print the JSON Schema of the config format\n"
             "  --print-config  print the config normalised (sizes in bytes)\n"
             "  --config-from TRACE, or a TRACE instead of a config: trace-driven replay\n"
-            "                  (not available yet: needs the trace readers)\n");
+            "                  (not available yet: needs the trace readers)\n\n"
+            "MPI-IO back end: %s\n",
+            iolens_replay_have_mpi() ? "yes (MPI is initialised under mpirun, or for a config with an MPI-IO step)"
+                                     : "no (built without MPI)");
 }
 
 static int launched_by_mpirun(void)

@@ -156,7 +156,7 @@ static const struct rp_opt fileconf_opts[] = {
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL},
 };
 #undef F
-static const struct rp_table fileconf_table = {"file_config", fileconf_opts, sizeof(struct rp_fileconf)};
+const struct rp_table rp_fileconf_table = {"file_config", fileconf_opts, sizeof(struct rp_fileconf)};
 
 #define T(field) offsetof(struct iolens_replay_config, field)
 static const struct rp_opt config_opts[] = {
@@ -167,7 +167,7 @@ static const struct rp_opt config_opts[] = {
      "ranks the config is written for (explicit rank lists must stay below it)"},
     {"optimization_params", RP_OPT_OBJ, T(optimization_params), NULL, 0, 0, NULL, &rp_hints_table, 0, 0,
      "hints applied to every step (FBench optimization_params)"},
-    {"file_configs", RP_OPT_OBJS, T(file_configs), NULL, 0, 100000, NULL, &fileconf_table, T(nfile_configs), 1,
+    {"file_configs", RP_OPT_OBJS, T(file_configs), NULL, 0, 100000, NULL, &rp_fileconf_table, T(nfile_configs), 1,
      "steps, run in order"},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL},
 };

@@ -133,6 +133,7 @@ struct rp_table {
 
 extern const struct rp_table rp_config_table;
 extern const struct rp_table rp_hints_table;
+extern const struct rp_table rp_fileconf_table;
 
 /* Parses obj into dst (already zeroed) after applying defaults; path is the
  * JSON path of obj ("" for the root); source names the input in messages. */
