@@ -418,7 +418,8 @@ int iolens_replay_config_from_events(iolens_replay_config **out, iolens_evsource
         rc = collect(&g, src, nranks, nfiles);
     if (rc < 0)
         goto done;
-    qsort(g.s, g.n, sizeof *g.s, cmp_sess);
+    if (g.n > 1)
+        qsort(g.s, g.n, sizeof *g.s, cmp_sess);
     glo = calloc(g.n + 1, sizeof *glo);
     ghi = calloc(g.n + 1, sizeof *ghi);
     used = calloc(g.n + 1, 1);

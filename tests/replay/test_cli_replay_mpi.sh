@@ -44,8 +44,4 @@ done
 # an MPI-IO config without mpirun: MPI singleton
 expect_rc 0 "$IOLENS" replay "$IOLENS_SOURCE_DIR/examples/replay/hints-mpiio.json" --root "$IOLENS_TMP/single"
 expect_grep 'mpi info cb_nodes = 1' "$IOLENS_TMP/out"
-# a sweep scenario at 4 ranks: ROMIO collective buffering, HACC-IO layout
-expect_rc 0 mpirun --oversubscribe --allow-run-as-root -np 4 "$IOLENS" replay \
-  "$IOLENS_SOURCE_DIR/examples/replay/sweeps/hacc_mpiio_collective_healthy.json" --root "$IOLENS_TMP/hacc"
-expect_grep 'restart' "$IOLENS_TMP/out"
 finish

@@ -26,6 +26,7 @@ static int parse(const char *json, iolens_replay_config **cfg)
     return iolens_replay_config_parse(cfg, json, strlen(json), "t.json");
 }
 
+/* Parses every config of dir and plans a dry run of each (what `iolens replay --dry-run` does). */
 static int parse_dir(const char *dir, int *count)
 {
     DIR *d = opendir(dir);
@@ -43,6 +44,26 @@ static int parse_dir(const char *dir, int *count)
         if (iolens_replay_config_load(&cfg, path) < 0) {
             fprintf(stderr, "%s\n", iolens_error_last());
             bad++;
+        } else {
+            iolens_replay_options opt = {0};
+            opt.dry_run = 1;
+            opt.root = "/nonexistent/never-created";
+            iolens_replay_result *res = NULL;
+            if (iolens_replay_run(&res, cfg, &opt) < 0) {
+                fprintf(stderr, "%s: dry run: %s\n", path, iolens_error_last());
+                bad++;
+            } else {
+                /* a plan moves bytes (or computes) in every step */
+                for (size_t i = 0; i < iolens_replay_result_count(res); i++) {
+                    iolens_replay_step_stats st;
+                    iolens_replay_result_step(res, i, &st);
+                    if (st.bytes <= 0 && strcmp(st.method, "compute") && st.ops <= 0) {
+                        fprintf(stderr, "%s: step %zu plans nothing\n", path, i);
+                        bad++;
+                    }
+                }
+            }
+            iolens_replay_result_free(res);
         }
         iolens_replay_config_free(cfg);
         (*count)++;
