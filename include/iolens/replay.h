@@ -54,6 +54,8 @@ IOLENS_API int iolens_replay_schema_write(FILE *out);
 
 /** 1 when this build has the MPI-IO back end. */
 IOLENS_API int iolens_replay_have_mpi(void);
+/** The back ends of this build, e.g. "posix stdio mpiio hdf5". */
+IOLENS_API const char *iolens_replay_backends(void);
 
 typedef struct iolens_replay_options {
     const char *root;    /**< directory every replayed file lives below (created if missing) */

@@ -35,8 +35,11 @@ static void usage(FILE *out)
             "  --print-config  print the config normalised (sizes in bytes)\n"
             "  --config-from TRACE, or a TRACE instead of a config: trace-driven replay\n"
             "                  (not available yet: needs the trace readers)\n\n"
+            "back ends: %s\n"
             "MPI-IO back end: %s\n",
-            iolens_replay_have_mpi() ? "yes (MPI is initialised under mpirun, or for a config with an MPI-IO step)"
+            iolens_replay_backends(),
+            iolens_replay_have_mpi() ? "yes (MPI is initialised under mpirun, or for a config with an MPI-IO "
+                                       "or HDF5 step)"
                                      : "no (built without MPI)");
 }
 

@@ -355,7 +355,7 @@ int iolens_replay_config_nranks(const iolens_replay_config *cfg) { return cfg->n
 int iolens_replay_config_needs_mpi(const iolens_replay_config *cfg)
 {
     for (size_t i = 0; i < cfg->nfile_configs; i++)
-        if (cfg->file_configs[i].interface == RP_MPIIO)
+        if (cfg->file_configs[i].interface == RP_MPIIO || cfg->file_configs[i].interface == RP_HDF5)
             return 1;
     return 0;
 }

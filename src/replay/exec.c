@@ -45,11 +45,26 @@ static const struct rp_backend_ops *backend_for(int iface)
 #ifdef IOLENS_HAVE_MPI
         [RP_MPIIO] = &rp_backend_mpiio,
 #endif
+#ifdef IOLENS_HAVE_HDF5
+        [RP_HDF5] = &rp_backend_hdf5,
+#endif
     };
     if (iface < 0 || (size_t)iface >= sizeof table / sizeof table[0] || !table[iface] ||
         table[iface]->version != RP_BACKEND_VERSION)
         return NULL;
     return table[iface];
+}
+
+const char *iolens_replay_backends(void)
+{
+    return "posix stdio"
+#ifdef IOLENS_HAVE_MPI
+           " mpiio"
+#endif
+#ifdef IOLENS_HAVE_HDF5
+           " hdf5"
+#endif
+        ;
 }
 
 int iolens_replay_have_mpi(void)
@@ -436,7 +451,7 @@ static int run_io(struct rp_exec *x, size_t step, struct rp_step_result *res)
     char rel[4096];
     int rc = file_of(x, fc, x->rank, rel, sizeof rel);
     int write = fc->method == RP_WRITE;
-    int collective = fc->interface == RP_MPIIO && h.use_collective == 1;
+    int collective = (fc->interface == RP_MPIIO || fc->interface == RP_HDF5) && h.use_collective == 1;
     int creator = fc->file_per_process || x->rank == 0;
     int dirfd = -1;
     int aligned;
@@ -451,8 +466,9 @@ static int run_io(struct rp_exec *x, size_t step, struct rp_step_result *res)
                      fc->interface == RP_MPIIO ? " (built without MPI)" : " (not implemented yet)");
         goto agree;
     }
-    if (fc->interface == RP_MPIIO && !x->mpi) {
-        rc = iol_err(IOLENS_EDEPEND, "file_configs[%zu] uses MPI-IO but MPI is not initialised", step);
+    if ((fc->interface == RP_MPIIO || fc->interface == RP_HDF5) && !x->mpi) {
+        rc = iol_err(IOLENS_EDEPEND, "file_configs[%zu] uses %s but MPI is not initialised", step,
+                     fc->interface == RP_MPIIO ? "MPI-IO" : "parallel HDF5");
         goto agree;
     }
     if (rc == 0 && creator && !has(x->files, x->nfiles, rel))
@@ -468,7 +484,7 @@ static int run_io(struct rp_exec *x, size_t step, struct rp_step_result *res)
     struct rp_file f = {x, res, &h, dirfd, base, full, 1, !fc->file_per_process, aligned, 0, extent, -1, NULL, NULL, 0};
     if (rc == 0 && prefill) {
         struct io_tally pt = {0, 0, 0};
-        const struct rp_backend_ops *pb = fc->interface == RP_MPIIO ? be : &rp_backend_posix;
+        const struct rp_backend_ops *pb = fc->interface == RP_MPIIO || fc->interface == RP_HDF5 ? be : &rp_backend_posix;
         struct rp_hints none;
         rp_table_defaults(&rp_hints_table, &none);
         f.h = &none;
@@ -487,7 +503,7 @@ static int run_io(struct rp_exec *x, size_t step, struct rp_step_result *res)
     int participates = 0;
     for (size_t c = 0; c < fc->nchunks; c++)
         participates |= rp_chunk_reps(fc, &fc->chunks[c], x->rank) > 0;
-    int must_open = participates || (fc->interface == RP_MPIIO && !fc->file_per_process);
+    int must_open = participates || ((fc->interface == RP_MPIIO || fc->interface == RP_HDF5) && !fc->file_per_process);
     int fsync_close = fc->fsync == RP_FSYNC_CLOSE || h.fsync_on_close == 1;
     x_barrier(x);
     for (int64_t rep = 0; rep < fc->total_repeats && rc == 0; rep++) {
@@ -515,7 +531,7 @@ static int run_io(struct rp_exec *x, size_t step, struct rp_step_result *res)
     }
     if (fsync_close && write)
         rp_hint_report(res, "fsync_on_close", "applied: %s before every close",
-                       fc->interface == RP_MPIIO ? "MPI_File_sync" : "fsync");
+                       fc->interface == RP_MPIIO ? "MPI_File_sync" : fc->interface == RP_HDF5 ? "H5Fflush" : "fsync");
 agree:
     rc = x_agree(x, rc);
 done:

@@ -88,6 +88,9 @@ extern const struct rp_backend_ops rp_backend_stdio;
 #ifdef IOLENS_HAVE_MPI
 extern const struct rp_backend_ops rp_backend_mpiio;
 #endif
+#ifdef IOLENS_HAVE_HDF5
+extern const struct rp_backend_ops rp_backend_hdf5;
+#endif
 
 /* Records the status of a hint once per step ("applied", "not applicable here: ..."). */
 void rp_hint_report(struct rp_step_result *res, const char *name, const char *fmt, ...)

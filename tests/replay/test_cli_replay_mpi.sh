@@ -13,9 +13,21 @@ cat > "$IOLENS_TMP/mpi.json" <<'JSON'
    "hints": {"use_collective": false},
    "chunks": [{"transfer_size": "1m", "repetitions": 2}, {"transfer_size": "4k", "repetitions": 3}]},
   {"name": "fpp-posix", "method": "write", "file_names": ["fpp/f.{rank}"], "file_per_process": true,
-   "chunks": [{"transfer_size": "64k", "repetitions": 4}]}
+   "chunks": [{"transfer_size": "64k", "repetitions": 4}]}HDF5STEPS
  ]}
 JSON
+# parallel HDF5 through the real library, when built in
+if "$IOLENS" replay --help | grep -q '^back ends:.*hdf5'; then
+  hdf5=1
+  sed -i 's|HDF5STEPS|,\
+  {"name": "h5-coll-write", "method": "write", "interface": "hdf5", "file_names": ["h5/shared.h5"], "fsync": "close",\
+   "hints": {"use_collective": true}, "imbalance": [2], "chunks": [{"transfer_size": "256k", "repetitions": 3}]},\
+  {"name": "h5-read", "method": "read", "interface": "hdf5", "file_names": ["h5/shared.h5"], "imbalance": [2],\
+   "chunks": [{"transfer_size": "256k", "repetitions": 3}]}|' "$IOLENS_TMP/mpi.json"
+else
+  hdf5=0; echo "note: no hdf5 back end in this build"
+  sed -i 's|HDF5STEPS||' "$IOLENS_TMP/mpi.json"
+fi
 for np in 1 2 4; do
   # rank 0 writes twice as much (imbalance): 2*(1 MiB*2 + 4 KiB*3)*2 repeats for rank 0, half for the others
   per=$(( (2 * 1048576 + 3 * 4096) ))
@@ -23,10 +35,16 @@ for np in 1 2 4; do
   expect_rc 0 mpirun --oversubscribe --allow-run-as-root -np $np "$IOLENS" replay "$IOLENS_TMP/mpi.json" \
     --root "$IOLENS_TMP/root$np" --json
   out="$IOLENS_TMP/res$np.json"; cp "$IOLENS_TMP/out" "$out"
-  python3 - "$out" "$np" "$want" <<'PY' && ok || fail "MPI replay at $np ranks: wrong results ($out)"
+  python3 - "$out" "$np" "$want" "$hdf5" <<'PY' && ok || fail "MPI replay at $np ranks: wrong results ($out)"
 import json, sys
 r = json.load(open(sys.argv[1])); np = int(sys.argv[2]); want = int(sys.argv[3])
-w, rd, f = r["steps"]
+w, rd, f = r["steps"][:3]
+if sys.argv[4] == "1":
+    hw, hr = r["steps"][3:]
+    assert hw["interface"] == "hdf5" and hw["collective"] and not hr["collective"]
+    assert hw["bytes"] == (2 + np - 1) * 3 * 262144, hw["bytes"]
+    assert hr["bytes"] == hw["bytes"] and hr["verify_errors"] == 0
+    assert hw["hints"]["use_collective"] == "applied: H5Pset_dxpl_mpio(H5FD_MPIO_COLLECTIVE)"
 assert r["mpi"] and r["nranks"] == np, r
 assert w["collective"] and not rd["collective"]
 assert w["bytes"] == want, (w["bytes"], want)
