@@ -307,9 +307,9 @@ done:
     return rc;
 }
 
-/* One-rank files: a file per process when every rank has one with the same shape. */
+/* A file only one rank used and that is not part of a file-per-process set: its own entries. */
 static int build_single(struct gv_out *out, struct gv_sess *s, size_t lo, size_t hi, const iolens_file *files,
-                        size_t nfiles, int nranks, const size_t *sibling, size_t nsib)
+                        int nranks)
 {
     int rc = 0;
     /* sessions of this file merged into repeats */
@@ -327,9 +327,6 @@ static int build_single(struct gv_out *out, struct gv_sess *s, size_t lo, size_t
             return rc;
         i = j;
     }
-    (void)nfiles;
-    (void)sibling;
-    (void)nsib;
     return 0;
 }
 
@@ -445,7 +442,7 @@ int iolens_replay_config_from_events(iolens_replay_config **out, iolens_evsource
         rc = try_fpp(&o, g.s, glo, ghi, ng, files, nranks, used);
     for (size_t a = 0; rc == 0 && a < ng; a++)
         if (!used[a])
-            rc = build_single(&o, g.s, glo[a], ghi[a], files, nfiles, nranks, NULL, 0);
+            rc = build_single(&o, g.s, glo[a], ghi[a], files, nranks);
     if (rc < 0)
         goto done;
     if (o.n == 0) {
