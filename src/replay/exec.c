@@ -842,6 +842,8 @@ static int make_buffers(struct rp_exec *x)
     }
     x->pattern = p;
     x->rbuf = q;
+    /* touch the read buffer now: its first-touch page faults must not land in a timed read */
+    memset(x->rbuf, 0, maxx);
     x->maxxfer = maxx;
     /* byte at file offset o is pattern[o % period]: writes need no fill, reads a memcmp */
     uint64_t s = 0x696f6c656e73ULL;
