@@ -937,9 +937,12 @@ int iolens_replay_run(iolens_replay_result **out, const iolens_replay_config *cf
     res->mpi = x.mpi;
     if ((rc = result_alloc(res, cfg)) < 0)
         goto fail;
-    if (cfg->nranks > 0 && !opt->dry_run && x.size > cfg->nranks)
-        if (opt->warn)
-            opt->warn(opt->warn_ctx, "running with more ranks than the config's nranks");
+    if (cfg->nranks > 0 && !opt->dry_run && x.size != cfg->nranks && x.rank == 0 && opt->warn) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "the config is written for %lld ranks; running with %d",
+                 (long long)cfg->nranks, x.size);
+        opt->warn(opt->warn_ctx, msg);
+    }
     for (size_t i = 0; i < cfg->nfile_configs; i++) {
         const struct rp_fileconf *fc = &cfg->file_configs[i];
         for (size_t c = 0; c < fc->nchunks; c++)

@@ -33,7 +33,11 @@ for np in 1 2 4; do
   per=$(( (2 * 1048576 + 3 * 4096) ))
   want=$(( 2 * (2 * per + (np - 1) * per) ))
   # one rank: no mpirun, MPI is initialised as a singleton because the config has MPI-IO steps
-  launch=(mpirun --oversubscribe --allow-run-as-root -np $np)
+  # Under ASan, LeakSanitizer's exit-time scan races Open MPI's progress threads in
+  # multi-rank jobs ("Tracer caught signal 11"); leaks of iolens itself are checked by
+  # the singleton run and the unit tests, so multi-rank launches skip the leak scan.
+  launch=(env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+          mpirun --oversubscribe --allow-run-as-root -np $np)
   [ $np -eq 1 ] && launch=()
   expect_rc 0 "${launch[@]}" "$IOLENS" replay "$IOLENS_TMP/mpi.json" --root "$IOLENS_TMP/root$np" --json
   out="$IOLENS_TMP/res$np.json"; cp "$IOLENS_TMP/out" "$out"
