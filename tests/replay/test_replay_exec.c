@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "iolens/replay.h"
@@ -258,6 +259,23 @@ static void test_compute_metadata_dry(void **state)
     iolens_replay_config_free(cfg);
 }
 
+static void test_space_check(void **state)
+{
+    struct fixture *f = *state;
+    /* 900 GiB: refused before any byte is written, and nothing is left behind */
+    const char *j = "{\"file_configs\":[{\"method\":\"write\",\"file_names\":[\"huge\"],"
+                    "\"chunks\":[{\"transfer_size\":\"1g\",\"repetitions\":900}]}]}";
+    struct statvfs sv;
+    assert_int_equal(statvfs(f->dir, &sv), 0);
+    if ((double)sv.f_bavail * (double)sv.f_frsize > 900.0 * 1024 * 1024 * 1024)
+        skip(); /* this much scratch space: the replay would really write it */
+    iolens_replay_result *res = NULL;
+    int rc = run(f, j, 0, &res);
+    assert_int_equal(rc, IOLENS_EIO);
+    assert_non_null(strstr(iolens_error_last(), "needs up to 966367641600 bytes"));
+    assert_int_equal(count_entries(f->root), -1);
+}
+
 static void test_no_mpi_backend_without_mpi(void **state)
 {
     struct fixture *f = *state;
@@ -281,6 +299,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_posix_hints, setup, teardown),
         cmocka_unit_test_setup_teardown(test_safety, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compute_metadata_dry, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_space_check, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_mpi_backend_without_mpi, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
