@@ -386,11 +386,66 @@ done:
     return rc;
 }
 
+/* Hamerly's bounds for dense points: the same labels as plain Lloyd (first
+ * argmin), skipping the points whose assignment cannot have changed. */
+struct hamerly_ctx {
+    const struct dense *x;
+    const double *C;
+    size_t k;
+    const size_t *idx;
+    int *labels;
+    double *u, *l;     /* upper bound to the own centre, lower bound to the others */
+    const double *s;   /* half the distance from each centre to its closest other */
+    int full;          /* first pass: scan every centre */
+};
+
+static void hamerly_range(void *p, size_t b, size_t e, unsigned w)
+{
+    struct hamerly_ctx *h = p;
+    size_t d = h->x->d;
+    (void)w;
+    for (size_t t = b; t < e; t++) {
+        const double *pt = h->x->X + h->idx[t] * d;
+        if (!h->full) {
+            int a = h->labels[t];
+            double m = h->s[a] > h->l[t] ? h->s[a] : h->l[t];
+            if (h->u[t] <= m)
+                continue;
+            h->u[t] = sqrt(dense_d2(pt, h->C + (size_t)a * d, d));
+            if (h->u[t] <= m)
+                continue;
+        }
+        double best = INFINITY, second = INFINITY;
+        int bl = 0;
+        for (size_t c = 0; c < h->k; c++) {
+            double dd = dense_d2(pt, h->C + c * d, d);
+            if (dd < best) {
+                second = best;
+                best = dd;
+                bl = (int)c;
+            } else if (dd < second) {
+                second = dd;
+            }
+        }
+        h->labels[t] = bl;
+        h->u[t] = sqrt(best);
+        h->l[t] = sqrt(second);
+    }
+}
+
+static void exact_d2(const struct km_space *sp, const double *C, const size_t *idx, size_t m, const int *labels,
+                     double *d2)
+{
+    for (size_t t = 0; t < m; t++)
+        d2[t] = sp->dist(sp->ctx, C, idx[t], (size_t)labels[t]);
+}
+
 /* Fits k centroids on points idx[0..m) (k <= m). labels (m) may be NULL. */
 static int km_fit(const struct km_space *sp, const size_t *idx, size_t m, size_t k, uint64_t seed,
                   unsigned threads, double *C, int *labels_out, double *inertia)
 {
     int rc = 0;
+    int dense = sp->dist == dense_dist && k > 1;
     tser_rng rng;
     tser_rng_seed(&rng, seed);
     int *labels = malloc(m * sizeof *labels);
@@ -398,22 +453,36 @@ static int km_fit(const struct km_space *sp, const size_t *idx, size_t m, size_t
     double *d2 = malloc(m * sizeof *d2);
     double *old = malloc(k * sp->cdim * sizeof *old);
     size_t *sizes = malloc(k * sizeof *sizes);
-    if (!labels || !prev || !d2 || !old || !sizes) {
+    double *u = dense ? malloc(m * sizeof *u) : NULL, *l = dense ? malloc(m * sizeof *l) : NULL;
+    double *hs = dense ? malloc(2 * k * sizeof *hs) : NULL;
+    if (!labels || !prev || !d2 || !old || !sizes || (dense && (!u || !l || !hs))) {
         rc = iol_err(IOLENS_ENOMEM, "out of memory (k-means of %zu points)", m);
         goto done;
     }
     if ((rc = km_init(sp, idx, m, k, &rng, C)))
         goto done;
     double tol = 1e-4 * sp->mean_var(sp->ctx, idx, m);
+    struct hamerly_ctx h = {sp->ctx, C, k, idx, labels, u, l, hs, 1};
+    int converged_assign = 0;
     for (int it = 0; it < 300; it++) {
-        if ((rc = km_assign(sp, C, k, idx, m, threads, labels, d2)))
+        if (dense)
+            tser_parallel(threads, m, hamerly_range, &h);
+        else if ((rc = km_assign(sp, C, k, idx, m, threads, labels, d2)))
             goto done;
-        if (it > 0 && !memcmp(labels, prev, m * sizeof *labels))
+        h.full = 0;
+        if (it > 0 && !memcmp(labels, prev, m * sizeof *labels)) {
+            converged_assign = 1;
             break; /* strict convergence */
+        }
         memcpy(prev, labels, m * sizeof *labels);
         memcpy(old, C, k * sp->cdim * sizeof *old);
         sp->update(sp->ctx, idx, m, labels, k, C, sizes);
         /* empty clusters take the points farthest from their centres */
+        int any_empty = 0;
+        for (size_t c = 0; c < k; c++)
+            any_empty |= sizes[c] == 0;
+        if (any_empty && dense)
+            exact_d2(sp, old, idx, m, labels, d2);
         for (size_t c = 0; c < k; c++) {
             if (sizes[c])
                 continue;
@@ -423,18 +492,51 @@ static int km_fit(const struct km_space *sp, const size_t *idx, size_t m, size_t
                     far = t;
             sp->point_vec(sp->ctx, idx[far], C + c * sp->cdim);
             d2[far] = -1;
+            h.full = 1; /* bounds are void */
         }
         double shift = 0;
         for (size_t j = 0; j < k * sp->cdim; j++) {
             double t = C[j] - old[j];
             shift += t * t;
         }
+        if (dense && !h.full) { /* move the bounds with the centres */
+            size_t d = sp->cdim;
+            double maxd = 0;
+            for (size_t c = 0; c < k; c++) {
+                hs[k + c] = sqrt(dense_d2(C + c * d, old + c * d, d));
+                maxd = hs[k + c] > maxd ? hs[k + c] : maxd;
+            }
+            for (size_t t = 0; t < m; t++) {
+                u[t] += hs[k + (size_t)labels[t]];
+                l[t] -= maxd;
+            }
+            for (size_t c = 0; c < k; c++) {
+                double mn = INFINITY;
+                for (size_t c2 = 0; c2 < k; c2++)
+                    if (c2 != c) {
+                        double dd = dense_d2(C + c * d, C + c2 * d, d);
+                        mn = dd < mn ? dd : mn;
+                    }
+                hs[c] = 0.5 * sqrt(mn);
+            }
+        }
         if (shift <= tol) {
-            if ((rc = km_assign(sp, C, k, idx, m, threads, labels, d2)))
+            if (dense)
+                tser_parallel(threads, m, hamerly_range, &h);
+            else if ((rc = km_assign(sp, C, k, idx, m, threads, labels, d2)))
                 goto done;
+            converged_assign = 1;
             break;
         }
     }
+    if (!converged_assign) { /* iteration limit: labels of the final centres */
+        if (dense)
+            tser_parallel(threads, m, hamerly_range, &h);
+        else if ((rc = km_assign(sp, C, k, idx, m, threads, labels, d2)))
+            goto done;
+    }
+    if (dense || k == 1)
+        exact_d2(sp, C, idx, m, labels, d2);
     double in = 0;
     for (size_t t = 0; t < m; t++)
         in += d2[t];
@@ -447,6 +549,9 @@ done:
     free(d2);
     free(old);
     free(sizes);
+    free(u);
+    free(l);
+    free(hs);
     return rc;
 }
 

@@ -392,6 +392,31 @@ static double *similarity(const double *cent, size_t nitems, size_t d)
     return E;
 }
 
+/* The centroid of a letter used for its similarities: the mean of its level
+ * centroids scaled to unit norm, i.e. its up-and-down pattern in bandwidth
+ * space, whatever its amplitude. (Cosines of the centroids in the space of
+ * differences of z-normalised windows make every pair of noisy shapes nearly
+ * orthogonal, so that a letter ends up closer to Z than to another letter and
+ * the first stage of SAGE-2 loses when I/O happens; the values of the seed's
+ * Fig. 3, all positive, are those of non-negative centroids.) */
+static double *letter_centroids(const struct alphabet *a)
+{
+    double *lc = calloc((a->ks ? a->ks : 1) * a->W, sizeof *lc);
+    if (!lc)
+        return NULL;
+    for (size_t s = 0; s < a->ks; s++)
+        for (size_t l = 0; l < a->nlev[s]; l++) {
+            const double *c = a->amp_c + (a->base[s] + l) * a->W;
+            double nn = 0;
+            for (size_t j = 0; j < a->W; j++)
+                nn += c[j] * c[j];
+            nn = sqrt(nn);
+            for (size_t j = 0; j < a->W && nn > 0; j++)
+                lc[s * a->W + j] += c[j] / nn / (double)a->nlev[s];
+        }
+    return lc;
+}
+
 static const char *const GREEK[] = {"α", "β", "γ", "δ", "ε", "ζ", "η", "θ", "ι", "κ", "λ", "μ",
                                     "ν", "ξ", "ο", "π", "ρ", "σ", "τ", "υ", "φ", "χ", "ψ", "ω"};
 
@@ -600,7 +625,10 @@ int tser_cluster_sage(struct iolens_clustering *res, const iolens_series_set *se
     free(letter_of);
     free(level_of);
     size_t dim = a.ks ? a.ks : 1;
-    if (!(E = similarity(a.shape_c, a.ks, a.W - 1))) {
+    double *letter_c = letter_centroids(&a);
+    E = letter_c ? similarity(letter_c, a.ks, a.W) : NULL;
+    free(letter_c);
+    if (!E) {
         free(letters);
         rc = iol_err(IOLENS_ENOMEM, "out of memory");
         goto done;
