@@ -677,7 +677,7 @@ static int km_elbow(const struct km_space *sp, size_t per_point, const tser_km_c
     if (cfg->kfixed) {
         k = cfg->kfixed < sp->n ? cfg->kfixed : sp->n;
     } else {
-        ie = tser_sample(sp->n, work_cap(cfg->elbow_sample, per_point, 1500000), cfg->seed + 1, &ne);
+        ie = tser_sample(sp->n, work_cap(cfg->elbow_sample, per_point, 600000), cfg->seed + 1, &ne);
         if (!ie) {
             rc = iol_err(IOLENS_ENOMEM, "out of memory");
             goto done;

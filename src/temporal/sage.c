@@ -127,13 +127,11 @@ static int cmp_level(const void *x, const void *y)
 static int learn_alphabet(struct alphabet *a, const iolens_series_set *set, const iolens_cluster_opts *o)
 {
     int rc = 0;
-    size_t W = a->W, nw = 0, nnz = 0;
+    size_t W = a->W, nnz = 0;
     double *S = NULL, *R = NULL, *Cs = NULL, *Rs = NULL, *Ca = NULL;
     size_t *pick = NULL, *order = NULL, *cnt = NULL;
     int *lab = NULL;
     double win[MAX_W];
-    for (size_t i = 0; i < set->n; i++)
-        nw += windows_of(&set->s[i], W);
     /* count non-zero windows, then sample at most fit_sample of them */
     for (size_t i = 0; i < set->n; i++)
         for (size_t j = 0; j < windows_of(&set->s[i], W); j++) {
