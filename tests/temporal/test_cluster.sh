@@ -37,8 +37,8 @@ expect_grep '"method": "kmeans"' "$T/out"
 expect_grep '"traces": 18' "$T/out"
 
 # Synthetic traces with labels: --synth, then --compare with the ARI
-expect_rc 0 "$IOLENS" cluster --synth 200 --seed 4 -o "$T/synth.csv"
-[ "$(wc -l < "$T/synth.csv")" -eq 201 ] && ok || fail "synth: 200 rows"
+expect_rc 0 "$IOLENS" cluster --synth 120 --length 150 --seed 4 -o "$T/synth.csv"
+[ "$(wc -l < "$T/synth.csv")" -eq 121 ] && ok || fail "synth: 120 rows"
 expect_grep '^id,label,v0,v1' "$T/synth.csv"
 expect_rc 0 "$IOLENS" cluster --compare --methods sage,sage2,kmeans,random --out "$T/cmp" "$T/synth.csv"
 expect_grep '^aggregate' "$T/out"
@@ -47,13 +47,14 @@ expect_grep '^time (s)' "$T/out"
 expect_grep '^sage2,' "$T/cmp/compare.csv"
 [ -s "$T/cmp/sage/assignments.csv" ] && ok || fail "compare: per-method outputs"
 # the same seed gives the same classes
-expect_rc 0 "$IOLENS" cluster --method sage --seed 9 --out "$T/r1" "$T/synth.csv"
-expect_rc 0 "$IOLENS" cluster --method sage --seed 9 --threads 1 --out "$T/r2" "$T/synth.csv"
+"$IOLENS" cluster --synth 60 --length 100 --seed 5 -o "$T/synth60.csv" && ok || fail "synth 60"
+expect_rc 0 "$IOLENS" cluster --method sage --seed 9 --no-metrics --out "$T/r1" "$T/synth60.csv"
+expect_rc 0 "$IOLENS" cluster --method sage --seed 9 --no-metrics --threads 1 --out "$T/r2" "$T/synth60.csv"
 cmp -s "$T/r1/assignments.csv" "$T/r2/assignments.csv" && ok || fail "not deterministic for a seed"
 
 # K-shape and DTW on a small set, fixed k
-"$IOLENS" cluster --synth 40 --length 80 -o "$T/small.csv" && ok || fail "synth small"
-expect_rc 0 "$IOLENS" cluster --compare --methods kshape,dtw --k 4 --resample 80 "$T/small.csv"
+"$IOLENS" cluster --synth 30 --length 60 -o "$T/small.csv" && ok || fail "synth small"
+expect_rc 0 "$IOLENS" cluster --compare --methods kshape,dtw --k 4 --resample 60 "$T/small.csv"
 expect_grep '^intra_sbd' "$T/out"
 
 # long format from stdin

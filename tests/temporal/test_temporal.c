@@ -339,9 +339,9 @@ static double ari_of(const iolens_clustering *c, const iolens_series_set *set)
     return r;
 }
 
-/* Thresholds (docs/cluster.md): on 400 synthetic traces of 10 classes
- * (5 shapes x 2 amplitude bands), SAGE and SAGE-2 reach ARI ~0.55-0.6 with the
- * default settings; random is ~0. We require 0.4. */
+/* Thresholds (docs/cluster.md): on 300 synthetic traces of 10 classes
+ * (5 shapes x 2 amplitude bands, lengths 100..600), SAGE and SAGE-2 reach an
+ * ARI of about 0.5-0.6 with the default settings; random is ~0. We require 0.4. */
 #define SAGE_MIN_ARI 0.4
 
 static void test_sage_synthetic(void **state)
@@ -349,9 +349,9 @@ static void test_sage_synthetic(void **state)
     (void)state;
     iolens_series_set *set, *filt;
     assert_int_equal(iolens_series_set_new(&set), 0);
-    assert_int_equal(iolens_series_synth(set, 400, 0, 11), 0);
+    assert_int_equal(iolens_series_synth(set, 300, 0, 11), 0);
     assert_int_equal(iolens_series_filter(&filt, set, NULL), 0);
-    assert_int_equal(iolens_series_set_count(filt), 400);
+    assert_int_equal(iolens_series_set_count(filt), 300);
     for (int method = IOLENS_CLUSTER_SAGE; method <= IOLENS_CLUSTER_SAGE2; method++) {
         iolens_cluster_opts o;
         iolens_cluster_opts_init(&o);
@@ -384,29 +384,35 @@ static void test_sage_synthetic(void **state)
         size_t gl;
         assert_non_null(iolens_clustering_genome(c, 0, &gl));
         assert_int_equal(gl, (s.n + 4) / 5);
-        /* same seed, same result */
-        iolens_clustering *c2r;
-        assert_int_equal(iolens_cluster_run(&c2r, filt, &o), 0);
-        size_t n;
-        const int *l1 = iolens_clustering_labels(c, &n), *l2 = iolens_clustering_labels(c2r, NULL);
-        assert_memory_equal(l1, l2, n * sizeof *l1);
-        iolens_clustering_free(c2r);
         iolens_clustering_free(c);
     }
-    /* the baselines run, random is near 0 */
-    int bl[] = {IOLENS_CLUSTER_KMEANS, IOLENS_CLUSTER_RANDOM};
-    for (size_t i = 0; i < 2; i++) {
-        iolens_cluster_opts o;
-        iolens_cluster_opts_init(&o);
-        o.method = bl[i];
-        iolens_clustering *c;
-        assert_int_equal(iolens_cluster_run(&c, filt, &o), 0);
-        double ari = ari_of(c, filt);
-        printf("%s: k = %zu, ARI = %.3f\n", iolens_cluster_method_name(bl[i]), iolens_clustering_k(c), ari);
-        if (bl[i] == IOLENS_CLUSTER_RANDOM)
-            assert_true(fabs(ari) < 0.1);
-        iolens_clustering_free(c);
-    }
+    /* deterministic for a seed, whatever the number of threads (a smaller
+     * elbow range keeps this check cheap) */
+    iolens_clustering *r1, *r2;
+    iolens_cluster_opts o;
+    iolens_cluster_opts_init(&o);
+    o.method = IOLENS_CLUSTER_SAGE2;
+    o.kmax = 8;
+    o.seed = 77;
+    o.threads = 1;
+    assert_int_equal(iolens_cluster_run(&r1, filt, &o), 0);
+    o.threads = 2;
+    assert_int_equal(iolens_cluster_run(&r2, filt, &o), 0);
+    size_t n;
+    const int *l1 = iolens_clustering_labels(r1, &n), *l2 = iolens_clustering_labels(r2, NULL);
+    assert_memory_equal(l1, l2, n * sizeof *l1);
+    assert_int_equal(iolens_clustering_k(r1), iolens_clustering_k(r2));
+    iolens_clustering_free(r1);
+    iolens_clustering_free(r2);
+    /* random is near 0 */
+    o.method = IOLENS_CLUSTER_RANDOM;
+    o.k = 10;
+    iolens_clustering *c;
+    assert_int_equal(iolens_cluster_run(&c, filt, &o), 0);
+    double ari = ari_of(c, filt);
+    printf("random: k = %zu, ARI = %.3f\n", iolens_clustering_k(c), ari);
+    assert_true(fabs(ari) < 0.1);
+    iolens_clustering_free(c);
     iolens_series_set_free(filt);
     iolens_series_set_free(set);
 }
