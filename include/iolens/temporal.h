@@ -107,6 +107,30 @@ IOLENS_API void iolens_filter_opts_init(iolens_filter_opts *o);
 IOLENS_API int iolens_series_filter(iolens_series_set **out, const iolens_series_set *in,
                                     const iolens_filter_opts *o);
 
+/** One transfer: `bytes` moved between `tstart` and `tend` (seconds since
+ *  the job start), e.g. a DXT segment or a traced read/write call. */
+typedef struct iolens_transfer {
+    double tstart, tend;
+    double bytes;
+} iolens_transfer;
+
+/** Bins transfers into a series of bandwidth at step bin_s seconds, as the
+ *  Darshan HEATMAP module does: a transfer spanning several bins is split
+ *  in proportion to the time spent in each, a zero-duration transfer puts
+ *  all its bytes in its bin. The series spans [0, max tend). Appends it to
+ *  set as (id, direction); n may be 0 (an empty series). */
+IOLENS_API int iolens_series_from_transfers(iolens_series_set *set, const char *id, int direction,
+                                            double bin_s, const iolens_transfer *t, size_t n);
+
+struct iolens_evsource;
+/** Appends the read and the write series (`<id>:read`, `<id>:write`) of an
+ *  event stream (include/iolens/event.h): the bytes moved (ret, or size when
+ *  ret < 0) by the application-level (depth 0) read and write calls of every
+ *  rank, of one layer (`layer` >= 0, an iolens_layer) or of all layers (-1),
+ *  binned at bin_s seconds. The source is rewound first and left at its end. */
+IOLENS_API int iolens_series_from_events(iolens_series_set *set, struct iolens_evsource *src, const char *id,
+                                         int layer, double bin_s);
+
 /** Appends n labelled synthetic traces (seed-like classes: burst at start,
  *  burst at end, periodic, growing, constant plateau, each at a low and a
  *  high amplitude band = 10 classes; noise; lengths uniform in 100..600

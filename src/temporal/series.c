@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iolens/event.h"
 #include "temporal/internal.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -692,5 +693,127 @@ int iolens_series_filter(iolens_series_set **out, const iolens_series_set *in, c
         iolens_series_set_free(*out);
         *out = NULL;
     }
+    return rc;
+}
+
+/* ------------------------------------------------- transfers and events */
+
+/* Adds one transfer to the bins (grows them); Darshan heatmap's proportional split. */
+static int bin_transfer(double **bins, size_t *n, size_t *cap, double bin_s, const iolens_transfer *t)
+{
+    if (!isfinite(t->tstart) || !isfinite(t->tend) || !isfinite(t->bytes) || t->tstart < 0 ||
+        t->tend < t->tstart || t->bytes < 0)
+        return iol_err(IOLENS_EINVAL, "transfer with bad times or size (%g..%g s, %g bytes)", t->tstart, t->tend,
+                       t->bytes);
+    double last = floor(t->tend / bin_s);
+    if (last >= (double)IOLENS_SERIES_MAX_SAMPLES)
+        return iol_err(IOLENS_EINVAL, "transfer ending at %g s is beyond %u bins of %g s", t->tend,
+                       IOLENS_SERIES_MAX_SAMPLES, bin_s);
+    size_t b0 = (size_t)floor(t->tstart / bin_s), b1 = (size_t)last;
+    if (b1 + 1 > *cap) {
+        size_t nc = *cap ? *cap : 64;
+        while (nc < b1 + 1)
+            nc *= 2;
+        double *nb = realloc(*bins, nc * sizeof *nb);
+        if (!nb)
+            return iol_err(IOLENS_ENOMEM, "out of memory binning transfers");
+        memset(nb + *cap, 0, (nc - *cap) * sizeof *nb);
+        *bins = nb;
+        *cap = nc;
+    }
+    if (b1 + 1 > *n)
+        *n = b1 + 1;
+    double dur = t->tend - t->tstart;
+    if (dur <= 0 || b0 == b1) {
+        (*bins)[b0] += t->bytes;
+        return 0;
+    }
+    for (size_t b = b0; b <= b1; b++) {
+        double lo = fmax(t->tstart, (double)b * bin_s), hi = fmin(t->tend, (double)(b + 1) * bin_s);
+        if (hi > lo)
+            (*bins)[b] += t->bytes * (hi - lo) / dur;
+    }
+    return 0;
+}
+
+static int push_bins(iolens_series_set *set, const char *id, int direction, double bin_s, double *bins, size_t n)
+{
+    for (size_t b = 0; b < n; b++)
+        bins[b] = bins[b] / bin_s / MIB;
+    return iolens_series_set_add(set, id, direction, bin_s, bins, n, -1);
+}
+
+int iolens_series_from_transfers(iolens_series_set *set, const char *id, int direction, double bin_s,
+                                 const iolens_transfer *t, size_t n)
+{
+    if (!set || !id || (n && !t) || !(bin_s > 0) || !isfinite(bin_s))
+        return iol_err(IOLENS_EINVAL, "invalid arguments (set, id, transfers or bin width)");
+    double *bins = NULL;
+    size_t nb = 0, cap = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = bin_transfer(&bins, &nb, &cap, bin_s, &t[i]);
+    if (!rc)
+        rc = push_bins(set, id, direction, bin_s, bins ? bins : (double[]){0}, nb);
+    free(bins);
+    return rc;
+}
+
+int iolens_series_from_events(iolens_series_set *set, struct iolens_evsource *src, const char *id, int layer,
+                              double bin_s)
+{
+    if (!set || !src || !id || !(bin_s > 0) || !isfinite(bin_s))
+        return iol_err(IOLENS_EINVAL, "invalid arguments (set, source, id or bin width)");
+    double *bins[2] = {NULL, NULL};
+    size_t nb[2] = {0, 0}, cap[2] = {0, 0};
+    int rc = 0, nranks = iolens_evsource_nranks(src);
+    iol_buf name = IOL_BUF_INIT;
+    if (nranks < 0) {
+        rc = nranks;
+        goto done;
+    }
+    for (int r = 0; r < nranks && !rc; r++) {
+        if ((rc = iolens_evsource_rewind(src, r)) < 0)
+            goto done;
+        iolens_event ev;
+        int got;
+        while ((got = iolens_evsource_next(src, r, &ev)) > 0) {
+            if (ev.depth != 0 || (ev.op != IOLENS_OP_READ && ev.op != IOLENS_OP_WRITE) ||
+                (layer >= 0 && (int)ev.layer != layer) || (ev.flags & IOLENS_EVF_FAILED))
+                continue;
+            double bytes = (double)(ev.ret >= 0 ? ev.ret : ev.size);
+            if (bytes <= 0)
+                continue;
+            iolens_transfer t = {ev.tstart, ev.tend, bytes};
+            int w = ev.op == IOLENS_OP_WRITE;
+            if ((rc = bin_transfer(&bins[w], &nb[w], &cap[w], bin_s, &t)))
+                goto done;
+        }
+        if (got < 0) {
+            rc = got;
+            goto done;
+        }
+    }
+    size_t n = nb[0] > nb[1] ? nb[0] : nb[1]; /* both directions over the same span */
+    for (int w = 0; w < 2; w++) {
+        double *full = calloc(n ? n : 1, sizeof *full);
+        if (!full) {
+            rc = iol_err(IOLENS_ENOMEM, "out of memory");
+            goto done;
+        }
+        if (nb[w])
+            memcpy(full, bins[w], nb[w] * sizeof *full);
+        iol_buf_reset(&name);
+        rc = iol_buf_printf(&name, "%s:%s", id, w ? "write" : "read");
+        if (!rc)
+            rc = push_bins(set, name.data, w ? IOLENS_DIR_WRITE : IOLENS_DIR_READ, bin_s, full, n);
+        free(full);
+        if (rc)
+            goto done;
+    }
+done:
+    free(bins[0]);
+    free(bins[1]);
+    iol_buf_release(&name);
     return rc;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "iolens/event.h"
 #include "iolens/temporal.h"
 
 #define NEAR(a, b, eps) assert_true(fabs((a) - (b)) <= (eps))
@@ -161,6 +162,117 @@ static void test_filter(void **state)
     assert_int_equal(iolens_series_set_count(out), 3);
     iolens_series_set_free(out);
     iolens_series_set_free(set);
+}
+
+/* --------------------------------------------- transfers and event streams */
+
+static void test_transfers(void **state)
+{
+    (void)state;
+    iolens_series_set *set;
+    assert_int_equal(iolens_series_set_new(&set), 0);
+    /* 4 MiB over [0.5, 2.5) s at 1 s bins: 1, 2, 1 MiB; 1 MiB at t = 3 (zero duration) */
+    iolens_transfer t[2] = {{0.5, 2.5, 4 * 1048576.0}, {3.0, 3.0, 1048576.0}};
+    assert_int_equal(iolens_series_from_transfers(set, "j", IOLENS_DIR_WRITE, 1.0, t, 2), 0);
+    iolens_series s;
+    iolens_series_set_get(set, 0, &s);
+    assert_int_equal(s.n, 4);
+    NEAR(s.mibs[0], 1.0, 1e-12);
+    NEAR(s.mibs[1], 2.0, 1e-12);
+    NEAR(s.mibs[2], 1.0, 1e-12);
+    NEAR(s.mibs[3], 1.0, 1e-12);
+    iolens_transfer bad = {2.0, 1.0, 5};
+    assert_true(iolens_series_from_transfers(set, "x", 0, 1.0, &bad, 1) < 0);
+    iolens_series_set_free(set);
+}
+
+/* A two-rank in-memory event stream, as a producer would provide. */
+struct mini_src {
+    iolens_event ev[2][3];
+    int pos[2];
+};
+
+static int mini_nranks(void *impl)
+{
+    (void)impl;
+    return 2;
+}
+
+static double mini_start(void *impl)
+{
+    (void)impl;
+    return 0;
+}
+
+static int mini_files(void *impl, const iolens_file **out, size_t *count)
+{
+    (void)impl;
+    *out = NULL;
+    *count = 0;
+    return 0;
+}
+
+static int mini_next(void *impl, int rank, iolens_event *out)
+{
+    struct mini_src *m = impl;
+    if (m->pos[rank] >= 3)
+        return 0;
+    *out = m->ev[rank][m->pos[rank]++];
+    return 1;
+}
+
+static int mini_rewind(void *impl, int rank)
+{
+    struct mini_src *m = impl;
+    m->pos[rank] = 0;
+    return 0;
+}
+
+static void mini_free(void *impl)
+{
+    free(impl);
+}
+
+static void test_events(void **state)
+{
+    (void)state;
+    static const iolens_evsource_ops ops = {IOLENS_EVSOURCE_OPS_VERSION, "mini", mini_nranks, mini_start,
+                                            mini_files, mini_next, mini_rewind, mini_free};
+    struct mini_src *m = calloc(1, sizeof *m);
+    assert_non_null(m);
+    const double MiB = 1048576.0;
+    m->ev[0][0] = (iolens_event){.layer = IOLENS_LAYER_POSIX, .op = IOLENS_OP_WRITE, .tstart = 0.0, .tend = 1.0,
+                                 .size = (int64_t)(2 * MiB), .ret = (int64_t)(2 * MiB)};
+    m->ev[0][1] = (iolens_event){.layer = IOLENS_LAYER_POSIX, .op = IOLENS_OP_OPEN, .tstart = 1.0, .tend = 1.1};
+    m->ev[0][2] = (iolens_event){.depth = 1, .layer = IOLENS_LAYER_POSIX, .op = IOLENS_OP_READ, .tstart = 2.0,
+                                 .tend = 2.5, .size = (int64_t)MiB, .ret = (int64_t)MiB}; /* nested: skipped */
+    m->ev[1][0] = (iolens_event){.rank = 1, .layer = IOLENS_LAYER_POSIX, .op = IOLENS_OP_READ, .tstart = 2.0,
+                                 .tend = 2.5, .size = (int64_t)MiB, .ret = (int64_t)MiB};
+    m->ev[1][1] = (iolens_event){.rank = 1, .layer = IOLENS_LAYER_MPIIO, .op = IOLENS_OP_WRITE, .tstart = 0.2,
+                                 .tend = 0.4, .size = (int64_t)(8 * MiB), .ret = -1};
+    m->ev[1][2] = (iolens_event){.rank = 1, .layer = IOLENS_LAYER_POSIX, .op = IOLENS_OP_WRITE, .flags = IOLENS_EVF_FAILED,
+                                 .tstart = 0.2, .tend = 0.4, .size = 100, .ret = -1};
+    iolens_evsource *src;
+    assert_int_equal(iolens_evsource_new(&src, &ops, m), 0);
+    iolens_series_set *set;
+    assert_int_equal(iolens_series_set_new(&set), 0);
+    assert_int_equal(iolens_series_from_events(set, src, "job", IOLENS_LAYER_POSIX, 1.0), 0);
+    assert_int_equal(iolens_series_from_events(set, src, "all", -1, 1.0), 0);
+    assert_int_equal(iolens_series_set_count(set), 4);
+    iolens_series r, w;
+    iolens_series_set_get(set, 0, &r);
+    iolens_series_set_get(set, 1, &w);
+    assert_string_equal(r.id, "job:read");
+    assert_string_equal(w.id, "job:write");
+    assert_int_equal(r.n, 3);
+    assert_int_equal(w.n, 3);
+    NEAR(r.mibs[2], 1.0, 1e-12);
+    NEAR(w.mibs[0], 2.0, 1e-12);
+    NEAR(w.mibs[1], 0.0, 0); /* the write ends exactly at 1 s: bin 1 gets nothing */
+    iolens_series_set_get(set, 3, &w);
+    NEAR(w.mibs[0], 10.0, 1e-12); /* + the MPI-IO write (size used when ret < 0) */
+    iolens_series_set_free(set);
+    iolens_evsource_free(src);
 }
 
 /* -------------------------------------------------------------- metrics */
@@ -519,7 +631,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read_wide),     cmocka_unit_test(test_read_long),
         cmocka_unit_test(test_read_heatmap),  cmocka_unit_test(test_read_hostile),
-        cmocka_unit_test(test_filter),        cmocka_unit_test(test_pld_hand),
+        cmocka_unit_test(test_filter),        cmocka_unit_test(test_transfers),
+        cmocka_unit_test(test_events),        cmocka_unit_test(test_pld_hand),
         cmocka_unit_test(test_pld_fig7),      cmocka_unit_test(test_sbd_hand),
         cmocka_unit_test(test_dtw_hand),      cmocka_unit_test(test_balance_ari),
         cmocka_unit_test(test_aggregate),     cmocka_unit_test(test_kneedle),
