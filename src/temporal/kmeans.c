@@ -285,12 +285,42 @@ static void assign_dense_range(struct assign_ctx *a, size_t b, size_t e)
     }
 }
 
+/* Symbol sequences: table lookups, stopping a centroid once it cannot win. */
+static void assign_cat_range(struct assign_ctx *a, size_t b, size_t e)
+{
+    const struct cat *x = a->sp->ctx;
+    const tser_catdata *d = x->d;
+    size_t per = d->len * d->nsym;
+    for (size_t t = b; t < e; t++) {
+        const uint16_t *q = d->seq + (a->idx ? a->idx[t] : t) * d->len;
+        double best = INFINITY;
+        int bl = 0;
+        for (size_t c = 0; c < a->k; c++) {
+            const double *tab = x->table + c * per;
+            double s = 0;
+            for (size_t p = 0; p < d->len && s < best; p++, tab += d->nsym)
+                s += tab[q[p]];
+            if (s < best) {
+                best = s;
+                bl = (int)c;
+            }
+        }
+        a->labels[t] = bl;
+        if (a->dist2)
+            a->dist2[t] = best;
+    }
+}
+
 static void assign_range(void *p, size_t b, size_t e, unsigned w)
 {
     struct assign_ctx *a = p;
     (void)w;
     if (a->sp->dist == dense_dist) {
         assign_dense_range(a, b, e);
+        return;
+    }
+    if (a->sp->dist == cat_dist) {
+        assign_cat_range(a, b, e);
         return;
     }
     for (size_t t = b; t < e; t++) {
@@ -320,6 +350,31 @@ static int km_assign(const struct km_space *sp, const double *C, size_t k, const
     }
     struct assign_ctx a = {sp, C, k, idx, labels, dist2};
     return tser_parallel(threads, m, assign_range, &a);
+}
+
+/* min(pdist(i, j), cap), stopping early once the partial sum reaches cap
+ * (every term is non-negative, so the result is exact). */
+static double pdist_capped(const struct km_space *sp, size_t i, size_t j, double cap)
+{
+    if (sp->pdist == dense_pdist) {
+        const struct dense *x = sp->ctx;
+        const double *a = x->X + i * x->d, *b = x->X + j * x->d;
+        double s = 0;
+        for (size_t q = 0; q < x->d && s < cap; q++)
+            s += (a[q] - b[q]) * (a[q] - b[q]);
+        return s < cap ? s : cap;
+    }
+    if (sp->pdist == cat_pdist) {
+        const struct cat *x = sp->ctx;
+        const tser_catdata *d = x->d;
+        const uint16_t *a = d->seq + i * d->len, *b = d->seq + j * d->len;
+        double s = 0;
+        for (size_t p = 0; p < d->len && s < cap; p++)
+            s += x->sd[(size_t)a[p] * d->nsym + b[p]];
+        return s < cap ? s : cap;
+    }
+    double dd = sp->pdist(sp->ctx, i, j);
+    return dd < cap ? dd : cap;
 }
 
 /* k-means++ (scikit-learn's greedy variant). */
@@ -365,8 +420,7 @@ static int km_init(const struct km_space *sp, const size_t *idx, size_t m, size_
             double p = 0;
             double *row = cand + r * m;
             for (size_t t = 0; t < m; t++) {
-                double dd = sp->pdist(sp->ctx, idx[cid[r]], idx[t]);
-                row[t] = dd < closest[t] ? dd : closest[t];
+                row[t] = pdist_capped(sp, idx[cid[r]], idx[t], closest[t]);
                 p += row[t];
             }
             if (p < best_pot) {
