@@ -377,9 +377,26 @@ static double pdist_capped(const struct km_space *sp, size_t i, size_t j, double
     return dd < cap ? dd : cap;
 }
 
-/* k-means++ (scikit-learn's greedy variant). */
+struct cand_ctx {
+    const struct km_space *sp;
+    const size_t *idx;
+    size_t centre;        /* point index of the candidate */
+    const double *closest; /* NULL: no cap */
+    double *row;
+};
+
+static void cand_range(void *p, size_t b, size_t e, unsigned w)
+{
+    struct cand_ctx *c = p;
+    (void)w;
+    for (size_t t = b; t < e; t++)
+        c->row[t] = pdist_capped(c->sp, c->centre, c->idx[t], c->closest ? c->closest[t] : INFINITY);
+}
+
+/* k-means++ (scikit-learn's greedy variant). Distances run in parallel,
+ * sums sequentially (the result does not depend on the thread count). */
 static int km_init(const struct km_space *sp, const size_t *idx, size_t m, size_t k, tser_rng *rng,
-                   double *C)
+                   unsigned threads, double *C)
 {
     int rc = 0;
     size_t trials = 2 + (size_t)floor(log((double)k));
@@ -394,10 +411,11 @@ static int km_init(const struct km_space *sp, const size_t *idx, size_t m, size_
     size_t first = tser_rng_below(rng, m);
     sp->point_vec(sp->ctx, idx[first], C);
     double pot = 0;
-    for (size_t t = 0; t < m; t++) {
-        closest[t] = sp->pdist(sp->ctx, idx[first], idx[t]);
+    struct cand_ctx cc = {sp, idx, idx[first], NULL, closest};
+    unsigned th = m >= 4096 ? threads : 1; /* thread start-up costs more on small samples */
+    tser_parallel(th, m, cand_range, &cc);
+    for (size_t t = 0; t < m; t++)
         pot += closest[t];
-    }
     for (size_t c = 1; c < k; c++) {
         double acc = 0;
         for (size_t t = 0; t < m; t++)
@@ -419,10 +437,10 @@ static int km_init(const struct km_space *sp, const size_t *idx, size_t m, size_
         for (size_t r = 0; r < trials; r++) {
             double p = 0;
             double *row = cand + r * m;
-            for (size_t t = 0; t < m; t++) {
-                row[t] = pdist_capped(sp, idx[cid[r]], idx[t], closest[t]);
+            struct cand_ctx cr = {sp, idx, idx[cid[r]], closest, row};
+            tser_parallel(th, m, cand_range, &cr);
+            for (size_t t = 0; t < m; t++)
                 p += row[t];
-            }
             if (p < best_pot) {
                 best_pot = p;
                 best = r;
@@ -513,7 +531,7 @@ static int km_fit(const struct km_space *sp, const size_t *idx, size_t m, size_t
         rc = iol_err(IOLENS_ENOMEM, "out of memory (k-means of %zu points)", m);
         goto done;
     }
-    if ((rc = km_init(sp, idx, m, k, &rng, C)))
+    if ((rc = km_init(sp, idx, m, k, &rng, threads, C)))
         goto done;
     double tol = 1e-4 * sp->mean_var(sp->ctx, idx, m);
     struct hamerly_ctx h = {sp->ctx, C, k, idx, labels, u, l, hs, 1};
