@@ -93,9 +93,12 @@ void iol_pred_init(iol_pred *p)
 
 void iol_pred_release(iol_pred *p) { iol_offmap_release(&p->offs); }
 
+/* Offsets are predicted per (file, function): interleaved streams on one
+ * file (writes at i*a, reads at j*b) each keep their own stride. */
 static int64_t file_key(const iol_rawrec *r)
 {
-    return r->file >= 0 ? (int64_t)r->file : -2 - (int64_t)r->fd;
+    uint64_t f = r->file >= 0 ? (uint64_t)r->file : (uint64_t)(-2 - (int64_t)r->fd);
+    return (int64_t)(f * 1024u + r->func);
 }
 
 /* Wrapping arithmetic: predictions are exact in modulo-2^64 arithmetic. */

@@ -48,17 +48,19 @@ static int add_path(iol_spill_proc *p, int32_t id, const char *s, size_t len)
 {
     if (id < 0 || (uint32_t)id >= MAX_PATH_IDS)
         return IOLENS_EFORMAT;
-    if ((size_t)id >= p->npaths) {
-        size_t n = p->npaths ? p->npaths : 16;
+    if ((size_t)id >= p->pcap) {
+        size_t n = p->pcap ? p->pcap : 16;
         while (n <= (size_t)id)
             n *= 2;
         char **np = realloc(p->paths, n * sizeof *np);
         if (!np)
             return IOLENS_ENOMEM;
-        memset(np + p->npaths, 0, (n - p->npaths) * sizeof *np);
+        memset(np + p->pcap, 0, (n - p->pcap) * sizeof *np);
         p->paths = np;
-        p->npaths = n;
+        p->pcap = n;
     }
+    if ((size_t)id >= p->npaths)
+        p->npaths = (size_t)id + 1;
     char *c = malloc(len + 1);
     if (!c)
         return IOLENS_ENOMEM;
@@ -179,7 +181,7 @@ void iol_spill_release(iol_spill_proc *p)
     for (size_t i = 0; i < p->nth; i++)
         free(p->th[i].recs);
     free(p->th);
-    for (size_t i = 0; i < p->npaths; i++)
+    for (size_t i = 0; i < p->pcap; i++)
         free(p->paths[i]);
     free(p->paths);
     memset(p, 0, sizeof *p);

@@ -22,7 +22,8 @@ typedef struct iol_spill_proc {
     iol_spill_thread *th;
     size_t nth;
     char **paths; /* by path id; NULL where not defined */
-    size_t npaths;
+    size_t npaths; /* highest defined id + 1 */
+    size_t pcap;
 } iol_spill_proc;
 
 /* Reads one spill file. Returns 0 or a negative code (message names the file and byte offset). */
