@@ -26,7 +26,8 @@ static void usage(FILE *out)
             "usage: iolens trace [-o TRACE] [--layers posix,stdio,mpiio] [--resolution NS] -- COMMAND [ARGS...]\n"
             "       iolens trace --print TRACE [--json] [--rank N]\n"
             "       iolens trace --info TRACE [--json]\n"
-            "       iolens trace --build SPILL_DIR -o TRACE\n\n"
+            "       iolens trace --build SPILL_DIR -o TRACE\n"
+            "  --no-compress  store sections without zstd (to inspect or fuzz the format)\n\n"
             "Runs COMMAND with the iolens shim preloaded and writes one trace file (default iolens.trace)\n"
             "holding every POSIX and stdio call of every process (forked children included).\n"
             "MPI: `mpirun -np N iolens trace -o T -- app` (one trace for all ranks), or\n"
@@ -84,9 +85,11 @@ static void remove_tree(const char *dir)
     rmdir(dir);
 }
 
+static int raw_sections;
+
 static int build(const char *spill, const char *out, uint64_t res, int quiet)
 {
-    iolens_trace_build_opts o = {res, 0};
+    iolens_trace_build_opts o = {res, raw_sections ? -1 : 0};
     iolens_trace_stats st;
     if (iolens_trace_build(spill, out, &o, &st)) {
         cli_lib_error();
@@ -460,6 +463,8 @@ int cmd_trace(int argc, char **argv)
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return CLI_OK;
+        } else if (!strcmp(a, "--no-compress")) {
+            raw_sections = 1;
         } else if (!strcmp(a, "--json")) {
             json = 1;
         } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {

@@ -376,6 +376,12 @@ static int try_join(group *g, const proc_enc *pe, size_t idx)
 
 static int put_sect(iol_buf *out, iol_buf *dir, uint32_t type, const iol_buf *raw, int level, uint64_t *stored)
 {
+    if (level < 0) { /* stored uncompressed (debugging, fuzz corpora) */
+        iol_tsect s = {type, IOL_CODEC_RAW, out->len, raw->len, raw->len};
+        *stored = raw->len;
+        int rc = iol_buf_append(out, raw->data ? raw->data : "", raw->len);
+        return rc ? rc : iol_buf_append(dir, &s, sizeof s);
+    }
     size_t bound = ZSTD_compressBound(raw->len);
     int rc = iol_buf_reserve(out, bound);
     if (rc)
