@@ -740,7 +740,7 @@ IOL_EXPORT DIR *opendir(const char *path)
     DIR *d = real_opendir(path);
     iol_rawrec *rec = iol_end(IOL_F_opendir, t0, d == NULL);
     int32_t id = iol_path_id(path);
-    int fd = dirfd(d);
+    int fd = d ? dirfd(d) : -1;
     if (fd >= 0)
         iol_fd_set(fd, id);
     if (rec) {

@@ -506,6 +506,14 @@ __attribute__((constructor)) static void shim_init(void)
         goto out;
     if (open_spill())
         goto out;
+    /* launched by mpirun: the rank is known before MPI_Init (Open MPI, PMIx, PMI) */
+    const char *rk = getenv("OMPI_COMM_WORLD_RANK"), *sz = getenv("OMPI_COMM_WORLD_SIZE");
+    if (!rk || !sz) {
+        rk = getenv("PMIX_RANK");
+        sz = getenv("PMIX_SIZE");
+    }
+    if (rk && sz)
+        iol_shim_set_rank(atoi(rk), atoi(sz));
     pthread_atfork(NULL, NULL, atfork_child);
     install_signals();
     iol_shim_layers = layers;
