@@ -290,6 +290,13 @@ static const slot_names *names_of(const char *func)
     for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
         if (strlen(slots[i].prefix) == n && !strncmp(func, slots[i].prefix, n))
             return &slots[i];
+    static const slot_names mpi_at = {"", {"off", "size", "typesize", "count"}};
+    static const slot_names mpi = {"", {NULL, "size", "typesize", "count"}};
+    static const slot_names mpi_wait = {"", {NULL, NULL, NULL, "requests"}};
+    if (!strncmp(func, "MPI_File_", 9) && (strstr(func, "read") || strstr(func, "write")))
+        return strstr(func, "_at") && !strstr(func, "_end") ? &mpi_at : &mpi;
+    if (!strncmp(func, "MPI_Wait", 8))
+        return &mpi_wait;
     return NULL;
 }
 

@@ -565,3 +565,34 @@ IOL_EXPORT int execvp(const char *file, char *const argv[])
     rt.finished = 0;
     return r;
 }
+
+/* ---- threads started by untraced library code (e.g. MPI_Init's progress
+ * threads) stay untraced: they are the library's helpers, not the program ---- */
+typedef struct quiet_start {
+    void *(*fn)(void *);
+    void *arg;
+} quiet_start;
+
+static void *quiet_thread(void *p)
+{
+    quiet_start q = *(quiet_start *)p;
+    free(p);
+    iol_shim_inside = 1;
+    return q.fn(q.arg);
+}
+
+IOL_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+    IOL_REAL(pthread_create);
+    if (!iol_shim_inside || !iol_shim_layers)
+        return real_pthread_create(th, attr, fn, arg);
+    quiet_start *q = malloc(sizeof *q);
+    if (!q)
+        return real_pthread_create(th, attr, fn, arg);
+    q->fn = fn;
+    q->arg = arg;
+    int r = real_pthread_create(th, attr, quiet_thread, q);
+    if (r)
+        free(q);
+    return r;
+}

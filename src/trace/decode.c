@@ -504,7 +504,10 @@ static int parse_times(iol_trace *t)
             if (c.bad || n != th->ncalls)
                 return ferr(t, sd->at, "timestamp count does not match the call count (corrupt or truncated)");
             th->ts_off = c.pos;
-            for (uint64_t e = 0; e < 2 * n && !c.bad; e++)
+            for (uint64_t e = 0; e < n && !c.bad; e++)
+                (void)iol_get_uv(&c);
+            th->dur_off = c.pos;
+            for (uint64_t e = 0; e < n && !c.bad; e++)
                 (void)iol_get_uv(&c);
             if (c.bad)
                 return ferr(t, sd->at, "truncated timestamp section");

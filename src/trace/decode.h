@@ -26,13 +26,14 @@ typedef struct iol_thread {
     size_t nrules;
     size_t *rule_off, *rule_len; /* [nrules + 1]; offsets of (sym, exp) pairs in the process vector */
     uint64_t ncalls;
-    size_t ts_off;
+    size_t ts_off, dur_off; /* gap and duration columns in the timestamp section */
     /* iteration */
     iol_frame *stack;
     size_t depth;
     iol_pred pred;
-    iol_cur tcur;
-    int64_t tprev;
+    iol_cur tcur, dcur;
+    int64_t tprev; /* end of the previous call */
+    int64_t lastdur[IOL_F_COUNT];
     uint64_t done;
     int has_head;
     iol_rawrec head;

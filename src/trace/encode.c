@@ -281,7 +281,11 @@ static int encode_proc(proc_enc *pe, uint64_t job_start, uint64_t res)
         iol_grammar_init(&gr[i]);
         if ((rc = iol_put_uv(&pe->times, t->n)))
             goto done;
-        int64_t prev = 0;
+        /* timestamps, in two columns: the gap since the previous call of the
+         * thread ended, and the duration minus the previous duration of the
+         * same function (both small and repetitive in loops) */
+        iol_buf durs = IOL_BUF_INIT;
+        int64_t prev_end = 0, lastdur[IOL_F_COUNT] = {0};
         for (size_t k = 0; k < t->n && !rc; k++) {
             const iol_rawrec *r = &t->recs[k];
             int64_t sig[IOL_SIG_NFIELDS];
@@ -298,11 +302,15 @@ static int encode_proc(proc_enc *pe, uint64_t job_start, uint64_t res)
                 t0 = 0;
             if (r->t1 < r->t0)
                 t1 = t0;
-            rc = iol_put_sv(&pe->times, t0 - prev);
+            rc = iol_put_sv(&pe->times, t0 - prev_end);
             if (!rc)
-                rc = iol_put_sv(&pe->times, t1 - t0);
-            prev = t0;
+                rc = iol_put_sv(&durs, (t1 - t0) - lastdur[r->func]);
+            lastdur[r->func] = t1 - t0;
+            prev_end = t1;
         }
+        if (!rc)
+            rc = iol_buf_append(&pe->times, durs.data ? durs.data : "", durs.len);
+        iol_buf_release(&durs);
         iol_pred_release(&pred);
         if (rc)
             goto done;

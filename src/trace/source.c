@@ -27,6 +27,9 @@ int iol_trace_rewind(iol_trace *t, int rank)
         th->tcur.len = t->sect[IOL_TS_TIMES].len;
         th->tcur.pos = th->ts_off;
         th->tcur.bad = 0;
+        th->dcur = th->tcur;
+        th->dcur.pos = th->dur_off;
+        memset(th->lastdur, 0, sizeof th->lastdur);
         th->tprev = 0;
         th->done = 0;
         th->has_head = 0;
@@ -81,14 +84,16 @@ static int thread_next(iol_trace *t, int rank, iol_proc *p, iol_thread *th, iol_
         return iol_err(rc, "out of memory");
     if (rc)
         return bad(t, rank, "invalid signature");
-    int64_t ds = iol_get_sv(&th->tcur), dur = iol_get_sv(&th->tcur);
-    if (th->tcur.bad)
+    int64_t gap = iol_get_sv(&th->tcur), ddur = iol_get_sv(&th->dcur);
+    if (th->tcur.bad || th->dcur.bad)
         return iol_err(IOLENS_EFORMAT, "cannot read '%s': truncated timestamps of process %d at byte %llu",
                        t->name, rank, (unsigned long long)t->sect[IOL_TS_TIMES].at);
-    int64_t t0 = (int64_t)((uint64_t)th->tprev + (uint64_t)ds);
+    int64_t dur = (int64_t)((uint64_t)th->lastdur[local] + (uint64_t)ddur);
+    th->lastdur[local] = dur;
+    int64_t t0 = (int64_t)((uint64_t)th->tprev + (uint64_t)gap);
     r->t0 = (uint64_t)t0;
     r->t1 = (uint64_t)t0 + (uint64_t)dur;
-    th->tprev = t0;
+    th->tprev = (int64_t)r->t1;
     th->done++;
     return 1;
 }
@@ -198,6 +203,21 @@ static void fill_event(iol_trace *t, int rank, iol_proc *p, const iol_thread *th
     ev->whence = (fi->op == IOLENS_OP_SEEK && r->func != IOL_F_ftell && r->func != IOL_F_rewind) ? (int32_t)r->a[2] : -1;
     if (r->err)
         ev->flags |= IOLENS_EVF_FAILED;
+    if (fi->layer == IOLENS_LAYER_MPIIO) {
+        if (strstr(fi->name, "_all") || strstr(fi->name, "_ordered"))
+            ev->flags |= IOLENS_EVF_COLLECTIVE;
+        if (!strncmp(fi->name, "MPI_File_i", 10))
+            ev->flags |= IOLENS_EVF_NONBLOCKING;
+        if (fi->op == IOLENS_OP_OPEN)
+            ev->open_flags = (int32_t)r->a[0];
+        if (fi->op == IOLENS_OP_READ || fi->op == IOLENS_OP_WRITE) {
+            if (!fi->has_off)
+                ev->flags |= IOLENS_EVF_OFFSET_UNKNOWN; /* file pointer in etype units: not resolved */
+            ev->size = r->a[1];
+        }
+        if (r->ret != 0 && fi->op != IOLENS_OP_OPEN)
+            ev->flags |= IOLENS_EVF_FAILED;
+    }
     resolve_offset(p, r, fi, ev);
 }
 
