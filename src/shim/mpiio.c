@@ -154,6 +154,21 @@ static void size_rec(int func, uint64_t t0, int rc, MPI_File fh, MPI_Offset size
     }
 }
 
+static void seek_rec(int func, uint64_t t0, int rc, MPI_File fh, MPI_Offset off, int whence)
+{
+    int32_t path;
+    int h = handle_of(fh, &path);
+    iol_rawrec *rec = iol_end(func, t0, 0);
+    if (rec) {
+        rec->fd = h;
+        rec->file = path;
+        rec->ret = rc;
+        rec->a[0] = off;
+        rec->a[2] = whence;
+        iol_commit(rec);
+    }
+}
+
 static int internal_io(void)
 {
     const char *e = getenv("IOLENS_MPI_INTERNAL");
@@ -339,7 +354,7 @@ IOL_EXPORT int MPI_File_seek(MPI_File fh, MPI_Offset off, int whence)
         return real(File_seek)(fh, off, whence);
     uint64_t t0 = iol_begin();
     int rc = real(File_seek)(fh, off, whence);
-    io_rec(IOL_F_MPI_File_seek, t0, rc, fh, off, 0, NO_TYPE);
+    seek_rec(IOL_F_MPI_File_seek, t0, rc, fh, off, whence);
     return rc;
 }
 
@@ -350,7 +365,7 @@ IOL_EXPORT int MPI_File_seek_shared(MPI_File fh, MPI_Offset off, int whence)
         return real(File_seek_shared)(fh, off, whence);
     uint64_t t0 = iol_begin();
     int rc = real(File_seek_shared)(fh, off, whence);
-    io_rec(IOL_F_MPI_File_seek_shared, t0, rc, fh, off, 0, NO_TYPE);
+    seek_rec(IOL_F_MPI_File_seek_shared, t0, rc, fh, off, whence);
     return rc;
 }
 
