@@ -20,7 +20,7 @@ extern "C" {
 /** Options of iolens_trace_build(). Zero-initialise, then set what you need. */
 typedef struct iolens_trace_build_opts {
     uint64_t resolution_ns; /**< timestamp resolution; 0 = 1000 (1 us) */
-    int zstd_level;         /**< 0 = 19; negative = sections stored uncompressed */
+    int zstd_level;         /**< 0 = automatic (19, or 6 for timestamps over 1 MiB); negative = uncompressed */
 } iolens_trace_build_opts;
 
 /** What iolens_trace_build() wrote (bytes per section, counts). */

@@ -47,22 +47,39 @@ static int ivec_push(ivec *a, int64_t x)
     return 0;
 }
 
+/* Encoder state of one thread: predictors, grammar and the two timestamp columns. */
+typedef struct thread_enc {
+    uint32_t tid;
+    iol_pred pred;
+    iol_grammar g;
+    iol_buf gaps, durs;
+    int64_t prev_end;
+    int64_t lastdur[IOL_F_COUNT];
+    uint64_t n;
+} thread_enc;
+
+typedef struct sig_table sig_table;
+
 typedef struct proc_enc {
     iol_spill_proc sp;
+    thread_enc **th;
+    size_t nth;
+    sig_table *sigs;
+    uint64_t job_start, res;
+    int *used; /* functions seen, over the job */
     iol_buf s;    /* path templates, NUL-separated */
     ivec v;       /* the structure vector */
     iol_buf times;
     uint64_t ncalls, nsigs, nrules;
-    int group;
 } proc_enc;
 
 /* ---- signature table: open addressing over IOL_SIG_NFIELDS-long keys ---- */
-typedef struct sig_table {
+struct sig_table {
     int64_t *keys; /* n * NFIELDS */
     size_t n, kcap;
     uint32_t *slots; /* id + 1 */
     size_t scap;
-} sig_table;
+};
 
 static uint64_t sig_hash(const int64_t *k)
 {
@@ -256,85 +273,120 @@ static int put_grammar(ivec *v, const iol_grammar *g)
     return rc;
 }
 
-static int encode_proc(proc_enc *pe, uint64_t job_start, uint64_t res)
+static thread_enc *thread_of(proc_enc *pe, uint32_t tid)
 {
-    int rc = 0;
-    sig_table st = {0};
-    iol_grammar *gr = calloc(pe->sp.nth ? pe->sp.nth : 1, sizeof *gr);
-    if (!gr)
+    for (size_t i = pe->nth; i > 0; i--)
+        if (pe->th[i - 1]->tid == tid)
+            return pe->th[i - 1];
+    if (pe->nth >= IOL_TRACE_MAX_THREADS)
+        return NULL;
+    thread_enc **nt = realloc(pe->th, (pe->nth + 1) * sizeof *nt);
+    if (!nt)
+        return NULL;
+    pe->th = nt;
+    thread_enc *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->tid = tid;
+    iol_pred_init(&t->pred);
+    iol_grammar_init(&t->g);
+    pe->th[pe->nth++] = t;
+    return t;
+}
+
+static void thread_free(thread_enc *t)
+{
+    if (!t)
+        return;
+    iol_pred_release(&t->pred);
+    iol_grammar_release(&t->g);
+    iol_buf_release(&t->gaps);
+    iol_buf_release(&t->durs);
+    free(t);
+}
+
+/* Encodes one chunk of records of a thread (spill reader callback). */
+static int encode_recs(void *ctx, uint32_t tid, const iol_rawrec *recs, size_t n)
+{
+    proc_enc *pe = ctx;
+    thread_enc *t = thread_of(pe, tid);
+    if (!t)
         return IOLENS_ENOMEM;
-    /* threads, sorted by index */
-    for (size_t i = 1; i < pe->sp.nth; i++)
-        for (size_t j = i; j > 0 && pe->sp.th[j - 1].tid > pe->sp.th[j].tid; j--) {
-            iol_spill_thread tmp = pe->sp.th[j];
-            pe->sp.th[j] = pe->sp.th[j - 1];
-            pe->sp.th[j - 1] = tmp;
-        }
-    if ((rc = ivec_push(&pe->v, (int64_t)pe->sp.nth)))
-        goto done;
-    for (size_t i = 0; i < pe->sp.nth; i++) {
-        iol_spill_thread *t = &pe->sp.th[i];
-        if ((rc = ivec_push(&pe->v, t->tid)))
-            goto done;
-        iol_pred pred;
-        iol_pred_init(&pred);
-        iol_grammar_init(&gr[i]);
-        if ((rc = iol_put_uv(&pe->times, t->n)))
-            goto done;
+    int rc = 0;
+    for (size_t k = 0; k < n && !rc; k++) {
+        const iol_rawrec *r = &recs[k];
+        int64_t sig[IOL_SIG_NFIELDS];
+        pe->used[r->func] = 1;
+        rc = iol_pred_encode(&t->pred, r, iol_func_by_id(r->func)->has_off, r->func, sig);
+        int64_t id = rc ? rc : sig_lookup(pe->sigs, sig);
+        if (id < 0)
+            return (int)id;
+        if ((rc = iol_grammar_push(&t->g, id)))
+            break;
         /* timestamps, in two columns: the gap since the previous call of the
          * thread ended, and the duration minus the previous duration of the
          * same function (both small and repetitive in loops) */
-        iol_buf durs = IOL_BUF_INIT;
-        int64_t prev_end = 0, lastdur[IOL_F_COUNT] = {0};
-        for (size_t k = 0; k < t->n && !rc; k++) {
-            const iol_rawrec *r = &t->recs[k];
-            int64_t sig[IOL_SIG_NFIELDS];
-            rc = iol_pred_encode(&pred, r, iol_func_by_id(r->func)->has_off, r->func, sig);
-            int64_t id = rc ? rc : sig_lookup(&st, sig);
-            if (id < 0) {
-                rc = (int)id;
-                break;
-            }
-            if ((rc = iol_grammar_push(&gr[i], id)))
-                break;
-            int64_t t0 = (int64_t)((r->t0 - job_start) / res), t1 = (int64_t)((r->t1 - job_start) / res);
-            if (r->t0 < job_start)
-                t0 = 0;
-            if (r->t1 < r->t0)
-                t1 = t0;
-            rc = iol_put_sv(&pe->times, t0 - prev_end);
-            if (!rc)
-                rc = iol_put_sv(&durs, (t1 - t0) - lastdur[r->func]);
-            lastdur[r->func] = t1 - t0;
-            prev_end = t1;
-        }
+        int64_t t0 = r->t0 < pe->job_start ? 0 : (int64_t)((r->t0 - pe->job_start) / pe->res);
+        int64_t t1 = r->t1 < r->t0 ? t0 : (int64_t)((r->t1 - pe->job_start) / pe->res);
+        rc = iol_put_sv(&t->gaps, t0 - t->prev_end);
         if (!rc)
-            rc = iol_buf_append(&pe->times, durs.data ? durs.data : "", durs.len);
-        iol_buf_release(&durs);
-        iol_pred_release(&pred);
-        if (rc)
-            goto done;
-        pe->ncalls += t->n;
-        pe->nrules += gr[i].nrules;
+            rc = iol_put_sv(&t->durs, (t1 - t0) - t->lastdur[r->func]);
+        t->lastdur[r->func] = t1 - t0;
+        t->prev_end = t1;
+        t->n++;
     }
-    pe->nsigs = st.n;
-    if ((rc = ivec_push(&pe->v, (int64_t)st.n)))
-        goto done;
-    for (size_t i = 0; i < st.n * IOL_SIG_NFIELDS; i++)
-        if ((rc = ivec_push(&pe->v, st.keys[i])))
-            goto done;
-    if ((rc = encode_paths(pe)))
-        goto done;
-    for (size_t i = 0; i < pe->sp.nth; i++)
-        if ((rc = put_grammar(&pe->v, &gr[i])))
-            goto done;
-done:
-    for (size_t i = 0; i < pe->sp.nth; i++)
-        iol_grammar_release(&gr[i]);
-    free(gr);
-    free(st.keys);
-    free(st.slots);
     return rc;
+}
+
+/* After the whole spill was read: the structure vector and the timestamp bytes. */
+static int finish_proc(proc_enc *pe)
+{
+    int rc = 0;
+    for (size_t i = 1; i < pe->nth; i++) /* threads by index */
+        for (size_t j = i; j > 0 && pe->th[j - 1]->tid > pe->th[j]->tid; j--) {
+            thread_enc *tmp = pe->th[j];
+            pe->th[j] = pe->th[j - 1];
+            pe->th[j - 1] = tmp;
+        }
+    if ((rc = ivec_push(&pe->v, (int64_t)pe->nth)))
+        return rc;
+    for (size_t i = 0; i < pe->nth; i++) {
+        thread_enc *t = pe->th[i];
+        if ((rc = ivec_push(&pe->v, t->tid)) || (rc = iol_put_uv(&pe->times, t->n)) ||
+            (rc = iol_buf_append(&pe->times, t->gaps.data ? t->gaps.data : "", t->gaps.len)) ||
+            (rc = iol_buf_append(&pe->times, t->durs.data ? t->durs.data : "", t->durs.len)))
+            return rc;
+        pe->ncalls += t->n;
+        pe->nrules += t->g.nrules;
+    }
+    sig_table *st = pe->sigs;
+    pe->nsigs = st->n;
+    if ((rc = ivec_push(&pe->v, (int64_t)st->n)))
+        return rc;
+    for (size_t i = 0; i < st->n * IOL_SIG_NFIELDS; i++)
+        if ((rc = ivec_push(&pe->v, st->keys[i])))
+            return rc;
+    if ((rc = encode_paths(pe)))
+        return rc;
+    for (size_t i = 0; i < pe->nth; i++)
+        if ((rc = put_grammar(&pe->v, &pe->th[i]->g)))
+            return rc;
+    return 0;
+}
+
+static void proc_free_work(proc_enc *pe)
+{
+    for (size_t i = 0; i < pe->nth; i++)
+        thread_free(pe->th[i]);
+    free(pe->th);
+    pe->th = NULL;
+    pe->nth = 0;
+    if (pe->sigs) {
+        free(pe->sigs->keys);
+        free(pe->sigs->slots);
+        free(pe->sigs);
+        pe->sigs = NULL;
+    }
 }
 
 /* ---- folding processes into groups ---- */
@@ -436,7 +488,7 @@ int iolens_trace_build(const char *spill_dir, const char *out_path, const iolens
 {
     int rc = 0;
     proc_enc *pr = NULL;
-    size_t np = 0, cap = 0;
+    size_t np = 0;
     group *gs = NULL;
     size_t ng = 0;
     iol_buf meta = IOL_BUF_INIT, strct = IOL_BUF_INIT, times = IOL_BUF_INIT;
@@ -446,6 +498,9 @@ int iolens_trace_build(const char *spill_dir, const char *out_path, const iolens
     iolens_trace_stats stt;
     memset(&stt, 0, sizeof stt);
 
+    int used[IOL_F_COUNT] = {0};
+    char **names = NULL;
+    size_t nnames = 0;
     DIR *d = opendir(spill_dir);
     if (!d)
         return iol_err(IOLENS_EIO, "cannot open '%s': %s", spill_dir, strerror(errno));
@@ -454,61 +509,63 @@ int iolens_trace_build(const char *spill_dir, const char *out_path, const iolens
         size_t l = strlen(e->d_name);
         if (l < 5 || strcmp(e->d_name + l - 4, ".raw"))
             continue;
-        if (np == cap) {
-            cap = cap ? cap * 2 : 16;
-            proc_enc *n = realloc(pr, cap * sizeof *n);
-            if (!n) {
-                rc = iol_err(IOLENS_ENOMEM, "out of memory");
-                goto done;
-            }
-            pr = n;
-        }
-        char path[4096];
-        if ((size_t)snprintf(path, sizeof path, "%s/%s", spill_dir, e->d_name) >= sizeof path)
-            continue;
-        memset(&pr[np], 0, sizeof pr[np]);
-        if ((rc = iol_spill_read(path, &pr[np].sp)))
-            goto done;
-        np++;
-        if (np > IOL_TRACE_MAX_PROCS) {
+        if (nnames >= IOL_TRACE_MAX_PROCS) {
             rc = iol_err(IOLENS_EINVAL, "'%s' holds too many spill files", spill_dir);
             goto done;
         }
+        char **nn = realloc(names, (nnames + 1) * sizeof *nn);
+        size_t pl = strlen(spill_dir) + l + 2;
+        char *pth = nn ? malloc(pl) : NULL;
+        if (nn)
+            names = nn;
+        if (!pth) {
+            rc = iol_err(IOLENS_ENOMEM, "out of memory");
+            goto done;
+        }
+        snprintf(pth, pl, "%s/%s", spill_dir, e->d_name);
+        names[nnames++] = pth;
     }
-    if (np == 0) {
+    if (nnames == 0) {
         rc = iol_err(IOLENS_ENOTFOUND, "no spill files in '%s' (was the shim loaded?)", spill_dir);
         goto done;
     }
-    qsort(pr, np, sizeof *pr, cmp_proc);
     uint64_t job_start = UINT64_MAX;
-    for (size_t i = 0; i < np; i++) {
-        if (pr[i].sp.start_ns < job_start)
-            job_start = pr[i].sp.start_ns;
-        for (size_t t = 0; t < pr[i].sp.nth; t++)
-            for (size_t k = 0; k < pr[i].sp.th[t].n; k++)
-                if (pr[i].sp.th[t].recs[k].t0 < job_start)
-                    job_start = pr[i].sp.th[t].recs[k].t0;
+    for (size_t i = 0; i < nnames; i++) {
+        uint64_t st0;
+        if ((rc = iol_spill_start(names[i], &st0)))
+            goto done;
+        if (st0 < job_start)
+            job_start = st0;
     }
     job_start -= job_start % res;
-    int used[IOL_F_COUNT] = {0};
-    for (size_t i = 0; i < np; i++) {
-        if ((rc = encode_proc(&pr[i], job_start, res))) {
-            rc = iol_err(rc, "cannot encode the trace of process %lld: out of memory", (long long)pr[i].sp.pid);
+    pr = calloc(nnames, sizeof *pr);
+    if (!pr) {
+        rc = iol_err(IOLENS_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < nnames; i++) {
+        proc_enc *pe = &pr[np++];
+        pe->job_start = job_start;
+        pe->res = res;
+        pe->used = used;
+        pe->sigs = calloc(1, sizeof *pe->sigs);
+        if (!pe->sigs) {
+            rc = iol_err(IOLENS_ENOMEM, "out of memory");
             goto done;
         }
-        for (size_t t = 0; t < pr[i].sp.nth; t++)
-            for (size_t k = 0; k < pr[i].sp.th[t].n; k++)
-                used[pr[i].sp.th[t].recs[k].func] = 1;
-        stt.ncalls += pr[i].ncalls;
-        stt.nsignatures += pr[i].nsigs;
-        stt.nrules += pr[i].nrules;
-        stt.ntruncated += (uint64_t)pr[i].sp.truncated;
-        for (size_t t = 0; t < pr[i].sp.nth; t++) { /* the records are encoded: free them early */
-            free(pr[i].sp.th[t].recs);
-            pr[i].sp.th[t].recs = NULL;
-            pr[i].sp.th[t].n = 0;
+        if ((rc = iol_spill_read(names[i], &pe->sp, encode_recs, pe)))
+            goto done;
+        if ((rc = finish_proc(pe))) {
+            rc = iol_err(rc, "cannot encode '%s': out of memory", names[i]);
+            goto done;
         }
+        proc_free_work(pe);
+        stt.ncalls += pe->ncalls;
+        stt.nsignatures += pe->nsigs;
+        stt.nrules += pe->nrules;
+        stt.ntruncated += (uint64_t)pe->sp.truncated;
     }
+    qsort(pr, np, sizeof *pr, cmp_proc);
     /* groups */
     gs = calloc(np, sizeof *gs);
     if (!gs) {
@@ -594,10 +651,15 @@ int iolens_trace_build(const char *spill_dir, const char *out_path, const iolens
         rc = iol_err(IOLENS_ENOMEM, "out of memory");
         goto done;
     }
-    /* file */
+    /* file: small sections get zstd's strongest level; a large timestamp
+     * section a fast one (level 19 runs at a few MB/s; building the trace
+     * must stay a small fraction of the traced run) */
+    int times_level = level;
+    if (!(opts && opts->zstd_level) && times.len > (1u << 20))
+        times_level = 6;
     if ((rc = put_sect(&body, &dir, IOL_TS_META, &meta, level, &stt.bytes_meta)) ||
         (rc = put_sect(&body, &dir, IOL_TS_STRUCT, &strct, level, &stt.bytes_struct)) ||
-        (rc = put_sect(&body, &dir, IOL_TS_TIMES, &times, level, &stt.bytes_times)))
+        (rc = put_sect(&body, &dir, IOL_TS_TIMES, &times, times_level, &stt.bytes_times)))
         goto done;
     uint16_t major = IOL_TRACE_MAJOR, minor = IOL_TRACE_MINOR;
     uint32_t nsect = 3;
@@ -621,7 +683,11 @@ int iolens_trace_build(const char *spill_dir, const char *out_path, const iolens
         *stats = stt;
 done:
     closedir(d);
+    for (size_t i = 0; i < nnames; i++)
+        free(names[i]);
+    free(names);
     for (size_t i = 0; i < np; i++) {
+        proc_free_work(&pr[i]);
         iol_spill_release(&pr[i].sp);
         iol_buf_release(&pr[i].s);
         iol_buf_release(&pr[i].times);

@@ -11,39 +11,6 @@
 
 #define MAX_PATH_IDS (1u << 26)
 
-static iol_spill_thread *thread_of(iol_spill_proc *p, uint32_t tid)
-{
-    for (size_t i = 0; i < p->nth; i++)
-        if (p->th[i].tid == tid)
-            return &p->th[i];
-    if (p->nth >= 65536)
-        return NULL;
-    iol_spill_thread *nt = realloc(p->th, (p->nth + 1) * sizeof *nt);
-    if (!nt)
-        return NULL;
-    p->th = nt;
-    memset(&nt[p->nth], 0, sizeof nt[p->nth]);
-    nt[p->nth].tid = tid;
-    return &nt[p->nth++];
-}
-
-static int add_recs(iol_spill_thread *t, const void *data, size_t n)
-{
-    if (t->n + n > t->cap) {
-        size_t ncap = t->cap ? t->cap : 1024;
-        while (ncap < t->n + n)
-            ncap *= 2;
-        iol_rawrec *nr = realloc(t->recs, ncap * sizeof *nr);
-        if (!nr)
-            return IOLENS_ENOMEM;
-        t->recs = nr;
-        t->cap = ncap;
-    }
-    memcpy(t->recs + t->n, data, n * sizeof *t->recs);
-    t->n += n;
-    return 0;
-}
-
 static int add_path(iol_spill_proc *p, int32_t id, const char *s, size_t len)
 {
     if (id < 0 || (uint32_t)id >= MAX_PATH_IDS)
@@ -71,7 +38,21 @@ static int add_path(iol_spill_proc *p, int32_t id, const char *s, size_t len)
     return 0;
 }
 
-int iol_spill_read(const char *path, iol_spill_proc *out)
+int iol_spill_start(const char *path, uint64_t *start_ns)
+{
+    iol_rawhdr h;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return iol_err(IOLENS_EIO, "cannot open '%s': %s", path, strerror(errno));
+    size_t got = fread(&h, sizeof h, 1, f);
+    fclose(f);
+    if (got != 1 || memcmp(h.magic, IOL_RAW_MAGIC, 8))
+        return iol_err(IOLENS_EFORMAT, "cannot read '%s': not an iolens spill file at byte 0", path);
+    *start_ns = h.start_ns;
+    return 0;
+}
+
+int iol_spill_read(const char *path, iol_spill_proc *out, iol_spill_recs_fn on_recs, void *ctx)
 {
     memset(out, 0, sizeof *out);
     out->mpi_rank = -1;
@@ -130,9 +111,10 @@ int iol_spill_read(const char *path, iol_spill_proc *out)
                                  path, r[i].func, (unsigned long long)(pos + sizeof c + i * sizeof *r));
                     goto done;
                 }
-            iol_spill_thread *t = thread_of(out, c.thread);
-            if (!t || add_recs(t, payload, n)) {
-                rc = iol_err(IOLENS_ENOMEM, "cannot read '%s': out of memory at byte %llu", path,
+            int crc = on_recs(ctx, c.thread, r, n);
+            if (crc) {
+                rc = iol_err(crc, "cannot encode '%s': %s at byte %llu", path,
+                             crc == IOLENS_ENOMEM ? "out of memory" : "too many threads",
                              (unsigned long long)pos);
                 goto done;
             }
@@ -178,9 +160,6 @@ void iol_spill_release(iol_spill_proc *p)
 {
     if (!p)
         return;
-    for (size_t i = 0; i < p->nth; i++)
-        free(p->th[i].recs);
-    free(p->th);
     for (size_t i = 0; i < p->pcap; i++)
         free(p->paths[i]);
     free(p->paths);
