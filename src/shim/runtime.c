@@ -47,6 +47,7 @@ static __thread int tls_saved_errno __attribute__((tls_model("initial-exec")));
 
 static struct {
     int spill_fd;
+    pid_t pid; /* process that owns the spill (a vfork child shares our memory but not our pid) */
     int spill_lock;
     int finished;
     char dir[1024];
@@ -344,6 +345,7 @@ static int open_spill(void)
         }
     }
     rt.spill_fd = fd;
+    rt.pid = getpid();
     iol_rawhdr h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, IOL_RAW_MAGIC, 8);
@@ -374,7 +376,9 @@ static void flush_all(int tries)
 
 void iol_shim_finish(void)
 {
-    if (rt.spill_fd < 0 || __atomic_exchange_n(&rt.finished, 1, __ATOMIC_ACQ_REL))
+    if (rt.spill_fd < 0 || getpid() != rt.pid) /* not ours: a vfork child about to exec or exit */
+        return;
+    if (__atomic_exchange_n(&rt.finished, 1, __ATOMIC_ACQ_REL))
         return;
     int saved = errno;
     iol_shim_inside++;
@@ -534,7 +538,8 @@ IOL_EXPORT void _exit(int status)
     if (!real)
         real = (void (*)(int))iol_real("_exit");
     iol_shim_finish();
-    shim_off();
+    if (getpid() == rt.pid)
+        shim_off();
     real(status);
     __builtin_unreachable();
 }
@@ -544,7 +549,8 @@ IOL_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
     IOL_REAL(execve);
     iol_shim_finish();
     int r = real_execve(path, argv, envp);
-    rt.finished = 0; /* exec failed: keep tracing this image */
+    if (getpid() == rt.pid)
+        rt.finished = 0; /* exec failed: keep tracing this image */
     return r;
 }
 
@@ -553,7 +559,8 @@ IOL_EXPORT int execv(const char *path, char *const argv[])
     IOL_REAL(execv);
     iol_shim_finish();
     int r = real_execv(path, argv);
-    rt.finished = 0;
+    if (getpid() == rt.pid)
+        rt.finished = 0;
     return r;
 }
 
@@ -562,7 +569,8 @@ IOL_EXPORT int execvp(const char *file, char *const argv[])
     IOL_REAL(execvp);
     iol_shim_finish();
     int r = real_execvp(file, argv);
-    rt.finished = 0;
+    if (getpid() == rt.pid)
+        rt.finished = 0;
     return r;
 }
 
