@@ -42,4 +42,8 @@ if command -v mpirun >/dev/null && [ -x "$wl" ]; then
   echo "2 ranks (MPI): $calls pwrite(64 B) per rank: untraced ${p}s, traced ${t}s (CPU time of the slowest rank, median of $reps)"
   awk -v p="$p" -v t="$t" -v n="$calls" 'BEGIN{printf "  overhead per call: %.3f us\n", (t-p)/n*1e6}'
 fi
-echo "shim memory: 2048 records x 80 B = 160 KiB per live thread (at most 4096 threads), path table <= 1 MiB slots + 64 MiB arena (reserved, touched as used), descriptor map 256 KiB"
+rss_plain=$(/usr/bin/time -f %M "$loop" "$calls" "$scratch/f" 2>&1 >/dev/null | tail -1)
+mkdir -p "$scratch/spill"
+rss_traced=$(LD_PRELOAD=$shim IOLENS_TRACE_DIR=$scratch/spill /usr/bin/time -f %M "$loop" "$calls" "$scratch/f" 2>&1 >/dev/null | tail -1)
+echo "max RSS: untraced ${rss_plain} KiB, traced ${rss_traced} KiB (1 thread, $calls calls)"
+echo "shim memory budget: 2048 records x 80 B = 160 KiB per live thread (at most 4096 threads), path table <= 1 MiB slots + 64 MiB arena (reserved, touched as used), descriptor map 256 KiB"
