@@ -604,3 +604,20 @@ IOL_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(
         free(q);
     return r;
 }
+
+/* close_range(2) may close the spill descriptor: the shim then stops writing
+ * (so that a later descriptor with the same number is never written to). */
+IOL_EXPORT int close_range(unsigned first, unsigned last, int flags)
+{
+    IOL_REAL(close_range);
+    int r = real_close_range(first, last, flags);
+    if (r == 0 && !(flags & 4 /* CLOSE_RANGE_CLOEXEC */)) {
+        if (rt.spill_fd >= 0 && (unsigned)rt.spill_fd >= first && (unsigned)rt.spill_fd <= last) {
+            shim_off();
+            rt.spill_fd = -1;
+        }
+        for (unsigned fd = first; fd <= last && fd < IOL_FD_MAX; fd++)
+            __atomic_store_n(&rt.fdmap[fd], 0, __ATOMIC_RELAXED);
+    }
+    return r;
+}

@@ -72,7 +72,16 @@ head -c 100 "$T/all.trace" >"$T/cut.trace"
 expect_rc 1 "$IOLENS" trace --print "$T/cut.trace"
 expect_grep "cannot read '.*cut.trace'.* at byte [0-9]" "$T/err"
 
-# 7. usage errors
+# 7. fork + exec: every process is its own rank of the trace
+echo hello >"$T/in.txt"
+expect_rc 0 "$IOLENS" trace -o "$T/sh.trace" -- sh -c "cat '$T/in.txt' > '$T/out.txt'; cat '$T/out.txt' >/dev/null"
+expect_rc 0 "$IOLENS" trace --info "$T/sh.trace" --json
+awk -F: '/"processes"/ { exit !($2 + 0 >= 3) }' "$T/out" && ok || fail "fork+exec children are not separate processes"
+expect_rc 0 "$IOLENS" trace --print "$T/sh.trace"
+grep -q "^[1-9][0-9]* .* open(\"$T/in.txt\"" "$T/out" && ok || fail "the child's open is not in its own rank"
+grep -q "^0 .* open64(\"$T/out.txt\"" "$T/out" && ok || fail "the shell's redirection is not in rank 0"
+
+# 8. usage errors
 expect_rc 2 "$IOLENS" trace
 expect_rc 2 "$IOLENS" trace --layers bogus -- true
 expect_rc 0 "$IOLENS" trace -o "$T/true.trace" --layers stdio -- true
