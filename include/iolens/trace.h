@@ -48,6 +48,15 @@ IOLENS_API int iolens_trace_build(const char *spill_dir, const char *out_path,
                                   const iolens_trace_build_opts *opts, iolens_trace_stats *stats);
 
 /**
+ * Merges n trace files into one (every process of every input becomes one
+ * process of the output, ordered by MPI rank then start time), e.g. the
+ * separate runs of a non-MPI workflow. Timestamps keep the coarsest input
+ * resolution unless opts sets one. stats may be NULL.
+ */
+IOLENS_API int iolens_trace_merge(const char *const *inputs, size_t n, const char *out_path,
+                                  const iolens_trace_build_opts *opts, iolens_trace_stats *stats);
+
+/**
  * Opens a trace file as an event source (iolens_evsource_ops "iolens").
  * Ranks are the processes of the trace (MPI rank order, then other processes
  * in start order). Events of a rank come in start-time order across threads.

@@ -27,6 +27,7 @@ static void usage(FILE *out)
             "       iolens trace --print TRACE [--json] [--rank N]\n"
             "       iolens trace --info TRACE [--json]\n"
             "       iolens trace --build SPILL_DIR -o TRACE\n"
+            "       iolens trace --merge TRACE... -o TRACE\n"
             "  --no-compress  store sections without zstd (to inspect or fuzz the format)\n\n"
             "Runs COMMAND with the iolens shim preloaded and writes one trace file (default iolens.trace)\n"
             "holding every POSIX and stdio call of every process (forked children included).\n"
@@ -460,7 +461,7 @@ static int info_trace(const char *path, int json)
 int cmd_trace(int argc, char **argv)
 {
     const char *out = "iolens.trace", *layers = NULL, *print = NULL, *info = NULL, *spill = NULL;
-    int json = 0, rank = -1, i;
+    int json = 0, rank = -1, merge = 0, i;
     uint64_t res = 1000;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -470,6 +471,8 @@ int cmd_trace(int argc, char **argv)
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return CLI_OK;
+        } else if (!strcmp(a, "--merge")) {
+            merge = 1;
         } else if (!strcmp(a, "--no-compress")) {
             raw_sections = 1;
         } else if (!strcmp(a, "--json")) {
@@ -507,6 +510,36 @@ int cmd_trace(int argc, char **argv)
         return info_trace(info, json);
     if (spill)
         return build(spill, out, res, 0);
+    if (merge) {
+        if (i >= argc) {
+            cli_error("--merge needs trace files");
+            return CLI_USAGE;
+        }
+        /* inputs, with -o allowed after them */
+        const char **in = calloc((size_t)argc, sizeof *in);
+        size_t nin = 0;
+        if (!in) {
+            cli_error("out of memory");
+            return CLI_FAIL;
+        }
+        for (; i < argc; i++) {
+            if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
+                out = argv[++i];
+            else
+                in[nin++] = argv[i];
+        }
+        iolens_trace_build_opts o = {0, raw_sections ? -1 : 0};
+        iolens_trace_stats st;
+        int mrc = iolens_trace_merge(in, nin, out, &o, &st);
+        free(in);
+        if (mrc) {
+            cli_lib_error();
+            return CLI_FAIL;
+        }
+        fprintf(stderr, "iolens: wrote '%s': %" PRIu64 " calls of %" PRIu64 " process(es), %" PRIu64 " bytes\n", out,
+                st.ncalls, st.nprocs, st.bytes_total);
+        return CLI_OK;
+    }
     if (i >= argc) {
         usage(stderr);
         return CLI_USAGE;

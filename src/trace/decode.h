@@ -77,5 +77,7 @@ typedef struct iol_trace {
 int iol_trace_load(const void *data, size_t size, const char *name, iol_trace **out);
 void iol_trace_release(iol_trace *t);
 int iol_trace_rewind(iol_trace *t, int rank);
+/* Writes every process of t as a spill file "m<seq>.raw" in dir (for merging). */
+int iol_trace_write_spills(iol_trace *t, const char *dir, unsigned *seq);
 
 #endif

@@ -341,3 +341,79 @@ int iolens_trace_last_args(iolens_evsource *s, int rank, int32_t *fd, int64_t a[
     memcpy(a, t->procs[rank].last.a, 4 * sizeof *a);
     return 0;
 }
+
+/* ---- merging: write the processes of an opened trace back as spill files ---- */
+static int spill_put(FILE *f, const void *p, size_t n) { return fwrite(p, 1, n, f) == n ? 0 : -1; }
+
+static int spill_chunk_put(FILE *f, uint32_t type, uint32_t tid, const void *p, size_t n, const void *p2, size_t n2)
+{
+    iol_rawchunk c = {IOL_RAW_CHUNK_MAGIC, type, tid, (uint32_t)(n + n2)};
+    if (spill_put(f, &c, sizeof c) || (n && spill_put(f, p, n)) || (n2 && spill_put(f, p2, n2)))
+        return -1;
+    return 0;
+}
+
+int iol_trace_write_spills(iol_trace *t, const char *dir, unsigned *seq)
+{
+    enum { BATCH = 4096 };
+    iol_rawrec *batch = malloc(BATCH * sizeof *batch);
+    int rc = batch ? 0 : iol_err(IOLENS_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < t->nprocs; i++) {
+        iol_proc *p = &t->procs[i];
+        char path[4096];
+        snprintf(path, sizeof path, "%s/m%u.raw", dir, (*seq)++);
+        FILE *f = fopen(path, "wb");
+        if (!f) {
+            rc = iol_err(IOLENS_EIO, "cannot create '%s'", path);
+            break;
+        }
+        iol_rawhdr h;
+        memset(&h, 0, sizeof h);
+        memcpy(h.magic, IOL_RAW_MAGIC, 8);
+        h.version = IOL_RAW_VERSION;
+        h.rec_size = sizeof(iol_rawrec);
+        h.pid = p->pid;
+        h.ppid = p->ppid;
+        h.start_ns = t->start_ns;
+        h.nfuncs = IOL_F_COUNT;
+        int bad = spill_put(f, &h, sizeof h);
+        for (size_t k = 0; !bad && k < p->npaths; k++) {
+            int32_t id = (int32_t)k;
+            const char *s = t->files[p->paths[k]].path;
+            size_t l = strlen(s);
+            bad = spill_chunk_put(f, IOL_RAW_PATH, 0, &id, 4, s, l > IOL_RAW_MAX_PATH ? IOL_RAW_MAX_PATH : l);
+        }
+        if (!bad && p->mpi_rank >= 0) {
+            int32_t rk[2] = {p->mpi_rank, 0};
+            bad = spill_chunk_put(f, IOL_RAW_RANK, 0, rk, sizeof rk, NULL, 0);
+        }
+        iol_trace_rewind(t, (int)i);
+        for (size_t k = 0; !bad && !rc && k < p->nthreads; k++) {
+            iol_thread *th = &p->th[k];
+            size_t n = 0;
+            int got;
+            while ((got = thread_next(t, (int)i, p, th, &batch[n])) == 1) {
+                iol_rawrec *r = &batch[n];
+                r->t0 = t->start_ns + r->t0 * t->res_ns;
+                r->t1 = t->start_ns + r->t1 * t->res_ns;
+                if (++n == BATCH) {
+                    bad = spill_chunk_put(f, IOL_RAW_RECS, th->tid, batch, n * sizeof *batch, NULL, 0);
+                    n = 0;
+                }
+                if (bad)
+                    break;
+            }
+            if (got < 0)
+                rc = got;
+            else if (n && !bad)
+                bad = spill_chunk_put(f, IOL_RAW_RECS, th->tid, batch, n * sizeof *batch, NULL, 0);
+        }
+        if (!bad && !rc && !p->truncated)
+            bad = spill_chunk_put(f, IOL_RAW_END, 0, NULL, 0, NULL, 0);
+        iol_trace_rewind(t, (int)i);
+        if (fclose(f) || bad)
+            rc = rc ? rc : iol_err(IOLENS_EIO, "cannot write '%s'", path);
+    }
+    free(batch);
+    return rc;
+}

@@ -81,7 +81,15 @@ expect_rc 0 "$IOLENS" trace --print "$T/sh.trace"
 grep -q "^[1-9][0-9]* .* open(\"$T/in.txt\"" "$T/out" && ok || fail "the child's open is not in its own rank"
 grep -q "^0 .* open64(\"$T/out.txt\"" "$T/out" && ok || fail "the shell's redirection is not in rank 0"
 
-# 8. usage errors
+# 8. merging separate runs: each input process becomes a rank, every call kept
+expect_rc 0 "$IOLENS" trace --merge "$T/all.trace" "$T/sh.trace" -o "$T/merged.trace"
+"$IOLENS" trace --print "$T/merged.trace" --rank 0 | calls >"$T/m0"
+cmp -s "$T/all.log" "$T/m0" && ok || fail "merged trace lost calls of the first run"
+n_sh=$("$IOLENS" trace --print "$T/sh.trace" | wc -l)
+n_m=$("$IOLENS" trace --print "$T/merged.trace" | wc -l)
+[ "$n_m" -eq $((n_sh + $(wc -l <"$T/m0"))) ] && ok || fail "merged trace has $n_m calls"
+
+# 9. usage errors
 expect_rc 2 "$IOLENS" trace
 expect_rc 2 "$IOLENS" trace --layers bogus -- true
 expect_rc 0 "$IOLENS" trace -o "$T/true.trace" --layers stdio -- true
