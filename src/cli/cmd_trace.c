@@ -146,6 +146,17 @@ static int mpi_finish(const char *spill, const char *out, const char *rank, cons
     return rc;
 }
 
+/* SIGTERM/SIGHUP sent to `iolens trace` (e.g. by mpirun after MPI_Abort) go
+ * to the traced program, which flushes its trace and dies; we then still
+ * build the trace. */
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal(int sig)
+{
+    if (child_pid > 0)
+        kill((pid_t)child_pid, sig);
+}
+
 static int run(const char *out, const char *layers, uint64_t res, char **cmd)
 {
     char shim[PATH_MAX];
@@ -196,8 +207,15 @@ static int run(const char *out, const char *layers, uint64_t res, char **cmd)
     }
     free(preload);
     /* the traced program owns the terminal's signals; we wait for it */
+    child_pid = pid;
     signal(SIGINT, SIG_IGN);
     signal(SIGQUIT, SIG_IGN);
+    struct sigaction fw;
+    memset(&fw, 0, sizeof fw);
+    fw.sa_handler = forward_signal;
+    sigemptyset(&fw.sa_mask);
+    sigaction(SIGTERM, &fw, NULL);
+    sigaction(SIGHUP, &fw, NULL);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;

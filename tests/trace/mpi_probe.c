@@ -1,7 +1,8 @@
 /*
  * An MPI program that logs its own MPI-IO calls in the form of
  * `iolens trace --print` (after the five leading columns), one log per rank:
- *   mpi_probe LOGDIR DATADIR
+ *   mpi_probe LOGDIR DATADIR [abort]
+ * With "abort", rank 0 calls MPI_Abort after some POSIX I/O (the others wait).
  * Covers open/close/sync/set_size/preallocate/set_view/seek, independent,
  * collective, explicit-offset, shared-pointer, ordered, non-blocking and
  * split-collective reads and writes, and MPI_Wait.
@@ -37,6 +38,21 @@ int main(int argc, char **argv)
     L("MPI_Init(rank=%d, size=%d) = %d", rank, n, rc);
     if (argc < 3)
         return 2;
+    if (argc > 3 && !strcmp(argv[3], "abort")) {
+        char p[512];
+        snprintf(p, sizeof p, "%s/abort.%d", argv[2], rank);
+        int fd = open(p, O_CREAT | O_WRONLY, 0644);
+        for (int i = 0; i < 50; i++)
+            if (pwrite(fd, p, 8, i * 8) != 8)
+                break;
+        close(fd);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0)
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        sleep(30);
+        MPI_Finalize();
+        return 0;
+    }
     char path[512], buf[4096];
     memset(buf, 'm', sizeof buf);
     snprintf(path, sizeof path, "%s/mpi.dat", argv[2]);

@@ -18,4 +18,11 @@ for n in 1 2 4; do
   # MPI-IO's own POSIX calls are recorded inside the MPI-IO calls (depth 1)
   "$IOLENS" trace --print "$T/mpi$n.trace" | awk '$5 == 1' | grep -q 'mpi.dat' && ok || fail "no depth-1 POSIX calls at $n ranks"
 done
+# MPI_Abort: the job fails as it would untraced, and the trace is written and readable
+rm -rf "$T/d" "$T/abort.trace"; mkdir -p "$T/d"
+timeout 120 mpirun --oversubscribe --allow-run-as-root -np 2 "$IOLENS" trace -o "$T/abort.trace" -- "$TRACE_MPI_PROBE" "$T/logs" "$T/d" abort >/dev/null 2>&1
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && ok || fail "MPI_Abort run: exit $rc"
+expect_rc 0 "$IOLENS" trace --print "$T/abort.trace"
+[ "$(grep -c 'pwrite(' "$T/out")" -ge 50 ] && ok || fail "MPI_Abort trace lost rank 0's writes"
 finish
