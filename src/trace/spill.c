@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_PATH_IDS (1u << 26)
+#define MAX_PATH_IDS (1u << 20) /* the shim interns at most 2^17 paths */
 
 static int add_path(iol_spill_proc *p, int32_t id, const char *s, size_t len)
 {
