@@ -78,11 +78,7 @@ int iol_spill_read(const char *path, iol_spill_proc *out, iol_spill_recs_fn on_r
     out->pid = h.pid;
     out->ppid = h.ppid;
     out->start_ns = h.start_ns;
-    payload = malloc(IOL_RAW_MAX_CHUNK);
-    if (!payload) {
-        rc = iol_err(IOLENS_ENOMEM, "out of memory");
-        goto done;
-    }
+    size_t pcap = 0;
     uint64_t pos = sizeof h;
     for (;;) {
         iol_rawchunk c;
@@ -92,6 +88,16 @@ int iol_spill_read(const char *path, iol_spill_proc *out, iol_spill_recs_fn on_r
         if (got != sizeof c || c.magic != IOL_RAW_CHUNK_MAGIC || c.bytes > IOL_RAW_MAX_CHUNK) {
             out->truncated = 1; /* a cut or garbled tail: keep what came before */
             break;
+        }
+        if (c.bytes > pcap) { /* grown to the largest chunk seen (at most IOL_RAW_MAX_CHUNK) */
+            unsigned char *np = realloc(payload, c.bytes);
+            if (!np) {
+                rc = iol_err(IOLENS_ENOMEM, "cannot read '%s': out of memory at byte %llu", path,
+                             (unsigned long long)pos);
+                goto done;
+            }
+            payload = np;
+            pcap = c.bytes;
         }
         if (c.bytes && fread(payload, 1, c.bytes, f) != c.bytes) {
             out->truncated = 1;
