@@ -222,8 +222,8 @@ static int run(const char *out, const char *layers, uint64_t res, char **cmd)
     int rc = rank ? mpi_finish(spill, out, rank, wsize, res) : build(spill, out, res, 0);
     if (!rank)
         remove_tree(spill);
-    if (rc != CLI_OK)
-        return rc;
+    if (rc != CLI_OK) /* no trace; still report a failing command's own status (e.g. 127: not found) */
+        return (WIFEXITED(status) && WEXITSTATUS(status)) ? WEXITSTATUS(status) : rc;
     if (WIFSIGNALED(status)) {
         cli_warn("'%s' was killed by signal %d", cmd[0], WTERMSIG(status));
         return 128 + WTERMSIG(status);

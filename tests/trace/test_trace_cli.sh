@@ -93,4 +93,8 @@ n_m=$("$IOLENS" trace --print "$T/merged.trace" | wc -l)
 expect_rc 2 "$IOLENS" trace
 expect_rc 2 "$IOLENS" trace --layers bogus -- true
 expect_rc 0 "$IOLENS" trace -o "$T/true.trace" --layers stdio -- true
+expect_rc 127 "$IOLENS" trace -o "$T/none.trace" -- /nonexistent/iolens-program
+expect_rc 3 "$IOLENS" trace -o "$T/three.trace" -- sh -c 'exit 3'
+expect_rc 1 "$IOLENS" trace --print "$T/nonexistent.trace"
+expect_grep "cannot open '.*nonexistent.trace'" "$T/err"
 finish
