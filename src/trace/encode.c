@@ -217,8 +217,8 @@ static int encode_paths(proc_enc *pe)
                     for (int k = 0; k < nn; k++)
                         delta[k] = nums[k] - start[k];
                 } else {
-                    for (int k = 0; k < nn && fits; k++)
-                        fits = nums[k] == start[k] + cur_count * delta[k];
+                    for (int k = 0; k < nn && fits; k++) /* wrapping, as the reader computes it */
+                        fits = nums[k] == (int64_t)((uint64_t)start[k] + (uint64_t)cur_count * (uint64_t)delta[k]);
                 }
                 if (fits) {
                     cur_count++;

@@ -98,6 +98,10 @@ static int thread_next(iol_trace *t, int rank, iol_proc *p, iol_thread *th, iol_
     return 1;
 }
 
+/* Wrapping arithmetic on values read from the trace (hostile input must not overflow). */
+static int64_t wadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static int64_t wmul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+
 /* File position bookkeeping: offsets of calls that use the descriptor's position. */
 static void resolve_offset(iol_proc *p, const iol_rawrec *r, const iol_func_info *fi, iolens_event *ev)
 {
@@ -123,11 +127,11 @@ static void resolve_offset(iol_proc *p, const iol_rawrec *r, const iol_func_info
             ev->flags |= IOLENS_EVF_OFFSET_IMPLICIT;
             int64_t moved = r->ret;
             if (r->func == IOL_F_fread || r->func == IOL_F_fwrite)
-                moved = r->ret * r->a[2];
+                moved = wmul(r->ret, r->a[2]);
             else if (r->func == IOL_F_fgets && r->ret < 0)
                 moved = 0;
             if (ok && moved > 0)
-                st->off += moved;
+                st->off = wadd(st->off, moved);
         } else {
             ev->flags |= IOLENS_EVF_OFFSET_UNKNOWN;
         }
@@ -153,7 +157,7 @@ static void resolve_offset(iol_proc *p, const iol_rawrec *r, const iol_func_info
             }
         } else if (r->func == IOL_F_fseek && st && ok) {
             if (r->a[2] == SEEK_SET || (r->a[2] == SEEK_CUR && known)) {
-                st->off = r->a[2] == SEEK_SET ? r->a[0] : st->off + r->a[0];
+                st->off = r->a[2] == SEEK_SET ? r->a[0] : wadd(st->off, r->a[0]);
                 st->valid = 1;
                 ev->offset = st->off;
             } else {
