@@ -454,6 +454,7 @@ static int info_trace(const char *path, int json)
         iol_jsonw_key(&w, "calls"); iol_jsonw_uint(&w, st.ncalls);
         iol_jsonw_key(&w, "signatures"); iol_jsonw_uint(&w, st.nsignatures);
         iol_jsonw_key(&w, "grammar_rules"); iol_jsonw_uint(&w, st.nrules);
+        iol_jsonw_key(&w, "distinct_process_structures"); iol_jsonw_uint(&w, st.ngroups);
         iol_jsonw_key(&w, "truncated_processes"); iol_jsonw_uint(&w, st.ntruncated);
         iol_jsonw_key(&w, "bytes");
         iol_jsonw_obj_begin(&w);
@@ -466,10 +467,10 @@ static int info_trace(const char *path, int json)
         iol_jsonw_obj_end(&w);
         iol_jsonw_finish(&w);
     } else {
-        printf("processes   %" PRIu64 "\ncalls       %" PRIu64 "\nsignatures  %" PRIu64 "\nrules       %" PRIu64
+        printf("processes   %" PRIu64 "\ncalls       %" PRIu64 "\nsignatures  %" PRIu64 "\nrules       %" PRIu64 "\nstructures  %" PRIu64
                "\ntruncated   %" PRIu64 "\nbytes       header %" PRIu64 ", meta %" PRIu64 ", structure %" PRIu64
                ", timestamps %" PRIu64 ", total %" PRIu64 "\n",
-               st.nprocs, st.ncalls, st.nsignatures, st.nrules, st.ntruncated, st.bytes_header, st.bytes_meta,
+               st.nprocs, st.ncalls, st.nsignatures, st.nrules, st.ngroups, st.ntruncated, st.bytes_header, st.bytes_meta,
                st.bytes_struct, st.bytes_times, st.bytes_total);
     }
     iolens_evsource_free(s);

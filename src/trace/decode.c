@@ -410,6 +410,7 @@ static int parse_struct(iol_trace *t)
     uint64_t ng = iol_get_uv(&c);
     if (c.bad || ng > t->nprocs)
         return ferr(t, sd->at, "bad group count in the structure section");
+    t->ngroups = (size_t)ng;
     for (uint64_t g = 0; g < ng; g++) {
         uint64_t nm = iol_get_uv(&c);
         if (c.bad || nm == 0 || nm > t->nprocs)

@@ -63,7 +63,7 @@ typedef struct iol_trace {
     char *name;
     iol_sectdata sect[4];
     uint64_t res_ns, start_ns;
-    size_t nprocs;
+    size_t nprocs, ngroups;
     iol_proc *procs;
     const char *func_names[IOL_F_COUNT]; /* by stored id */
     int func_map[IOL_F_COUNT];           /* stored id -> this reader's id, -1 */

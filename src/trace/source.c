@@ -320,6 +320,7 @@ int iolens_trace_info(iolens_evsource *s, iolens_trace_stats *out)
         return iol_err(IOLENS_EINVAL, "not an iolens trace");
     memset(out, 0, sizeof *out);
     out->nprocs = t->nprocs;
+    out->ngroups = t->ngroups;
     for (size_t i = 0; i < t->nprocs; i++) {
         const iol_proc *p = &t->procs[i];
         out->ncalls += p->ncalls;

@@ -11,6 +11,7 @@ for n in 1 2 4; do
   [ ! -e "$T/mpi$n.trace.spill" ] && ok || fail "spill folder left behind at $n ranks"
   expect_rc 0 "$IOLENS" trace --info "$T/mpi$n.trace" --json
   expect_grep "\"processes\": $n" "$T/out"
+  cp "$T/out" "$T/info$n.json"
   for r in $(seq 0 $((n - 1))); do
     "$IOLENS" trace --print "$T/mpi$n.trace" --rank $r | awk '$5 == 0 && $6 ~ /^MPI_/' | cut -d' ' -f6- >"$T/got"
     if cmp -s "$T/logs/log.$r" "$T/got"; then ok; else fail "rank $r of $n: trace differs from the log"; diff "$T/logs/log.$r" "$T/got" | head -10 >&2; fi
