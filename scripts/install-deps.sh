@@ -10,6 +10,8 @@ PACKAGES=(
   libcmocka-dev
   libsimgrid-dev   # optional: place simulator cross-check (tests/place/test_simgrid.cpp)
   libxgboost-dev
+  libopenmpi-dev openmpi-bin   # MPI-IO replay and tracing, MPI tests
+  libhdf5-openmpi-dev           # HDF5 replay back end
 )
 
 SUDO=""
