@@ -24,8 +24,11 @@ expect_rc 0 "$IOLENS" darshan --report "$D/public/release_logs__mpi-io-test-x86_
 expect_grep "! no log utility handlers defined for module APMPI" "$IOLENS_TMP/out"
 expect_rc 0 "$IOLENS" darshan --report "$D/public/release_logs__mpi-io-test-x86_64-3.2.0.darshan"
 expect_grep "! logs of runtime 3.2.0" "$IOLENS_TMP/out"
-# every shared log: exit 0 and the module table
-for f in "$D"/public/*.darshan "$D"/generated/*.darshan; do
+# one log of each format/byte order/compression, plus H5/Lustre/DAOS/heatmap logs: exit 0, module table
+for f in "$D"/generated/*.darshan "$D"/public/release_logs__mpi-io-test-ppc64-3.0.0.darshan \
+         "$D"/public/release_logs__mpi-io-test-ppc64-3.1.0.darshan "$D"/public/release_logs__mpi-io-test-x86_64-3.1.0.darshan \
+         "$D"/public/apmpi_apxc__mpi-io-test.darshan "$D"/public/ecpam-21-materials__*h5-block-coll_*.darshan \
+         "$D"/public/ior_daos__*.darshan "$D"/public/e3sm_io_heatmaps_and_dxt__e3sm_io_heatmap_only.darshan; do
   expect_rc 0 "$IOLENS" darshan --report "$f"
   expect_grep "^I/O by module" "$IOLENS_TMP/out"
 done
