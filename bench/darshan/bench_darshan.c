@@ -148,7 +148,8 @@ int main(int argc, char **argv)
         snprintf(p, sizeof p, "%s/aiio", dd ? dd : "../shared/data");
         walk(&logs, p);
     }
-    qsort(logs.v, logs.n, sizeof *logs.v, cmp_str);
+    if (logs.n)
+        qsort(logs.v, logs.n, sizeof *logs.v, cmp_str);
     /* keep the logs the reader accepts; count bytes and records once */
     double bytes = 0;
     long long records = 0;

@@ -284,7 +284,8 @@ static int walk(struct pathlist *l, const char *dir, int depth)
             break;
     }
     closedir(d);
-    qsort(here.v, here.n, sizeof *here.v, cmp_str);
+    if (here.n)
+        qsort(here.v, here.n, sizeof *here.v, cmp_str);
     for (size_t i = 0; i < here.n; i++) {
         struct stat st;
         if (rc == 0) {
