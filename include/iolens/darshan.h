@@ -40,6 +40,7 @@
 #define IOLENS_DARSHAN_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "iolens/iolens.h"
@@ -195,6 +196,11 @@ IOLENS_API int iolens_darshan_counter_index(int module, const char *name, int *i
  * modules. Returns 0 or a negative IOLENS_E* code. */
 IOLENS_API int iolens_darshan_open(const char *path, iolens_warn_fn warn, void *warn_ctx,
                                    iolens_darshan_log **out);
+/** Same as iolens_darshan_open() on a log held in memory (size bytes at data,
+ * which must stay valid and unchanged until close). name is used in messages
+ * (NULL: "<memory>"). */
+IOLENS_API int iolens_darshan_open_mem(const void *data, size_t size, const char *name,
+                                       iolens_warn_fn warn, void *warn_ctx, iolens_darshan_log **out);
 /** Closes the log; NULL is a no-op. */
 IOLENS_API void iolens_darshan_close(iolens_darshan_log *log);
 
@@ -225,6 +231,17 @@ IOLENS_API int iolens_darshan_module_begin(iolens_darshan_log *log, int module);
 /** Next record of the current module: 1 = got one, 0 = end, < 0 = error.
  * POSIX v1 records that the reference omits (stdio counters present) are skipped. */
 IOLENS_API int iolens_darshan_record_next(iolens_darshan_log *log, const iolens_darshan_record **rec);
+
+/* ---- JSON ------------------------------------------------------------- */
+
+/** Writes the whole log as one JSON document to out, streaming (constant
+ * memory): {file, version, big_endian, compression, file_size, partial_flag,
+ * regions, job{..., exe, metadata{}}, mounts[], names[{id,name}],
+ * modules{NAME:{version, partial, records[{id, rank, counters{}, fcounters{},
+ * + module parts}]}}}. Record ids are decimal strings. Iterates names and
+ * modules of an open log (call right after open). On error the document is
+ * left unterminated and a negative IOLENS_E* code is returned. */
+IOLENS_API int iolens_darshan_write_json(iolens_darshan_log *log, FILE *out, int pretty);
 
 /* ---- convenience loader ----------------------------------------------- */
 

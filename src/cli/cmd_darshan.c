@@ -1,6 +1,7 @@
 /* iolens darshan: print a Darshan log like darshan-parser / darshan-dxt-parser. */
 #include "cli.h"
 
+#include "darshan_modes.h"
 #include "darshan_text.h"
 #include "iolens/darshan.h"
 
@@ -12,7 +13,11 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: iolens darshan [--all] [--base] [--total] [--perf] [--file] [--show-incomplete] LOG\n"
-            "       iolens darshan --dxt [--show-incomplete] LOG\n\n"
+            "       iolens darshan --dxt [--show-incomplete] LOG\n"
+            "       iolens darshan --json [--pretty] LOG\n"
+            "       iolens darshan --heatmap LOG\n"
+            "       iolens darshan --report LOG\n"
+            "       iolens darshan --summary [--json] [-j N] FILE_OR_DIR...\n\n"
             "Prints a Darshan log as darshan-parser does (or darshan-dxt-parser with --dxt).\n"
             "  --base             the log's records (default when no other section is asked)\n"
             "  --total            per-module aggregate of every counter\n"
@@ -21,19 +26,43 @@ static void usage(FILE *out)
             "  --all              --base --total --file --perf\n"
             "  --show-incomplete  print modules the runtime marked incomplete (else exit 1)\n"
             "  --dxt              print the DXT_POSIX/DXT_MPIIO traces\n"
+            "  --json             the whole log as one JSON document (job, mounts, names, records)\n"
+            "  --heatmap          job-level HEATMAP series as CSV (bytes per bin summed over ranks)\n"
+            "  --report           human summary of the job (volumes, times, sizes, top files)\n"
+            "  --summary          one CSV row (JSON object with --json) per log; directories are\n"
+            "                     searched recursively for *.darshan; unreadable logs are reported\n"
+            "                     and skipped (exit 0 if at least one log was read)\n"
+            "  -j N               threads for --summary (default 2)\n"
             "Times are printed in the local time zone, like the reference (set TZ=UTC to compare).\n");
+}
+
+static int run_json(const char *path, int pretty)
+{
+    iolens_darshan_log *log = NULL;
+    int rc = iolens_darshan_open(path, cli_warn_cb, NULL, &log);
+    if (rc == 0)
+        rc = iolens_darshan_write_json(log, stdout, pretty);
+    iolens_darshan_close(log);
+    return rc;
 }
 
 int cmd_darshan(int argc, char **argv)
 {
     unsigned mask = 0;
-    int dxt = 0;
+    int dxt = 0, json = 0, pretty = 0, heatmap = 0, summary = 0, report = 0, jobs = 2;
     const char *path = NULL;
+    int npaths = 0;
+    char **paths = calloc((size_t)argc, sizeof *paths);
+    if (!paths) {
+        cli_error("out of memory");
+        return CLI_FAIL;
+    }
+    int rc = CLI_OK;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
-            return CLI_OK;
+            goto out;
         } else if (!strcmp(a, "--all")) {
             mask |= IOL_DT_BASE | IOL_DT_TOTAL | IOL_DT_FILE | IOL_DT_PERF;
         } else if (!strcmp(a, "--base")) {
@@ -48,32 +77,78 @@ int cmd_darshan(int argc, char **argv)
             mask |= IOL_DT_SHOW_INCOMPLETE;
         } else if (!strcmp(a, "--dxt")) {
             dxt = 1;
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (!strcmp(a, "--pretty")) {
+            pretty = 1;
+        } else if (!strcmp(a, "--heatmap")) {
+            heatmap = 1;
+        } else if (!strcmp(a, "--summary")) {
+            summary = 1;
+        } else if (!strcmp(a, "--report")) {
+            report = 1;
+        } else if (!strcmp(a, "-j") || !strncmp(a, "--jobs=", 7) || (!strncmp(a, "-j", 2) && a[2])) {
+            const char *v = !strcmp(a, "-j") ? (i + 1 < argc ? argv[++i] : NULL) : a[1] == 'j' ? a + 2 : a + 7;
+            char *end;
+            long n = v ? strtol(v, &end, 10) : 0;
+            if (!v || *end || n < 1 || n > 256) {
+                cli_error("-j needs a number of threads between 1 and 256");
+                rc = CLI_USAGE;
+                goto out;
+            }
+            jobs = (int)n;
         } else if (a[0] == '-' && a[1]) {
             cli_error("unknown option '%s'", a);
             usage(stderr);
-            return CLI_USAGE;
-        } else if (path) {
-            cli_error("only one LOG can be given");
-            return CLI_USAGE;
+            rc = CLI_USAGE;
+            goto out;
         } else {
-            path = a;
+            paths[npaths++] = argv[i];
         }
     }
-    if (!path) {
-        usage(stderr);
-        return CLI_USAGE;
+    if (dxt + heatmap + summary + report + (json && !summary) > 1) {
+        cli_error("--dxt, --json, --heatmap, --report and --summary are exclusive (--json goes with --summary)");
+        rc = CLI_USAGE;
+        goto out;
     }
+    if (npaths == 0) {
+        usage(stderr);
+        rc = CLI_USAGE;
+        goto out;
+    }
+    if (summary) {
+        rc = iol_darshan_summary(npaths, paths, jobs, json);
+        goto out;
+    }
+    if (npaths > 1) {
+        cli_error("only one LOG can be given (--summary takes several)");
+        rc = CLI_USAGE;
+        goto out;
+    }
+    path = paths[0];
     if (!(mask & (IOL_DT_BASE | IOL_DT_TOTAL | IOL_DT_FILE | IOL_DT_PERF)))
         mask |= IOL_DT_BASE;
     static char obuf[1 << 16];
     setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
-    int rc = dxt ? iol_darshan_print_dxt(stdout, path, mask) : iol_darshan_print_parser(stdout, path, mask);
+    int lrc;
+    if (json)
+        lrc = run_json(path, pretty);
+    else if (heatmap)
+        lrc = iol_darshan_print_heatmap(stdout, path, 1);
+    else if (report)
+        lrc = iol_darshan_print_report(stdout, path);
+    else if (dxt)
+        lrc = iol_darshan_print_dxt(stdout, path, mask);
+    else
+        lrc = iol_darshan_print_parser(stdout, path, mask);
     fflush(stdout);
-    if (rc == IOL_DT_INCOMPLETE)
-        return CLI_FAIL;
-    if (rc < 0) {
+    if (lrc == IOL_DT_INCOMPLETE) {
+        rc = CLI_FAIL;
+    } else if (lrc < 0) {
         cli_lib_error();
-        return CLI_FAIL;
+        rc = CLI_FAIL;
     }
-    return CLI_OK;
+out:
+    free(paths);
+    return rc;
 }

@@ -279,6 +279,12 @@ int iol_region_read_grow(iolens_darshan_log *log, iol_region *r, void **buf, siz
                          size_t n, const char *what)
 {
     size_t have = 0;
+    if (!*buf) { /* a buffer even for n == 0, so callers may offset into it */
+        *buf = malloc(4096);
+        if (!*buf)
+            return iol_err(IOLENS_ENOMEM, "cannot read '%s': out of memory", log->path);
+        *cap = 4096;
+    }
     while (have < n) {
         size_t want = n - have;
         if (want > (1u << 20))
@@ -654,16 +660,11 @@ out:
 
 /* ---- public: open/close, accessors ------------------------------------------ */
 
-int iolens_darshan_open(const char *path, iolens_warn_fn warn, void *warn_ctx,
-                        iolens_darshan_log **out)
+static iolens_darshan_log *log_new(const char *path, iolens_warn_fn warn, void *warn_ctx)
 {
-    int rc;
-    if (!path || !out)
-        return iol_err(IOLENS_EINVAL, "iolens_darshan_open: NULL argument");
-    *out = NULL;
     iolens_darshan_log *log = calloc(1, sizeof *log);
     if (!log)
-        return iol_err(IOLENS_ENOMEM, "cannot read '%s': out of memory", path);
+        return NULL;
     log->warn = warn;
     log->warn_ctx = warn_ctx;
     log->cur_module = -2;
@@ -671,9 +672,31 @@ int iolens_darshan_open(const char *path, iolens_warn_fn warn, void *warn_ctx,
     log->in_buf = malloc(IOL_DARSHAN_IOBUF);
     log->out_buf = malloc(IOL_DARSHAN_IOBUF);
     if (!log->path || !log->in_buf || !log->out_buf) {
-        rc = iol_err(IOLENS_ENOMEM, "cannot read '%s': out of memory", path);
-        goto fail;
+        iolens_darshan_close(log);
+        return NULL;
     }
+    return log;
+}
+
+/* Header and job region of a log whose FILE and size are set. */
+static int log_start(iolens_darshan_log *log)
+{
+    int rc = parse_header(log);
+    if (rc < 0)
+        return rc;
+    return parse_job(log);
+}
+
+int iolens_darshan_open(const char *path, iolens_warn_fn warn, void *warn_ctx,
+                        iolens_darshan_log **out)
+{
+    int rc;
+    if (!path || !out)
+        return iol_err(IOLENS_EINVAL, "iolens_darshan_open: NULL argument");
+    *out = NULL;
+    iolens_darshan_log *log = log_new(path, warn, warn_ctx);
+    if (!log)
+        return iol_err(IOLENS_ENOMEM, "cannot read '%s': out of memory", path);
     log->f = fopen(path, "rb");
     if (!log->f) {
         rc = iol_err(IOLENS_EIO, "cannot open '%s': %s", path, strerror(errno));
@@ -685,9 +708,37 @@ int iolens_darshan_open(const char *path, iolens_warn_fn warn, void *warn_ctx,
         goto fail;
     }
     log->hdr.file_size = (uint64_t)st.st_size;
-    if ((rc = parse_header(log)) < 0)
+    if ((rc = log_start(log)) < 0)
         goto fail;
-    if ((rc = parse_job(log)) < 0)
+    *out = log;
+    return 0;
+fail:
+    iolens_darshan_close(log);
+    return rc;
+}
+
+int iolens_darshan_open_mem(const void *data, size_t size, const char *name, iolens_warn_fn warn,
+                            void *warn_ctx, iolens_darshan_log **out)
+{
+    int rc;
+    if ((!data && size) || !out)
+        return iol_err(IOLENS_EINVAL, "iolens_darshan_open_mem: NULL argument");
+    *out = NULL;
+    if (!name)
+        name = "<memory>";
+    if (size == 0)
+        return iol_err(IOLENS_EFORMAT, "cannot read '%s': truncated header at byte 0", name);
+    iolens_darshan_log *log = log_new(name, warn, warn_ctx);
+    if (!log)
+        return iol_err(IOLENS_ENOMEM, "cannot read '%s': out of memory", name);
+    /* fmemopen does not write to a buffer opened "rb". */
+    log->f = fmemopen((void *)(uintptr_t)data, size, "rb");
+    if (!log->f) {
+        rc = iol_err(IOLENS_EIO, "cannot read '%s': %s", name, strerror(errno));
+        goto fail;
+    }
+    log->hdr.file_size = (uint64_t)size;
+    if ((rc = log_start(log)) < 0)
         goto fail;
     *out = log;
     return 0;

@@ -61,25 +61,46 @@ void iol_jsonw_obj_end(iol_jsonw *w) { close_container(w, '}'); }
 void iol_jsonw_arr_begin(iol_jsonw *w) { open_container(w, '['); }
 void iol_jsonw_arr_end(iol_jsonw *w) { close_container(w, ']'); }
 
+static int plain_char(unsigned char c) { return c >= 0x20 && c != '"' && c != '\\' && c != 0x7f; }
+
 static void write_string(FILE *out, const char *s, size_t n)
 {
     fputc('"', out);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
+    size_t i = 0;
+    while (i < n) {
+        size_t run = i;
+        while (run < n && plain_char((unsigned char)s[run]))
+            run++;
+        if (run > i) { /* bytes >= 0x80 pass through (paths are byte strings) */
+            fwrite(s + i, 1, run - i, out);
+            i = run;
+            continue;
+        }
+        unsigned char c = (unsigned char)s[i++];
         switch (c) {
         case '"': fputs("\\\"", out); break;
         case '\\': fputs("\\\\", out); break;
         case '\n': fputs("\\n", out); break;
         case '\r': fputs("\\r", out); break;
         case '\t': fputs("\\t", out); break;
-        default:
-            if (c < 0x20 || c == 0x7f)
-                fprintf(out, "\\u%04x", c);
-            else
-                fputc(c, out); /* bytes >= 0x80 pass through (paths are byte strings) */
+        default: fprintf(out, "\\u%04x", c);
         }
     }
     fputc('"', out);
+}
+
+/* Decimal digits of v without printf (the writer's hot path). */
+static void write_u64(FILE *out, uint64_t v, int neg)
+{
+    char buf[24];
+    size_t k = sizeof buf;
+    do {
+        buf[--k] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    if (neg)
+        buf[--k] = '-';
+    fwrite(buf + k, 1, sizeof buf - k, out);
 }
 
 void iol_jsonw_key(iol_jsonw *w, const char *key)
@@ -108,13 +129,13 @@ void iol_jsonw_str(iol_jsonw *w, const char *s)
 void iol_jsonw_int(iol_jsonw *w, int64_t v)
 {
     before_value(w);
-    fprintf(w->out, "%" PRId64, v);
+    write_u64(w->out, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0);
 }
 
 void iol_jsonw_uint(iol_jsonw *w, uint64_t v)
 {
     before_value(w);
-    fprintf(w->out, "%" PRIu64, v);
+    write_u64(w->out, v, 0);
 }
 
 void iol_jsonw_double(iol_jsonw *w, double v)
@@ -122,7 +143,11 @@ void iol_jsonw_double(iol_jsonw *w, double v)
     before_value(w);
     if (!isfinite(v))
         fputs("null", w->out);
-    else {
+    else if (v > -1e15 && v < 1e15 && v == (double)(int64_t)v && !(v == 0 && signbit(v))) {
+        /* integral values: the digits %.15g would print */
+        int64_t i = (int64_t)v;
+        write_u64(w->out, i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i, i < 0);
+    } else {
         /* shortest of %.15g/%.17g that reads back to the same double */
         char tmp[32];
         snprintf(tmp, sizeof tmp, "%.15g", v);

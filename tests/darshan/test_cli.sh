@@ -56,4 +56,20 @@ done
 head -c 1500 "$D/generated/converted_3.0.0_to_3.41.darshan" >"$IOLENS_TMP/trunc.darshan"
 expect_rc 1 "$IOLENS" darshan "$IOLENS_TMP/trunc.darshan"
 expect_grep "trunc.darshan.*region.*byte [0-9]" "$IOLENS_TMP/err"
+
+# --json from the command line: one document whose values are those of the parser text
+expect_rc 0 "$IOLENS" darshan --json "$G"
+if command -v python3 >/dev/null; then
+  got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=[x for x in d["modules"]["POSIX"]["records"] if x["rank"]==-1][0]; print(d["job"]["jobid"], d["job"]["nprocs"], len(d["modules"]["DXT_POSIX"]["records"]), r["id"], r["counters"]["POSIX_BYTES_WRITTEN"])' "$IOLENS_TMP/out")
+  "$IOLENS" darshan "$G" >"$IOLENS_TMP/text" 2>/dev/null
+  rid=$(echo "$got" | cut -d' ' -f4)
+  want_w=$(awk -v id="$rid" '$1=="POSIX" && $2==-1 && $3==id && $4=="POSIX_BYTES_WRITTEN"{print $5}' "$IOLENS_TMP/text")
+  want="$(sed -n 's/^# jobid: //p' "$IOLENS_TMP/text") $(sed -n 's/^# nprocs: //p' "$IOLENS_TMP/text")"
+  [ "$got" = "$want $(echo "$got" | cut -d' ' -f3) $rid $want_w" ] && [ -n "$want_w" ] && ok || fail "--json '$got' vs text '$want ... $want_w'"
+fi
+expect_rc 0 "$IOLENS" darshan --json --pretty "$G"
+expect_rc 2 "$IOLENS" darshan --json --heatmap "$G"
+expect_rc 2 "$IOLENS" darshan --report "$G" "$G"
+expect_rc 1 "$IOLENS" darshan --json "$IOLENS_TMP/trunc.darshan"
+expect_grep "trunc.darshan" "$IOLENS_TMP/err"
 finish

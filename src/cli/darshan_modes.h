@@ -1,0 +1,19 @@
+/* --json / --heatmap / --summary / --report modes of `iolens darshan`. */
+#ifndef IOLENS_CLI_DARSHAN_MODES_H
+#define IOLENS_CLI_DARSHAN_MODES_H
+
+#include <stdio.h>
+
+#include "iolens/darshan.h"
+
+/* Job-level HEATMAP series as CSV (header line if header != 0). */
+int iol_darshan_print_heatmap(FILE *out, const char *path, int header);
+
+/* One CSV (or JSON) row per log found under the given files/directories,
+ * jobs threads. Returns the CLI exit code. */
+int iol_darshan_summary(int npaths, char **paths, int jobs, int json);
+
+/* Human main-job summary of one log. */
+int iol_darshan_print_report(FILE *out, const char *path);
+
+#endif
