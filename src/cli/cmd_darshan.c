@@ -1,6 +1,7 @@
 /* iolens darshan: print a Darshan log like darshan-parser / darshan-dxt-parser. */
 #include "cli.h"
 
+#include "darshan_from.h"
 #include "darshan_text.h"
 #include "iolens/darshan.h"
 
@@ -12,7 +13,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: iolens darshan [--all] [--base] [--total] [--perf] [--file] [--show-incomplete] LOG\n"
-            "       iolens darshan --dxt [--show-incomplete] LOG\n\n"
+            "       iolens darshan --dxt [--show-incomplete] LOG\n"
+            "       iolens darshan --from TRACE -o LOG.darshan (see --from --help)\n\n"
             "Prints a Darshan log as darshan-parser does (or darshan-dxt-parser with --dxt).\n"
             "  --base             the log's records (default when no other section is asked)\n"
             "  --total            per-module aggregate of every counter\n"
@@ -29,6 +31,8 @@ int cmd_darshan(int argc, char **argv)
     unsigned mask = 0;
     int dxt = 0;
     const char *path = NULL;
+    if (iol_darshan_from_wanted(argc, argv))
+        return iol_darshan_from_main(argc, argv);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
