@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -546,7 +547,7 @@ static void heat_add(iol_heat *h, double t1, double t2, int64_t bytes, int is_wr
     int64_t left = bytes;
     for (int b = b1; b < b2; b++) {
         double lo = b == b1 ? t1 : b * h->width, hi = (b + 1) * h->width;
-        int64_t share = (int64_t)((double)bytes * ((hi - lo) / (t2 - t1)));
+        int64_t share = llround((double)bytes * ((hi - lo) / (t2 - t1)));
         if (share > left)
             share = left;
         bins[b] += share;
