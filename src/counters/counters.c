@@ -60,9 +60,29 @@ static int ctab_grow(iolens_counters *c, ctab *t)
 
 static int add_name(iolens_counters *c, uint64_t id, const char *name)
 {
-    for (size_t i = 0; i < c->nnames; i++) /* names are few (one per file) */
-        if (c->name_ids[i] == id)
+    /* id set (open addressing over indices + 1), rebuilt when half full */
+    if ((c->nnames + 1) * 2 > c->name_set_cap) {
+        size_t ncap = c->name_set_cap ? c->name_set_cap * 2 : 256;
+        size_t *ns = calloc(ncap, sizeof *ns);
+        if (!ns)
+            return iol_err(IOLENS_ENOMEM, "counters: out of memory");
+        for (size_t i = 0; i < c->nnames; i++) {
+            size_t h = (size_t)(c->name_ids[i] * 0x9e3779b97f4a7c15ull >> 20) & (ncap - 1);
+            while (ns[h])
+                h = (h + 1) & (ncap - 1);
+            ns[h] = i + 1;
+        }
+        free(c->name_set);
+        c->name_set = ns;
+        c->name_set_cap = ncap;
+    }
+    size_t h = (size_t)(id * 0x9e3779b97f4a7c15ull >> 20) & (c->name_set_cap - 1);
+    while (c->name_set[h]) {
+        if (c->name_ids[c->name_set[h] - 1] == id)
             return 0;
+        h = (h + 1) & (c->name_set_cap - 1);
+    }
+    c->name_set[h] = c->nnames + 1;
     if (c->nnames == c->capnames) {
         size_t ncap = c->capnames ? c->capnames * 2 : 64;
         uint64_t *ni = realloc(c->name_ids, ncap * sizeof *ni);
@@ -1138,6 +1158,7 @@ void iolens_counters_free(iolens_counters *c)
         free(c->names[i]);
     free(c->names);
     free(c->name_ids);
+    free(c->name_set);
     free(c->exe);
     free(c->mounts);
     free(c->mount_strings);
@@ -1162,9 +1183,14 @@ const iolens_darshan_record *iolens_counters_record(const iolens_counters *c, in
 }
 const char *iolens_counters_name(const iolens_counters *c, uint64_t id)
 {
-    for (size_t i = 0; i < c->nnames; i++)
-        if (c->name_ids[i] == id)
-            return c->names[i];
+    if (!c->name_set_cap)
+        return NULL;
+    size_t h = (size_t)(id * 0x9e3779b97f4a7c15ull >> 20) & (c->name_set_cap - 1);
+    while (c->name_set[h]) {
+        if (c->name_ids[c->name_set[h] - 1] == id)
+            return c->names[c->name_set[h] - 1];
+        h = (h + 1) & (c->name_set_cap - 1);
+    }
     return NULL;
 }
 uint64_t iolens_counters_events(const iolens_counters *c) { return c->events; }

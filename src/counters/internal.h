@@ -58,6 +58,8 @@ struct iolens_counters {
     uint64_t *name_ids;
     char **names;
     size_t nnames, capnames;
+    size_t *name_set; /* index + 1 into names, by id */
+    size_t name_set_cap;
     uint64_t events;
     double max_end;
 };
