@@ -163,6 +163,18 @@ static int size_bucket(int64_t sz)
     return 9;
 }
 
+/* Saturating arithmetic: hostile producers may hand offsets and sizes near INT64_MAX. */
+static int64_t sadd(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
+/* A time is used only when finite (NaN/inf become 0). */
+static double fin(double t) { return isfinite(t) ? t : 0; }
+
 /* Non-overlapping accumulation: a call that starts before the previous one
  * of the same kind ended only adds the part after that end. */
 static void timer_no_overlap(double *sum, double t1, double t2, double *last)
@@ -222,7 +234,7 @@ static void slots_update(int64_t *vals, int64_t *cnts, int64_t val, int64_t cnt)
     int64_t min = INT64_MAX;
     for (int i = 0; i < 4; i++) {
         if (vals[i] == val && cnts[i] > 0) {
-            cnts[i] += cnt;
+            cnts[i] = sadd(cnts[i], cnt);
             return;
         }
         if (cnts[i] < min) {
@@ -258,15 +270,17 @@ static void posix_rw(iol_crec *r, const iolens_event *e, int64_t bytes, int is_w
     int64_t *last = is_write ? &r->last_byte_written : &r->last_byte_read;
     if (off > *last)
         c[is_write ? IOL_DC_POSIX_SEQ_WRITES : IOL_DC_POSIX_SEQ_READS]++;
-    if (off == *last + 1)
+    if (off == sadd(*last, 1))
         c[is_write ? IOL_DC_POSIX_CONSEC_WRITES : IOL_DC_POSIX_CONSEC_READS]++;
-    int64_t stride = (off > 0 && off > *last && *last != 0) ? off - *last - 1 : 0;
-    *last = off + bytes - 1;
-    r->offset = off + bytes;
+    int64_t stride = (off > 0 && off > *last && *last != 0) ? sadd(sadd(off, -*last), -1) : 0;
+    int64_t end = sadd(off, bytes);
+    *last = sadd(end, -1);
+    r->offset = end;
     int mb = is_write ? IOL_DC_POSIX_MAX_BYTE_WRITTEN : IOL_DC_POSIX_MAX_BYTE_READ;
-    if (c[mb] < off + bytes - 1)
-        c[mb] = off + bytes - 1;
-    c[is_write ? IOL_DC_POSIX_BYTES_WRITTEN : IOL_DC_POSIX_BYTES_READ] += bytes;
+    if (c[mb] < *last)
+        c[mb] = *last;
+    int bw = is_write ? IOL_DC_POSIX_BYTES_WRITTEN : IOL_DC_POSIX_BYTES_READ;
+    c[bw] = sadd(c[bw], bytes);
     c[is_write ? IOL_DC_POSIX_WRITES : IOL_DC_POSIX_READS]++;
     c[(is_write ? IOL_DC_POSIX_SIZE_WRITE_0_100 : IOL_DC_POSIX_SIZE_READ_0_100) + size_bucket(bytes)]++;
     cv_track(r->acc, &r->nacc, bytes);
@@ -374,10 +388,12 @@ static void stdio_rw(iol_crec *r, const iolens_event *e, int64_t bytes, int is_w
     double *f = r->f;
     int64_t off = (e->offset >= 0 && !(e->flags & IOLENS_EVF_OFFSET_UNKNOWN)) ? e->offset : r->offset;
     int mb = is_write ? IOL_DC_STDIO_MAX_BYTE_WRITTEN : IOL_DC_STDIO_MAX_BYTE_READ;
-    if (bytes > 0 && c[mb] < off + bytes - 1)
-        c[mb] = off + bytes - 1;
-    r->offset = off + bytes;
-    c[is_write ? IOL_DC_STDIO_BYTES_WRITTEN : IOL_DC_STDIO_BYTES_READ] += bytes;
+    int64_t end = sadd(off, bytes);
+    if (bytes > 0 && c[mb] < sadd(end, -1))
+        c[mb] = sadd(end, -1);
+    r->offset = end;
+    int bw = is_write ? IOL_DC_STDIO_BYTES_WRITTEN : IOL_DC_STDIO_BYTES_READ;
+    c[bw] = sadd(c[bw], bytes);
     c[is_write ? IOL_DC_STDIO_WRITES : IOL_DC_STDIO_READS]++;
     int ts = is_write ? IOL_DC_STDIO_F_WRITE_START_TIMESTAMP : IOL_DC_STDIO_F_READ_START_TIMESTAMP;
     int te = is_write ? IOL_DC_STDIO_F_WRITE_END_TIMESTAMP : IOL_DC_STDIO_F_READ_END_TIMESTAMP;
@@ -441,7 +457,8 @@ static void mpiio_rw(iol_crec *r, const iolens_event *e, int64_t bytes, int is_w
     static const int wr[] = {IOL_DC_MPIIO_INDEP_WRITES, IOL_DC_MPIIO_COLL_WRITES,
                              IOL_DC_MPIIO_SPLIT_WRITES, IOL_DC_MPIIO_NB_WRITES};
     c[is_write ? wr[kind] : rd[kind]]++;
-    c[is_write ? IOL_DC_MPIIO_BYTES_WRITTEN : IOL_DC_MPIIO_BYTES_READ] += bytes;
+    int bw = is_write ? IOL_DC_MPIIO_BYTES_WRITTEN : IOL_DC_MPIIO_BYTES_READ;
+    c[bw] = sadd(c[bw], bytes);
     c[(is_write ? IOL_DC_MPIIO_SIZE_WRITE_AGG_0_100 : IOL_DC_MPIIO_SIZE_READ_AGG_0_100) +
       size_bucket(bytes)]++;
     cv_track(r->acc, &r->nacc, bytes);
@@ -599,9 +616,22 @@ static int layer_module(iolens_layer l)
     }
 }
 
-static int on_event(iolens_counters *c, ctab *t, const iolens_event *e, const char *path)
+static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const char *path)
 {
+    iolens_event tmp = *ev; /* times sanitized: hostile producers may give NaN/inf/huge */
+    tmp.tstart = fin(tmp.tstart);
+    tmp.tend = fin(tmp.tend);
+    if (tmp.tstart < 0)
+        tmp.tstart = 0;
+    if (tmp.tend < tmp.tstart)
+        tmp.tend = tmp.tstart;
+    if (tmp.tend > 1e9) /* no trace lasts 30 years: keeps timestamps convertible */
+        tmp.tend = tmp.tstart = 1e9;
+    const iolens_event *e = &tmp;
     int module = layer_module(e->layer);
+    int is_fileno = e->func && !strcmp(e->func, "fileno");
+    if (is_fileno)
+        module = IOLENS_DARSHAN_POSIX; /* the runtime counts fileno() on the fd's POSIX record */
     if (e->tend > c->max_end)
         c->max_end = e->tend;
     if (module < 0 || e->file < 0 || !path || !path[0] || (e->flags & IOLENS_EVF_FAILED))
@@ -613,6 +643,10 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *e, const ch
     if (rc < 0)
         return rc;
     int is_rw = e->op == IOLENS_OP_READ || e->op == IOLENS_OP_WRITE;
+    if (is_fileno) {
+        r->c[IOL_DC_POSIX_FILENOS]++;
+        return 0;
+    }
     if (!is_rw) {
         if (module == IOLENS_DARSHAN_POSIX)
             posix_event(r, e);
@@ -736,7 +770,7 @@ static void merge_top4(int64_t *dv, int64_t *dc, const int64_t *sv, const int64_
     for (int j = 0; j < 4; j++)
         for (int k = 0; k < 4; k++)
             if (dc[j] > 0 && n[k] > 0 && dv[j] == v[k]) {
-                dc[j] += n[k];
+                dc[j] = sadd(dc[j], n[k]);
                 v[k] = n[k] = 0;
             }
     for (int k = 0; k < 4; k++)
@@ -766,13 +800,13 @@ static void reduce(iol_crec *out, iol_crec **r, size_t n)
         for (int i = 0; i < mi->ni; i++) {
             int rule = int_rule(module, i);
             if (rule == 0)
-                out->c[i] += x->c[i];
+                out->c[i] = sadd(out->c[i], x->c[i]);
             else if (rule == 1 && (k == 0 || x->c[i] > out->c[i]))
                 out->c[i] = x->c[i];
             else if (rule == 2 && k == 0)
                 out->c[i] = x->c[i];
             else if (rule == 4)
-                out->c[i] = k == 0 ? x->c[i] : (x->c[i] < 0 ? out->c[i] : (out->c[i] < 0 ? 0 : out->c[i]) + x->c[i]);
+                out->c[i] = k == 0 ? x->c[i] : (x->c[i] < 0 ? out->c[i] : sadd(out->c[i] < 0 ? 0 : out->c[i], x->c[i]));
         }
         for (int i = 0; i < mi->nf; i++) {
             int rule = flt_rule(module, i);
@@ -799,7 +833,7 @@ static void reduce(iol_crec *out, iol_crec **r, size_t n)
         if (mi->str1 >= 0)
             merge_top4(&out->c[mi->str1], &out->c[mi->str1 + 4], &x->c[mi->str1], &x->c[mi->str1 + 4]);
         double t = x->f[mi->tr] + x->f[mi->tw] + x->f[mi->tm];
-        int64_t b = x->c[mi->br] + x->c[mi->bw];
+        int64_t b = sadd(x->c[mi->br], x->c[mi->bw]);
         if (k == 0 || t < tmin) {
             tmin = t;
             fr = x->rank;
@@ -973,7 +1007,8 @@ static int finish(iolens_counters *c, int nranks)
             d->id = iolens_darshan_hash(name, strlen(name), 0);
             d->rank = h->rank;
             heat_fit(h, c->max_end);
-            int64_t nb = (int64_t)(c->max_end / h->width) + 1;
+            double nbd = c->max_end / h->width + 1;
+            int64_t nb = nbd >= HEAT_BINS ? HEAT_BINS : (int64_t)nbd;
             d->heatmap.bin_width = h->width;
             d->heatmap.nbins = nb > HEAT_BINS ? HEAT_BINS : nb;
             d->heatmap.write_bins = h->wbins;
@@ -1058,7 +1093,7 @@ static int set_job(iolens_counters *c, iolens_evsource *src, int nranks)
             *p = ' '; /* a newline would start the mount table */
     iolens_darshan_job *j = &c->job;
     double st = iolens_evsource_start_time(src);
-    if (!(st > 0))
+    if (!(st > 0) || st > 1e12)
         st = 0;
     double en = st + c->max_end;
     j->uid = c->opts.uid;

@@ -365,6 +365,7 @@ static void test_mpiio_stdio(void **state)
     add(m, 0, IOLENS_LAYER_STDIO, IOLENS_OP_WRITE, "fwrite", 1, 0, 20, 1.2, 1.3);
     add(m, 0, IOLENS_LAYER_STDIO, IOLENS_OP_WRITE, "fprintf", 1, 20, 5, 1.3, 1.4);
     add(m, 0, IOLENS_LAYER_STDIO, IOLENS_OP_FLUSH, "fflush", 1, -1, -1, 1.4, 1.5);
+    add(m, 0, IOLENS_LAYER_STDIO, IOLENS_OP_OTHER, "fileno", 1, -1, -1, 1.45, 1.46);
     add(m, 0, IOLENS_LAYER_STDIO, IOLENS_OP_CLOSE, "fclose", 1, -1, -1, 1.5, 1.6);
     iolens_counters *c = compute(m, NULL);
     const iolens_darshan_record *r = rec_of(c, IOLENS_DARSHAN_MPIIO, "/data/a", 0);
@@ -387,6 +388,9 @@ static void test_mpiio_stdio(void **state)
     assert_int_equal(C(r, "STDIO_BYTES_WRITTEN"), 25);
     assert_int_equal(C(r, "STDIO_MAX_BYTE_WRITTEN"), 24);
     assert_int_equal(iolens_counters_count(c, IOLENS_DARSHAN_DXT_MPIIO), 1);
+    r = rec_of(c, IOLENS_DARSHAN_POSIX, "/data/b", 0);
+    assert_non_null(r);
+    assert_int_equal(C(r, "POSIX_FILENOS"), 1);
     iolens_counters_free(c);
 }
 
