@@ -550,8 +550,8 @@ static void heat_fit(iol_heat *h, double t)
 {
     while (t >= h->width * HEAT_BINS && h->width < 1e12) {
         for (int i = 0; i < HEAT_BINS / 2; i++) {
-            h->wbins[i] = h->wbins[2 * i] + h->wbins[2 * i + 1];
-            h->rbins[i] = h->rbins[2 * i] + h->rbins[2 * i + 1];
+            h->wbins[i] = sadd(h->wbins[2 * i], h->wbins[2 * i + 1]);
+            h->rbins[i] = sadd(h->rbins[2 * i], h->rbins[2 * i + 1]);
         }
         for (int i = HEAT_BINS / 2; i < HEAT_BINS; i++)
             h->wbins[i] = h->rbins[i] = 0;
@@ -578,19 +578,20 @@ static void heat_add(iol_heat *h, double t1, double t2, int64_t bytes, int is_wr
     int b1 = heat_bin(h, t1), b2 = heat_bin(h, t2);
     h->used = 1;
     if (b1 == b2 || !(t2 > t1)) {
-        bins[b1] += bytes;
+        bins[b1] = sadd(bins[b1], bytes);
         return;
     }
     int64_t left = bytes;
     for (int b = b1; b < b2; b++) {
         double lo = b == b1 ? t1 : b * h->width, hi = (b + 1) * h->width;
-        int64_t share = llround((double)bytes * ((hi - lo) / (t2 - t1)));
+        double d = (double)bytes * ((hi - lo) / (t2 - t1));
+        int64_t share = !(d > 0) ? 0 : d >= (double)left ? left : llround(d);
         if (share > left)
             share = left;
-        bins[b] += share;
+        bins[b] = sadd(bins[b], share);
         left -= share;
     }
-    bins[b2] += left;
+    bins[b2] = sadd(bins[b2], left);
 }
 
 /* ---- event loop ------------------------------------------------------------------------- */
