@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "iolens/counters.h"
 #include "iolens/darshan.h"
@@ -284,6 +285,28 @@ static void compare_log(const char *name)
     assert_int_equal(heat_compared, 8); /* POSIX and MPI-IO of 4 ranks */
     assert_int_equal(hw_ours, bytes);
     assert_int_equal(hw_real, bytes);
+    /* the records survive the writer and the reader (POSIX and MPI-IO, reduced and per rank) */
+    char tmp[] = "/dev/shm/iolens-ctr-vs-XXXXXX";
+    int fd = mkstemp(tmp);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(iolens_counters_write(c, tmp), 0);
+    iolens_darshan_data *back;
+    assert_int_equal(iolens_darshan_load(tmp, 0, NULL, NULL, &back), 0);
+    for (int m = 1; m < IOLENS_DARSHAN_MOD_COUNT; m++) {
+        assert_int_equal(iolens_darshan_data_count(back, m), iolens_counters_count(c, m));
+        for (size_t i = 0; i < iolens_counters_count(c, m); i++) {
+            const iolens_darshan_record *x = iolens_counters_record(c, m, i);
+            const iolens_darshan_record *y = iolens_darshan_data_record(back, m, i);
+            assert_int_equal(x->id, y->id);
+            assert_int_equal(x->rank, y->rank);
+            if (x->ncounters)
+                assert_memory_equal(x->counters, y->counters, x->ncounters * 8);
+        }
+    }
+    assert_true(iolens_counters_count(c, IOLENS_DARSHAN_MPIIO) > 0);
+    iolens_darshan_data_free(back);
+    unlink(tmp);
     fprintf(stderr, "%s: %d counters compared, %d differ\n", name, compared, bad);
     assert_true(compared > 100);
     assert_int_equal(bad, 0);
