@@ -1026,6 +1026,27 @@ out:
 
 #define IOL_JOB_STR_MAX 3015 /* exe + mount lines in the 4 KiB job region */
 
+/* File system types the runtime leaves out of the mount table. */
+static int fs_skipped(const char *type)
+{
+    static const char *const skip[] = {"tmpfs",    "proc",     "sysfs",      "devpts",
+                                       "binfmt_misc", "fusectl", "debugfs",  "securityfs",
+                                       "nfsd",     "none",     "rpc_pipefs", "hugetlbfs",
+                                       "cgroup",   NULL};
+    for (int i = 0; skip[i]; i++)
+        if (!strcmp(type, skip[i]))
+            return 1;
+    return 0;
+}
+
+static int mount_seen(const iolens_counters *c, const char *type, const char *path)
+{
+    for (size_t i = 0; i < c->nmounts; i++)
+        if (!strcmp(c->mounts[i].path, path) && !strcmp(c->mounts[i].fs_type, type))
+            return 1;
+    return 0;
+}
+
 static int set_mounts(iolens_counters *c)
 {
     char *text = NULL;
@@ -1038,7 +1059,7 @@ static int set_mounts(iolens_counters *c)
             char line[4096];
             while (m && fgets(line, sizeof line, f)) {
                 char dev[1024], path[1024], type[256];
-                if (sscanf(line, "%1023s %1023s %255s", dev, path, type) == 3)
+                if (sscanf(line, "%1023s %1023s %255s", dev, path, type) == 3 && !fs_skipped(type))
                     fprintf(m, "%s\t%s\n", type, path);
             }
             if (m)
@@ -1067,6 +1088,8 @@ static int set_mounts(iolens_counters *c)
         if (!tab || !tab[1] || tab == ln)
             continue;
         *tab = '\0';
+        if (mount_seen(c, ln, tab + 1))
+            continue;
         size_t need = strlen(ln) + strlen(tab + 1) + 2;
         if (budget + need > IOL_JOB_STR_MAX)
             break;

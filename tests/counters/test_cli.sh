@@ -25,6 +25,9 @@ cp "$IOLENS_TMP/out" "$IOLENS_TMP/ours.txt"
 expect_grep "^# exe: ./iorlike 10$" "$IOLENS_TMP/ours.txt"
 expect_grep "^# nprocs: 4$" "$IOLENS_TMP/ours.txt"
 expect_grep "^# darshan log version: 3.41$" "$IOLENS_TMP/ours.txt"
+# mount table of this machine without the types the runtime skips, no duplicates
+if grep -P '^# mount entry:\t.*\t(tmpfs|proc|sysfs|devpts|cgroup)$' "$IOLENS_TMP/ours.txt"; then fail "skipped fs type in the mount table"; else ok; fi
+if [ "$(grep '^# mount entry:' "$IOLENS_TMP/ours.txt" | sort | uniq -d | wc -l)" = 0 ]; then ok; else fail "duplicate mount entries"; fi
 expect_grep "POSIX	-1	[0-9]*	POSIX_BYTES_WRITTEN	41943040	/dev/shm/iorlike-data/shared.dat" "$IOLENS_TMP/ours.txt"
 expect_grep "total_POSIX_BYTES_WRITTEN: 41943040" "$IOLENS_TMP/ours.txt"
 
