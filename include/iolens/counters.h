@@ -52,6 +52,9 @@ typedef struct iolens_counters_opts {
     /** Mount table "fs_type\tmount_path" lines ('\n'-separated); NULL = read
      *  /proc/self/mounts of the calling process. */
     const char *mounts;
+    /** Called after each rank is read (may be NULL): ranks done so far, total ranks. */
+    void (*progress)(void *ctx, int done, int total);
+    void *progress_ctx;
 } iolens_counters_opts;
 
 typedef struct iolens_counters iolens_counters;

@@ -34,6 +34,13 @@ static int open_trace(const char *path, iolens_evsource **src)
     return iolens_recorder_open(path, src, &ro);
 }
 
+static void on_progress(void *ctx, int done, int total)
+{
+    cli_progress *p = ctx;
+    (void)total;
+    cli_progress_step(p, (unsigned long)done - p->done);
+}
+
 int iol_darshan_from_wanted(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
@@ -93,7 +100,13 @@ int iol_darshan_from_main(int argc, char **argv)
         cli_lib_error();
         goto out;
     }
-    if (iolens_counters_compute(src, &o, &c) < 0 || iolens_counters_write(c, outp) < 0) {
+    cli_progress prog;
+    cli_progress_init(&prog, "ranks", (unsigned long)iolens_evsource_nranks(src));
+    o.progress = on_progress;
+    o.progress_ctx = &prog;
+    int crc = iolens_counters_compute(src, &o, &c);
+    cli_progress_end(&prog);
+    if (crc < 0 || iolens_counters_write(c, outp) < 0) {
         cli_lib_error();
         goto out;
     }

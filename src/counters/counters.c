@@ -1184,6 +1184,8 @@ int iolens_counters_compute(iolens_evsource *src, const iolens_counters_opts *op
         }
         if (rc < 0)
             goto fail;
+        if (c->opts.progress)
+            c->opts.progress(c->opts.progress_ctx, rank + 1, nranks);
     }
     if ((rc = finish(c, nranks)) < 0)
         goto fail;

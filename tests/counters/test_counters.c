@@ -348,6 +348,29 @@ static void test_shared_reduction(void **state)
     iolens_counters_free(c);
 }
 
+static void count_progress(void *ctx, int done, int total)
+{
+    int *calls = ctx;
+    assert_int_equal(total, 3);
+    assert_int_equal(done, ++*calls);
+}
+
+/* the progress callback is called once per rank */
+static void test_progress(void **state)
+{
+    (void)state;
+    mock *m = mock_new(3);
+    add(m, 1, PX, IOLENS_OP_WRITE, "pwrite", 0, 0, 10, 0, 1);
+    iolens_counters_opts o;
+    iolens_counters_opts_init(&o);
+    int calls = 0;
+    o.progress = count_progress;
+    o.progress_ctx = &calls;
+    iolens_counters *c = compute(m, &o);
+    assert_int_equal(calls, 3);
+    iolens_counters_free(c);
+}
+
 /* MPI-IO kinds and STDIO counters */
 static void test_mpiio_stdio(void **state)
 {
@@ -602,6 +625,7 @@ int main(void)
         cmocka_unit_test(test_shared_reduction),   cmocka_unit_test(test_mpiio_stdio),
         cmocka_unit_test(test_lookup8_ids),        cmocka_unit_test(test_recorder_shared),
         cmocka_unit_test(test_recorder_ckpt),      cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_progress),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
