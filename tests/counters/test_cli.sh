@@ -41,6 +41,11 @@ if cmp -s "$IOLENS_TMP/a" "$IOLENS_TMP/b"; then ok; else fail "section skeleton 
 counters "$IOLENS_TMP/real.txt" POSIX >"$IOLENS_TMP/a"
 counters "$IOLENS_TMP/ours.txt" POSIX >"$IOLENS_TMP/b"
 if cmp -s "$IOLENS_TMP/a" "$IOLENS_TMP/b" && [ "$(wc -l <"$IOLENS_TMP/a")" = 86 ]; then ok; else fail "POSIX counter list differs"; fi
+# machine-readable summary
+expect_rc 0 "$IOLENS" darshan --from "$R/shared_n4_m10" -o "$L" --all-paths --json
+expect_grep '"nprocs":4,' "$IOLENS_TMP/out"
+expect_grep '"POSIX":{"records":1,"bytes_read":41943040,"bytes_written":41943040}' "$IOLENS_TMP/out"
+expect_grep '"HEATMAP":{"records":4}' "$IOLENS_TMP/out"
 # the DXT of the written log prints as darshan-dxt-parser does
 expect_rc 0 "$IOLENS" darshan --dxt "$L"
 expect_grep "^# DXT, file_id: [0-9]*, file_name: /dev/shm/iorlike-data/shared.dat" "$IOLENS_TMP/out"
