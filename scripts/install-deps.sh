@@ -9,6 +9,9 @@ PACKAGES=(
   libjansson-dev
   libcmocka-dev
   libsimgrid-dev   # optional: place simulator cross-check (tests/place/test_simgrid.cpp)
+  libxgboost-dev
+  libopenmpi-dev openmpi-bin   # MPI-IO replay and tracing, MPI tests
+  libhdf5-openmpi-dev           # HDF5 replay back end
 )
 
 SUDO=""

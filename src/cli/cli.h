@@ -34,4 +34,19 @@ void cli_progress_init(cli_progress *p, const char *label, unsigned long total);
 void cli_progress_step(cli_progress *p, unsigned long n);
 void cli_progress_end(cli_progress *p);
 
+/* Labeled rows for iolens train / eval (defined in cmd_train.c): the configuration-labeled rows of
+ * a features CSV + labels CSV at `weight` first (n_conf rows), then the logs listed in rule_list
+ * (one darshan-parser text path a line; NULL: none) labeled by the Drishti-rule mapping at
+ * rule_weight. Returns a CLI exit code; messages are printed. */
+struct iolens_detect_table;
+struct cli_detect_rows {
+    struct iolens_detect_table *table;
+    double *x, *w;
+    unsigned char *y;
+    size_t n, n_conf;
+};
+int cli_detect_rows_load(struct cli_detect_rows *r, const char *features, const char *labels, double weight,
+                         const char *rule_list, double rule_weight);
+void cli_detect_rows_release(struct cli_detect_rows *r);
+
 #endif

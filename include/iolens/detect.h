@@ -1,0 +1,285 @@
+/*
+ * iolens detect — the seven I/O bottleneck patterns of IOSage (seed
+ * 000_008be1d402f3c61d), decided by one trained XGBoost binary model per
+ * label (binary relevance) and a precision gate at tau = 0.3.
+ *
+ * Pipeline:
+ *   counter records ──> iolens_detect_input (streaming aggregation)
+ *                   ──> 157 features (IOLENS_DETECT_NFEATURES, model order)
+ *                   ──> iolens_detect_model (8 boosters) ──> probabilities,
+ *                       detected set, SHAP contributions, pattern cards.
+ *
+ * The input type is filled by counter NAME ("POSIX_READS", "MPIIO_F_READ_TIME",
+ * ...), so any reader (Darshan binary logs, darshan-parser text, iolens or
+ * Recorder traces turned into counters) can feed it. Counters of one record
+ * are given after iolens_detect_input_record() and before the next one.
+ *
+ * The classifier (libxgboost) is linked into libiolens and the CLI only.
+ */
+#ifndef IOLENS_DETECT_H
+#define IOLENS_DETECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iolens/iolens.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Number of model input features (feature_cols_157.json). */
+#define IOLENS_DETECT_NFEATURES 157
+/** Labels: the seven patterns then "healthy" (names as in dev_labels.csv). */
+#define IOLENS_DETECT_NPATTERNS 7
+#define IOLENS_DETECT_NLABELS 8
+/** Gate threshold of the seed (Section III-C). */
+#define IOLENS_DETECT_TAU 0.3
+
+/** Compile-time defaults: the shipped model folder (<source>/models) and the
+ *  shared data folder (<source>/../shared/data). Callers may override them. */
+IOLENS_API const char *iolens_detect_default_models_dir(void);
+IOLENS_API const char *iolens_detect_default_data_dir(void);
+
+/** Name of feature i (0..156) in model order, NULL out of range. */
+IOLENS_API const char *iolens_detect_feature_name(int i);
+/** Index of a feature by name, or -1. */
+IOLENS_API int iolens_detect_feature_index(const char *name);
+/** Name of label i (0..7), e.g. "access_granularity", "healthy". */
+IOLENS_API const char *iolens_detect_label_name(int i);
+
+/* ------------------------------------------------------------------ */
+/* Input: counter records of one log                                   */
+/* ------------------------------------------------------------------ */
+
+typedef struct iolens_detect_input iolens_detect_input;
+
+IOLENS_API int iolens_detect_input_new(iolens_detect_input **out);
+IOLENS_API void iolens_detect_input_free(iolens_detect_input *in);
+
+/** Job facts: number of processes and run time in seconds (Darshan job header). */
+IOLENS_API int iolens_detect_input_set_job(iolens_detect_input *in, int64_t nprocs, double run_time);
+
+/** Declares a module present in the log ("POSIX", "MPI-IO", "STDIO", "APMPI", ...),
+ *  even when it has no records (has_mpiio / has_stdio / has_apmpi). */
+IOLENS_API int iolens_detect_input_add_module(iolens_detect_input *in, const char *module);
+
+/** Overrides num_files (the log's number of name records). By default it is
+ *  the number of distinct record ids seen over all modules. */
+IOLENS_API int iolens_detect_input_set_name_count(iolens_detect_input *in, uint64_t n);
+
+/**
+ * Starts a record: module name as Darshan spells it ("POSIX", "MPI-IO" or
+ * "MPIIO", "STDIO"; others are counted for num_files and otherwise ignored),
+ * rank (-1 = shared record) and record id (hash of the path). path may be NULL.
+ * Finishes the previous record. Records are aggregated in the order given.
+ */
+IOLENS_API int iolens_detect_input_record(iolens_detect_input *in, const char *module, int64_t rank,
+                                          uint64_t record_id, const char *path);
+/** Sets an integer counter of the current record by full name ("POSIX_READS").
+ *  Unknown names are ignored (returns 0). IOLENS_EINVAL without a record. */
+IOLENS_API int iolens_detect_input_counter(iolens_detect_input *in, const char *name, int64_t value);
+/** Sets a floating-point counter ("POSIX_F_READ_TIME"). */
+IOLENS_API int iolens_detect_input_fcounter(iolens_detect_input *in, const char *name, double value);
+
+/** Computes the 157 features (features.tsv rules) into out[IOLENS_DETECT_NFEATURES].
+ *  The input stays usable (more records may be added afterwards). */
+IOLENS_API int iolens_detect_input_features(iolens_detect_input *in, double *out);
+
+/** Per-file evidence: the largest files of the input by bytes moved. */
+typedef struct iolens_detect_file {
+    uint64_t record_id;
+    const char *path;      /**< owned by the input; "" when unknown */
+    int64_t bytes;         /**< POSIX bytes read + written */
+    int64_t ops;           /**< POSIX reads + writes */
+    int64_t small_ops;     /**< POSIX reads + writes below 1 MiB */
+    int64_t ranks;         /**< ranks with a record (nprocs for a shared record) */
+    int64_t mpiio_indep;   /**< MPI-IO independent reads + writes */
+    int64_t mpiio_coll;    /**< MPI-IO collective reads + writes */
+} iolens_detect_file;
+/** Fills up to max files, largest bytes first; returns the number filled (>= 0). */
+IOLENS_API int iolens_detect_input_top_files(iolens_detect_input *in, iolens_detect_file *files, int max);
+
+/**
+ * Recomputes the derived features (indices 120..156) of row[] from its raw
+ * columns. extra holds three raw aggregates that are not model features:
+ * MPIIO_NB_READS, POSIX_F_OPEN_START_TIMESTAMP, POSIX_F_CLOSE_END_TIMESTAMP.
+ */
+IOLENS_API void iolens_detect_derive(double *row, const double extra[3]);
+
+/* ------------------------------------------------------------------ */
+/* darshan-parser text (IOSage consumed darshan-parser output)          */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Reads the output of `darshan-parser [--base|--all] LOG` from memory into a
+ * new input. Interleaved "# Warning: ... SKIPPING." lines (stderr mixed into
+ * the text) are spliced out; other malformed lines are skipped and counted
+ * (one warning through warn). name labels messages (a file name).
+ */
+IOLENS_API int iolens_detect_parse_text(iolens_detect_input **out, const char *text, size_t len,
+                                        const char *name, iolens_warn_fn warn, void *warn_ctx);
+/** Same from a file (at most 1 GiB; gzip-compressed files are inflated). */
+IOLENS_API int iolens_detect_read_text(iolens_detect_input **out, const char *path, iolens_warn_fn warn,
+                                       void *warn_ctx);
+
+/* ------------------------------------------------------------------ */
+/* Feature tables (CSV in the layout of dev_features.csv)               */
+/* ------------------------------------------------------------------ */
+
+typedef struct iolens_detect_table iolens_detect_table;
+
+/**
+ * Reads a CSV with a header row. Every one of the 157 feature columns must be
+ * present (any order, extra columns kept aside); the extra raw columns of
+ * iolens_detect_derive() are read when present (else 0). Empty cells are 0.
+ */
+IOLENS_API int iolens_detect_table_read(iolens_detect_table **out, const char *path);
+IOLENS_API int iolens_detect_table_parse(iolens_detect_table **out, const char *text, size_t len,
+                                         const char *name);
+IOLENS_API void iolens_detect_table_free(iolens_detect_table *t);
+IOLENS_API size_t iolens_detect_table_rows(const iolens_detect_table *t);
+/** Row i: IOLENS_DETECT_NFEATURES values in model order. */
+IOLENS_API const double *iolens_detect_table_row(const iolens_detect_table *t, size_t i);
+/** The three extra raw aggregates of row i (see iolens_detect_derive). */
+IOLENS_API const double *iolens_detect_table_extra(const iolens_detect_table *t, size_t i);
+/** Text of column `name` in row i, or NULL if there is no such column. */
+IOLENS_API const char *iolens_detect_table_cell(const iolens_detect_table *t, size_t i, const char *name);
+
+/**
+ * Reads labels (dev_labels.csv layout: one 0/1 column per label name) into
+ * out[n * IOLENS_DETECT_NLABELS]; the file must have exactly n rows.
+ */
+IOLENS_API int iolens_detect_labels_read(unsigned char **out, size_t n, const char *path);
+
+/* ------------------------------------------------------------------ */
+/* Models: training, prediction, explanation                            */
+/* ------------------------------------------------------------------ */
+
+typedef struct iolens_detect_model iolens_detect_model;
+
+/** Training parameters (the seed's values by iolens_detect_params_default). */
+typedef struct iolens_detect_params {
+    int n_trees;             /**< 500 */
+    int max_depth;           /**< 6 */
+    double eta;              /**< 0.05 */
+    double subsample;        /**< 0.8 */
+    double colsample;        /**< 0.8 */
+    double alpha;            /**< 0.1 */
+    double lambda;           /**< 1.0 */
+    double min_child_weight; /**< 5 */
+    double gamma;            /**< 0.1 */
+    double max_pos_weight;   /**< 100: scale_pos_weight = min(neg/pos, this) */
+    uint64_t seed;           /**< 42 */
+    int nthread;             /**< 1 (fixed, so training is deterministic) */
+    /** Optional progress: called after each tree (done of total trees). */
+    void (*progress)(void *ctx, unsigned long done, unsigned long total);
+    void *progress_ctx;
+} iolens_detect_params;
+IOLENS_API void iolens_detect_params_default(iolens_detect_params *p);
+
+/** Training rows: features (n x 157, model order), labels (n x 8), weights (n). */
+typedef struct iolens_detect_trainset {
+    size_t n;
+    const double *x;
+    const unsigned char *y;
+    const double *w;
+} iolens_detect_trainset;
+
+IOLENS_API int iolens_detect_train(iolens_detect_model **out, const iolens_detect_trainset *ts,
+                                   const iolens_detect_params *p);
+/** Saves label models (<label>.ubj) and meta.json into an existing folder. */
+IOLENS_API int iolens_detect_model_save(const iolens_detect_model *m, const char *dir, const char *note);
+/** Loads a folder written by iolens_detect_model_save (checks feature order). */
+IOLENS_API int iolens_detect_model_load(iolens_detect_model **out, const char *dir);
+IOLENS_API void iolens_detect_model_free(iolens_detect_model *m);
+
+/** Key counters of a label's card (seed Section III-D): the features with the largest mean
+ *  |SHAP| over the training rows, and their median over the training rows with the label. */
+#define IOLENS_DETECT_NKEY 5
+typedef struct iolens_detect_key_feature {
+    int feature;
+    double mean_abs_shap;
+    double median_with_label;
+} iolens_detect_key_feature;
+/** Fills up to max key features of label (most important first); returns how many (>= 0). */
+IOLENS_API int iolens_detect_model_key_features(const iolens_detect_model *m, int label,
+                                                iolens_detect_key_feature *out, int max);
+
+/** Probabilities of the 8 labels for n rows: out[n * 8]. */
+IOLENS_API int iolens_detect_predict(iolens_detect_model *m, const double *x, size_t n, double *out);
+/** SHAP contributions of one row for label `label` (log-odds):
+ *  out[IOLENS_DETECT_NFEATURES + 1], the last value is the bias. */
+IOLENS_API int iolens_detect_contribs(iolens_detect_model *m, const double *row, int label, double *out);
+
+/** Gate: bit i set when pattern i (0..6) has probability >= tau. */
+IOLENS_API unsigned iolens_detect_gate(const double *probs, double tau);
+
+/** Drishti-rule baseline (drishti_code_to_label.tsv) on one feature row:
+ *  bit i = pattern i triggered; codes (may be NULL) gets e.g. "P05,M03". */
+IOLENS_API unsigned iolens_detect_rules(const double *row, char *codes, size_t codes_size);
+
+/** Rule labels of a feature row (IOSage's production labels): y[0..6] from
+ *  iolens_detect_rules(), y[7] (healthy) = 1 when no pattern fires. */
+IOLENS_API void iolens_detect_rule_labels(const double *row, unsigned char *y);
+
+/**
+ * Rule-labeled rows from logs (darshan-parser text, gzip allowed): *x gets
+ * npaths * 157 features, *y npaths * 8 rule labels (caller frees both).
+ */
+IOLENS_API int iolens_detect_rule_rows(double **x, unsigned char **y, const char *const *paths, size_t npaths,
+                                       iolens_warn_fn warn, void *warn_ctx);
+
+/** Pattern card of Table I: behavior, change template, when it does not apply. */
+typedef struct iolens_detect_card {
+    const char *pattern;
+    const char *behavior;
+    const char *change;
+    const char *not_applicable;
+    const char *inducing; /**< benchmark configurations that induce it */
+} iolens_detect_card;
+IOLENS_API const iolens_detect_card *iolens_detect_card_get(int pattern);
+
+/* ------------------------------------------------------------------ */
+/* Evaluation                                                          */
+/* ------------------------------------------------------------------ */
+
+/** Multi-label scores over the 8 labels (seven patterns + healthy). */
+typedef struct iolens_detect_scores {
+    double micro_f1, macro_f1;
+    double hamming; /**< share of wrong label decisions (lower is better) */
+    double subset;  /**< share of rows with all 8 labels right */
+    double precision[IOLENS_DETECT_NLABELS], recall[IOLENS_DETECT_NLABELS], f1[IOLENS_DETECT_NLABELS];
+} iolens_detect_scores;
+
+/**
+ * Seeded k-fold assignment fold[n] (0..k-1), stratified by label set: groups
+ * (group[i], or one group per row when group is NULL) are sorted by the label
+ * set of their first row, shuffled within it and dealt round-robin, so rows of
+ * one group (e.g. repetitions of one configuration) share a fold.
+ */
+IOLENS_API int iolens_detect_folds(int *fold, const unsigned char *y, size_t n, const int *group, int k,
+                                   uint64_t seed);
+/** Out-of-fold probabilities oof[n * 8]: trains on k-1 folds, predicts the held-out one.
+ *  Rows with fold -1 are always in training and never predicted (e.g. rule-labeled logs). */
+IOLENS_API int iolens_detect_cv(double *oof, const iolens_detect_trainset *ts, const iolens_detect_params *p,
+                                const int *fold, int k);
+/** Trivial baseline: each label's majority value in the training folds; pred[n * 8]. */
+IOLENS_API int iolens_detect_baseline_majority(unsigned char *pred, const iolens_detect_trainset *ts,
+                                               const int *fold, int k);
+/** Trivial baseline: a pattern is flagged when one of 1-3 related features passes its 90th
+ *  percentile over the training folds (10th where low values mark it); healthy when none. */
+IOLENS_API int iolens_detect_baseline_p90(unsigned char *pred, const iolens_detect_trainset *ts, const int *fold,
+                                          int k);
+/** Scores of pred against truth (n x 8, 0/1) over rows[0..n-1] (rows NULL: 0..n-1). */
+IOLENS_API void iolens_detect_score(iolens_detect_scores *out, const unsigned char *truth,
+                                    const unsigned char *pred, const size_t *rows, size_t n);
+/** Percentile bootstrap (2.5 / 97.5) of every score over reps resamples of the n rows. */
+IOLENS_API int iolens_detect_bootstrap(iolens_detect_scores *lo, iolens_detect_scores *hi,
+                                       const unsigned char *truth, const unsigned char *pred, size_t n, int reps,
+                                       uint64_t seed);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IOLENS_DETECT_H */

@@ -1,0 +1,114 @@
+/*
+ * iolens replay — FBench-style what-if benchmarks.
+ *
+ * A replay config (JSON, docs/REPLAY-CONFIG.md, docs/replay-config.schema.json)
+ * lists steps ("file_configs") run in order: write/read phases over shared or
+ * per-process files through POSIX, stdio or MPI-IO with hints, compute phases
+ * and mdtest-like metadata phases. Each step is timed as FBench's Algorithm 1:
+ * from the earliest open to the latest close across ranks.
+ *
+ * Safety: every file is created fresh below a root directory (absolute
+ * paths are remapped below it, '..' and symbolic-link escapes are refused),
+ * a file that already exists is never overwritten or removed, and what the
+ * replay created is removed at the end unless keep is set.
+ *
+ * MPI: when the library is built with MPI (iolens_replay_have_mpi()), the
+ * caller initialises MPI and sets use_mpi; ranks are MPI_COMM_WORLD. Without
+ * MPI the POSIX and stdio back ends run as one process (rank 0 of 1).
+ */
+#ifndef IOLENS_REPLAY_H
+#define IOLENS_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "iolens/event.h"
+#include "iolens/iolens.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct iolens_replay_config iolens_replay_config;
+typedef struct iolens_replay_result iolens_replay_result;
+
+/** Parses a config from memory. source names it in error messages, which
+ *  carry the JSON path of the offending value, e.g.
+ *  "'x.json': file_configs[2].chunks[0].transfer_size: must be between 1 and ...". */
+IOLENS_API int iolens_replay_config_parse(iolens_replay_config **out, const char *text, size_t len,
+                                          const char *source);
+/** Reads and parses a config file (at most 64 MiB). */
+IOLENS_API int iolens_replay_config_load(iolens_replay_config **out, const char *path);
+IOLENS_API void iolens_replay_config_free(iolens_replay_config *cfg);
+/** Number of steps (file_configs). */
+IOLENS_API size_t iolens_replay_config_count(const iolens_replay_config *cfg);
+/** Ranks the config was written for (its "nranks"), or 0 when not stated. */
+IOLENS_API int iolens_replay_config_nranks(const iolens_replay_config *cfg);
+/** 1 when a step uses the MPI-IO interface. */
+IOLENS_API int iolens_replay_config_needs_mpi(const iolens_replay_config *cfg);
+/** Writes the config back as JSON (normalised: sizes in bytes). */
+IOLENS_API int iolens_replay_config_write(const iolens_replay_config *cfg, FILE *out);
+/** Writes the JSON Schema of the config format (generated from the option tables). */
+IOLENS_API int iolens_replay_schema_write(FILE *out);
+
+/** 1 when this build has the MPI-IO back end. */
+IOLENS_API int iolens_replay_have_mpi(void);
+/** The back ends of this build, e.g. "posix stdio mpiio hdf5". */
+IOLENS_API const char *iolens_replay_backends(void);
+
+typedef struct iolens_replay_options {
+    const char *root;    /**< directory every replayed file lives below (created if missing) */
+    int dry_run;         /**< plan only: sizes, files, hints; no I/O */
+    int dry_run_ranks;   /**< ranks to plan for (0: the config's nranks, else 1) */
+    int keep;            /**< keep the files the replay created */
+    int use_mpi;         /**< MPI is initialised by the caller: use MPI_COMM_WORLD */
+    iolens_warn_fn warn; /**< optional warnings callback */
+    void *warn_ctx;
+    /** optional progress: called on rank 0 after each step */
+    void (*progress)(void *ctx, size_t done, size_t total);
+    void *progress_ctx;
+} iolens_replay_options;
+
+/** Runs (or plans) a config. On MPI, every rank calls it; the result of
+ *  rank 0 holds every rank's figures, the others only their own. */
+IOLENS_API int iolens_replay_run(iolens_replay_result **out, const iolens_replay_config *cfg,
+                                 const iolens_replay_options *opt);
+IOLENS_API void iolens_replay_result_free(iolens_replay_result *r);
+
+/** Figures of one step. */
+typedef struct iolens_replay_step_stats {
+    const char *name;      /**< step name ("file_configs[i]" when unnamed) */
+    const char *method;    /**< "write", "read", "compute", "metadata" */
+    const char *interface; /**< "posix", "stdio", "mpiio", "hdf5" */
+    int nranks;
+    int64_t bytes;         /**< bytes moved by every rank */
+    int64_t ops;           /**< I/O or metadata operations by every rank */
+    double seconds;        /**< Algorithm 1: latest close - earliest open */
+    double bandwidth;      /**< bytes / seconds (0 for compute) */
+    int64_t verify_errors; /**< bytes read back that differ from the written pattern */
+} iolens_replay_step_stats;
+
+IOLENS_API size_t iolens_replay_result_count(const iolens_replay_result *r);
+IOLENS_API int iolens_replay_result_step(const iolens_replay_result *r, size_t i, iolens_replay_step_stats *out);
+/** Status of a hint of step i as reported ("applied", "not applicable here: ...", ...); NULL if absent. */
+IOLENS_API const char *iolens_replay_result_hint(const iolens_replay_result *r, size_t i, const char *hint);
+/** Value the MPI library reports for an info key after open (MPI_File_get_info); NULL if absent. */
+IOLENS_API const char *iolens_replay_result_mpi_info(const iolens_replay_result *r, size_t i, const char *key);
+/** Machine form (JSON) and human form (table). */
+IOLENS_API int iolens_replay_result_write_json(const iolens_replay_result *r, FILE *out, int pretty);
+IOLENS_API int iolens_replay_result_write_table(const iolens_replay_result *r, FILE *out);
+
+/**
+ * Global view (FBench 3.2): builds a config from an event stream: groups
+ * reads and writes by file, operation, rank and transfer size, merges the
+ * operations of each open-close session, detects shared files versus file
+ * per process (same per-rank shape over one file per rank) and counts
+ * identical sessions as total_repeats.
+ */
+IOLENS_API int iolens_replay_config_from_events(iolens_replay_config **out, iolens_evsource *src);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

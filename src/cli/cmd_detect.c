@@ -1,0 +1,392 @@
+/* iolens detect: the seven I/O bottleneck patterns of logs, or of feature rows. */
+#include "cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iolens/detect.h"
+#include "util/jsonw.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: iolens detect [--models DIR] [--json] [--rules] [--top N] [--tau T] LOG.txt...\n"
+            "       iolens detect --features FILE.csv [--csv|--json] [--models DIR] [--tau T]\n\n"
+            "Decides which of the seven registered I/O bottleneck patterns a log shows with the\n"
+            "trained XGBoost models (gate: a pattern is detected when its probability >= tau, 0.3).\n"
+            "LOG.txt is darshan-parser text output (--base or --all). For each log: probabilities,\n"
+            "the detected set, top SHAP contributions, pattern cards and per-file evidence.\n\n"
+            "  --features CSV  feature rows in the layout of dev_features.csv; --csv prints one row\n"
+            "                  per input row: one probability column per label and `detected`\n"
+            "  --models DIR    model folder (default $IOLENS_MODELS or %s)\n"
+            "  --json          machine-readable output\n"
+            "  --csv           CSV output (with --features)\n"
+            "  --rules         add the Drishti-rule baseline's triggers\n"
+            "  --top N         SHAP contributions shown per detected pattern (default 5)\n"
+            "  --tau T         gate threshold (default 0.3)\n",
+            iolens_detect_default_models_dir());
+}
+
+struct opts {
+    const char *models;
+    const char *features;
+    int json, csv, rules, top;
+    double tau;
+};
+
+static void detected_names(unsigned set, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    size_t len = 0;
+    for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++)
+        if (set & (1u << p)) {
+            int n = snprintf(buf + len, size - len, "%s%s", len ? ";" : "", iolens_detect_label_name(p));
+            if (n < 0 || (size_t)n >= size - len)
+                break;
+            len += (size_t)n;
+        }
+}
+
+static int detect_features(const struct opts *o, iolens_detect_model *m)
+{
+    iolens_detect_table *t = NULL;
+    double *probs = NULL;
+    int rc = CLI_FAIL;
+    if (iolens_detect_table_read(&t, o->features) < 0) {
+        cli_lib_error();
+        goto out;
+    }
+    size_t n = iolens_detect_table_rows(t);
+    probs = malloc((n ? n : 1) * IOLENS_DETECT_NLABELS * sizeof *probs);
+    double *x = malloc((n ? n : 1) * IOLENS_DETECT_NFEATURES * sizeof *x);
+    if (!probs || !x) {
+        free(x);
+        cli_error("out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        memcpy(x + i * IOLENS_DETECT_NFEATURES, iolens_detect_table_row(t, i), IOLENS_DETECT_NFEATURES * sizeof *x);
+    int prc = iolens_detect_predict(m, x, n, probs);
+    free(x);
+    if (prc < 0) {
+        cli_lib_error();
+        goto out;
+    }
+    char names[512];
+    if (o->json) {
+        iol_jsonw w;
+        iol_jsonw_init(&w, stdout, 1);
+        iol_jsonw_arr_begin(&w);
+        for (size_t i = 0; i < n; i++) {
+            const double *p = probs + i * IOLENS_DETECT_NLABELS;
+            iol_jsonw_obj_begin(&w);
+            iol_jsonw_key(&w, "row");
+            iol_jsonw_uint(&w, i);
+            iol_jsonw_key(&w, "probabilities");
+            iol_jsonw_obj_begin(&w);
+            for (int l = 0; l < IOLENS_DETECT_NLABELS; l++) {
+                iol_jsonw_key(&w, iolens_detect_label_name(l));
+                iol_jsonw_double(&w, p[l]);
+            }
+            iol_jsonw_obj_end(&w);
+            iol_jsonw_key(&w, "detected");
+            iol_jsonw_arr_begin(&w);
+            unsigned set = iolens_detect_gate(p, o->tau);
+            for (int l = 0; l < IOLENS_DETECT_NPATTERNS; l++)
+                if (set & (1u << l))
+                    iol_jsonw_str(&w, iolens_detect_label_name(l));
+            iol_jsonw_arr_end(&w);
+            iol_jsonw_obj_end(&w);
+        }
+        iol_jsonw_arr_end(&w);
+        iol_jsonw_finish(&w);
+    } else {
+        /* CSV (also the default for feature rows) */
+        for (int l = 0; l < IOLENS_DETECT_NLABELS; l++)
+            printf("%s,", iolens_detect_label_name(l));
+        printf("detected\n");
+        for (size_t i = 0; i < n; i++) {
+            const double *p = probs + i * IOLENS_DETECT_NLABELS;
+            for (int l = 0; l < IOLENS_DETECT_NLABELS; l++)
+                printf("%.6f,", p[l]);
+            detected_names(iolens_detect_gate(p, o->tau), names, sizeof names);
+            printf("%s\n", names);
+        }
+    }
+    rc = fflush(stdout) == 0 ? CLI_OK : CLI_FAIL;
+out:
+    free(probs);
+    iolens_detect_table_free(t);
+    return rc;
+}
+
+struct contrib {
+    int feature;
+    double value;
+};
+
+static int cmp_contrib(const void *a, const void *b)
+{
+    double x = fabs(((const struct contrib *)a)->value), y = fabs(((const struct contrib *)b)->value);
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+#define MAX_FILES 5
+
+/* One log: features, probabilities, gate, SHAP, cards, evidence. */
+static int detect_log(const struct opts *o, iolens_detect_model *m, const char *path, iol_jsonw *w)
+{
+    iolens_detect_input *in = NULL;
+    double x[IOLENS_DETECT_NFEATURES], probs[IOLENS_DETECT_NLABELS], shap[IOLENS_DETECT_NFEATURES + 1];
+    iolens_detect_file files[MAX_FILES];
+    struct contrib contribs[IOLENS_DETECT_NFEATURES];
+    int rc = CLI_FAIL, nfiles;
+    if (iolens_detect_read_text(&in, path, cli_warn_cb, NULL) < 0 || iolens_detect_input_features(in, x) < 0 ||
+        (nfiles = iolens_detect_input_top_files(in, files, MAX_FILES)) < 0 ||
+        iolens_detect_predict(m, x, 1, probs) < 0) {
+        cli_lib_error();
+        goto out;
+    }
+    unsigned set = iolens_detect_gate(probs, o->tau);
+    char codes[128];
+    unsigned rules = iolens_detect_rules(x, codes, sizeof codes);
+    char names[512];
+    detected_names(set, names, sizeof names);
+
+    if (w) {
+        iol_jsonw_obj_begin(w);
+        iol_jsonw_key(w, "log");
+        iol_jsonw_str(w, path);
+        iol_jsonw_key(w, "nprocs");
+        iol_jsonw_double(w, x[iolens_detect_feature_index("nprocs")]);
+        iol_jsonw_key(w, "runtime_seconds");
+        iol_jsonw_double(w, x[iolens_detect_feature_index("runtime_seconds")]);
+        iol_jsonw_key(w, "tau");
+        iol_jsonw_double(w, o->tau);
+        iol_jsonw_key(w, "probabilities");
+        iol_jsonw_obj_begin(w);
+        for (int l = 0; l < IOLENS_DETECT_NLABELS; l++) {
+            iol_jsonw_key(w, iolens_detect_label_name(l));
+            iol_jsonw_double(w, probs[l]);
+        }
+        iol_jsonw_obj_end(w);
+        iol_jsonw_key(w, "detected");
+        iol_jsonw_arr_begin(w);
+    } else {
+        printf("%s  (nprocs %.0f, run time %.1f s, %.0f files)\n", path, x[iolens_detect_feature_index("nprocs")],
+               x[iolens_detect_feature_index("runtime_seconds")], x[iolens_detect_feature_index("num_files")]);
+        for (int l = 0; l < IOLENS_DETECT_NLABELS; l++)
+            printf("  %-24s %.4f%s\n", iolens_detect_label_name(l), probs[l],
+                   l < IOLENS_DETECT_NPATTERNS && (set & (1u << l)) ? "  detected" : "");
+        printf("  detected (tau %.2f): %s\n", o->tau, set ? names : "none (no registered pattern)");
+    }
+    for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++) {
+        if (!(set & (1u << p)))
+            continue;
+        if (iolens_detect_contribs(m, x, p, shap) < 0) {
+            cli_lib_error();
+            goto out;
+        }
+        for (int i = 0; i < IOLENS_DETECT_NFEATURES; i++)
+            contribs[i] = (struct contrib){i, shap[i]};
+        qsort(contribs, IOLENS_DETECT_NFEATURES, sizeof contribs[0], cmp_contrib);
+        const iolens_detect_card *card = iolens_detect_card_get(p);
+        iolens_detect_key_feature key[IOLENS_DETECT_NKEY];
+        int nkey = iolens_detect_model_key_features(m, p, key, IOLENS_DETECT_NKEY);
+        if (nkey < 0)
+            nkey = 0;
+        if (w) {
+            iol_jsonw_obj_begin(w);
+            iol_jsonw_key(w, "pattern");
+            iol_jsonw_str(w, card->pattern);
+            iol_jsonw_key(w, "probability");
+            iol_jsonw_double(w, probs[p]);
+            iol_jsonw_key(w, "behavior");
+            iol_jsonw_str(w, card->behavior);
+            iol_jsonw_key(w, "change");
+            iol_jsonw_str(w, card->change);
+            iol_jsonw_key(w, "does_not_apply_when");
+            iol_jsonw_str(w, card->not_applicable);
+            iol_jsonw_key(w, "shap_bias");
+            iol_jsonw_double(w, shap[IOLENS_DETECT_NFEATURES]);
+            iol_jsonw_key(w, "top_contributions");
+            iol_jsonw_arr_begin(w);
+            for (int i = 0; i < o->top; i++) {
+                iol_jsonw_obj_begin(w);
+                iol_jsonw_key(w, "feature");
+                iol_jsonw_str(w, iolens_detect_feature_name(contribs[i].feature));
+                iol_jsonw_key(w, "value");
+                iol_jsonw_double(w, x[contribs[i].feature]);
+                iol_jsonw_key(w, "shap");
+                iol_jsonw_double(w, contribs[i].value);
+                iol_jsonw_obj_end(w);
+            }
+            iol_jsonw_arr_end(w);
+            iol_jsonw_key(w, "key_counters");
+            iol_jsonw_arr_begin(w);
+            for (int k = 0; k < nkey; k++) {
+                iol_jsonw_obj_begin(w);
+                iol_jsonw_key(w, "feature");
+                iol_jsonw_str(w, iolens_detect_feature_name(key[k].feature));
+                iol_jsonw_key(w, "value");
+                iol_jsonw_double(w, x[key[k].feature]);
+                iol_jsonw_key(w, "median_in_training_runs_with_pattern");
+                iol_jsonw_double(w, key[k].median_with_label);
+                iol_jsonw_obj_end(w);
+            }
+            iol_jsonw_arr_end(w);
+            iol_jsonw_obj_end(w);
+        } else {
+            printf("\n  %s (%.4f): %s\n", card->pattern, probs[p], card->behavior);
+            printf("    top contributions (SHAP, log-odds; bias %+.3f):\n", shap[IOLENS_DETECT_NFEATURES]);
+            for (int i = 0; i < o->top; i++)
+                printf("      %+8.3f  %-28s = %.6g\n", contribs[i].value,
+                       iolens_detect_feature_name(contribs[i].feature), x[contribs[i].feature]);
+            if (nkey > 0) {
+                printf("    key counters of the card (this log / median of training runs with the pattern):\n");
+                for (int k = 0; k < nkey; k++)
+                    printf("      %-28s %12.6g / %.6g\n", iolens_detect_feature_name(key[k].feature), x[key[k].feature],
+                           key[k].median_with_label);
+            }
+            printf("    change: %s\n", card->change);
+            printf("    does not apply when: %s\n", card->not_applicable);
+        }
+    }
+    if (w) {
+        iol_jsonw_arr_end(w);
+        iol_jsonw_key(w, "files");
+        iol_jsonw_arr_begin(w);
+        for (int i = 0; i < nfiles; i++) {
+            iol_jsonw_obj_begin(w);
+            iol_jsonw_key(w, "path");
+            iol_jsonw_str(w, files[i].path);
+            iol_jsonw_key(w, "bytes");
+            iol_jsonw_int(w, files[i].bytes);
+            iol_jsonw_key(w, "operations");
+            iol_jsonw_int(w, files[i].ops);
+            iol_jsonw_key(w, "small_operations");
+            iol_jsonw_int(w, files[i].small_ops);
+            iol_jsonw_key(w, "ranks");
+            iol_jsonw_int(w, files[i].ranks);
+            iol_jsonw_key(w, "mpiio_independent");
+            iol_jsonw_int(w, files[i].mpiio_indep);
+            iol_jsonw_key(w, "mpiio_collective");
+            iol_jsonw_int(w, files[i].mpiio_coll);
+            iol_jsonw_obj_end(w);
+        }
+        iol_jsonw_arr_end(w);
+        if (o->rules) {
+            iol_jsonw_key(w, "rules");
+            iol_jsonw_obj_begin(w);
+            iol_jsonw_key(w, "codes");
+            iol_jsonw_str(w, codes);
+            iol_jsonw_key(w, "patterns");
+            iol_jsonw_arr_begin(w);
+            for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++)
+                if (rules & (1u << p))
+                    iol_jsonw_str(w, iolens_detect_label_name(p));
+            iol_jsonw_arr_end(w);
+            iol_jsonw_obj_end(w);
+        }
+        iol_jsonw_obj_end(w);
+    } else {
+        if (nfiles > 0) {
+            printf("\n  largest files:\n  %14s %10s %7s %6s %10s %10s  %s\n", "bytes", "ops", "small%", "ranks",
+                   "mpiio-ind", "mpiio-coll", "path");
+            for (int i = 0; i < nfiles; i++)
+                printf("  %14lld %10lld %6.1f%% %6lld %10lld %10lld  %s\n", (long long)files[i].bytes,
+                       (long long)files[i].ops, files[i].ops ? 100.0 * (double)files[i].small_ops / (double)files[i].ops : 0.0,
+                       (long long)files[i].ranks, (long long)files[i].mpiio_indep, (long long)files[i].mpiio_coll,
+                       files[i].path);
+        }
+        if (o->rules) {
+            detected_names(rules, names, sizeof names);
+            printf("\n  Drishti-rule baseline: %s -> %s\n", codes[0] ? codes : "no trigger",
+                   rules ? names : "no pattern");
+        }
+        printf("\n");
+    }
+    rc = CLI_OK;
+out:
+    iolens_detect_input_free(in);
+    return rc;
+}
+
+int cmd_detect(int argc, char **argv)
+{
+    struct opts o = {getenv("IOLENS_MODELS"), NULL, 0, 0, 0, 5, IOLENS_DETECT_TAU};
+    int first_file = argc;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        char *end = NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return CLI_OK;
+        } else if (!strcmp(a, "--json")) {
+            o.json = 1;
+        } else if (!strcmp(a, "--csv")) {
+            o.csv = 1;
+        } else if (!strcmp(a, "--rules")) {
+            o.rules = 1;
+        } else if (!strcmp(a, "--models") && i + 1 < argc) {
+            o.models = argv[++i];
+        } else if (!strcmp(a, "--features") && i + 1 < argc) {
+            o.features = argv[++i];
+        } else if (!strcmp(a, "--top") && i + 1 < argc && (o.top = (int)strtol(argv[++i], &end, 10), *end == '\0') &&
+                   o.top >= 0 && o.top <= IOLENS_DETECT_NFEATURES) {
+        } else if (!strcmp(a, "--tau") && i + 1 < argc && (o.tau = strtod(argv[++i], &end), *end == '\0') &&
+                   o.tau > 0 && o.tau <= 1) {
+        } else if (a[0] == '-' && a[1]) {
+            cli_error("unknown option or bad value: '%s'", a);
+            usage(stderr);
+            return CLI_USAGE;
+        } else {
+            first_file = i;
+            break;
+        }
+    }
+    if (!o.features && first_file >= argc) {
+        cli_error("no log given");
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    if (o.features && first_file < argc) {
+        cli_error("give either --features FILE.csv or logs, not both");
+        return CLI_USAGE;
+    }
+    if (o.csv && !o.features) {
+        cli_error("--csv needs --features (use --json for logs)");
+        return CLI_USAGE;
+    }
+    if (o.csv && o.json) {
+        cli_error("--csv and --json exclude each other");
+        return CLI_USAGE;
+    }
+    if (!o.models)
+        o.models = iolens_detect_default_models_dir();
+    iolens_detect_model *m = NULL;
+    if (iolens_detect_model_load(&m, o.models) < 0) {
+        cli_lib_error();
+        return CLI_FAIL;
+    }
+    int rc = CLI_OK;
+    if (o.features) {
+        rc = detect_features(&o, m);
+    } else {
+        iol_jsonw w;
+        if (o.json) {
+            iol_jsonw_init(&w, stdout, 1);
+            iol_jsonw_arr_begin(&w);
+        }
+        for (int i = first_file; i < argc; i++)
+            if (detect_log(&o, m, argv[i], o.json ? &w : NULL) != CLI_OK)
+                rc = CLI_FAIL;
+        if (o.json) {
+            iol_jsonw_arr_end(&w);
+            iol_jsonw_finish(&w);
+        }
+    }
+    iolens_detect_model_free(m);
+    return rc;
+}

@@ -1,0 +1,344 @@
+/* iolens eval: cross-validated scores of the classifier beside the rule and trivial baselines. */
+#include "cli.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iolens/detect.h"
+#include "util/jsonw.h"
+
+#define NL IOLENS_DETECT_NLABELS
+#define NF IOLENS_DETECT_NFEATURES
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: iolens eval [--data DIR] [--features CSV --labels CSV] [--folds K] [--seed N]\n"
+            "                   [--group row|config] [--bootstrap B] [--trees N] [--json]\n"
+            "                   [--weight W] [--rule-logs LIST [--rule-weight W]]\n\n"
+            "k-fold cross-validation of the pattern classifier on labeled feature rows (default: the\n"
+            "201 dev rows of IOSage), stratified by label set, with Micro-F1, Macro-F1, Hamming loss,\n"
+            "subset accuracy and per-label precision / recall / F1 with 95%% bootstrap intervals, for\n"
+            "the classifier (8 models at 0.5), the gate (7 pattern models at tau 0.3), the Drishti-rule\n"
+            "baseline and the seed's two trivial baselines (90th percentile, majority class).\n\n"
+            "  --group config   keep rows of one configuration (scenario without its _rN/_repN suffix,\n"
+            "                   or one job) in one fold: scores configurations held out of training\n"
+            "  --folds K        folds (default 5)     --seed N       seed (default 42)\n"
+            "  --bootstrap B    resamples (default 1000)   --trees N  trees per model (default 500)\n"
+            "  --weight W       weight of the configuration-labeled rows (default 100)\n"
+            "  --rule-logs LIST darshan-parser dumps (one path a line) labeled by the Drishti-rule mapping,\n"
+            "                   added to every training fold at --rule-weight (default 1), never scored\n"
+            "  --json           machine-readable output\n");
+}
+
+/* Configuration key of a scenario: without a trailing _r<N> / _rep<N>; "<job>.<step>" -> job. */
+static void config_key(const char *scenario, char *out, size_t size)
+{
+    snprintf(out, size, "%s", scenario ? scenario : "");
+    size_t len = strlen(out);
+    size_t d = len;
+    while (d > 0 && isdigit((unsigned char)out[d - 1]))
+        d--;
+    if (d < len && d >= 2 && out[d - 1] == 'r' && out[d - 2] == '_')
+        out[d - 2] = '\0';
+    else if (d < len && d >= 4 && !strncmp(out + d - 4, "_rep", 4))
+        out[d - 4] = '\0';
+    else if (d < len && d > 0 && out[d - 1] == '.') {
+        int digits = 1;
+        for (size_t i = 0; i + 1 < d; i++)
+            digits &= isdigit((unsigned char)out[i]) != 0;
+        if (digits)
+            out[d - 1] = '\0';
+    }
+}
+
+struct keyed_row {
+    char key[200];
+    size_t row;
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+    const struct keyed_row *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->row < y->row ? -1 : x->row > y->row);
+}
+
+/* group[i] = index of row i's configuration; returns the number of groups (0: out of memory). */
+static size_t config_groups(const iolens_detect_table *t, int *group, size_t n)
+{
+    struct keyed_row *k = malloc(n * sizeof *k);
+    if (!k)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        config_key(iolens_detect_table_cell(t, i, "_scenario"), k[i].key, sizeof k[i].key);
+        k[i].row = i;
+    }
+    qsort(k, n, sizeof *k, cmp_keyed);
+    size_t ng = 0;
+    for (size_t j = 0; j < n; j++) {
+        if (j > 0 && strcmp(k[j].key, k[j - 1].key))
+            ng++;
+        group[k[j].row] = (int)ng;
+    }
+    free(k);
+    return n ? ng + 1 : 0;
+}
+
+struct method {
+    const char *name;
+    unsigned char *pred;
+    iolens_detect_scores s, lo, hi;
+};
+
+static void print_cell(double v, double lo, double hi)
+{
+    printf("  %.3f [%.3f,%.3f]", v, lo, hi);
+}
+
+static void json_score(iol_jsonw *w, const char *key, double v, double lo, double hi)
+{
+    iol_jsonw_key(w, key);
+    iol_jsonw_obj_begin(w);
+    iol_jsonw_key(w, "value");
+    iol_jsonw_double(w, v);
+    iol_jsonw_key(w, "lo");
+    iol_jsonw_double(w, lo);
+    iol_jsonw_key(w, "hi");
+    iol_jsonw_double(w, hi);
+    iol_jsonw_obj_end(w);
+}
+
+static void on_progress(void *ctx, unsigned long done, unsigned long total)
+{
+    cli_progress *p = ctx;
+    (void)total;
+    if (done > p->done)
+        cli_progress_step(p, done - p->done);
+}
+
+int cmd_eval(int argc, char **argv)
+{
+    const char *data = getenv("IOLENS_SHARED_DATA"), *features = NULL, *labels = NULL, *rule_list = NULL;
+    double weight = 100.0, rule_weight = 1.0;
+    int k = 5, reps = 1000, json = 0, by_config = 0;
+    iolens_detect_params params;
+    iolens_detect_params_default(&params);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        char *end = NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return CLI_OK;
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (i + 1 < argc && !strcmp(a, "--data")) {
+            data = argv[++i];
+        } else if (i + 1 < argc && !strcmp(a, "--features")) {
+            features = argv[++i];
+        } else if (i + 1 < argc && !strcmp(a, "--labels")) {
+            labels = argv[++i];
+        } else if (i + 1 < argc && !strcmp(a, "--rule-logs")) {
+            rule_list = argv[++i];
+        } else if (i + 1 < argc && !strcmp(a, "--rule-weight") &&
+                   (rule_weight = strtod(argv[++i], &end), *end == '\0') && rule_weight > 0) {
+        } else if (i + 1 < argc && !strcmp(a, "--weight") && (weight = strtod(argv[++i], &end), *end == '\0') &&
+                   weight > 0) {
+        } else if (i + 1 < argc && !strcmp(a, "--group") && (!strcmp(argv[i + 1], "row") || !strcmp(argv[i + 1], "config"))) {
+            by_config = !strcmp(argv[++i], "config");
+        } else if (i + 1 < argc && !strcmp(a, "--folds") && (k = (int)strtol(argv[++i], &end, 10), *end == '\0') &&
+                   k >= 2 && k <= 100) {
+        } else if (i + 1 < argc && !strcmp(a, "--seed") && (params.seed = strtoull(argv[++i], &end, 10), *end == '\0')) {
+        } else if (i + 1 < argc && !strcmp(a, "--bootstrap") &&
+                   (reps = (int)strtol(argv[++i], &end, 10), *end == '\0') && reps >= 10 && reps <= 100000) {
+        } else if (i + 1 < argc && !strcmp(a, "--trees") &&
+                   (params.n_trees = (int)strtol(argv[++i], &end, 10), *end == '\0') && params.n_trees >= 1 &&
+                   params.n_trees <= 100000) {
+        } else {
+            cli_error("unknown option or bad value: '%s'", a);
+            usage(stderr);
+            return CLI_USAGE;
+        }
+    }
+    if (!data)
+        data = iolens_detect_default_data_dir();
+    char fpath[4096], lpath[4096];
+    if (!features)
+        snprintf(fpath, sizeof fpath, "%s/iosage/dev_features.csv", data), features = fpath;
+    if (!labels)
+        snprintf(lpath, sizeof lpath, "%s/iosage/dev_labels.csv", data), labels = lpath;
+
+    int rc = CLI_FAIL;
+    struct cli_detect_rows rows = {0};
+    double *oof = NULL;
+    int *fold = NULL, *group = NULL;
+    static const char *const method_names[] = {"classifier (8 models at 0.5)", "gate (7 patterns at tau 0.3)",
+                                               "Drishti rules", "trivial: 90th percentile",
+                                               "trivial: majority class"};
+    struct method methods[5];
+    const int nmethods = 5;
+    memset(methods, 0, sizeof methods);
+    for (int m = 0; m < nmethods; m++)
+        methods[m].name = method_names[m];
+    if (cli_detect_rows_load(&rows, features, labels, weight, rule_list, rule_weight) != CLI_OK)
+        goto out;
+    /* the configuration-labeled rows are scored; rule-labeled rows only ever train (fold -1) */
+    size_t n = rows.n_conf, nall = rows.n;
+    const double *x = rows.x;
+    const unsigned char *y = rows.y;
+    if (n < (size_t)k) {
+        cli_error("%zu rows cannot fill %d folds", n, k);
+        goto out;
+    }
+    oof = malloc(nall * NL * sizeof *oof);
+    fold = malloc(nall * sizeof *fold);
+    group = malloc(n * sizeof *group);
+    for (int m = 0; m < nmethods; m++)
+        methods[m].pred = calloc(nall * NL, 1);
+    if (!oof || !fold || !group) {
+        cli_error("out of memory");
+        goto out;
+    }
+    for (int m = 0; m < nmethods; m++)
+        if (!methods[m].pred) {
+            cli_error("out of memory");
+            goto out;
+        }
+    size_t ngroups = n;
+    for (size_t i = 0; i < n; i++)
+        group[i] = (int)i;
+    if (by_config && (ngroups = config_groups(rows.table, group, n)) == 0) {
+        cli_error("out of memory");
+        goto out;
+    }
+    if (iolens_detect_folds(fold, y, n, group, k, params.seed) < 0) {
+        cli_lib_error();
+        goto out;
+    }
+    for (size_t i = n; i < nall; i++)
+        fold[i] = -1;
+    iolens_detect_trainset ts = {nall, rows.x, rows.y, rows.w};
+    cli_progress prog;
+    cli_progress_init(&prog, "cross-validating", (unsigned long)k * NL * (unsigned long)params.n_trees);
+    params.progress = on_progress;
+    params.progress_ctx = &prog;
+    int cvrc = iolens_detect_cv(oof, &ts, &params, fold, k);
+    cli_progress_end(&prog);
+    if (cvrc < 0 || iolens_detect_baseline_p90(methods[3].pred, &ts, fold, k) < 0 ||
+        iolens_detect_baseline_majority(methods[4].pred, &ts, fold, k) < 0) {
+        cli_lib_error();
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const double *p = oof + i * NL;
+        for (int l = 0; l < NL; l++)
+            methods[0].pred[i * NL + l] = p[l] >= 0.5;
+        unsigned gate = iolens_detect_gate(p, IOLENS_DETECT_TAU);
+        unsigned rules = iolens_detect_rules(x + i * NF, NULL, 0);
+        for (int l = 0; l < IOLENS_DETECT_NPATTERNS; l++) {
+            methods[1].pred[i * NL + l] = (gate >> l) & 1u;
+            methods[2].pred[i * NL + l] = (rules >> l) & 1u;
+        }
+        methods[1].pred[i * NL + IOLENS_DETECT_NPATTERNS] = gate == 0;
+        methods[2].pred[i * NL + IOLENS_DETECT_NPATTERNS] = rules == 0;
+    }
+    for (int m = 0; m < nmethods; m++) {
+        iolens_detect_score(&methods[m].s, y, methods[m].pred, NULL, n);
+        if (iolens_detect_bootstrap(&methods[m].lo, &methods[m].hi, y, methods[m].pred, n, reps, params.seed + 1) <
+            0) {
+            cli_lib_error();
+            goto out;
+        }
+    }
+
+    if (json) {
+        iol_jsonw jw;
+        iol_jsonw_init(&jw, stdout, 1);
+        iol_jsonw_obj_begin(&jw);
+        iol_jsonw_key(&jw, "rows");
+        iol_jsonw_uint(&jw, n);
+        iol_jsonw_key(&jw, "weight");
+        iol_jsonw_double(&jw, weight);
+        iol_jsonw_key(&jw, "rule_rows");
+        iol_jsonw_uint(&jw, nall - n);
+        iol_jsonw_key(&jw, "rule_weight");
+        iol_jsonw_double(&jw, rule_weight);
+        iol_jsonw_key(&jw, "folds");
+        iol_jsonw_int(&jw, k);
+        iol_jsonw_key(&jw, "group");
+        iol_jsonw_str(&jw, by_config ? "config" : "row");
+        iol_jsonw_key(&jw, "groups");
+        iol_jsonw_uint(&jw, ngroups);
+        iol_jsonw_key(&jw, "seed");
+        iol_jsonw_uint(&jw, params.seed);
+        iol_jsonw_key(&jw, "trees");
+        iol_jsonw_int(&jw, params.n_trees);
+        iol_jsonw_key(&jw, "bootstrap");
+        iol_jsonw_int(&jw, reps);
+        iol_jsonw_key(&jw, "methods");
+        iol_jsonw_arr_begin(&jw);
+        for (int m = 0; m < nmethods; m++) {
+            const struct method *me = &methods[m];
+            iol_jsonw_obj_begin(&jw);
+            iol_jsonw_key(&jw, "name");
+            iol_jsonw_str(&jw, me->name);
+            json_score(&jw, "micro_f1", me->s.micro_f1, me->lo.micro_f1, me->hi.micro_f1);
+            json_score(&jw, "macro_f1", me->s.macro_f1, me->lo.macro_f1, me->hi.macro_f1);
+            json_score(&jw, "hamming", me->s.hamming, me->lo.hamming, me->hi.hamming);
+            json_score(&jw, "subset", me->s.subset, me->lo.subset, me->hi.subset);
+            iol_jsonw_key(&jw, "labels");
+            iol_jsonw_obj_begin(&jw);
+            for (int l = 0; l < NL; l++) {
+                iol_jsonw_key(&jw, iolens_detect_label_name(l));
+                iol_jsonw_obj_begin(&jw);
+                json_score(&jw, "precision", me->s.precision[l], me->lo.precision[l], me->hi.precision[l]);
+                json_score(&jw, "recall", me->s.recall[l], me->lo.recall[l], me->hi.recall[l]);
+                json_score(&jw, "f1", me->s.f1[l], me->lo.f1[l], me->hi.f1[l]);
+                iol_jsonw_obj_end(&jw);
+            }
+            iol_jsonw_obj_end(&jw);
+            iol_jsonw_obj_end(&jw);
+        }
+        iol_jsonw_arr_end(&jw);
+        iol_jsonw_obj_end(&jw);
+        iol_jsonw_finish(&jw);
+    } else {
+        printf("%zu configuration-labeled rows (weight %g) scored by %d-fold CV stratified by label set, grouped by\n"
+               "%s (%zu groups); %zu rule-labeled rows (weight %g) in every training fold; seed %llu, %d trees;\n"
+               "95%% intervals from %d bootstrap resamples of the out-of-fold predictions\n\n",
+               n, weight, k, by_config ? "configuration" : "row", ngroups, nall - n, rule_weight,
+               (unsigned long long)params.seed, params.n_trees, reps);
+        printf("%-30s  %-20s  %-20s  %-20s  %-20s\n", "method", "Micro-F1", "Macro-F1", "Hamming (lower better)",
+               "Subset accuracy");
+        for (int m = 0; m < nmethods; m++) {
+            const struct method *me = &methods[m];
+            printf("%-30s", me->name);
+            print_cell(me->s.micro_f1, me->lo.micro_f1, me->hi.micro_f1);
+            print_cell(me->s.macro_f1, me->lo.macro_f1, me->hi.macro_f1);
+            print_cell(me->s.hamming, me->lo.hamming, me->hi.hamming);
+            print_cell(me->s.subset, me->lo.subset, me->hi.subset);
+            printf("\n");
+        }
+        for (int m = 0; m < 3; m++) {
+            const struct method *me = &methods[m];
+            printf("\nper label, %s:\n%-24s  %-20s  %-20s  %-20s\n", me->name, "label", "precision", "recall", "F1");
+            for (int l = 0; l < NL; l++) {
+                printf("%-24s", iolens_detect_label_name(l));
+                print_cell(me->s.precision[l], me->lo.precision[l], me->hi.precision[l]);
+                print_cell(me->s.recall[l], me->lo.recall[l], me->hi.recall[l]);
+                print_cell(me->s.f1[l], me->lo.f1[l], me->hi.f1[l]);
+                printf("\n");
+            }
+        }
+    }
+    rc = CLI_OK;
+out:
+    for (int m = 0; m < nmethods; m++)
+        free(methods[m].pred);
+    cli_detect_rows_release(&rows);
+    free(oof);
+    free(fold);
+    free(group);
+    return rc;
+}

@@ -1,0 +1,111 @@
+/* iolens features: the 157 IOSage model features of logs (CSV or JSON). */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "iolens/detect.h"
+#include "util/jsonw.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: iolens features [--csv|--json] LOG.txt...\n\n"
+                 "Prints the 157 model features (feature_cols_157.json order) computed from each log's\n"
+                 "counters with the aggregation rules of IOSage's features.tsv. LOG.txt is darshan-parser\n"
+                 "text output (--base or --all). CSV (default): a header `log,<157 names>`, one row per log.\n");
+}
+
+/* Shortest of %.15g / %.17g that reads back as the same double. */
+static void print_num(double v)
+{
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.15g", v);
+    if (strtod(buf, NULL) != v)
+        snprintf(buf, sizeof buf, "%.17g", v);
+    fputs(buf, stdout);
+}
+
+int cmd_features(int argc, char **argv)
+{
+    int json = 0, first = argc;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return CLI_OK;
+        } else if (!strcmp(argv[i], "--json")) {
+            json = 1;
+        } else if (!strcmp(argv[i], "--csv")) {
+            json = 0;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            cli_error("unknown option '%s'", argv[i]);
+            usage(stderr);
+            return CLI_USAGE;
+        } else {
+            first = i;
+            break;
+        }
+    }
+    if (first >= argc) {
+        cli_error("no log given");
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    int rc = CLI_OK;
+    iol_jsonw w;
+    if (json) {
+        iol_jsonw_init(&w, stdout, 1);
+        iol_jsonw_arr_begin(&w);
+    } else {
+        printf("log");
+        for (int f = 0; f < IOLENS_DETECT_NFEATURES; f++)
+            printf(",%s", iolens_detect_feature_name(f));
+        printf("\n");
+    }
+    for (int i = first; i < argc; i++) {
+        iolens_detect_input *in = NULL;
+        double x[IOLENS_DETECT_NFEATURES];
+        if (iolens_detect_read_text(&in, argv[i], cli_warn_cb, NULL) < 0 || iolens_detect_input_features(in, x) < 0) {
+            cli_lib_error();
+            iolens_detect_input_free(in);
+            rc = CLI_FAIL;
+            continue;
+        }
+        iolens_detect_input_free(in);
+        if (json) {
+            iol_jsonw_obj_begin(&w);
+            iol_jsonw_key(&w, "log");
+            iol_jsonw_str(&w, argv[i]);
+            iol_jsonw_key(&w, "features");
+            iol_jsonw_obj_begin(&w);
+            for (int f = 0; f < IOLENS_DETECT_NFEATURES; f++) {
+                iol_jsonw_key(&w, iolens_detect_feature_name(f));
+                iol_jsonw_double(&w, x[f]);
+            }
+            iol_jsonw_obj_end(&w);
+            iol_jsonw_obj_end(&w);
+        } else {
+            /* quote the path only when it needs it */
+            if (strpbrk(argv[i], ",\"\n")) {
+                putchar('"');
+                for (const char *s = argv[i]; *s; s++) {
+                    if (*s == '"')
+                        putchar('"');
+                    putchar(*s);
+                }
+                putchar('"');
+            } else {
+                fputs(argv[i], stdout);
+            }
+            for (int f = 0; f < IOLENS_DETECT_NFEATURES; f++) {
+                putchar(',');
+                print_num(x[f]);
+            }
+            printf("\n");
+        }
+    }
+    if (json) {
+        iol_jsonw_arr_end(&w);
+        iol_jsonw_finish(&w);
+    }
+    return rc;
+}

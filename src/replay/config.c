@@ -1,0 +1,381 @@
+/*
+ * The replay config: option tables (the single description of the format),
+ * cross-field validation and the public config API.
+ */
+#include "replay/config.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/error.h"
+
+const char *const rp_method_names[] = {"write", "read", "compute", "metadata", NULL};
+const char *const rp_iface_names[] = {"posix", "stdio", "mpiio", "hdf5", NULL};
+const char *const rp_access_names[] = {"sequential", "strided", "random", NULL};
+const char *const rp_fsync_names[] = {"none", "close", "every_write", NULL};
+const char *const rp_romio_names[] = {"enable", "disable", "automatic", NULL};
+static const char *const compute_kinds[] = {"sleep", "busy", NULL};
+
+#define KIB 1024.0
+#define GIB (1024.0 * 1024.0 * 1024.0)
+#define TIB (1024.0 * GIB)
+
+#define H(field) offsetof(struct rp_hints, field)
+static const struct rp_opt hint_opts[] = {
+    {"use_direct", RP_OPT_BOOL, H(use_direct), NULL, 0, 1, NULL, NULL, 0, 0,
+     "POSIX: open with O_DIRECT and use 4 KiB-aligned buffers (transfers and offsets must be 4 KiB multiples)"},
+    {"disable_readahead", RP_OPT_BOOL, H(disable_readahead), NULL, 0, 1, NULL, NULL, 0, 0,
+     "POSIX: posix_fadvise(POSIX_FADV_RANDOM) after open, which turns read-ahead off"},
+    {"preallocate", RP_OPT_BOOL, H(preallocate), NULL, 0, 1, NULL, NULL, 0, 0,
+     "POSIX: posix_fallocate the whole extent the step writes, before the first write"},
+    {"fsync_on_close", RP_OPT_BOOL, H(fsync_on_close), NULL, 0, 1, NULL, NULL, 0, 0,
+     "fsync (MPI_File_sync) before every close; same as \"fsync\": \"close\""},
+    {"lustre_stripe_size", RP_OPT_SIZE, H(lustre_stripe_size), NULL, 65536, 4 * GIB, NULL, NULL, 0, 0,
+     "Lustre stripe size of new files (reported not applicable elsewhere)"},
+    {"lustre_stripe_count", RP_OPT_INT, H(lustre_stripe_count), NULL, -1, 65535, NULL, NULL, 0, 0,
+     "Lustre stripe count of new files (reported not applicable elsewhere)"},
+    {"use_collective", RP_OPT_BOOL, H(use_collective), NULL, 0, 1, NULL, NULL, 0, 0,
+     "MPI-IO: collective MPI_File_write_at_all/read_at_all instead of independent calls"},
+    {"romio_cb_read", RP_OPT_ENUM, H(romio_cb_read), NULL, 0, 0, rp_romio_names, NULL, 0, 0,
+     "MPI_Info romio_cb_read (collective buffering of reads)"},
+    {"romio_cb_write", RP_OPT_ENUM, H(romio_cb_write), NULL, 0, 0, rp_romio_names, NULL, 0, 0,
+     "MPI_Info romio_cb_write (collective buffering of writes)"},
+    {"romio_ds_read", RP_OPT_ENUM, H(romio_ds_read), NULL, 0, 0, rp_romio_names, NULL, 0, 0,
+     "MPI_Info romio_ds_read (data sieving of reads)"},
+    {"romio_ds_write", RP_OPT_ENUM, H(romio_ds_write), NULL, 0, 0, rp_romio_names, NULL, 0, 0,
+     "MPI_Info romio_ds_write (data sieving of writes)"},
+    {"cb_buffer_size", RP_OPT_SIZE, H(cb_buffer_size), NULL, 4096, GIB, NULL, NULL, 0, 0,
+     "MPI_Info cb_buffer_size"},
+    {"cb_nodes", RP_OPT_INT, H(cb_nodes), NULL, 1, 1048576, NULL, NULL, 0, 0, "MPI_Info cb_nodes (aggregators)"},
+    {"cb_block_size", RP_OPT_SIZE, H(cb_block_size), NULL, 1, GIB, NULL, NULL, 0, 0, "MPI_Info cb_block_size"},
+    {"ind_rd_buffer_size", RP_OPT_SIZE, H(ind_rd_buffer_size), NULL, 1, GIB, NULL, NULL, 0, 0,
+     "MPI_Info ind_rd_buffer_size"},
+    {"ind_wr_buffer_size", RP_OPT_SIZE, H(ind_wr_buffer_size), NULL, 1, GIB, NULL, NULL, 0, 0,
+     "MPI_Info ind_wr_buffer_size"},
+    {"striping_factor", RP_OPT_INT, H(striping_factor), NULL, 1, 65535, NULL, NULL, 0, 0,
+     "MPI_Info striping_factor"},
+    {"striping_unit", RP_OPT_SIZE, H(striping_unit), NULL, 1, 4 * GIB, NULL, NULL, 0, 0,
+     "MPI_Info striping_unit"},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL},
+};
+#undef H
+const struct rp_table rp_hints_table = {"hints", hint_opts, sizeof(struct rp_hints)};
+
+#define R(field) offsetof(struct rp_rank_rep, field)
+static const struct rp_opt rank_opts[] = {
+    {"rank", RP_OPT_INT, R(rank), NULL, 0, 1048575, NULL, NULL, 0, 1, "MPI rank"},
+    {"repetitions", RP_OPT_INT, R(repetitions), NULL, 0, 1e9, NULL, NULL, 0, 1,
+     "transfers of this size the rank does per open-close session"},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL},
+};
+#undef R
+static const struct rp_table rank_table = {"rank", rank_opts, sizeof(struct rp_rank_rep)};
+
+#define C(field) offsetof(struct rp_chunk, field)
+static const struct rp_opt chunk_opts[] = {
+    {"transfer_size", RP_OPT_SIZE, C(transfer_size), NULL, 1, GIB, NULL, NULL, 0, 1,
+     "bytes per read/write call (integer or \"4k\", \"1m\")"},
+    {"repetitions", RP_OPT_INT, C(repetitions), NULL, 0, 1e9, NULL, NULL, 0, 0,
+     "transfers per open-close session for every rank (instead of a ranks list)"},
+    {"ranks", RP_OPT_OBJS, C(ranks), NULL, 0, 1048576, NULL, &rank_table, C(nranks), 0,
+     "FBench form: the ranks taking part and their repetitions"},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL},
+};
+#undef C
+static const struct rp_table chunk_table = {"chunk", chunk_opts, sizeof(struct rp_chunk)};
+
+#define P(field) offsetof(struct rp_compute, field)
+static const struct rp_opt compute_opts[] = {
+    {"kind", RP_OPT_ENUM, P(kind), "sleep", 0, 0, compute_kinds, NULL, 0, 0,
+     "sleep (idle) or busy (spin on the CPU)"},
+    {"seconds", RP_OPT_DOUBLE, P(seconds), "0", 0, 3600, NULL, NULL, 0, 1,
+     "duration per rank (times the rank's imbalance factor)"},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL},
+};
+#undef P
+static const struct rp_table compute_table = {"compute", compute_opts, sizeof(struct rp_compute)};
+
+#define M(field) offsetof(struct rp_metadata, field)
+static const struct rp_opt meta_opts[] = {
+    {"files_per_rank", RP_OPT_INT, M(files_per_rank), NULL, 1, 1e7, NULL, NULL, 0, 1,
+     "files each rank creates (mdtest -n)"},
+    {"depth", RP_OPT_INT, M(depth), "0", 0, 16, NULL, NULL, 0, 0, "directory tree depth (mdtest -z)"},
+    {"branching", RP_OPT_INT, M(branching), "1", 1, 64, NULL, NULL, 0, 0,
+     "subdirectories per directory (mdtest -b)"},
+    {"unique_dir", RP_OPT_BOOL, M(unique_dir), "false", 0, 1, NULL, NULL, 0, 0,
+     "one tree per rank (mdtest -u) instead of one shared tree"},
+    {"write_bytes", RP_OPT_SIZE, M(write_bytes), "0", 0, GIB, NULL, NULL, 0, 0,
+     "bytes written to each file at creation (mdtest -w)"},
+    {"read_bytes", RP_OPT_SIZE, M(read_bytes), "0", 0, GIB, NULL, NULL, 0, 0,
+     "bytes read back from each file (mdtest -e); at most write_bytes"},
+    {"stat", RP_OPT_BOOL, M(stat), "true", 0, 1, NULL, NULL, 0, 0, "stat every file"},
+    {"unlink", RP_OPT_BOOL, M(unlink), "true", 0, 1, NULL, NULL, 0, 0, "unlink every file (timed)"},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL},
+};
+#undef M
+static const struct rp_table meta_table = {"metadata", meta_opts, sizeof(struct rp_metadata)};
+
+#define F(field) offsetof(struct rp_fileconf, field)
+static const struct rp_opt fileconf_opts[] = {
+    {"name", RP_OPT_STR, F(name), NULL, 0, 0, NULL, NULL, 0, 0, "label of the step in the results"},
+    {"file_names", RP_OPT_PATHS, F(file_names), NULL, 0, 1048576, NULL, NULL, F(nfile_names), 0,
+     "one path (shared file, or a template with {rank} when file_per_process) or one path per rank; "
+     "relative to --root, absolute paths are remapped below it. metadata: the tree's top directory"},
+    {"file_name", RP_OPT_PATHS, F(file_names), NULL, 0, 1, NULL, NULL, F(nfile_names), 0,
+     "FBench's singular form of file_names"},
+    {"file_per_process", RP_OPT_BOOL, F(file_per_process), NULL, 0, 1, NULL, NULL, 0, 0,
+     "one file per rank (default: true when several file_names are listed)"},
+    {"total_repeats", RP_OPT_INT, F(total_repeats), "1", 1, 1e6, NULL, NULL, 0, 0,
+     "open-close sessions (FBench k)"},
+    {"method", RP_OPT_ENUM, F(method), NULL, 0, 0, rp_method_names, NULL, 0, 1, "what the step does"},
+    {"interface", RP_OPT_ENUM, F(interface), "posix", 0, 0, rp_iface_names, NULL, 0, 0, "I/O interface"},
+    {"access", RP_OPT_ENUM, F(access), "sequential", 0, 0, rp_access_names, NULL, 0, 0,
+     "order of transfers: sequential (each rank a contiguous region), strided (ranks interleave "
+     "block_size blocks, IOR -s), random (a seeded permutation of the rank's transfers, IOR -z)"},
+    {"seed", RP_OPT_INT, F(seed), "42", 0, 9007199254740991.0, NULL, NULL, 0, 0, "seed of random access"},
+    {"block_size", RP_OPT_SIZE, F(block_size), NULL, 1, GIB, NULL, NULL, 0, 0,
+     "strided: bytes of a rank's block per segment (default: one transfer)"},
+    {"offset", RP_OPT_SIZE, F(offset), "0", 0, TIB, NULL, NULL, 0, 0, "byte offset where the step's region starts"},
+    {"alignment", RP_OPT_SIZE, F(alignment), "0", 0, GIB, NULL, NULL, 0, 0,
+     "each transfer starts at a multiple of this (0: packed)"},
+    {"fsync", RP_OPT_ENUM, F(fsync), "none", 0, 0, rp_fsync_names, NULL, 0, 0,
+     "fsync policy: none, before each close, after every write (IOR -Y)"},
+    {"verify", RP_OPT_BOOL, F(verify), "true", 0, 1, NULL, NULL, 0, 0,
+     "reads compare the data with the written pattern"},
+    {"hints", RP_OPT_OBJ, F(hints), NULL, 0, 0, NULL, &rp_hints_table, 0, 0,
+     "hints of this step (over optimization_params)"},
+    {"chunks", RP_OPT_OBJS, F(chunks), NULL, 0, 100000, NULL, &chunk_table, F(nchunks), 0,
+     "transfer sizes and repetitions (write/read)"},
+    {"imbalance", RP_OPT_DOUBLES, F(imbalance), NULL, 0, 1048576, NULL, NULL, F(nimbalance), 0,
+     "per-rank factors on repetitions/seconds (rank i uses entry i, 1 beyond the list)"},
+    {"compute", RP_OPT_OBJ, F(compute), NULL, 0, 0, NULL, &compute_table, 0, 0, "compute step parameters"},
+    {"metadata", RP_OPT_OBJ, F(metadata), NULL, 0, 0, NULL, &meta_table, 0, 0, "metadata step parameters"},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL},
+};
+#undef F
+const struct rp_table rp_fileconf_table = {"file_config", fileconf_opts, sizeof(struct rp_fileconf)};
+
+#define T(field) offsetof(struct iolens_replay_config, field)
+static const struct rp_opt config_opts[] = {
+    {"version", RP_OPT_INT, T(version), "1", 1, 1, NULL, NULL, 0, 0, "config format version"},
+    {"name", RP_OPT_STR, T(name), NULL, 0, 0, NULL, NULL, 0, 0, "workload name"},
+    {"description", RP_OPT_STR, T(description), NULL, 0, 0, NULL, NULL, 0, 0, "free text"},
+    {"nranks", RP_OPT_INT, T(nranks), NULL, 1, 1048576, NULL, NULL, 0, 0,
+     "ranks the config is written for (explicit rank lists must stay below it)"},
+    {"optimization_params", RP_OPT_OBJ, T(optimization_params), NULL, 0, 0, NULL, &rp_hints_table, 0, 0,
+     "hints applied to every step (FBench optimization_params)"},
+    {"file_configs", RP_OPT_OBJS, T(file_configs), NULL, 0, 100000, NULL, &rp_fileconf_table, T(nfile_configs), 1,
+     "steps, run in order"},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL},
+};
+#undef T
+const struct rp_table rp_config_table = {"iolens replay config", config_opts, sizeof(struct iolens_replay_config)};
+
+#define VERR(...) iol_err(IOLENS_EFORMAT, __VA_ARGS__)
+
+double rp_imbalance(const struct rp_fileconf *fc, int rank)
+{
+    return (size_t)rank < fc->nimbalance ? fc->imbalance[rank] : 1.0;
+}
+
+int64_t rp_chunk_reps(const struct rp_fileconf *fc, const struct rp_chunk *c, int rank)
+{
+    int64_t n = 0;
+    if (c->repetitions >= 0) {
+        n = c->repetitions;
+    } else { /* ranks are strictly ascending (validated): binary search */
+        size_t lo = 0, hi = c->nranks;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (c->ranks[mid].rank < rank)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < c->nranks && c->ranks[lo].rank == rank)
+            n = c->ranks[lo].repetitions;
+    }
+    double f = rp_imbalance(fc, rank);
+    return f == 1.0 ? n : (int64_t)llround((double)n * f);
+}
+
+void rp_hints_merge(struct rp_hints *out, const struct rp_hints *g, const struct rp_hints *l)
+{
+    *out = *l;
+#define M1(f) if (out->f < 0) out->f = g->f
+    M1(use_direct); M1(disable_readahead); M1(preallocate); M1(fsync_on_close);
+    M1(lustre_stripe_size); M1(lustre_stripe_count); M1(use_collective);
+    M1(romio_cb_read); M1(romio_cb_write); M1(romio_ds_read); M1(romio_ds_write);
+    M1(cb_buffer_size); M1(cb_nodes); M1(cb_block_size); M1(ind_rd_buffer_size); M1(ind_wr_buffer_size);
+    M1(striping_factor); M1(striping_unit);
+#undef M1
+}
+
+static int validate_fileconf(struct iolens_replay_config *cfg, size_t idx, const char *source)
+{
+    struct rp_fileconf *fc = &cfg->file_configs[idx];
+    char p[64];
+    snprintf(p, sizeof p, "file_configs[%zu]", idx);
+    int io = fc->method == RP_WRITE || fc->method == RP_READ;
+    if (fc->method != RP_COMPUTE && fc->nfile_names == 0)
+        return VERR("'%s': %s.file_names: required for method '%s'", source, p, rp_method_names[fc->method]);
+    if (io && fc->nchunks == 0)
+        return VERR("'%s': %s.chunks: at least one chunk is required for method '%s'", source, p,
+                    rp_method_names[fc->method]);
+    if (!io && fc->nchunks)
+        return VERR("'%s': %s.chunks: not allowed for method '%s'", source, p, rp_method_names[fc->method]);
+    if (fc->method == RP_COMPUTE && fc->compute.seconds <= 0)
+        return VERR("'%s': %s.compute.seconds: a compute step needs a duration > 0", source, p);
+    if (fc->method == RP_METADATA) {
+        if (fc->metadata.files_per_rank <= 0)
+            return VERR("'%s': %s.metadata.files_per_rank: required for method 'metadata'", source, p);
+        if (fc->metadata.read_bytes > fc->metadata.write_bytes)
+            return VERR("'%s': %s.metadata.read_bytes: cannot exceed write_bytes (%" PRId64 ")", source, p,
+                        fc->metadata.write_bytes);
+        double dirs = 0, lvl = 1;
+        for (int64_t d = 0; d < fc->metadata.depth; d++)
+            dirs += (lvl *= (double)fc->metadata.branching);
+        if (dirs > 100000)
+            return VERR("'%s': %s.metadata.depth: a tree of %.0f directories is absurd (limit 100000)", source, p,
+                        dirs);
+        if (fc->nfile_names != 1)
+            return VERR("'%s': %s.file_names: a metadata step takes exactly one directory", source, p);
+    }
+    if (fc->nfile_names > 1) {
+        if (fc->file_per_process == 0)
+            return VERR("'%s': %s.file_per_process: false contradicts %zu file_names", source, p, fc->nfile_names);
+        fc->file_per_process = 1;
+        if (cfg->nranks > 0 && (int64_t)fc->nfile_names != cfg->nranks)
+            return VERR("'%s': %s.file_names: %zu paths for %" PRId64 " ranks", source, p, fc->nfile_names,
+                        cfg->nranks);
+    }
+    if (fc->file_per_process < 0)
+        fc->file_per_process = 0;
+    if (cfg->nranks > 0 && fc->nimbalance > (size_t)cfg->nranks)
+        return VERR("'%s': %s.imbalance: %zu factors for %" PRId64 " ranks", source, p, fc->nimbalance,
+                    cfg->nranks);
+    double total = 0;
+    for (size_t c = 0; c < fc->nchunks; c++) {
+        struct rp_chunk *ch = &fc->chunks[c];
+        if ((ch->repetitions >= 0) == (ch->nranks > 0))
+            return VERR("'%s': %s.chunks[%zu]: give either repetitions (every rank) or a ranks list", source, p, c);
+        for (size_t r = 0; r < ch->nranks; r++) {
+            if (r > 0 && ch->ranks[r].rank <= ch->ranks[r - 1].rank)
+                return VERR("'%s': %s.chunks[%zu].ranks[%zu].rank: ranks must be listed once each, in ascending "
+                            "order (%" PRId64 " after %" PRId64 ")", source, p, c, r, ch->ranks[r].rank,
+                            ch->ranks[r - 1].rank);
+            if (cfg->nranks > 0 && ch->ranks[r].rank >= cfg->nranks)
+                return VERR("'%s': %s.chunks[%zu].ranks[%zu].rank: %" PRId64 " is not below nranks %" PRId64,
+                            source, p, c, r, ch->ranks[r].rank, cfg->nranks);
+            total += (double)ch->ranks[r].repetitions * (double)ch->transfer_size;
+        }
+        if (ch->repetitions >= 0) {
+            double maxf = 1;
+            for (size_t i = 0; i < fc->nimbalance; i++)
+                maxf = fc->imbalance[i] > maxf ? fc->imbalance[i] : maxf;
+            total += (double)ch->repetitions * maxf * (double)ch->transfer_size;
+        }
+        if (total * (double)fc->total_repeats > TIB)
+            return VERR("'%s': %s.chunks[%zu].transfer_size: %.0f bytes per rank is absurd (limit 1 TiB)", source,
+                        p, c, total * (double)fc->total_repeats);
+    }
+    if (fc->block_size > 0 && fc->access != RP_STRIDED)
+        return VERR("'%s': %s.block_size: only meaningful with \"access\": \"strided\"", source, p);
+    return 0;
+}
+
+int rp_config_validate(struct iolens_replay_config *cfg, const char *source)
+{
+    if (cfg->nfile_configs == 0)
+        return VERR("'%s': file_configs: at least one step is required", source);
+    for (size_t i = 0; i < cfg->nfile_configs; i++) {
+        int rc = validate_fileconf(cfg, i, source);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+int iolens_replay_config_parse(iolens_replay_config **out, const char *text, size_t len, const char *source)
+{
+    *out = NULL;
+    if (!source)
+        source = "config";
+    json_error_t jerr;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root)
+        return iol_err(IOLENS_EFORMAT, "'%s': not valid JSON: %s at line %d column %d (byte %d)", source, jerr.text,
+                       jerr.line, jerr.column, jerr.position);
+    int rc = IOLENS_ENOMEM;
+    iolens_replay_config *cfg = calloc(1, sizeof *cfg);
+    if (!cfg) {
+        iol_err(rc, "out of memory");
+        goto done;
+    }
+    rp_table_defaults(&rp_config_table, cfg);
+    rc = rp_table_parse(&rp_config_table, root, cfg, "", source);
+    if (rc == 0)
+        rc = rp_config_validate(cfg, source);
+done:
+    json_decref(root);
+    if (rc < 0) {
+        iolens_replay_config_free(cfg);
+        return rc;
+    }
+    *out = cfg;
+    return 0;
+}
+
+int iolens_replay_config_load(iolens_replay_config **out, const char *path)
+{
+    iol_buf b = IOL_BUF_INIT;
+    *out = NULL;
+    int rc = iol_read_file(path, 64u << 20, &b);
+    if (rc == 0)
+        rc = iolens_replay_config_parse(out, b.data ? b.data : "", b.len, path);
+    iol_buf_release(&b);
+    return rc;
+}
+
+void iolens_replay_config_free(iolens_replay_config *cfg)
+{
+    if (!cfg)
+        return;
+    rp_table_release(&rp_config_table, cfg);
+    free(cfg);
+}
+
+size_t iolens_replay_config_count(const iolens_replay_config *cfg) { return cfg->nfile_configs; }
+
+int iolens_replay_config_nranks(const iolens_replay_config *cfg) { return cfg->nranks > 0 ? (int)cfg->nranks : 0; }
+
+int iolens_replay_config_needs_mpi(const iolens_replay_config *cfg)
+{
+    for (size_t i = 0; i < cfg->nfile_configs; i++)
+        if (cfg->file_configs[i].interface == RP_MPIIO || cfg->file_configs[i].interface == RP_HDF5)
+            return 1;
+    return 0;
+}
+
+int iolens_replay_config_write(const iolens_replay_config *cfg, FILE *out)
+{
+    json_t *j = rp_table_to_json(&rp_config_table, cfg);
+    int rc = json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(j);
+    fputc('\n', out);
+    return rc == 0 ? 0 : iol_err(IOLENS_EIO, "cannot write the config");
+}
+
+int iolens_replay_schema_write(FILE *out)
+{
+    json_t *s = rp_table_schema(&rp_config_table);
+    json_object_set_new(s, "$schema", json_string("https://json-schema.org/draft/2020-12/schema"));
+    json_object_set_new(s, "$id", json_string("https://iolens.invalid/replay-config.schema.json"));
+    int rc = json_dumpf(s, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(s);
+    fputc('\n', out);
+    return rc == 0 ? 0 : iol_err(IOLENS_EIO, "cannot write the schema");
+}

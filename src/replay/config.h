@@ -1,0 +1,164 @@
+/*
+ * Internal: the replay config as C structures and the declarative option
+ * tables that describe, parse, validate, document (JSON Schema) and
+ * serialise it (fio options.c style: name, type, offset, default, range,
+ * help). See docs/REPLAY-CONFIG.md for the user view.
+ */
+#ifndef IOLENS_REPLAY_CONFIG_H
+#define IOLENS_REPLAY_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "iolens/replay.h"
+
+enum rp_method { RP_WRITE = 0, RP_READ, RP_COMPUTE, RP_METADATA };
+enum rp_iface { RP_POSIX = 0, RP_STDIO, RP_MPIIO, RP_HDF5 };
+enum rp_access { RP_SEQUENTIAL = 0, RP_STRIDED, RP_RANDOM };
+enum rp_fsync { RP_FSYNC_NONE = 0, RP_FSYNC_CLOSE, RP_FSYNC_WRITE };
+enum rp_compute_kind { RP_SLEEP = 0, RP_BUSY };
+/* romio_* tri-state hints: -1 = not given */
+enum rp_romio { RP_ROMIO_ENABLE = 0, RP_ROMIO_DISABLE, RP_ROMIO_AUTOMATIC };
+
+/* Hints: every field -1 when not given (never silently defaulted). */
+struct rp_hints {
+    int use_direct, disable_readahead, preallocate, fsync_on_close;
+    int64_t lustre_stripe_size, lustre_stripe_count;
+    int use_collective;
+    int romio_cb_read, romio_cb_write, romio_ds_read, romio_ds_write;
+    int64_t cb_buffer_size, cb_nodes, cb_block_size;
+    int64_t ind_rd_buffer_size, ind_wr_buffer_size;
+    int64_t striping_factor, striping_unit;
+};
+
+struct rp_rank_rep {
+    int64_t rank;
+    int64_t repetitions;
+};
+
+struct rp_chunk {
+    int64_t transfer_size;
+    int64_t repetitions; /* every rank; -1 when the ranks list is used */
+    struct rp_rank_rep *ranks;
+    size_t nranks;
+};
+
+struct rp_compute {
+    int kind;
+    double seconds;
+};
+
+struct rp_metadata {
+    int64_t files_per_rank;
+    int64_t depth;
+    int64_t branching;
+    int unique_dir;
+    int64_t write_bytes;
+    int64_t read_bytes;
+    int stat;
+    int unlink;
+};
+
+struct rp_fileconf {
+    char *name;
+    char **file_names;
+    size_t nfile_names;
+    int file_per_process; /* -1: from the number of file_names */
+    int64_t total_repeats;
+    int method;
+    int interface;
+    int access;
+    int64_t seed;
+    int64_t block_size;
+    int64_t offset;
+    int64_t alignment;
+    int fsync;
+    int verify;
+    struct rp_hints hints;
+    struct rp_chunk *chunks;
+    size_t nchunks;
+    double *imbalance;
+    size_t nimbalance;
+    struct rp_compute compute;
+    struct rp_metadata metadata;
+};
+
+struct iolens_replay_config {
+    int64_t version;
+    char *name;
+    char *description;
+    int64_t nranks;
+    struct rp_hints optimization_params;
+    struct rp_fileconf *file_configs;
+    size_t nfile_configs;
+};
+
+/* ---- the option table machinery (options.c) ---- */
+enum rp_opt_type {
+    RP_OPT_INT,     /* JSON integer -> int64_t */
+    RP_OPT_SIZE,    /* integer or "4k"/"1MiB" string -> int64_t bytes */
+    RP_OPT_DOUBLE,  /* number -> double */
+    RP_OPT_BOOL,    /* true/false (or 0/1) -> int */
+    RP_OPT_ENUM,    /* one of choices -> int index */
+    RP_OPT_STR,     /* string -> char* */
+    RP_OPT_PATHS,   /* array of relative/absolute paths -> char**, count */
+    RP_OPT_DOUBLES, /* array of numbers -> double*, count */
+    RP_OPT_OBJ,     /* nested object (sub-table), stored inline */
+    RP_OPT_OBJS,    /* array of objects (sub-table) -> T*, count */
+};
+
+struct rp_table;
+
+struct rp_opt {
+    const char *name;
+    enum rp_opt_type type;
+    size_t off;
+    const char *def; /* default as text; NULL: -1 for numbers/bools/enums, empty otherwise */
+    double min, max; /* inclusive range for numbers; max elements for arrays */
+    const char *const *choices; /* RP_OPT_ENUM, NULL-terminated */
+    const struct rp_table *sub; /* RP_OPT_OBJ / RP_OPT_OBJS */
+    size_t count_off; /* arrays: where the element count lives */
+    int required;
+    const char *help;
+};
+
+struct rp_table {
+    const char *name; /* for the schema's title */
+    const struct rp_opt *opts;
+    size_t elem_size;
+};
+
+extern const struct rp_table rp_config_table;
+extern const struct rp_table rp_hints_table;
+extern const struct rp_table rp_fileconf_table;
+
+/* Parses obj into dst (already zeroed) after applying defaults; path is the
+ * JSON path of obj ("" for the root); source names the input in messages. */
+int rp_table_parse(const struct rp_table *t, json_t *obj, void *dst, const char *path, const char *source);
+void rp_table_defaults(const struct rp_table *t, void *dst);
+void rp_table_release(const struct rp_table *t, void *dst);
+/* JSON Schema (draft 2020-12) of a table, as a jansson tree. */
+json_t *rp_table_schema(const struct rp_table *t);
+/* Serialises dst (fields equal to "not given" are left out). */
+json_t *rp_table_to_json(const struct rp_table *t, const void *dst);
+/* "4k", "1MiB", 4096 -> bytes; -1 on syntax error. */
+int rp_parse_size(const char *s, int64_t *out);
+
+/* Validation after parsing (config.c). */
+int rp_config_validate(struct iolens_replay_config *cfg, const char *source);
+/* Effective hints of one file config: its own over optimization_params. */
+void rp_hints_merge(struct rp_hints *out, const struct rp_hints *global, const struct rp_hints *local);
+/* Repetitions of rank r in chunk c (imbalance applied); nranks = run size. */
+int64_t rp_chunk_reps(const struct rp_fileconf *fc, const struct rp_chunk *c, int rank);
+double rp_imbalance(const struct rp_fileconf *fc, int rank);
+
+extern const char *const rp_method_names[];
+extern const char *const rp_iface_names[];
+extern const char *const rp_access_names[];
+extern const char *const rp_fsync_names[];
+extern const char *const rp_romio_names[];
+
+#endif

@@ -1,0 +1,1024 @@
+/*
+ * The replay executor: the safe root, the layout of transfers, FBench's
+ * Algorithm 1 timing, compute and metadata steps, cleanup.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef IOLENS_HAVE_MPI
+#include <mpi.h>
+#endif
+
+#include "replay/exec.h"
+#include "util/error.h"
+
+struct rp_exec {
+    const iolens_replay_config *cfg;
+    const iolens_replay_options *opt;
+    int rank, size, mpi;
+    int rootfd;
+    char *root;
+    int root_created;
+    char **dirs; /* directories this rank created, relative to the root, in creation order */
+    size_t ndirs, capdirs;
+    char **files; /* files this rank created */
+    size_t nfiles, capfiles;
+    unsigned char *pattern; /* RP_PATTERN_PERIOD + max transfer, 4 KiB aligned */
+    unsigned char *rbuf;
+    size_t maxxfer;
+};
+
+static const struct rp_backend_ops *backend_for(int iface)
+{
+    static const struct rp_backend_ops *const table[] = {
+        [RP_POSIX] = &rp_backend_posix,
+        [RP_STDIO] = &rp_backend_stdio,
+#ifdef IOLENS_HAVE_MPI
+        [RP_MPIIO] = &rp_backend_mpiio,
+#endif
+#ifdef IOLENS_HAVE_HDF5
+        [RP_HDF5] = &rp_backend_hdf5,
+#endif
+    };
+    if (iface < 0 || (size_t)iface >= sizeof table / sizeof table[0] || !table[iface] ||
+        table[iface]->version != RP_BACKEND_VERSION)
+        return NULL;
+    return table[iface];
+}
+
+const char *iolens_replay_backends(void)
+{
+    return "posix stdio"
+#ifdef IOLENS_HAVE_MPI
+           " mpiio"
+#endif
+#ifdef IOLENS_HAVE_HDF5
+           " hdf5"
+#endif
+        ;
+}
+
+int iolens_replay_have_mpi(void)
+{
+#ifdef IOLENS_HAVE_MPI
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+static double now(void)
+{
+    struct timespec ts; /* CLOCK_REALTIME: comparable across the ranks of a node (as MPI_Wtime) */
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- MPI glue (no-ops on one process) ---- */
+static void x_barrier(struct rp_exec *x)
+{
+#ifdef IOLENS_HAVE_MPI
+    if (x->mpi)
+        MPI_Barrier(MPI_COMM_WORLD);
+#endif
+}
+
+static void x_reduce(struct rp_exec *x, double *v, int n, int max)
+{
+#ifdef IOLENS_HAVE_MPI
+    if (x->mpi)
+        MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, max ? MPI_MAX : MPI_MIN, MPI_COMM_WORLD);
+#endif
+}
+
+/* Combines every rank's status: a failure anywhere fails everyone. */
+static int x_agree(struct rp_exec *x, int rc)
+{
+#ifdef IOLENS_HAVE_MPI
+    if (x->mpi) {
+        int all = rc;
+        MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (all < 0 && rc == 0)
+            return iol_err(all, "another rank failed (see its message)");
+        return all < 0 ? rc : 0;
+    }
+#endif
+    return rc;
+}
+
+static void x_gather(struct rp_exec *x, const double *mine, double *all)
+{
+#ifdef IOLENS_HAVE_MPI
+    if (x->mpi) {
+        MPI_Gather(mine, RK_N, MPI_DOUBLE, all, RK_N, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        return;
+    }
+#endif
+    memcpy(all, mine, RK_N * sizeof *mine);
+}
+
+/* ---- the safe root ---- */
+
+static int push(char ***v, size_t *n, size_t *cap, const char *s)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        char **nv = realloc(*v, nc * sizeof *nv);
+        if (!nv)
+            return iol_err(IOLENS_ENOMEM, "out of memory");
+        *v = nv;
+        *cap = nc;
+    }
+    if (!((*v)[*n] = strdup(s)))
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    (*n)++;
+    return 0;
+}
+
+static int has(char **v, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i], s))
+            return 1;
+    return 0;
+}
+
+/* Normalises a config path below the root: leading '/' and "." removed. */
+static int rel_path(char *out, size_t cap, const char *p)
+{
+    size_t o = 0;
+    const char *c = p;
+    while (*c) {
+        while (*c == '/')
+            c++;
+        const char *e = c;
+        while (*e && *e != '/')
+            e++;
+        size_t len = (size_t)(e - c);
+        if (len == 2 && c[0] == '.' && c[1] == '.')
+            return iol_err(IOLENS_EINVAL, "path '%s' escapes the replay root ('..' is refused)", p);
+        if (len && !(len == 1 && c[0] == '.')) {
+            if (o + len + 2 > cap)
+                return iol_err(IOLENS_EINVAL, "path '%s' is too long", p);
+            if (o)
+                out[o++] = '/';
+            memcpy(out + o, c, len);
+            o += len;
+        }
+        c = e;
+    }
+    if (!o)
+        return iol_err(IOLENS_EINVAL, "path '%s' names the replay root itself", p);
+    out[o] = 0;
+    return 0;
+}
+
+/* Opens the parent directory of rel without following symbolic links,
+ * creating missing directories (recorded for cleanup). *base points into rel. */
+static int walk(struct rp_exec *x, const char *rel, int create, int *dirfd, const char **base)
+{
+    char part[4096];
+    int fd = dup(x->rootfd);
+    if (fd < 0)
+        return iol_err(IOLENS_EIO, "cannot duplicate the root descriptor: %s", strerror(errno));
+    const char *c = rel;
+    for (;;) {
+        const char *e = strchr(c, '/');
+        if (!e)
+            break;
+        size_t len = (size_t)(e - c);
+        memcpy(part, c, len);
+        part[len] = 0;
+        int nfd = openat(fd, part, O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_RDONLY);
+        if (nfd < 0 && errno == ENOENT && create) {
+            if (mkdirat(fd, part, 0755) == 0) {
+                size_t plen = (size_t)(e - rel);
+                char sub[4096];
+                memcpy(sub, rel, plen);
+                sub[plen] = 0;
+                if (push(&x->dirs, &x->ndirs, &x->capdirs, sub) < 0) {
+                    close(fd);
+                    return IOLENS_ENOMEM;
+                }
+            } else if (errno != EEXIST) {
+                int err = errno;
+                close(fd);
+                return iol_err(IOLENS_EIO, "cannot create directory '%s/%.*s': %s", x->root, (int)(e - rel), rel,
+                               strerror(err));
+            }
+            nfd = openat(fd, part, O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_RDONLY);
+        }
+        if (nfd < 0) {
+            int err = errno;
+            close(fd);
+            if (err == ELOOP || err == ENOTDIR)
+                return iol_err(IOLENS_EINVAL, "'%s/%.*s' is a symbolic link or not a directory: refusing to leave "
+                               "the replay root", x->root, (int)(e - rel), rel);
+            return iol_err(IOLENS_EIO, "cannot open directory '%s/%.*s': %s", x->root, (int)(e - rel), rel,
+                           strerror(err));
+        }
+        close(fd);
+        fd = nfd;
+        c = e + 1;
+    }
+    *dirfd = fd;
+    *base = c;
+    return 0;
+}
+
+/* Creates rel fresh (O_EXCL); an existing file is refused, never overwritten. */
+static int create_file(struct rp_exec *x, const char *rel)
+{
+    if (has(x->files, x->nfiles, rel))
+        return 0;
+    int dfd;
+    const char *base;
+    int rc = walk(x, rel, 1, &dfd, &base);
+    if (rc < 0)
+        return rc;
+    int fd = openat(dfd, base, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int err = errno;
+    close(dfd);
+    if (fd < 0) {
+        if (err == EEXIST)
+            return iol_err(IOLENS_EINVAL, "'%s/%s' already exists: a replay only writes files it creates "
+                           "(use an empty --root)", x->root, rel);
+        return iol_err(IOLENS_EIO, "cannot create '%s/%s': %s", x->root, rel, strerror(err));
+    }
+    close(fd);
+    return push(&x->files, &x->nfiles, &x->capfiles, rel);
+}
+
+/* ---- layout ---- */
+
+struct layout {
+    int nr, r;         /* ranks sharing the file and this rank's place (1, 0 for file per process) */
+    int64_t base;      /* start of the chunk's region */
+    int64_t slot;      /* transfer size rounded up to the alignment */
+    int64_t before;    /* transfers of lower ranks in this chunk (sequential) */
+    int64_t n;         /* this rank's transfers */
+    int64_t block, tpb; /* strided */
+    uint64_t a, b;     /* random: k -> (a k + b) mod n */
+    int64_t region;    /* bytes of the chunk's region */
+};
+
+static uint64_t mix64(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Lays out chunk c for rank `me` of `size`; base is where the chunk starts. */
+static void layout_chunk(const struct rp_fileconf *fc, size_t c, int me, int size, int64_t base, struct layout *L)
+{
+    const struct rp_chunk *ch = &fc->chunks[c];
+    int fpp = fc->file_per_process;
+    L->nr = fpp ? 1 : size;
+    L->r = fpp ? 0 : me;
+    L->base = base;
+    L->slot = ch->transfer_size;
+    if (fc->alignment > 1)
+        L->slot = (ch->transfer_size + fc->alignment - 1) / fc->alignment * fc->alignment;
+    L->n = rp_chunk_reps(fc, ch, me);
+    L->before = 0;
+    int64_t total = 0, maxn = 0;
+    for (int r = fpp ? me : 0; r < (fpp ? me + 1 : size); r++) {
+        int64_t n = rp_chunk_reps(fc, ch, r);
+        if (r < me)
+            L->before += n;
+        total += n;
+        maxn = n > maxn ? n : maxn;
+    }
+    L->block = fc->block_size > L->slot ? fc->block_size / L->slot * L->slot : L->slot;
+    L->tpb = L->block / L->slot;
+    if (fc->access == RP_STRIDED)
+        L->region = (maxn + L->tpb - 1) / L->tpb * L->nr * L->block;
+    else
+        L->region = total * L->slot;
+    L->a = 1;
+    L->b = 0;
+    if (fc->access == RP_RANDOM && L->n > 1) {
+        uint64_t n = (uint64_t)L->n, h = mix64((uint64_t)fc->seed ^ ((uint64_t)me << 32) ^ c);
+        L->a = h % n | 1;
+        while (gcd64(L->a, n) != 1)
+            L->a = (L->a + 2) % n;
+        L->b = mix64(h) % n;
+    }
+}
+
+static int64_t layout_offset(const struct rp_fileconf *fc, const struct layout *L, int64_t k)
+{
+    if (fc->access == RP_RANDOM && L->n > 1)
+        k = (int64_t)(((unsigned __int128)L->a * (uint64_t)k + L->b) % (uint64_t)L->n);
+    if (fc->access == RP_STRIDED) {
+        int64_t seg = k / L->tpb, w = k % L->tpb;
+        return L->base + (seg * L->nr + L->r) * L->block + w * L->slot;
+    }
+    return L->base + (L->before + k) * L->slot;
+}
+
+/* Byte extent of the step's file as this rank sees it, and whether every
+ * transfer is 4 KiB aligned (O_DIRECT). */
+static int64_t step_extent(const struct rp_fileconf *fc, int me, int size, int *aligned)
+{
+    int64_t base = fc->offset;
+    *aligned = fc->offset % 4096 == 0;
+    for (size_t c = 0; c < fc->nchunks; c++) {
+        struct layout L;
+        layout_chunk(fc, c, me, size, base, &L);
+        if (L.slot % 4096 || fc->chunks[c].transfer_size % 4096 || L.block % 4096)
+            *aligned = 0;
+        base += L.region;
+    }
+    return base;
+}
+
+/* ---- per-step helpers ---- */
+
+static int file_of(struct rp_exec *x, const struct rp_fileconf *fc, int rank, char *out, size_t cap)
+{
+    char tmp[4200];
+    const char *src = fc->nfile_names > 1 ? fc->file_names[rank % (int)fc->nfile_names] : fc->file_names[0];
+    if (fc->file_per_process && fc->nfile_names == 1) {
+        const char *ph = strstr(src, "{rank}");
+        if (ph)
+            snprintf(tmp, sizeof tmp, "%.*s%05d%s", (int)(ph - src), src, rank, ph + 6);
+        else
+            snprintf(tmp, sizeof tmp, "%s.%05d", src, rank);
+        src = tmp;
+    }
+    return rel_path(out, cap, src);
+}
+
+static int written_before(const iolens_replay_config *cfg, size_t step, const char *rel, int rank,
+                          struct rp_exec *x)
+{
+    char other[4096];
+    for (size_t i = 0; i < step; i++) {
+        const struct rp_fileconf *o = &cfg->file_configs[i];
+        if (o->method != RP_WRITE)
+            continue;
+        if (file_of(x, o, rank, other, sizeof other) == 0 && !strcmp(other, rel))
+            return 1;
+    }
+    return 0;
+}
+
+static int64_t count_mismatch(const unsigned char *a, const unsigned char *b, size_t n)
+{
+    if (memcmp(a, b, n) == 0)
+        return 0;
+    int64_t d = 0;
+    for (size_t i = 0; i < n; i++)
+        d += a[i] != b[i];
+    return d;
+}
+
+struct io_tally {
+    int64_t bytes, ops, verify;
+};
+
+/* One open-close session's transfers. */
+static int do_transfers(struct rp_exec *x, const struct rp_fileconf *fc, const struct rp_backend_ops *be,
+                        struct rp_file *f, int write, int collective, struct io_tally *t)
+{
+    int64_t base = fc->offset;
+    for (size_t c = 0; c < fc->nchunks; c++) {
+        struct layout L;
+        layout_chunk(fc, c, x->rank, x->size, base, &L);
+        base += L.region;
+        int64_t iters = L.n;
+        if (collective && !fc->file_per_process)
+            for (int r = 0; r < x->size; r++) {
+                int64_t n = rp_chunk_reps(fc, &fc->chunks[c], r);
+                iters = n > iters ? n : iters;
+            }
+        size_t sz = (size_t)fc->chunks[c].transfer_size;
+        for (int64_t k = 0; k < iters; k++) {
+            int mine = k < L.n;
+            int64_t off = mine ? layout_offset(fc, &L, k) : 0;
+            unsigned char *pat = x->pattern + (size_t)(off % RP_PATTERN_PERIOD);
+            unsigned char *buf = write ? pat : x->rbuf;
+            int rc = be->xfer(f, write, buf, mine ? sz : 0, off, collective);
+            if (rc < 0)
+                return rc;
+            if (!mine)
+                continue;
+            t->bytes += (int64_t)sz;
+            t->ops++;
+            if (!write && fc->verify)
+                t->verify += count_mismatch(x->rbuf, pat, sz);
+            if (write && fc->fsync == RP_FSYNC_WRITE && (rc = be->sync(f)) < 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+static void result_rank(struct rp_exec *x, struct rp_step_result *res, const double *mine)
+{
+    x_gather(x, mine, res->rank);
+}
+
+/* Write or read step. */
+static int run_io(struct rp_exec *x, size_t step, struct rp_step_result *res)
+{
+    const struct rp_fileconf *fc = &x->cfg->file_configs[step];
+    const struct rp_backend_ops *be = backend_for(fc->interface);
+    struct rp_hints h;
+    rp_hints_merge(&h, &x->cfg->optimization_params, &fc->hints);
+    char rel[4096];
+    int rc = file_of(x, fc, x->rank, rel, sizeof rel);
+    int write = fc->method == RP_WRITE;
+    int collective = (fc->interface == RP_MPIIO || fc->interface == RP_HDF5) && h.use_collective == 1;
+    int creator = fc->file_per_process || x->rank == 0;
+    int dirfd = -1;
+    int aligned;
+    int64_t extent = step_extent(fc, x->rank, x->size, &aligned);
+    double mine[RK_N] = {0, 0, INFINITY, 0, 0, 0};
+    struct io_tally t = {0, 0, 0};
+    char full[8300];
+    res->collective = collective;
+    if (!be) {
+        rc = iol_err(IOLENS_EUNSUPPORTED, "file_configs[%zu].interface: '%s' is not available in this build%s", step,
+                     rp_iface_names[fc->interface],
+                     fc->interface == RP_MPIIO ? " (built without MPI)" : " (not implemented yet)");
+        goto agree;
+    }
+    if ((fc->interface == RP_MPIIO || fc->interface == RP_HDF5) && !x->mpi) {
+        rc = iol_err(IOLENS_EDEPEND, "file_configs[%zu] uses %s but MPI is not initialised", step,
+                     fc->interface == RP_MPIIO ? "MPI-IO" : "parallel HDF5");
+        goto agree;
+    }
+    if (rc == 0 && creator && !has(x->files, x->nfiles, rel))
+        rc = create_file(x, rel);
+    /* a read of a file no earlier step wrote reads data prefilled now (untimed) */
+    int prefill = !write && !written_before(x->cfg, step, rel, x->rank, x);
+    rc = x_agree(x, rc);
+    if (rc < 0)
+        goto done;
+    const char *base;
+    rc = walk(x, rel, 0, &dirfd, &base);
+    snprintf(full, sizeof full, "%s/%s", x->root, rel);
+    struct rp_file f = {x, res, &h, dirfd, base, full, 1, !fc->file_per_process, aligned, 0, extent, -1, NULL, NULL, 0};
+    if (rc == 0 && prefill) {
+        struct io_tally pt = {0, 0, 0};
+        const struct rp_backend_ops *pb = fc->interface == RP_MPIIO || fc->interface == RP_HDF5 ? be : &rp_backend_posix;
+        struct rp_hints none;
+        rp_table_defaults(&rp_hints_table, &none);
+        f.h = &none;
+        if ((rc = pb->open(&f)) == 0) {
+            rc = do_transfers(x, fc, pb, &f, 1, 0, &pt);
+            int rc2 = pb->close(&f);
+            rc = rc ? rc : rc2;
+        }
+        f.h = &h;
+        res->prefilled = 1;
+    }
+    rc = x_agree(x, rc);
+    if (rc < 0)
+        goto done;
+    f.write = write;
+    int participates = 0;
+    for (size_t c = 0; c < fc->nchunks; c++)
+        participates |= rp_chunk_reps(fc, &fc->chunks[c], x->rank) > 0;
+    int must_open = participates || ((fc->interface == RP_MPIIO || fc->interface == RP_HDF5) && !fc->file_per_process);
+    int fsync_close = fc->fsync == RP_FSYNC_CLOSE || h.fsync_on_close == 1;
+    x_barrier(x);
+    for (int64_t rep = 0; rep < fc->total_repeats && rc == 0; rep++) {
+        double t0 = now(), t1;
+        f.report = rep == 0;
+        if (must_open) {
+            if ((rc = be->open(&f)) < 0)
+                break;
+            rc = do_transfers(x, fc, be, &f, write, collective, &t);
+            if (rc == 0 && write && fsync_close)
+                rc = be->sync(&f);
+            int rc2 = be->close(&f);
+            rc = rc ? rc : rc2;
+        }
+        t1 = now();
+        if (participates) {
+            mine[RK_TS] = fmin(mine[RK_TS], t0);
+            mine[RK_TE] = fmax(mine[RK_TE], t1);
+            res->rep_ts[rep] = t0;
+            res->rep_te[rep] = t1;
+        } else {
+            res->rep_ts[rep] = INFINITY;
+            res->rep_te[rep] = 0;
+        }
+    }
+    if (fsync_close && write)
+        rp_hint_report(res, "fsync_on_close", "applied: %s before every close",
+                       fc->interface == RP_MPIIO ? "MPI_File_sync" : fc->interface == RP_HDF5 ? "H5Fflush" : "fsync");
+agree:
+    rc = x_agree(x, rc);
+done:
+    if (dirfd >= 0)
+        close(dirfd);
+    if (rc < 0)
+        return rc;
+    mine[RK_BYTES] = (double)t.bytes;
+    mine[RK_OPS] = (double)t.ops;
+    mine[RK_VERIFY] = (double)t.verify;
+    mine[RK_PART] = mine[RK_TE] > 0;
+    x_reduce(x, res->rep_ts, (int)fc->total_repeats, 0);
+    x_reduce(x, res->rep_te, (int)fc->total_repeats, 1);
+    result_rank(x, res, mine);
+    return 0;
+}
+
+static void spin_or_sleep(int kind, double seconds)
+{
+    if (seconds <= 0)
+        return;
+    if (kind == RP_BUSY) {
+        double end = now() + seconds;
+        volatile uint64_t z = 1;
+        while (now() < end)
+            for (int i = 0; i < 1000; i++)
+                z = z * 6364136223846793005ULL + 1;
+        return;
+    }
+    struct timespec ts = {(time_t)seconds, (long)((seconds - floor(seconds)) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static int run_compute(struct rp_exec *x, size_t step, struct rp_step_result *res)
+{
+    const struct rp_fileconf *fc = &x->cfg->file_configs[step];
+    double mine[RK_N] = {0, 0, INFINITY, 0, 0, 1};
+    x_barrier(x);
+    for (int64_t rep = 0; rep < fc->total_repeats; rep++) {
+        double t0 = now();
+        spin_or_sleep(fc->compute.kind, fc->compute.seconds * rp_imbalance(fc, x->rank));
+        double t1 = now();
+        mine[RK_TS] = fmin(mine[RK_TS], t0);
+        mine[RK_TE] = fmax(mine[RK_TE], t1);
+        res->rep_ts[rep] = t0;
+        res->rep_te[rep] = t1;
+    }
+    x_reduce(x, res->rep_ts, (int)fc->total_repeats, 0);
+    x_reduce(x, res->rep_te, (int)fc->total_repeats, 1);
+    result_rank(x, res, mine);
+    return 0;
+}
+
+/* ---- metadata (mdtest-like) ---- */
+
+static int64_t meta_leaves(const struct rp_metadata *m)
+{
+    int64_t n = 1;
+    for (int64_t d = 0; d < m->depth; d++)
+        n *= m->branching;
+    return n;
+}
+
+/* Directory of leaf `leaf` of the tree whose top is `top`. */
+static void meta_leaf_path(const struct rp_metadata *m, const char *top, int64_t leaf, char *out, size_t cap)
+{
+    size_t o = (size_t)snprintf(out, cap, "%s", top);
+    int64_t div = meta_leaves(m);
+    for (int64_t d = 0; d < m->depth && o < cap; d++) {
+        div /= m->branching;
+        o += (size_t)snprintf(out + o, cap - o, "/d%" PRId64, (leaf / div) % m->branching);
+    }
+}
+
+static void meta_top(struct rp_exec *x, const struct rp_fileconf *fc, const char *rel, int rank, char *out, size_t cap)
+{
+    if (fc->metadata.unique_dir)
+        snprintf(out, cap, "%s/rank.%05d", rel, rank);
+    else
+        snprintf(out, cap, "%s", rel);
+}
+
+static void meta_file(const struct rp_fileconf *fc, const char *top, int rank, int64_t i, char *out, size_t cap)
+{
+    char dir[4600];
+    int64_t nl = meta_leaves(&fc->metadata);
+    meta_leaf_path(&fc->metadata, top, (i + rank) % nl, dir, sizeof dir);
+    snprintf(out, cap, "%s/file.%05d.%" PRId64, dir, rank, i);
+}
+
+static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *res)
+{
+    const struct rp_fileconf *fc = &x->cfg->file_configs[step];
+    const struct rp_metadata *m = &fc->metadata;
+    char rel[4096], top[4200], path[4900];
+    double mine[RK_N] = {0, 0, INFINITY, 0, 0, 1};
+    int64_t nfiles = (int64_t)llround((double)m->files_per_rank * rp_imbalance(fc, x->rank));
+    int rc = rel_path(rel, sizeof rel, fc->file_names[0]);
+    int builder = m->unique_dir || x->rank == 0;
+    /* the tree is built untimed (mdtest times it separately) */
+    int64_t nl = meta_leaves(m);
+    meta_top(x, fc, rel, x->rank, top, sizeof top);
+    for (int64_t l = 0; rc == 0 && builder && l < nl; l++) {
+        int dfd;
+        const char *base;
+        meta_leaf_path(m, top, l, path, sizeof path);
+        strcat(path, "/x");
+        rc = walk(x, path, 1, &dfd, &base);
+        if (rc == 0)
+            close(dfd);
+    }
+    rc = x_agree(x, rc);
+    if (rc < 0)
+        return rc;
+    unsigned char *buf = x->pattern;
+    x_barrier(x);
+    for (int64_t rep = 0; rep < fc->total_repeats && rc == 0; rep++) {
+        double t0 = now();
+        for (int64_t i = 0; i < nfiles && rc == 0; i++) {
+            meta_file(fc, top, x->rank, i, path, sizeof path);
+            int fd = openat(x->rootfd, path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+            if (fd < 0) {
+                rc = iol_err(IOLENS_EIO, "cannot create '%s/%s': %s", x->root, path, strerror(errno));
+                break;
+            }
+            mine[RK_OPS] += 2;
+            if (m->write_bytes > 0) {
+                ssize_t k = pwrite(fd, buf, (size_t)m->write_bytes, 0);
+                if (k != (ssize_t)m->write_bytes)
+                    rc = iol_err(IOLENS_EIO, "cannot write '%s/%s': %s", x->root, path, strerror(errno));
+                mine[RK_BYTES] += (double)m->write_bytes;
+                mine[RK_OPS]++;
+            }
+            close(fd);
+        }
+        for (int64_t i = 0; m->stat == 1 && i < nfiles && rc == 0; i++) {
+            struct stat st;
+            meta_file(fc, top, x->rank, i, path, sizeof path);
+            if (fstatat(x->rootfd, path, &st, AT_SYMLINK_NOFOLLOW) != 0)
+                rc = iol_err(IOLENS_EIO, "cannot stat '%s/%s': %s", x->root, path, strerror(errno));
+            mine[RK_OPS]++;
+        }
+        for (int64_t i = 0; m->read_bytes > 0 && i < nfiles && rc == 0; i++) {
+            meta_file(fc, top, x->rank, i, path, sizeof path);
+            int fd = openat(x->rootfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+            ssize_t k = fd >= 0 ? pread(fd, x->rbuf, (size_t)m->read_bytes, 0) : -1;
+            if (k != (ssize_t)m->read_bytes)
+                rc = iol_err(IOLENS_EIO, "cannot read '%s/%s': %s", x->root, path, strerror(errno));
+            else if (fc->verify)
+                mine[RK_VERIFY] += (double)count_mismatch(x->rbuf, buf, (size_t)k);
+            if (fd >= 0)
+                close(fd);
+            mine[RK_BYTES] += (double)m->read_bytes;
+            mine[RK_OPS] += 3;
+        }
+        /* files are always removed before the next repeat; only unlink=true times it */
+        double t1 = now();
+        for (int64_t i = 0; i < nfiles; i++) {
+            meta_file(fc, top, x->rank, i, path, sizeof path);
+            unlinkat(x->rootfd, path, 0);
+            mine[RK_OPS] += m->unlink == 1;
+        }
+        if (m->unlink == 1)
+            t1 = now();
+        mine[RK_TS] = fmin(mine[RK_TS], t0);
+        mine[RK_TE] = fmax(mine[RK_TE], t1);
+        res->rep_ts[rep] = t0;
+        res->rep_te[rep] = t1;
+    }
+    rc = x_agree(x, rc);
+    if (rc < 0)
+        return rc;
+    x_reduce(x, res->rep_ts, (int)fc->total_repeats, 0);
+    x_reduce(x, res->rep_te, (int)fc->total_repeats, 1);
+    result_rank(x, res, mine);
+    return 0;
+}
+
+/* ---- planning, space, the run ---- */
+
+static void plan_step(struct rp_exec *x, size_t step, struct rp_step_result *res, double *space)
+{
+    const struct rp_fileconf *fc = &x->cfg->file_configs[step];
+    struct rp_hints h;
+    rp_hints_merge(&h, &x->cfg->optimization_params, &fc->hints);
+    int aligned;
+    int64_t shared_ext = fc->file_per_process ? 0 : step_extent(fc, 0, x->size, &aligned);
+    for (int r = 0; r < x->size; r++) {
+        double *rk = res->rank + (size_t)r * RK_N;
+        rk[RK_TS] = 0;
+        if (fc->method == RP_WRITE || fc->method == RP_READ) {
+            int64_t ext = fc->file_per_process ? step_extent(fc, r, x->size, &aligned) : shared_ext;
+            for (size_t c = 0; c < fc->nchunks; c++) {
+                int64_t n = rp_chunk_reps(fc, &fc->chunks[c], r);
+                rk[RK_BYTES] += (double)n * (double)fc->chunks[c].transfer_size * (double)fc->total_repeats;
+                rk[RK_OPS] += (double)n * (double)fc->total_repeats;
+                rk[RK_PART] = rk[RK_PART] || n > 0;
+            }
+            if (fc->file_per_process || r == 0)
+                *space += (double)ext;
+        } else if (fc->method == RP_METADATA) {
+            const struct rp_metadata *m = &fc->metadata;
+            double n = round((double)m->files_per_rank * rp_imbalance(fc, r));
+            /* as counted when run: open+close, write, stat, open+read+close, unlink */
+            double per = 2 + (m->write_bytes > 0) + (m->stat == 1) + 3 * (m->read_bytes > 0) + (m->unlink == 1);
+            rk[RK_OPS] = n * per * (double)fc->total_repeats;
+            rk[RK_BYTES] = n * (double)(fc->metadata.write_bytes + fc->metadata.read_bytes) * (double)fc->total_repeats;
+            rk[RK_PART] = 1;
+            *space += n * (double)(fc->metadata.write_bytes + 4096);
+        } else {
+            rk[RK_PART] = 1;
+        }
+    }
+    (void)h;
+}
+
+static void hints_requested(struct rp_step_result *res, const struct rp_hints *h)
+{
+    json_t *j = rp_table_to_json(&rp_hints_table, h);
+    const char *k;
+    json_t *v;
+    json_object_foreach(j, k, v) {
+        char *s = json_dumps(v, JSON_ENCODE_ANY);
+        rp_hint_report(res, k, "requested %s (dry run)", s ? s : "");
+        free(s);
+    }
+    json_decref(j);
+}
+
+static int setup_root(struct rp_exec *x)
+{
+    const char *root = x->opt->root && *x->opt->root ? x->opt->root : ".";
+    int rc = 0;
+    if (x->rank == 0) { /* rank 0 creates it, so rank 0 knows whether it may remove it */
+        if (mkdir(root, 0755) == 0)
+            x->root_created = 1;
+        else if (errno != EEXIST)
+            rc = iol_err(IOLENS_EIO, "cannot create the replay root '%s': %s", root, strerror(errno));
+    }
+    if ((rc = x_agree(x, rc)) < 0)
+        return rc;
+    x->root = realpath(root, NULL);
+    if (!x->root)
+        return iol_err(IOLENS_EIO, "cannot resolve the replay root '%s': %s", root, strerror(errno));
+    x->rootfd = open(x->root, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+    if (x->rootfd < 0)
+        return iol_err(IOLENS_EIO, "cannot open the replay root '%s': %s", x->root, strerror(errno));
+    return 0;
+}
+
+static void cleanup(struct rp_exec *x)
+{
+    if (x->rootfd >= 0 && !x->opt->keep && !x->opt->dry_run) {
+        x_barrier(x);
+        for (size_t i = x->nfiles; i-- > 0;)
+            unlinkat(x->rootfd, x->files[i], 0);
+        x_barrier(x);
+        /* deepest first; ranks' directories nest inside each other's, so
+         * repeat rounds until nobody removes anything (ENOTEMPTY waits) */
+        for (int round = 0; round < 64; round++) {
+            double removed = 0;
+            for (size_t i = x->ndirs; i-- > 0;)
+                if (x->dirs[i][0] && unlinkat(x->rootfd, x->dirs[i], AT_REMOVEDIR) == 0) {
+                    x->dirs[i][0] = 0;
+                    removed++;
+                }
+            double left = 0;
+            for (size_t i = 0; i < x->ndirs; i++)
+                left += x->dirs[i][0] != 0;
+            x_reduce(x, &removed, 1, 1);
+            x_reduce(x, &left, 1, 1);
+            if (removed == 0 || left == 0)
+                break;
+        }
+        x_barrier(x);
+        if (x->root_created)
+            rmdir(x->root);
+    }
+    for (size_t i = 0; i < x->nfiles; i++)
+        free(x->files[i]);
+    for (size_t i = 0; i < x->ndirs; i++)
+        free(x->dirs[i]);
+    free(x->files);
+    free(x->dirs);
+    free(x->pattern);
+    free(x->rbuf);
+    free(x->root);
+    if (x->rootfd >= 0)
+        close(x->rootfd);
+}
+
+static int make_buffers(struct rp_exec *x)
+{
+    size_t maxx = 4096;
+    for (size_t i = 0; i < x->cfg->nfile_configs; i++) {
+        const struct rp_fileconf *fc = &x->cfg->file_configs[i];
+        for (size_t c = 0; c < fc->nchunks; c++)
+            maxx = (size_t)fc->chunks[c].transfer_size > maxx ? (size_t)fc->chunks[c].transfer_size : maxx;
+        if (fc->method == RP_METADATA && (size_t)fc->metadata.write_bytes > maxx)
+            maxx = (size_t)fc->metadata.write_bytes;
+    }
+    maxx = (maxx + 4095) / 4096 * 4096;
+    void *p = NULL, *q = NULL;
+    if (posix_memalign(&p, 4096, RP_PATTERN_PERIOD + maxx) || posix_memalign(&q, 4096, maxx)) {
+        free(p);
+        return iol_err(IOLENS_ENOMEM, "cannot allocate %zu bytes of transfer buffers", 2 * maxx);
+    }
+    x->pattern = p;
+    x->rbuf = q;
+    /* touch the read buffer now: its first-touch page faults must not land in a timed read */
+    memset(x->rbuf, 0, maxx);
+    x->maxxfer = maxx;
+    /* byte at file offset o is pattern[o % period]: writes need no fill, reads a memcmp */
+    uint64_t s = 0x696f6c656e73ULL;
+    for (size_t i = 0; i < RP_PATTERN_PERIOD; i += 8) {
+        uint64_t v = mix64(s++);
+        memcpy(x->pattern + i, &v, 8);
+    }
+    for (size_t i = RP_PATTERN_PERIOD; i < RP_PATTERN_PERIOD + maxx; i++)
+        x->pattern[i] = x->pattern[i - RP_PATTERN_PERIOD];
+    return 0;
+}
+
+static int result_alloc(struct iolens_replay_result *r, const iolens_replay_config *cfg)
+{
+    r->steps = calloc(cfg->nfile_configs, sizeof *r->steps);
+    if (!r->steps)
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    r->nsteps = cfg->nfile_configs;
+    for (size_t i = 0; i < r->nsteps; i++) {
+        const struct rp_fileconf *fc = &cfg->file_configs[i];
+        struct rp_step_result *s = &r->steps[i];
+        char nm[64];
+        snprintf(nm, sizeof nm, "file_configs[%zu]", i);
+        s->name = strdup(fc->name ? fc->name : nm);
+        s->method = fc->method;
+        s->iface = fc->interface;
+        s->file_per_process = fc->file_per_process;
+        s->nranks = r->nranks;
+        s->repeats = fc->total_repeats;
+        s->rank = calloc((size_t)r->nranks * RK_N, sizeof(double));
+        size_t nrep = r->dry_run ? 1 : (size_t)fc->total_repeats; /* a plan has no per-repeat times */
+        s->rep_ts = calloc(nrep, sizeof(double));
+        s->rep_te = calloc(nrep, sizeof(double));
+        if (!s->name || !s->rank || !s->rep_ts || !s->rep_te)
+            return iol_err(IOLENS_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
+static void finish_step(struct rp_step_result *s, int dry)
+{
+    s->ts = INFINITY;
+    s->te = 0;
+    for (int r = 0; r < s->nranks; r++) {
+        const double *rk = s->rank + (size_t)r * RK_N;
+        s->bytes += (int64_t)rk[RK_BYTES];
+        s->ops += (int64_t)rk[RK_OPS];
+        s->verify_errors += (int64_t)rk[RK_VERIFY];
+        if (rk[RK_PART] && !dry) {
+            s->ts = fmin(s->ts, rk[RK_TS]);
+            s->te = fmax(s->te, rk[RK_TE]);
+        }
+    }
+    s->seconds = s->te > s->ts ? s->te - s->ts : 0;
+    s->bandwidth = s->seconds > 0 && s->method != RP_COMPUTE ? (double)s->bytes / s->seconds : 0;
+}
+
+int iolens_replay_run(iolens_replay_result **out, const iolens_replay_config *cfg, const iolens_replay_options *opt)
+{
+    *out = NULL;
+    struct rp_exec x;
+    memset(&x, 0, sizeof x);
+    x.cfg = cfg;
+    x.opt = opt;
+    x.rootfd = -1;
+    x.size = 1;
+#ifdef IOLENS_HAVE_MPI
+    if (opt->use_mpi && !opt->dry_run) {
+        x.mpi = 1;
+        MPI_Comm_rank(MPI_COMM_WORLD, &x.rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &x.size);
+    }
+#endif
+    if (opt->dry_run) {
+        x.size = opt->dry_run_ranks > 0 ? opt->dry_run_ranks : cfg->nranks > 0 ? (int)cfg->nranks : 1;
+        /* a plan is per rank and per step: bound its work and memory (hostile configs) */
+        double cells = 0;
+        for (size_t i = 0; i < cfg->nfile_configs; i++)
+            cells += (double)x.size * (double)(cfg->file_configs[i].nchunks + 1);
+        if (cells > 64e6)
+            return iol_err(IOLENS_EINVAL, "a dry run of %zu steps for %d ranks is too large to plan per rank "
+                           "(limit 64 million rank-chunk cells)", cfg->nfile_configs, x.size);
+    }
+    struct iolens_replay_result *res = calloc(1, sizeof *res);
+    int rc = res ? 0 : iol_err(IOLENS_ENOMEM, "out of memory");
+    if (rc < 0)
+        goto fail;
+    res->dry_run = opt->dry_run;
+    res->nranks = x.size;
+    res->rank = x.rank;
+    res->mpi = x.mpi;
+    if ((rc = result_alloc(res, cfg)) < 0)
+        goto fail;
+    if (cfg->nranks > 0 && !opt->dry_run && x.size != cfg->nranks && x.rank == 0 && opt->warn) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "the config is written for %lld ranks; running with %d",
+                 (long long)cfg->nranks, x.size);
+        opt->warn(opt->warn_ctx, msg);
+    }
+    for (size_t i = 0; i < cfg->nfile_configs; i++) {
+        const struct rp_fileconf *fc = &cfg->file_configs[i];
+        for (size_t c = 0; c < fc->nchunks; c++)
+            for (size_t k = 0; k < fc->chunks[c].nranks; k++)
+                if (fc->chunks[c].ranks[k].rank >= x.size) {
+                    rc = iol_err(IOLENS_EINVAL, "file_configs[%zu].chunks[%zu].ranks[%zu]: rank %" PRId64
+                                 " does not exist in a run of %d ranks", i, c, k, fc->chunks[c].ranks[k].rank, x.size);
+                    goto fail;
+                }
+        if (fc->nfile_names > 1 && (int)fc->nfile_names < x.size) {
+            rc = iol_err(IOLENS_EINVAL, "file_configs[%zu].file_names: %zu paths for a run of %d ranks", i,
+                         fc->nfile_names, x.size);
+            goto fail;
+        }
+    }
+    /* plan: bytes, operations and the space needed */
+    double space = 0;
+    for (size_t i = 0; i < cfg->nfile_configs; i++)
+        plan_step(&x, i, &res->steps[i], &space);
+    res->space_needed = space;
+    if (opt->dry_run) {
+        for (size_t i = 0; i < cfg->nfile_configs; i++) {
+            struct rp_hints h;
+            rp_hints_merge(&h, &cfg->optimization_params, &cfg->file_configs[i].hints);
+            hints_requested(&res->steps[i], &h);
+            char rel[4096];
+            if (cfg->file_configs[i].nfile_names && file_of(&x, &cfg->file_configs[i], 0, rel, sizeof rel) == 0)
+                res->steps[i].path = strdup(rel);
+            finish_step(&res->steps[i], 1);
+        }
+        *out = res;
+        return 0;
+    }
+    for (size_t i = 0; i < res->nsteps; i++)
+        memset(res->steps[i].rank, 0, (size_t)res->nranks * RK_N * sizeof(double));
+    rc = setup_root(&x);
+    if (rc == 0 && x.rank == 0) {
+        struct statvfs sv;
+        if (fstatvfs(x.rootfd, &sv) == 0) {
+            res->space_free = (double)sv.f_bavail * (double)sv.f_frsize;
+            if (space > res->space_free * 0.95)
+                rc = iol_err(IOLENS_EIO, "the replay needs up to %.0f bytes below '%s' but only %.0f are free",
+                             space, x.root, res->space_free);
+        }
+    }
+    if (rc == 0)
+        rc = make_buffers(&x);
+    rc = x_agree(&x, rc);
+    if (rc < 0)
+        goto fail;
+    res->root = strdup(x.root);
+    for (size_t i = 0; i < cfg->nfile_configs && rc == 0; i++) {
+        struct rp_step_result *s = &res->steps[i];
+        char rel[4096];
+        if (cfg->file_configs[i].nfile_names && file_of(&x, &cfg->file_configs[i], 0, rel, sizeof rel) == 0)
+            s->path = strdup(rel);
+        switch (cfg->file_configs[i].method) {
+        case RP_WRITE:
+        case RP_READ: rc = run_io(&x, i, s); break;
+        case RP_COMPUTE: rc = run_compute(&x, i, s); break;
+        default: rc = run_metadata(&x, i, s); break;
+        }
+        if (rc < 0)
+            break;
+        if (x.rank == 0)
+            finish_step(s, 0);
+        if (opt->progress && x.rank == 0)
+            opt->progress(opt->progress_ctx, i + 1, cfg->nfile_configs);
+    }
+    if (rc < 0)
+        goto fail;
+    cleanup(&x);
+    *out = res;
+    return 0;
+fail:
+    cleanup(&x);
+    iolens_replay_result_free(res);
+    return rc;
+}

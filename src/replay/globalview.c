@@ -1,0 +1,484 @@
+/*
+ * Global view (FBench section 3.2): event stream -> replay config.
+ *  1. group reads/writes by transfer size, operation, file and rank;
+ *  2. merge them within open-close sessions;
+ *  3. group by access type: a file used by several ranks is shared; files
+ *     used by one rank each with the same shape on every rank are one
+ *     file-per-process entry;
+ *  4. merge identical consecutive sessions into total_repeats.
+ * Only application-level calls (depth 0) count: an MPI-IO call is replayed
+ * as MPI-IO, not as the POSIX calls it made.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay/config.h"
+#include "util/error.h"
+
+struct gv_chunk {
+    int64_t size, count;
+};
+
+struct gv_sess {
+    int64_t file;
+    int rank, op, layer, coll;
+    double t0;
+    struct gv_chunk *ch;
+    size_t nch, cap;
+};
+
+struct gv {
+    struct gv_sess *s;
+    size_t n, cap;
+};
+
+static int gv_new(struct gv *g, int64_t file, int rank, int op, int layer, double t0, size_t *idx)
+{
+    if (g->n == g->cap) {
+        size_t nc = g->cap ? g->cap * 2 : 64;
+        struct gv_sess *ns = realloc(g->s, nc * sizeof *ns);
+        if (!ns)
+            return iol_err(IOLENS_ENOMEM, "out of memory");
+        g->s = ns;
+        g->cap = nc;
+    }
+    struct gv_sess *s = &g->s[g->n];
+    memset(s, 0, sizeof *s);
+    s->file = file;
+    s->rank = rank;
+    s->op = op;
+    s->layer = layer;
+    s->t0 = t0;
+    *idx = g->n++;
+    return 0;
+}
+
+static int gv_add(struct gv_sess *s, int64_t size, int coll)
+{
+    s->coll |= coll;
+    for (size_t i = 0; i < s->nch; i++)
+        if (s->ch[i].size == size) {
+            s->ch[i].count++;
+            return 0;
+        }
+    if (s->nch == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 4;
+        struct gv_chunk *n = realloc(s->ch, nc * sizeof *n);
+        if (!n)
+            return iol_err(IOLENS_ENOMEM, "out of memory");
+        s->ch = n;
+        s->cap = nc;
+    }
+    s->ch[s->nch++] = (struct gv_chunk){size, 1};
+    return 0;
+}
+
+static int same_chunks(const struct gv_sess *a, const struct gv_sess *b)
+{
+    if (a->nch != b->nch)
+        return 0;
+    for (size_t i = 0; i < a->nch; i++)
+        if (a->ch[i].size != b->ch[i].size || a->ch[i].count != b->ch[i].count)
+            return 0;
+    return 1;
+}
+
+/* Open sessions of one rank, per file: index+1 of the write and read session (0: none). */
+struct gv_open {
+    size_t w, r;
+    int open;
+    double t0;
+    int layer;
+};
+
+static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles)
+{
+    struct gv_open *open = calloc(nfiles ? nfiles : 1, sizeof *open);
+    if (!open)
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    int rc = 0;
+    for (int r = 0; r < nranks && rc == 0; r++) {
+        memset(open, 0, (nfiles ? nfiles : 1) * sizeof *open);
+        iolens_event e;
+        int got;
+        while ((got = iolens_evsource_next(src, r, &e)) > 0) {
+            if (e.depth != 0 || (e.flags & IOLENS_EVF_FAILED) || e.file < 0)
+                continue;
+            if (e.layer != IOLENS_LAYER_POSIX && e.layer != IOLENS_LAYER_STDIO && e.layer != IOLENS_LAYER_MPIIO)
+                continue;
+            if ((uint64_t)e.file >= nfiles) {
+                rc = iol_err(IOLENS_EFORMAT, "rank %d: event '%s' names file %lld, beyond the %zu files of the source",
+                             r, e.func ? e.func : "?", (long long)e.file, nfiles);
+                break;
+            }
+            struct gv_open *o = &open[e.file];
+            if (e.op == IOLENS_OP_OPEN) {
+                *o = (struct gv_open){0, 0, 1, e.tstart, e.layer};
+            } else if (e.op == IOLENS_OP_CLOSE) {
+                *o = (struct gv_open){0, 0, 0, 0, 0};
+            } else if ((e.op == IOLENS_OP_WRITE || e.op == IOLENS_OP_READ) && e.size >= 0) {
+                if (!o->open) /* I/O without a seen open: a session of its own */
+                    *o = (struct gv_open){0, 0, 1, e.tstart, e.layer};
+                size_t *slot = e.op == IOLENS_OP_WRITE ? &o->w : &o->r;
+                if (!*slot) {
+                    size_t idx = 0;
+                    if ((rc = gv_new(g, e.file, r, e.op == IOLENS_OP_WRITE ? RP_WRITE : RP_READ, o->layer, o->t0,
+                                     &idx)) < 0)
+                        break;
+                    *slot = idx + 1;
+                }
+                if (e.size == 0)
+                    continue;
+                if ((rc = gv_add(&g->s[*slot - 1], e.size, (e.flags & IOLENS_EVF_COLLECTIVE) != 0)) < 0)
+                    break;
+            }
+        }
+        if (got < 0 && rc == 0)
+            rc = got;
+    }
+    free(open);
+    return rc;
+}
+
+/* ---- building config entries ---- */
+
+struct gv_entry {
+    double t0;
+    struct rp_fileconf fc;
+};
+
+struct gv_out {
+    struct gv_entry *e;
+    size_t n, cap;
+};
+
+static struct rp_fileconf *entry_new(struct gv_out *o, double t0)
+{
+    if (o->n == o->cap) {
+        size_t nc = o->cap ? o->cap * 2 : 16;
+        struct gv_entry *ne = realloc(o->e, nc * sizeof *ne);
+        if (!ne)
+            return NULL;
+        o->e = ne;
+        o->cap = nc;
+    }
+    struct gv_entry *e = &o->e[o->n++];
+    memset(e, 0, sizeof *e);
+    e->t0 = t0;
+    return &e->fc;
+}
+
+static int set_common(struct rp_fileconf *fc, const struct gv_sess *s, const char *const *paths, size_t npaths,
+                      int64_t repeats)
+{
+    rp_table_defaults(&rp_fileconf_table, fc);
+    fc->file_per_process = npaths > 1;
+    fc->total_repeats = repeats;
+    fc->method = s->op;
+    fc->interface = s->layer == IOLENS_LAYER_MPIIO ? RP_MPIIO : s->layer == IOLENS_LAYER_STDIO ? RP_STDIO : RP_POSIX;
+    if (fc->interface == RP_MPIIO)
+        fc->hints.use_collective = s->coll;
+    fc->file_names = calloc(npaths, sizeof *fc->file_names);
+    if (!fc->file_names)
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < npaths; i++) {
+        if (!(fc->file_names[i] = strdup(paths[i] ? paths[i] : "unnamed")))
+            return iol_err(IOLENS_ENOMEM, "out of memory");
+        fc->nfile_names = i + 1;
+    }
+    return 0;
+}
+
+/* Chunks of a shared-file round: sizes in first-seen order, per rank counts. */
+static int shared_chunks(struct rp_fileconf *fc, struct gv_sess *const *round, size_t nr, int nranks)
+{
+    for (size_t k = 0; k < nr; k++)
+        for (size_t c = 0; c < round[k]->nch; c++) {
+            int64_t size = round[k]->ch[c].size;
+            size_t i = 0;
+            while (i < fc->nchunks && fc->chunks[i].transfer_size != size)
+                i++;
+            if (i == fc->nchunks) {
+                struct rp_chunk *n = realloc(fc->chunks, (fc->nchunks + 1) * sizeof *n);
+                if (!n)
+                    return iol_err(IOLENS_ENOMEM, "out of memory");
+                fc->chunks = n;
+                memset(&n[i], 0, sizeof n[i]);
+                n[i].transfer_size = size;
+                n[i].repetitions = -1;
+                n[i].ranks = calloc((size_t)nranks, sizeof *n[i].ranks);
+                fc->nchunks++;
+                if (!n[i].ranks)
+                    return iol_err(IOLENS_ENOMEM, "out of memory");
+            }
+            struct rp_chunk *ch = &fc->chunks[i];
+            ch->ranks[ch->nranks++] = (struct rp_rank_rep){round[k]->rank, round[k]->ch[c].count};
+        }
+    /* every rank of the job with the same count: the "repetitions" shorthand */
+    for (size_t i = 0; i < fc->nchunks; i++) {
+        struct rp_chunk *ch = &fc->chunks[i];
+        int same = ch->nranks == (size_t)nranks;
+        for (size_t k = 1; same && k < ch->nranks; k++)
+            same = ch->ranks[k].repetitions == ch->ranks[0].repetitions;
+        if (same) {
+            ch->repetitions = ch->ranks[0].repetitions;
+            free(ch->ranks);
+            ch->ranks = NULL;
+            ch->nranks = 0;
+        }
+    }
+    return 0;
+}
+
+static int cmp_sess(const void *a, const void *b)
+{
+    const struct gv_sess *x = a, *y = b;
+    if (x->file != y->file)
+        return x->file < y->file ? -1 : 1;
+    if (x->op != y->op)
+        return x->op - y->op;
+    if (x->rank != y->rank)
+        return x->rank - y->rank;
+    return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    const struct gv_entry *x = a, *y = b;
+    return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+/* Sessions [lo, hi) of one (file, op), sorted by rank then time. */
+static int build_group(struct gv_out *out, struct gv_sess *s, size_t lo, size_t hi, int nranks, const char *path,
+                       int *fpp_candidate)
+{
+    int rc = 0;
+    int multi = s[lo].rank != s[hi - 1].rank;
+    *fpp_candidate = !multi;
+    if (!multi)
+        return 0;
+    /* per rank: start index and count */
+    size_t *start = calloc((size_t)nranks, sizeof *start), *cnt = calloc((size_t)nranks, sizeof *cnt);
+    struct gv_sess **round = calloc((size_t)nranks, sizeof *round), **prev = calloc((size_t)nranks, sizeof *prev);
+    if (!start || !cnt || !round || !prev) {
+        rc = iol_err(IOLENS_ENOMEM, "out of memory");
+        goto done;
+    }
+    size_t maxk = 0;
+    for (size_t i = lo; i < hi; i++) {
+        if (!cnt[s[i].rank])
+            start[s[i].rank] = i;
+        cnt[s[i].rank]++;
+        maxk = cnt[s[i].rank] > maxk ? cnt[s[i].rank] : maxk;
+    }
+    struct rp_fileconf *fc = NULL;
+    size_t nprev = 0;
+    for (size_t k = 0; k < maxk; k++) {
+        size_t nr = 0;
+        double t0 = INFINITY;
+        for (int r = 0; r < nranks; r++)
+            if (k < cnt[r]) {
+                round[nr++] = &s[start[r] + k];
+                t0 = fmin(t0, s[start[r] + k].t0);
+            }
+        int same = fc && nr == nprev;
+        for (size_t i = 0; same && i < nr; i++)
+            same = round[i]->rank == prev[i]->rank && same_chunks(round[i], prev[i]);
+        if (same) {
+            fc->total_repeats++;
+            continue;
+        }
+        if (!(fc = entry_new(out, t0))) {
+            rc = iol_err(IOLENS_ENOMEM, "out of memory");
+            goto done;
+        }
+        const char *p[1] = {path};
+        if ((rc = set_common(fc, round[0], p, 1, 1)) < 0 || (rc = shared_chunks(fc, round, nr, nranks)) < 0)
+            goto done;
+        memcpy(prev, round, nr * sizeof *round);
+        nprev = nr;
+    }
+done:
+    free(start);
+    free(cnt);
+    free(round);
+    free(prev);
+    return rc;
+}
+
+/* A file only one rank used and that is not part of a file-per-process set: its own entries. */
+static int build_single(struct gv_out *out, struct gv_sess *s, size_t lo, size_t hi, const iolens_file *files,
+                        int nranks)
+{
+    int rc = 0;
+    /* sessions of this file merged into repeats */
+    const char *p[1] = {files[s[lo].file].path};
+    size_t i = lo;
+    while (i < hi) {
+        size_t j = i + 1;
+        while (j < hi && same_chunks(&s[i], &s[j]))
+            j++;
+        struct rp_fileconf *fc = entry_new(out, s[i].t0);
+        if (!fc)
+            return iol_err(IOLENS_ENOMEM, "out of memory");
+        struct gv_sess *one = &s[i];
+        if ((rc = set_common(fc, one, p, 1, (int64_t)(j - i))) < 0 || (rc = shared_chunks(fc, &one, 1, nranks)) < 0)
+            return rc;
+        i = j;
+    }
+    return 0;
+}
+
+/* Files used by one rank each: same op, interface and sessions on ranks 0..n-1 -> one fpp entry. */
+static int try_fpp(struct gv_out *out, struct gv_sess *s, const size_t *glo, const size_t *ghi, size_t ng,
+                   const iolens_file *files, int nranks, unsigned char *used)
+{
+    for (size_t a = 0; a < ng; a++) {
+        if (used[a] || nranks < 2)
+            continue;
+        size_t *members = calloc((size_t)nranks, sizeof *members);
+        if (!members)
+            return iol_err(IOLENS_ENOMEM, "out of memory");
+        for (int r = 0; r < nranks; r++)
+            members[r] = SIZE_MAX;
+        struct gv_sess *A = &s[glo[a]];
+        size_t nA = ghi[a] - glo[a];
+        for (size_t b = 0; b < ng; b++) {
+            struct gv_sess *B = &s[glo[b]];
+            if (used[b] || members[B->rank] != SIZE_MAX || ghi[b] - glo[b] != nA || B->op != A->op ||
+                B->layer != A->layer || B->coll != A->coll)
+                continue;
+            int same = 1;
+            for (size_t k = 0; same && k < nA; k++)
+                same = same_chunks(&s[glo[a] + k], &s[glo[b] + k]);
+            if (same)
+                members[B->rank] = b;
+        }
+        int full = 1;
+        for (int r = 0; r < nranks; r++)
+            full &= members[r] != SIZE_MAX;
+        if (full) {
+            const char **paths = calloc((size_t)nranks, sizeof *paths);
+            int rc = paths ? 0 : iol_err(IOLENS_ENOMEM, "out of memory");
+            double t0 = INFINITY;
+            for (int r = 0; rc == 0 && r < nranks; r++) {
+                paths[r] = files[s[glo[members[r]]].file].path;
+                t0 = fmin(t0, s[glo[members[r]]].t0);
+                used[members[r]] = 1;
+            }
+            /* repeats: identical consecutive sessions of rank 0's file */
+            size_t i = 0;
+            while (rc == 0 && i < nA) {
+                size_t j = i + 1;
+                while (j < nA && same_chunks(&A[i], &A[j]))
+                    j++;
+                struct rp_fileconf *fc = entry_new(out, i == 0 ? t0 : A[i].t0);
+                if (!fc) {
+                    rc = iol_err(IOLENS_ENOMEM, "out of memory");
+                    break;
+                }
+                struct gv_sess *one = &A[i];
+                rc = set_common(fc, one, paths, (size_t)nranks, (int64_t)(j - i));
+                if (rc == 0)
+                    rc = shared_chunks(fc, &one, 1, 1); /* counts of one rank: the shorthand for all */
+                i = j;
+            }
+            free(paths);
+            if (rc < 0) {
+                free(members);
+                return rc;
+            }
+        }
+        free(members);
+    }
+    return 0;
+}
+
+int iolens_replay_config_from_events(iolens_replay_config **out, iolens_evsource *src)
+{
+    *out = NULL;
+    struct gv g = {0};
+    struct gv_out o = {0};
+    size_t *glo = NULL, *ghi = NULL;
+    unsigned char *used = NULL;
+    iolens_replay_config *cfg = NULL;
+    const iolens_file *files = NULL;
+    size_t nfiles = 0;
+    int nranks = iolens_evsource_nranks(src);
+    int rc = nranks > 0 ? 0 : iol_err(IOLENS_EFORMAT, "the event source has no ranks");
+    if (rc == 0 && nranks > 1048576)
+        rc = iol_err(IOLENS_EFORMAT, "the event source claims %d ranks", nranks);
+    if (rc == 0)
+        rc = iolens_evsource_files(src, &files, &nfiles);
+    if (rc >= 0)
+        rc = collect(&g, src, nranks, nfiles);
+    if (rc < 0)
+        goto done;
+    if (g.n > 1)
+        qsort(g.s, g.n, sizeof *g.s, cmp_sess);
+    glo = calloc(g.n + 1, sizeof *glo);
+    ghi = calloc(g.n + 1, sizeof *ghi);
+    used = calloc(g.n + 1, 1);
+    if (!glo || !ghi || !used) {
+        rc = iol_err(IOLENS_ENOMEM, "out of memory");
+        goto done;
+    }
+    /* single-rank groups, for the file-per-process pass */
+    size_t ng = 0;
+    for (size_t i = 0; i < g.n && rc == 0;) {
+        size_t j = i + 1;
+        while (j < g.n && g.s[j].file == g.s[i].file && g.s[j].op == g.s[i].op)
+            j++;
+        int single;
+        rc = build_group(&o, g.s, i, j, nranks, files[g.s[i].file].path, &single);
+        if (single) {
+            glo[ng] = i;
+            ghi[ng++] = j;
+        }
+        i = j;
+    }
+    if (rc == 0)
+        rc = try_fpp(&o, g.s, glo, ghi, ng, files, nranks, used);
+    for (size_t a = 0; rc == 0 && a < ng; a++)
+        if (!used[a])
+            rc = build_single(&o, g.s, glo[a], ghi[a], files, nranks);
+    if (rc < 0)
+        goto done;
+    if (o.n == 0) {
+        rc = iol_err(IOLENS_EFORMAT, "the event stream has no reads or writes to replay");
+        goto done;
+    }
+    qsort(o.e, o.n, sizeof *o.e, cmp_entry);
+    cfg = calloc(1, sizeof *cfg);
+    if (!cfg || !(cfg->file_configs = calloc(o.n, sizeof *cfg->file_configs))) {
+        rc = iol_err(IOLENS_ENOMEM, "out of memory");
+        goto done;
+    }
+    rp_table_defaults(&rp_config_table, cfg);
+    cfg->nranks = nranks;
+    for (size_t i = 0; i < o.n; i++) {
+        cfg->file_configs[i] = o.e[i].fc;
+        memset(&o.e[i].fc, 0, sizeof o.e[i].fc);
+        cfg->nfile_configs = i + 1;
+    }
+    rc = rp_config_validate(cfg, "global view");
+done:
+    for (size_t i = 0; i < g.n; i++)
+        free(g.s[i].ch);
+    free(g.s);
+    for (size_t i = 0; i < o.n; i++) {
+        /* entries not moved into cfg (on failure) */
+        rp_table_release(&rp_fileconf_table, &o.e[i].fc);
+    }
+    free(o.e);
+    free(glo);
+    free(ghi);
+    free(used);
+    if (rc < 0) {
+        iolens_replay_config_free(cfg);
+        return rc;
+    }
+    *out = cfg;
+    return 0;
+}

@@ -1,0 +1,61 @@
+# iolens features / detect on the real inputs of ../shared/data/iosage with the shipped models.
+. "$IOLENS_SOURCE_DIR/tests/cli/lib.sh"
+skip_unless_data iosage/dev_features.csv
+D="$IOLENS_SHARED_DATA/iosage"
+S="$D/sample_darshan_parser_outputs"
+M="$IOLENS_SOURCE_DIR/models"
+
+# detect --features --csv: one row per input row, label columns named as in dev_labels.csv
+expect_rc 0 "$IOLENS" detect --models "$M" --features "$D/dev_features.csv" --csv
+cp "$IOLENS_TMP/out" "$IOLENS_TMP/pred.csv"
+[ "$(wc -l <"$IOLENS_TMP/pred.csv")" -eq 202 ] && ok || fail "expected 201 rows + header"
+want_header="$(head -1 "$D/dev_labels.csv" | tr -d "\r" | cut -d, -f7-),detected"
+[ "$(head -1 "$IOLENS_TMP/pred.csv")" = "$want_header" ] && ok || fail "header '$(head -1 "$IOLENS_TMP/pred.csv")'"
+# the shipped models fit their training rows: the detected set equals the labels of every dev row
+mism=$(paste -d, <(tail -n +2 "$D/dev_labels.csv" | cut -d, -f7-13) <(tail -n +2 "$IOLENS_TMP/pred.csv") | awk -F, '{
+  names="access_granularity metadata_intensity parallelism_efficiency access_pattern interface_choice file_strategy throughput_utilization";
+  split(names, n, " "); want="";
+  for (i = 1; i <= 7; i++) if ($i == 1) want = want (want == "" ? "" : ";") n[i];
+  if (want != $16) bad++ } END { print bad + 0 }')
+[ "$mism" -eq 0 ] && ok || fail "$mism training rows detected differently from their labels"
+
+# JSON form of the same
+expect_rc 0 "$IOLENS" detect --models "$M" --features "$D/dev_features.csv" --json
+expect_grep '"probabilities"' "$IOLENS_TMP/out"
+[ "$(grep -c '"row"' "$IOLENS_TMP/out")" -eq 201 ] && ok || fail "json rows"
+
+# logs (darshan-parser text): human and JSON output, several logs per call
+expect_rc 0 "$IOLENS" detect --models "$M" --rules "$S"/2024/sample_2024_base.txt "$S"/2025/sample_2025_base.txt \
+  "$S"/2026/sample_2026_base.txt
+[ "$(grep -c 'detected (tau 0.30):' "$IOLENS_TMP/out")" -eq 3 ] && ok || fail "three logs in human output"
+[ "$(grep -c 'Drishti-rule baseline' "$IOLENS_TMP/out")" -eq 3 ] && ok || fail "rules for three logs"
+# 2025 shows many small requests: access granularity with its card and SHAP lines
+expect_grep 'access_granularity.*detected' "$IOLENS_TMP/out"
+expect_grep 'change: increase the transfer size' "$IOLENS_TMP/out"
+expect_grep 'does not apply when:' "$IOLENS_TMP/out"
+expect_grep 'top contributions (SHAP' "$IOLENS_TMP/out"
+expect_grep 'largest files:' "$IOLENS_TMP/out"
+expect_grep 'key counters of the card' "$IOLENS_TMP/out"
+expect_rc 0 "$IOLENS" detect --models "$M" --json "$S"/2024/sample_2024_full.txt "$S"/2025/sample_2025_full.txt \
+  "$S"/2026/sample_2026_full.txt
+[ "$(grep -c '"healthy"' "$IOLENS_TMP/out")" -eq 3 ] && ok || fail "three logs in JSON"
+[ "$(grep -c '"files"' "$IOLENS_TMP/out")" -eq 3 ] && ok || fail "files in JSON"
+
+# features: CSV header + one row per log, JSON
+expect_rc 0 "$IOLENS" features "$S/2024/sample_2024_base.txt" "$S/2026/sample_2026_base.txt"
+[ "$(wc -l <"$IOLENS_TMP/out")" -eq 3 ] && ok || fail "features rows"
+[ "$(head -1 "$IOLENS_TMP/out" | tr ',' '\n' | wc -l)" -eq 158 ] && ok || fail "features columns"
+expect_grep '^log,nprocs,runtime_seconds,POSIX_OPENS' "$IOLENS_TMP/out"
+expect_rc 0 "$IOLENS" features --json "$S/2024/sample_2024_base.txt"
+expect_grep '"dominant_access_size"' "$IOLENS_TMP/out"
+
+# errors: missing file, not parser text, bad model folder, usage
+expect_rc 1 "$IOLENS" detect --models "$M" /nonexistent.txt
+expect_grep "iolens: error: cannot" "$IOLENS_TMP/err"
+expect_rc 1 "$IOLENS" detect --models "$M" "$D/feature_cols_157.json"
+expect_grep "not darshan-parser output" "$IOLENS_TMP/err"
+expect_rc 1 "$IOLENS" detect --models "$IOLENS_TMP" "$S/2024/sample_2024_base.txt"
+expect_rc 2 "$IOLENS" detect
+expect_rc 2 "$IOLENS" detect --csv "$S/2024/sample_2024_base.txt"
+expect_rc 2 "$IOLENS" features
+finish
