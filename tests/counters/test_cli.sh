@@ -41,6 +41,9 @@ if cmp -s "$IOLENS_TMP/a" "$IOLENS_TMP/b"; then ok; else fail "section skeleton 
 counters "$IOLENS_TMP/real.txt" POSIX >"$IOLENS_TMP/a"
 counters "$IOLENS_TMP/ours.txt" POSIX >"$IOLENS_TMP/b"
 if cmp -s "$IOLENS_TMP/a" "$IOLENS_TMP/b" && [ "$(wc -l <"$IOLENS_TMP/a")" = 86 ]; then ok; else fail "POSIX counter list differs"; fi
+# consumers of Darshan logs take the written one (IOSage features from its parser text)
+expect_rc 0 "$IOLENS" features "$IOLENS_TMP/ours.txt"
+if [ "$(wc -l <"$IOLENS_TMP/out")" = 2 ] && grep -q ',4,' "$IOLENS_TMP/out"; then ok; else fail "features of the written log: $(cat "$IOLENS_TMP/out")"; fi
 # machine-readable summary
 expect_rc 0 "$IOLENS" darshan --from "$R/shared_n4_m10" -o "$L" --all-paths --json
 expect_grep '"nprocs":4,' "$IOLENS_TMP/out"
