@@ -1,6 +1,7 @@
 /* The event-source wrapper: dispatch to a producer's ops (include/iolens/event.h). */
 #include "iolens/event.h"
 #include "util/error.h"
+#include "util/evsource.h"
 
 #include <stdlib.h>
 
@@ -76,4 +77,9 @@ const char *iolens_layer_name(iolens_layer layer)
 {
     static const char *const names[] = {"POSIX", "MPIIO", "MPI", "HDF5", "USER", "STDIO", "OTHER"};
     return (unsigned)layer < sizeof names / sizeof names[0] ? names[layer] : "OTHER";
+}
+
+void *iol_evsource_impl(iolens_evsource *s, const iolens_evsource_ops *ops)
+{
+    return (s && s->ops == ops) ? s->impl : NULL;
 }

@@ -1,0 +1,2 @@
+iolens_fuzz_target(trace)
+iolens_fuzz_target(trace_spill)

@@ -1,0 +1,96 @@
+/*
+ * iolens traces: build the compact trace file from the shim's spill files,
+ * and read a trace back as an event stream (include/iolens/event.h).
+ *
+ * Format: docs/TRACE-FORMAT.md (magic "IOLTRACE", version 1.0).
+ */
+#ifndef IOLENS_TRACE_H
+#define IOLENS_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iolens/event.h"
+#include "iolens/iolens.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Options of iolens_trace_build(). Zero-initialise, then set what you need. */
+typedef struct iolens_trace_build_opts {
+    uint64_t resolution_ns; /**< timestamp resolution; 0 = 1000 (1 us) */
+    int zstd_level;         /**< 0 = automatic (19, or 6 for timestamps over 1 MiB); negative = uncompressed */
+} iolens_trace_build_opts;
+
+/** What iolens_trace_build() wrote (bytes per section, counts). */
+typedef struct iolens_trace_stats {
+    uint64_t nprocs;
+    uint64_t ncalls;
+    uint64_t nsignatures;  /**< summed over processes */
+    uint64_t nrules;       /**< grammar rules summed over threads */
+    uint64_t ngroups;      /**< distinct process structures after folding */
+    uint64_t ntruncated;   /**< processes whose spill ended without a clean end mark */
+    uint64_t bytes_header; /**< header + section directory */
+    uint64_t bytes_meta;
+    uint64_t bytes_struct;
+    uint64_t bytes_times;
+    uint64_t bytes_total;
+} iolens_trace_stats;
+
+/**
+ * Reads every "*.raw" spill file of spill_dir (written by the shim) and
+ * writes one trace file to out_path. stats may be NULL. Spill files cut short
+ * (killed process, full disk) keep every whole record; their processes are
+ * marked truncated.
+ */
+IOLENS_API int iolens_trace_build(const char *spill_dir, const char *out_path,
+                                  const iolens_trace_build_opts *opts, iolens_trace_stats *stats);
+
+/**
+ * Merges n trace files into one (every process of every input becomes one
+ * process of the output, ordered by MPI rank then start time), e.g. the
+ * separate runs of a non-MPI workflow. Timestamps keep the coarsest input
+ * resolution unless opts sets one. stats may be NULL.
+ */
+IOLENS_API int iolens_trace_merge(const char *const *inputs, size_t n, const char *out_path,
+                                  const iolens_trace_build_opts *opts, iolens_trace_stats *stats);
+
+/**
+ * Opens a trace file as an event source (iolens_evsource_ops "iolens").
+ * Ranks are the processes of the trace (MPI rank order, then other processes
+ * in start order). Events of a rank come in start-time order across threads.
+ * Events carry binary fields only (nargs = 0).
+ */
+IOLENS_API int iolens_trace_open(const char *path, iolens_evsource **out);
+
+/** Same as iolens_trace_open on an in-memory image (name used in messages). */
+IOLENS_API int iolens_trace_open_mem(const void *data, size_t size, const char *name, iolens_evsource **out);
+
+/** Per-process facts of an open trace source (from iolens_trace_open). */
+typedef struct iolens_trace_proc {
+    int64_t pid;
+    int64_t ppid;
+    int32_t mpi_rank;  /**< -1 if not an MPI process */
+    int truncated;     /**< the spill ended without a clean end mark */
+    uint32_t nthreads;
+    uint64_t ncalls;
+} iolens_trace_proc;
+
+/** Fills *out for rank; IOLENS_EINVAL if s is not an iolens trace source. */
+IOLENS_API int iolens_trace_proc_info(iolens_evsource *s, int rank, iolens_trace_proc *out);
+
+/** Section sizes and counts of an open trace (ncalls etc. as in build). */
+IOLENS_API int iolens_trace_info(iolens_evsource *s, iolens_trace_stats *out);
+
+/**
+ * The raw arguments of the last event returned by iolens_evsource_next() for
+ * rank: fd (or fileno / MPI file index) and a[4] as the shim recorded them
+ * (docs/TRACE-FORMAT.md lists their meaning per function).
+ */
+IOLENS_API int iolens_trace_last_args(iolens_evsource *s, int rank, int32_t *fd, int64_t a[4]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,654 @@
+/* iolens cluster: SAGE / SAGE-2 classes of I/O time series, baselines, metrics. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "iolens/temporal.h"
+#include "util/jsonw.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: iolens cluster [--method sage|sage2|kmeans|kshape|dtw|random] [--out DIR] [--seed S] INPUT...\n"
+            "       iolens cluster --compare [--methods M1,M2,...] [--out DIR] INPUT...\n"
+            "       iolens cluster --synth N [--length L] [--seed S] [-o FILE]\n"
+            "\n"
+            "Groups I/O time series (one per job and direction) by when and how hard they do I/O\n"
+            "(SAGE, seed 001), or with a baseline, and reports the clustering-quality metrics.\n"
+            "INPUT: CSV, wide (id,v0,v1,... in MiB/s), long (id,t,value) or a Darshan heatmap\n"
+            "table (log,module,bin_width_s,bin,read_bytes,write_bytes,...; read and write series\n"
+            "are separate). '-' reads stdin.\n"
+            "\n"
+            "options:\n"
+            "  --method M         clustering method (default sage)\n"
+            "  --out DIR          write assignments.csv, centroids.csv, clusters.csv, alphabet.csv,\n"
+            "                     metrics.csv, metrics.json and centroids.svg into DIR\n"
+            "  --seed S           random seed (default 0); results are deterministic for a seed\n"
+            "  --k K              fixed number of clusters instead of the elbow search\n"
+            "  --threads T        worker threads (default 2)\n"
+            "  --step S           seconds per sample of wide/long inputs (default 1)\n"
+            "  --format F         auto|wide|long|heatmap (default auto)\n"
+            "  --min-samples N    drop series shorter than N samples (default 20)\n"
+            "  --max-samples N    drop series longer than N samples (default: no limit)\n"
+            "  --min-nonzero N    drop series with fewer than N samples >= the threshold (default 5)\n"
+            "  --zero-below X     samples below X MiB/s become 0 (default 1)\n"
+            "  --window W         SAGE window (default 5)\n"
+            "  --genome-length L  SAGE genome length in symbols (default 60)\n"
+            "  --resample L       baselines' and metrics' resample length (default 300)\n"
+            "  --metrics-max N    traces entering the intra metrics (default 5000, 0 = all)\n"
+            "  --no-metrics       skip the metrics\n"
+            "  --json             machine-readable summary on stdout\n"
+            "  --compare          run several methods on the same data: metric table, aggregate\n"
+            "                     score (seed Fig. 8/9) and clustering time of each\n"
+            "  --methods LIST     methods of --compare (default all six)\n"
+            "  --synth N          write N labelled synthetic traces (CSV with a label column)\n"
+            "  --length L         length of synthetic traces (default: 100..600 varying)\n"
+            "  -o FILE            output file of --synth (default stdout)\n");
+}
+
+struct opts {
+    iolens_cluster_opts co;
+    iolens_series_read_opts ro;
+    iolens_filter_opts fo;
+    const char *out_dir, *synth_out, *methods;
+    size_t synth_n, synth_len, metrics_max;
+    int synth, compare, json, no_metrics;
+};
+
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (!*s || *end || errno || s[0] == '-')
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static int parse_pos_double(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (!*s || *end || !isfinite(v) || v < 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct prog {
+    cli_progress bar;
+    const char *stage;
+    char label[64];
+    int active;
+};
+
+static void progress_cb(void *ctx, const char *stage, size_t done, size_t total)
+{
+    struct prog *p = ctx;
+    if (!isatty(STDERR_FILENO))
+        return;
+    if (!p->active || p->stage != stage) {
+        if (p->active)
+            cli_progress_end(&p->bar);
+        snprintf(p->label, sizeof p->label, "cluster: %-12.12s", stage);
+        cli_progress_init(&p->bar, p->label, total ? total : 1);
+        p->stage = stage;
+        p->active = 1;
+    }
+    if (done > p->bar.done)
+        cli_progress_step(&p->bar, done - p->bar.done);
+}
+
+static void progress_done(struct prog *p)
+{
+    if (p->active)
+        cli_progress_end(&p->bar);
+    p->active = 0;
+    p->stage = NULL;
+}
+
+static int has_labels(const iolens_series_set *set)
+{
+    size_t n = iolens_series_set_count(set);
+    for (size_t i = 0; i < n; i++) {
+        iolens_series s;
+        iolens_series_set_get(set, i, &s);
+        if (s.label < 0)
+            return 0;
+    }
+    return n > 0;
+}
+
+static double ari_of(const iolens_clustering *c, const iolens_series_set *set)
+{
+    if (!has_labels(set))
+        return NAN;
+    size_t n;
+    const int *lab = iolens_clustering_labels(c, &n);
+    int *truth = malloc(n * sizeof *truth);
+    if (!truth)
+        return NAN;
+    for (size_t i = 0; i < n; i++) {
+        iolens_series s;
+        iolens_series_set_get(set, i, &s);
+        truth[i] = s.label;
+    }
+    double r = iolens_ari(lab, truth, n);
+    free(truth);
+    return r;
+}
+
+static void json_num(iol_jsonw *w, const char *key, double v)
+{
+    iol_jsonw_key(w, key);
+    iol_jsonw_double(w, v);
+}
+
+static void json_metrics(iol_jsonw *w, const iolens_cluster_metrics *m)
+{
+    iol_jsonw_key(w, "metrics");
+    iol_jsonw_obj_begin(w);
+    for (int i = 0; i < IOLENS_METRIC_COUNT; i++)
+        json_num(w, iolens_metric_name(i), iolens_metric_get(m, i));
+    iol_jsonw_obj_end(w);
+}
+
+static void json_run(iol_jsonw *w, const iolens_clustering *c, const iolens_cluster_metrics *m, double secs,
+                     double ari, size_t ntraces, int with_clusters)
+{
+    iol_jsonw_obj_begin(w);
+    iol_jsonw_key(w, "method");
+    iol_jsonw_str(w, iolens_cluster_method_name(iolens_clustering_method(c)));
+    iol_jsonw_key(w, "traces");
+    iol_jsonw_uint(w, ntraces);
+    iol_jsonw_key(w, "k");
+    iol_jsonw_uint(w, iolens_clustering_k(c));
+    json_num(w, "time_s", secs);
+    json_num(w, "ari", ari);
+    if (m)
+        json_metrics(w, m);
+    if (with_clusters) {
+        iol_jsonw_key(w, "clusters");
+        iol_jsonw_arr_begin(w);
+        for (size_t q = 0; q < iolens_clustering_k(c); q++) {
+            iol_jsonw_obj_begin(w);
+            iol_jsonw_key(w, "cluster");
+            iol_jsonw_uint(w, q);
+            iol_jsonw_key(w, "name");
+            iol_jsonw_str(w, iolens_clustering_name(c, q));
+            iol_jsonw_key(w, "size");
+            iol_jsonw_uint(w, iolens_clustering_size(c, q));
+            iol_jsonw_obj_end(w);
+        }
+        iol_jsonw_arr_end(w);
+    }
+    iol_jsonw_obj_end(w);
+}
+
+static int write_metrics_files(const char *dir, const iolens_clustering *c, const iolens_cluster_metrics *m,
+                               double secs, double ari, size_t ntraces)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/metrics.csv", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        cli_error("cannot write '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "metric,value\n");
+    for (int i = 0; m && i < IOLENS_METRIC_COUNT; i++)
+        fprintf(f, "%s,%.6g\n", iolens_metric_name(i), iolens_metric_get(m, i));
+    fprintf(f, "k,%zu\ntraces,%zu\ntime_s,%.6g\n", iolens_clustering_k(c), ntraces, secs);
+    if (!isnan(ari))
+        fprintf(f, "ari,%.6g\n", ari);
+    if (fclose(f)) {
+        cli_error("cannot write '%s'", path);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/metrics.json", dir);
+    if (!(f = fopen(path, "w"))) {
+        cli_error("cannot write '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    iol_jsonw w;
+    iol_jsonw_init(&w, f, 1);
+    json_run(&w, c, m, secs, ari, ntraces, 1);
+    iol_jsonw_finish(&w);
+    if (fclose(f)) {
+        cli_error("cannot write '%s'", path);
+        return -1;
+    }
+    return 0;
+}
+
+static int make_dir(const char *dir)
+{
+    if (mkdir(dir, 0777) == 0 || errno == EEXIST) {
+        struct stat st;
+        if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+            return 0;
+    }
+    cli_error("cannot create folder '%s': %s", dir, strerror(errno ? errno : ENOTDIR));
+    return -1;
+}
+
+static int do_synth(const struct opts *o)
+{
+    iolens_series_set *set = NULL;
+    int rc = CLI_FAIL;
+    if (iolens_series_set_new(&set) || iolens_series_synth(set, o->synth_n, o->synth_len, o->co.seed)) {
+        cli_lib_error();
+        goto done;
+    }
+    FILE *f = o->synth_out ? fopen(o->synth_out, "w") : stdout;
+    if (!f) {
+        cli_error("cannot write '%s': %s", o->synth_out, strerror(errno));
+        goto done;
+    }
+    int wr = iolens_series_write_csv(set, f);
+    if (f != stdout && fclose(f))
+        wr = -1;
+    if (wr) {
+        cli_error("cannot write '%s'", o->synth_out ? o->synth_out : "<stdout>");
+        goto done;
+    }
+    rc = CLI_OK;
+done:
+    iolens_series_set_free(set);
+    return rc;
+}
+
+static int read_inputs(const struct opts *o, char **inputs, int ninputs, iolens_series_set **out)
+{
+    iolens_series_set *raw = NULL;
+    *out = NULL;
+    if (iolens_series_set_new(&raw))
+        goto fail;
+    for (int i = 0; i < ninputs; i++) {
+        int rc;
+        if (!strcmp(inputs[i], "-"))
+            rc = iolens_series_read_file(raw, "/dev/stdin", &o->ro);
+        else
+            rc = iolens_series_read_file(raw, inputs[i], &o->ro);
+        if (rc)
+            goto fail;
+    }
+    if (iolens_series_filter(out, raw, &o->fo))
+        goto fail;
+    if (!o->json)
+        fprintf(stderr, "cluster: %zu series read, %zu kept after pre-processing\n", iolens_series_set_count(raw),
+                iolens_series_set_count(*out));
+    iolens_series_set_free(raw);
+    return 0;
+fail:
+    cli_lib_error();
+    iolens_series_set_free(raw);
+    return -1;
+}
+
+static int run_one(const struct opts *o, const iolens_series_set *set, int method, iolens_clustering **c,
+                   double *secs)
+{
+    iolens_cluster_opts co = o->co;
+    struct prog p = {0};
+    co.method = method;
+    co.progress = progress_cb;
+    co.progress_ctx = &p;
+    double t0 = now();
+    int rc = iolens_cluster_run(c, set, &co);
+    *secs = now() - t0;
+    progress_done(&p);
+    if (rc) {
+        cli_lib_error();
+        return -1;
+    }
+    return 0;
+}
+
+static int do_cluster(const struct opts *o, const iolens_series_set *set)
+{
+    iolens_clustering *c = NULL;
+    iolens_cluster_metrics m, *mp = NULL;
+    double secs;
+    int rc = CLI_FAIL;
+    size_t n = iolens_series_set_count(set);
+    if (run_one(o, set, o->co.method, &c, &secs))
+        goto done;
+    if (!o->no_metrics) {
+        if (iolens_cluster_metrics_compute(&m, c, set, o->metrics_max, o->co.threads)) {
+            cli_lib_error();
+            goto done;
+        }
+        mp = &m;
+    }
+    double ari = ari_of(c, set);
+    if (o->out_dir) {
+        if (make_dir(o->out_dir))
+            goto done;
+        if (iolens_clustering_write(c, set, o->out_dir)) {
+            cli_lib_error();
+            goto done;
+        }
+        if (write_metrics_files(o->out_dir, c, mp, secs, ari, n))
+            goto done;
+    }
+    if (o->json) {
+        iol_jsonw w;
+        iol_jsonw_init(&w, stdout, 1);
+        json_run(&w, c, mp, secs, ari, n, 1);
+        iol_jsonw_finish(&w);
+    } else {
+        printf("method %s: %zu traces in %zu clusters (%.3f s)\n", iolens_cluster_method_name(o->co.method), n,
+               iolens_clustering_k(c), secs);
+        for (size_t q = 0; q < iolens_clustering_k(c); q++)
+            printf("  cluster %-6s %zu traces\n", iolens_clustering_name(c, q), iolens_clustering_size(c, q));
+        if (mp) {
+            printf("metrics:\n");
+            for (int i = 0; i < IOLENS_METRIC_COUNT; i++)
+                printf("  %-11s %.4g\n", iolens_metric_name(i), iolens_metric_get(mp, i));
+        }
+        if (!isnan(ari))
+            printf("adjusted Rand index vs labels: %.3f\n", ari);
+        if (o->out_dir)
+            printf("wrote %s/{assignments,centroids,clusters,metrics}.csv, metrics.json, centroids.svg\n", o->out_dir);
+    }
+    rc = CLI_OK;
+done:
+    iolens_clustering_free(c);
+    return rc;
+}
+
+static int do_compare(const struct opts *o, const iolens_series_set *set)
+{
+    int methods[IOLENS_CLUSTER_NMETHODS], nm = 0, rc = CLI_FAIL;
+    char *list = strdup(o->methods ? o->methods : "sage,sage2,kmeans,kshape,dtw,random");
+    iolens_cluster_metrics m[IOLENS_CLUSTER_NMETHODS];
+    double secs[IOLENS_CLUSTER_NMETHODS], ari[IOLENS_CLUSTER_NMETHODS], score[IOLENS_CLUSTER_NMETHODS];
+    double norm[IOLENS_CLUSTER_NMETHODS * IOLENS_METRIC_COUNT];
+    size_t ks[IOLENS_CLUSTER_NMETHODS];
+    size_t n = iolens_series_set_count(set);
+    if (!list)
+        return CLI_FAIL;
+    char *save = NULL;
+    for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int mth = iolens_cluster_method_parse(t);
+        if (mth < 0 || nm == IOLENS_CLUSTER_NMETHODS) {
+            cli_error("unknown or repeated method '%s' in --methods", t);
+            free(list);
+            return CLI_USAGE;
+        }
+        methods[nm++] = mth;
+    }
+    free(list);
+    if (o->out_dir && make_dir(o->out_dir))
+        return CLI_FAIL;
+    for (int i = 0; i < nm; i++) {
+        iolens_clustering *c = NULL;
+        if (run_one(o, set, methods[i], &c, &secs[i]))
+            return CLI_FAIL;
+        if (iolens_cluster_metrics_compute(&m[i], c, set, o->metrics_max, o->co.threads)) {
+            cli_lib_error();
+            iolens_clustering_free(c);
+            return CLI_FAIL;
+        }
+        ari[i] = ari_of(c, set);
+        ks[i] = iolens_clustering_k(c);
+        if (o->out_dir) {
+            char sub[4096];
+            snprintf(sub, sizeof sub, "%s/%s", o->out_dir, iolens_cluster_method_name(methods[i]));
+            if (make_dir(sub) || iolens_clustering_write(c, set, sub) ||
+                write_metrics_files(sub, c, &m[i], secs[i], ari[i], n)) {
+                if (iolens_error_last_code())
+                    cli_lib_error();
+                iolens_clustering_free(c);
+                return CLI_FAIL;
+            }
+        }
+        iolens_clustering_free(c);
+    }
+    iolens_cluster_aggregate(m, (size_t)nm, norm, score);
+    FILE *csv = NULL;
+    if (o->out_dir) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/compare.csv", o->out_dir);
+        if (!(csv = fopen(path, "w"))) {
+            cli_error("cannot write '%s': %s", path, strerror(errno));
+            return CLI_FAIL;
+        }
+        fprintf(csv, "method,k,time_s,ari,aggregate");
+        for (int j = 0; j < IOLENS_METRIC_COUNT; j++)
+            fprintf(csv, ",%s,%s_norm", iolens_metric_name(j), iolens_metric_name(j));
+        fputc('\n', csv);
+        for (int i = 0; i < nm; i++) {
+            fprintf(csv, "%s,%zu,%.6g,%.6g,%.6g", iolens_cluster_method_name(methods[i]), ks[i], secs[i], ari[i],
+                    score[i]);
+            for (int j = 0; j < IOLENS_METRIC_COUNT; j++)
+                fprintf(csv, ",%.6g,%.4f", iolens_metric_get(&m[i], j), norm[i * IOLENS_METRIC_COUNT + j]);
+            fputc('\n', csv);
+        }
+        if (fclose(csv)) {
+            cli_error("cannot write compare.csv");
+            return CLI_FAIL;
+        }
+    }
+    if (o->json) {
+        iol_jsonw w;
+        iol_jsonw_init(&w, stdout, 1);
+        iol_jsonw_obj_begin(&w);
+        iol_jsonw_key(&w, "traces");
+        iol_jsonw_uint(&w, n);
+        iol_jsonw_key(&w, "methods");
+        iol_jsonw_arr_begin(&w);
+        for (int i = 0; i < nm; i++) {
+            iol_jsonw_obj_begin(&w);
+            iol_jsonw_key(&w, "method");
+            iol_jsonw_str(&w, iolens_cluster_method_name(methods[i]));
+            iol_jsonw_key(&w, "k");
+            iol_jsonw_uint(&w, ks[i]);
+            json_num(&w, "time_s", secs[i]);
+            json_num(&w, "ari", ari[i]);
+            json_num(&w, "aggregate", score[i]);
+            json_metrics(&w, &m[i]);
+            iol_jsonw_key(&w, "normalised");
+            iol_jsonw_obj_begin(&w);
+            for (int j = 0; j < IOLENS_METRIC_COUNT; j++)
+                json_num(&w, iolens_metric_name(j), norm[i * IOLENS_METRIC_COUNT + j]);
+            iol_jsonw_obj_end(&w);
+            iol_jsonw_obj_end(&w);
+        }
+        iol_jsonw_arr_end(&w);
+        iol_jsonw_obj_end(&w);
+        iol_jsonw_finish(&w);
+        return CLI_OK;
+    }
+    printf("%zu traces; each cell: median value (normalised score, 1 = best)\n", n);
+    printf("%-12s", "");
+    for (int i = 0; i < nm; i++)
+        printf(" %17s", iolens_cluster_method_name(methods[i]));
+    printf("\n");
+    for (int j = 0; j < IOLENS_METRIC_COUNT; j++) {
+        printf("%-12s", iolens_metric_name(j));
+        for (int i = 0; i < nm; i++)
+            printf(" %10.4g (%4.2f)", iolens_metric_get(&m[i], j), norm[i * IOLENS_METRIC_COUNT + j]);
+        printf("\n");
+    }
+    printf("%-12s", "aggregate");
+    for (int i = 0; i < nm; i++)
+        printf(" %17.2f", score[i]);
+    printf("\n%-12s", "clusters");
+    for (int i = 0; i < nm; i++)
+        printf(" %17zu", ks[i]);
+    printf("\n%-12s", "time (s)");
+    for (int i = 0; i < nm; i++)
+        printf(" %17.3f", secs[i]);
+    if (has_labels(set)) {
+        printf("\n%-12s", "ARI");
+        for (int i = 0; i < nm; i++)
+            printf(" %17.3f", ari[i]);
+    }
+    printf("\n");
+    rc = CLI_OK;
+    return rc;
+}
+
+int cmd_cluster(int argc, char **argv)
+{
+    struct opts o;
+    memset(&o, 0, sizeof o);
+    iolens_cluster_opts_init(&o.co);
+    iolens_series_read_opts_init(&o.ro);
+    iolens_filter_opts_init(&o.fo);
+    o.metrics_max = 5000;
+    char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
+    int ninputs = 0, rc = CLI_USAGE;
+    if (!inputs)
+        return CLI_FAIL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        size_t sz;
+        double d;
+#define NEED_VALUE()                                                                                            \
+    do {                                                                                                        \
+        if (!v) {                                                                                               \
+            cli_error("option '%s' needs a value", a);                                                          \
+            goto out;                                                                                           \
+        }                                                                                                       \
+        i++;                                                                                                    \
+    } while (0)
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            rc = CLI_OK;
+            goto out;
+        } else if (!strcmp(a, "--method")) {
+            NEED_VALUE();
+            if ((o.co.method = iolens_cluster_method_parse(v)) < 0) {
+                cli_error("unknown method '%s' (sage, sage2, kmeans, kshape, dtw, random)", v);
+                goto out;
+            }
+        } else if (!strcmp(a, "--out")) {
+            NEED_VALUE();
+            o.out_dir = v;
+        } else if (!strcmp(a, "-o")) {
+            NEED_VALUE();
+            o.synth_out = v;
+        } else if (!strcmp(a, "--methods")) {
+            NEED_VALUE();
+            o.methods = v;
+        } else if (!strcmp(a, "--format")) {
+            NEED_VALUE();
+            if (!strcmp(v, "auto"))
+                o.ro.format = IOLENS_SERIES_AUTO;
+            else if (!strcmp(v, "wide"))
+                o.ro.format = IOLENS_SERIES_WIDE;
+            else if (!strcmp(v, "long"))
+                o.ro.format = IOLENS_SERIES_LONG;
+            else if (!strcmp(v, "heatmap"))
+                o.ro.format = IOLENS_SERIES_HEATMAP;
+            else {
+                cli_error("unknown format '%s' (auto, wide, long, heatmap)", v);
+                goto out;
+            }
+        } else if (!strcmp(a, "--step") || !strcmp(a, "--zero-below")) {
+            NEED_VALUE();
+            if (parse_pos_double(v, &d) || (!strcmp(a, "--step") && d <= 0)) {
+                cli_error("option '%s' needs a positive number, not '%s'", a, v);
+                goto out;
+            }
+            if (!strcmp(a, "--step"))
+                o.ro.step_s = d;
+            else
+                o.fo.zero_below = d;
+        } else if (!strcmp(a, "--compare")) {
+            o.compare = 1;
+        } else if (!strcmp(a, "--json")) {
+            o.json = 1;
+        } else if (!strcmp(a, "--no-metrics")) {
+            o.no_metrics = 1;
+        } else if (!strncmp(a, "--", 2) && strcmp(a, "--") && v) {
+            /* integer options */
+            static const char *const names[] = {"--seed", "--k", "--threads", "--min-samples", "--max-samples",
+                                                "--min-nonzero", "--window", "--genome-length", "--resample",
+                                                "--metrics-max", "--synth", "--length", NULL};
+            int which = -1;
+            for (int q = 0; names[q]; q++)
+                if (!strcmp(a, names[q]))
+                    which = q;
+            if (which < 0) {
+                cli_error("unknown option '%s'; see 'iolens cluster --help'", a);
+                goto out;
+            }
+            if (parse_size(v, &sz)) {
+                cli_error("option '%s' needs a non-negative integer, not '%s'", a, v);
+                goto out;
+            }
+            i++;
+            switch (which) {
+            case 0: o.co.seed = sz; break;
+            case 1: o.co.k = (unsigned)(sz > 255 ? 256 : sz); break;
+            case 2: o.co.threads = (unsigned)(sz < 1 ? 1 : sz > 64 ? 64 : sz); break;
+            case 3: o.fo.min_samples = sz; break;
+            case 4: o.fo.max_samples = sz; break;
+            case 5: o.fo.min_nonzero = sz; break;
+            case 6: o.co.window = (unsigned)(sz > 64 ? 65 : sz); break;
+            case 7: o.co.genome_len = (unsigned)(sz > 100000 ? 100001 : sz); break;
+            case 8: o.co.resample_len = (unsigned)(sz > 100000 ? 100001 : sz); break;
+            case 9: o.metrics_max = sz; break;
+            case 10: o.synth = 1; o.synth_n = sz; break;
+            default: o.synth_len = sz; break;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            cli_error("unknown option '%s' or missing value; see 'iolens cluster --help'", a);
+            goto out;
+        } else {
+            inputs[ninputs++] = argv[i];
+        }
+#undef NEED_VALUE
+    }
+    if (o.co.k > 255) {
+        cli_error("--k must be at most 255");
+        goto out;
+    }
+    if (o.synth) {
+        if (ninputs) {
+            cli_error("--synth takes no INPUT");
+            goto out;
+        }
+        rc = do_synth(&o);
+        goto out;
+    }
+    if (!ninputs) {
+        usage(stderr);
+        goto out;
+    }
+    iolens_series_set *set = NULL;
+    if (read_inputs(&o, inputs, ninputs, &set)) {
+        rc = CLI_FAIL;
+        goto out;
+    }
+    if (iolens_series_set_count(set) == 0) {
+        cli_error("no series left to cluster after pre-processing (see --min-samples, --min-nonzero)");
+        rc = CLI_FAIL;
+    } else {
+        rc = o.compare ? do_compare(&o, set) : do_cluster(&o, set);
+    }
+    iolens_series_set_free(set);
+out:
+    free(inputs);
+    return rc;
+}

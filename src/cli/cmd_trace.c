@@ -1,0 +1,576 @@
+/* iolens trace: run a command under the preload shim and build its trace;
+ * print or summarise a trace. */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include "iolens/event.h"
+#include "iolens/trace.h"
+#include "util/jsonw.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: iolens trace [-o TRACE] [--layers posix,stdio,mpiio] [--resolution NS] -- COMMAND [ARGS...]\n"
+            "       iolens trace --print TRACE [--json] [--rank N]\n"
+            "       iolens trace --info TRACE [--json]\n"
+            "       iolens trace --build SPILL_DIR -o TRACE\n"
+            "       iolens trace --merge TRACE... -o TRACE\n"
+            "  --no-compress  store sections without zstd (to inspect or fuzz the format)\n\n"
+            "Runs COMMAND with the iolens shim preloaded and writes one trace file (default iolens.trace)\n"
+            "holding every POSIX and stdio call of every process (forked children included).\n"
+            "MPI: `mpirun -np N iolens trace -o T -- app` (one trace for all ranks), or\n"
+            "`mpirun -x LD_PRELOAD=libiolens_shim.so -x IOLENS_TRACE_DIR=DIR app` then\n"
+            "`iolens trace --build DIR -o T`. IOLENS_SHIM overrides the shim's location.\n");
+}
+
+/* ---- locating the shim ---- */
+static int find_shim(char *out, size_t n)
+{
+    const char *env = getenv("IOLENS_SHIM");
+    if (env && *env) {
+        if (access(env, R_OK))
+            return -1;
+        snprintf(out, n, "%s", env);
+        return 0;
+    }
+    char exe[PATH_MAX];
+    ssize_t l = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (l <= 0)
+        return -1;
+    exe[l] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return -1;
+    *slash = 0;
+    const char *rel[] = {"libiolens_shim.so", "../shim/libiolens_shim.so", "../lib/libiolens_shim.so",
+                         "src/shim/libiolens_shim.so"};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        char cand[PATH_MAX + 64];
+        snprintf(cand, sizeof cand, "%s/%s", exe, rel[i]);
+        char real[PATH_MAX];
+        if (!access(cand, R_OK) && realpath(cand, real)) {
+            snprintf(out, n, "%s", real);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        unlink(p);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static int raw_sections;
+
+static int build(const char *spill, const char *out, uint64_t res, int quiet)
+{
+    iolens_trace_build_opts o = {res, raw_sections ? -1 : 0};
+    iolens_trace_stats st;
+    if (iolens_trace_build(spill, out, &o, &st)) {
+        cli_lib_error();
+        return CLI_FAIL;
+    }
+    if (!quiet)
+        fprintf(stderr, "iolens: wrote '%s': %" PRIu64 " calls of %" PRIu64 " process(es), %" PRIu64 " bytes\n", out,
+                st.ncalls, st.nprocs, st.bytes_total);
+    if (st.ntruncated)
+        cli_warn("%" PRIu64 " process(es) ended without closing their trace (killed?); their calls up to the "
+                 "last flush are kept", st.ntruncated);
+    return CLI_OK;
+}
+
+static const char *env_rank(const char **size)
+{
+    const char *rk[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+    const char *sz[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE"};
+    for (int i = 0; i < 3; i++)
+        if (getenv(rk[i]) && getenv(sz[i])) {
+            *size = getenv(sz[i]);
+            return getenv(rk[i]);
+        }
+    return NULL;
+}
+
+/* Under mpirun every rank runs `iolens trace`: they share one spill folder
+ * next to the output, and the last rank to finish builds the trace. */
+static int mpi_finish(const char *spill, const char *out, const char *rank, const char *size, uint64_t res)
+{
+    char p[PATH_MAX + 64];
+    snprintf(p, sizeof p, "%s/done.%s", spill, rank);
+    int fd = open(p, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd >= 0)
+        close(fd);
+    long want = strtol(size, NULL, 10), have = 0;
+    DIR *d = opendir(spill);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        have += !strncmp(e->d_name, "done.", 5);
+    if (d)
+        closedir(d);
+    if (have < want)
+        return CLI_OK;
+    snprintf(p, sizeof p, "%s/build.lock", spill);
+    fd = open(p, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return CLI_OK; /* another rank builds it */
+    close(fd);
+    int rc = build(spill, out, res, 0);
+    if (rc == CLI_OK)
+        remove_tree(spill);
+    return rc;
+}
+
+/* SIGTERM/SIGHUP sent to `iolens trace` (e.g. by mpirun after MPI_Abort) go
+ * to the traced program, which flushes its trace and dies; we then still
+ * build the trace. */
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal(int sig)
+{
+    if (child_pid > 0)
+        kill((pid_t)child_pid, sig);
+}
+
+static int run(const char *out, const char *layers, uint64_t res, char **cmd)
+{
+    char shim[PATH_MAX];
+    if (find_shim(shim, sizeof shim)) {
+        cli_error("cannot find libiolens_shim.so next to the iolens program (set IOLENS_SHIM)");
+        return CLI_FAIL;
+    }
+    const char *wsize = NULL, *rank = env_rank(&wsize);
+    char spill[PATH_MAX];
+    if (rank) {
+        snprintf(spill, sizeof spill, "%s.spill", out);
+        if (mkdir(spill, 0755) && errno != EEXIST) {
+            cli_error("cannot create '%s': %s", spill, strerror(errno));
+            return CLI_FAIL;
+        }
+    } else {
+        snprintf(spill, sizeof spill, "%s.spill.XXXXXX", out);
+        if (!mkdtemp(spill)) {
+            cli_error("cannot create a spill folder next to '%s': %s", out, strerror(errno));
+            return CLI_FAIL;
+        }
+    }
+    char abs_spill[PATH_MAX];
+    if (!realpath(spill, abs_spill))
+        snprintf(abs_spill, sizeof abs_spill, "%s", spill);
+    const char *old = getenv("LD_PRELOAD");
+    size_t pl = strlen(shim) + (old ? strlen(old) : 0) + 2;
+    char *preload = malloc(pl);
+    if (!preload) {
+        cli_error("out of memory");
+        return CLI_FAIL;
+    }
+    snprintf(preload, pl, "%s%s%s", shim, old && *old ? ":" : "", old ? old : "");
+    pid_t pid = fork();
+    if (pid < 0) {
+        cli_error("cannot start '%s': %s", cmd[0], strerror(errno));
+        free(preload);
+        return CLI_FAIL;
+    }
+    if (pid == 0) {
+        setenv("LD_PRELOAD", preload, 1);
+        setenv("IOLENS_TRACE_DIR", abs_spill, 1);
+        if (layers)
+            setenv("IOLENS_LAYERS", layers, 1);
+        execvp(cmd[0], cmd);
+        fprintf(stderr, "iolens: error: cannot run '%s': %s\n", cmd[0], strerror(errno));
+        _exit(127);
+    }
+    free(preload);
+    /* the traced program owns the terminal's signals; we wait for it */
+    child_pid = pid;
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    struct sigaction fw;
+    memset(&fw, 0, sizeof fw);
+    fw.sa_handler = forward_signal;
+    sigemptyset(&fw.sa_mask);
+    sigaction(SIGTERM, &fw, NULL);
+    sigaction(SIGHUP, &fw, NULL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    int rc = rank ? mpi_finish(spill, out, rank, wsize, res) : build(spill, out, res, 0);
+    if (!rank)
+        remove_tree(spill);
+    if (rc != CLI_OK) /* no trace; still report a failing command's own status (e.g. 127: not found) */
+        return (WIFEXITED(status) && WEXITSTATUS(status)) ? WEXITSTATUS(status) : rc;
+    if (WIFSIGNALED(status)) {
+        cli_warn("'%s' was killed by signal %d", cmd[0], WTERMSIG(status));
+        return 128 + WTERMSIG(status);
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : CLI_FAIL;
+}
+
+/* ---- printing ---- */
+typedef struct slot_names {
+    const char *prefix;
+    const char *n[4];
+} slot_names;
+
+static const slot_names slots[] = {
+    {"openat", {"flags", "mode", "dirfd", NULL}},
+    {"open", {"flags", "mode", NULL, NULL}},
+    {"creat", {"flags", "mode", NULL, NULL}},
+    {"fstatat", {NULL, NULL, "dirfd", "flags"}},
+    {"__xstat", {NULL, NULL, NULL, "ver"}},
+    {"__lxstat", {NULL, NULL, NULL, "ver"}},
+    {"__fxstat", {NULL, NULL, NULL, "ver"}},
+    {"MPI_Init_thread", {NULL, NULL, "rank", "size"}},
+    {"readv", {NULL, "size", "iovcnt", NULL}},
+    {"writev", {NULL, "size", "iovcnt", NULL}},
+    {"preadv", {"off", "size", "iovcnt", NULL}},
+    {"pwritev", {"off", "size", "iovcnt", NULL}},
+    {"pread", {"off", "size", NULL, NULL}},
+    {"pwrite", {"off", "size", NULL, NULL}},
+    {"read", {NULL, "size", NULL, NULL}},
+    {"write", {NULL, "size", NULL, NULL}},
+    {"lseek", {"off", NULL, "whence", NULL}},
+    {"ftruncate", {NULL, "length", NULL, NULL}},
+    {"statx", {NULL, "mask", "dirfd", "flags"}},
+    {"access", {NULL, "mode", NULL, NULL}},
+    {"mkdir", {NULL, "mode", NULL, NULL}},
+    {"dup2", {NULL, NULL, "newfd", NULL}},
+    {"dup3", {NULL, NULL, "newfd", "flags"}},
+    {"fcntl", {NULL, NULL, "cmd", "arg"}},
+    {"mmap", {"off", "len", "prot", "flags"}},
+    {"msync", {NULL, "len", "flags", NULL}},
+    {"fopen", {"flags", NULL, NULL, NULL}},
+    {"fdopen", {"flags", NULL, NULL, NULL}},
+    {"freopen", {"flags", NULL, NULL, NULL}},
+    {"fread", {NULL, NULL, "size", "nmemb"}},
+    {"fwrite", {NULL, NULL, "size", "nmemb"}},
+    {"fprintf", {NULL, "size", NULL, NULL}},
+    {"vfprintf", {NULL, "size", NULL, NULL}},
+    {"fputs", {NULL, "size", NULL, NULL}},
+    {"fgets", {NULL, "n", NULL, NULL}},
+    {"fputc", {NULL, NULL, "c", NULL}},
+    {"fseek", {"off", NULL, "whence", NULL}},
+    {"MPI_File_read_at", {"off", "size", "typesize", "count"}},
+    {"MPI_File_read_at_all", {"off", "size", "typesize", "count"}},
+    {"MPI_File_write_at_all", {"off", "size", "typesize", "count"}},
+    {"MPI_File_read_all", {NULL, "size", "typesize", "count"}},
+    {"MPI_File_write_all", {NULL, "size", "typesize", "count"}},
+    {"MPI_File_read_shared", {NULL, "size", "typesize", "count"}},
+    {"MPI_File_write_shared", {NULL, "size", "typesize", "count"}},
+    {"MPI_File_read_ordered", {NULL, "size", "typesize", "count"}},
+    {"MPI_File_write_ordered", {NULL, "size", "typesize", "count"}},
+    {"MPI_File_seek_shared", {"off", NULL, "whence", NULL}},
+    {"MPI_File_write_at", {"off", "size", "typesize", "count"}},
+    {"MPI_File_iread_at", {"off", "size", "typesize", "count"}},
+    {"MPI_File_iwrite_at", {"off", "size", "typesize", "count"}},
+    {"MPI_File_read", {NULL, "size", "typesize", "count"}},
+    {"MPI_File_write", {NULL, "size", "typesize", "count"}},
+    {"MPI_File_iread", {NULL, "size", "typesize", "count"}},
+    {"MPI_File_iwrite", {NULL, "size", "typesize", "count"}},
+    {"MPI_File_open", {"amode", NULL, "comm_size", NULL}},
+    {"MPI_File_seek", {"off", NULL, "whence", NULL}},
+    {"MPI_File_set_size", {NULL, "size", NULL, NULL}},
+    {"MPI_File_preallocate", {NULL, "size", NULL, NULL}},
+    {"MPI_File_set_view", {"disp", NULL, "etype_size", "filetype_size"}},
+    {"MPI_Init", {NULL, NULL, "rank", "size"}},
+};
+
+/* Exact name, or the name without its "64" suffix (pwrite64 is pwrite). */
+static const slot_names *names_of(const char *func)
+{
+    size_t n = strlen(func);
+    if (n > 2 && !strcmp(func + n - 2, "64"))
+        n -= 2;
+    for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
+        if (strlen(slots[i].prefix) == n && !strncmp(func, slots[i].prefix, n))
+            return &slots[i];
+    static const slot_names mpi_at = {"", {"off", "size", "typesize", "count"}};
+    static const slot_names mpi = {"", {NULL, "size", "typesize", "count"}};
+    static const slot_names mpi_wait = {"", {NULL, NULL, NULL, "requests"}};
+    if (!strncmp(func, "MPI_File_", 9) && (strstr(func, "read") || strstr(func, "write")))
+        return strstr(func, "_at") && !strstr(func, "_end") ? &mpi_at : &mpi;
+    if (!strncmp(func, "MPI_Wait", 8))
+        return &mpi_wait;
+    return NULL;
+}
+
+static const char *path_of(const iolens_file *files, size_t nfiles, int64_t id)
+{
+    return (id >= 0 && (size_t)id < nfiles) ? files[id].path : NULL;
+}
+
+static void print_text(const iolens_event *ev, int32_t fd, const int64_t *a, const iolens_file *files, size_t nf)
+{
+    printf("%d %u %.6f %.6f %u %s(", ev->rank, ev->thread, ev->tstart, ev->tend, ev->depth, ev->func);
+    const char *sep = "";
+    const char *p = path_of(files, nf, ev->file);
+    if (p) {
+        printf("\"%s\"", p);
+        sep = ", ";
+    }
+    if (fd >= 0) {
+        printf("%sfd=%d", sep, fd);
+        sep = ", ";
+    }
+    const slot_names *sn = names_of(ev->func);
+    for (int i = 0; sn && i < 4; i++) {
+        if (!sn->n[i])
+            continue;
+        if (!strcmp(sn->n[i], "flags") && i == 0)
+            printf("%s%s=0x%" PRIx64, sep, sn->n[i], (uint64_t)a[i]);
+        else if (!strcmp(sn->n[i], "mode"))
+            printf("%s%s=0%" PRIo64, sep, sn->n[i], (uint64_t)a[i]);
+        else
+            printf("%s%s=%" PRId64, sep, sn->n[i], a[i]);
+        sep = ", ";
+    }
+    if (!strcmp(ev->func, "rename") && path_of(files, nf, a[2]))
+        printf("%sto=\"%s\"", sep, path_of(files, nf, a[2]));
+    printf(") = %" PRId64, ev->ret);
+    if (ev->err)
+        printf(" errno=%d", ev->err);
+    putchar('\n');
+}
+
+static void print_json(iol_jsonw *w, const iolens_event *ev, int32_t fd, const int64_t *a, const iolens_file *files,
+                       size_t nf)
+{
+    iol_jsonw_obj_begin(w);
+    iol_jsonw_key(w, "rank"); iol_jsonw_int(w, ev->rank);
+    iol_jsonw_key(w, "thread"); iol_jsonw_uint(w, ev->thread);
+    iol_jsonw_key(w, "tstart"); iol_jsonw_double(w, ev->tstart);
+    iol_jsonw_key(w, "tend"); iol_jsonw_double(w, ev->tend);
+    iol_jsonw_key(w, "depth"); iol_jsonw_uint(w, ev->depth);
+    iol_jsonw_key(w, "layer"); iol_jsonw_str(w, iolens_layer_name(ev->layer));
+    iol_jsonw_key(w, "op"); iol_jsonw_str(w, iolens_op_name(ev->op));
+    iol_jsonw_key(w, "func"); iol_jsonw_str(w, ev->func);
+    const char *p = path_of(files, nf, ev->file);
+    iol_jsonw_key(w, "path");
+    if (p)
+        iol_jsonw_str(w, p);
+    else
+        iol_jsonw_null(w);
+    iol_jsonw_key(w, "fd"); iol_jsonw_int(w, fd);
+    iol_jsonw_key(w, "offset"); iol_jsonw_int(w, ev->offset);
+    iol_jsonw_key(w, "size"); iol_jsonw_int(w, ev->size);
+    iol_jsonw_key(w, "ret"); iol_jsonw_int(w, ev->ret);
+    iol_jsonw_key(w, "errno"); iol_jsonw_int(w, ev->err);
+    iol_jsonw_key(w, "args");
+    iol_jsonw_arr_begin(w);
+    for (int i = 0; i < 4; i++)
+        iol_jsonw_int(w, a[i]);
+    iol_jsonw_arr_end(w);
+    iol_jsonw_obj_end(w);
+}
+
+static int print_trace(const char *path, int json, int only_rank)
+{
+    iolens_evsource *s;
+    if (iolens_trace_open(path, &s)) {
+        cli_lib_error();
+        return CLI_FAIL;
+    }
+    const iolens_file *files;
+    size_t nf;
+    iolens_evsource_files(s, &files, &nf);
+    iol_jsonw w;
+    if (json) {
+        iol_jsonw_init(&w, stdout, 0);
+        iol_jsonw_arr_begin(&w);
+    }
+    int rc = CLI_OK;
+    for (int r = 0; r < iolens_evsource_nranks(s); r++) {
+        if (only_rank >= 0 && r != only_rank)
+            continue;
+        iolens_trace_proc pi;
+        iolens_trace_proc_info(s, r, &pi);
+        if (pi.truncated)
+            cli_warn("'%s': process %d (pid %" PRId64 ") is truncated: it ended without closing its trace", path,
+                     r, pi.pid);
+        iolens_event ev;
+        int got;
+        while ((got = iolens_evsource_next(s, r, &ev)) == 1) {
+            int32_t fd;
+            int64_t a[4];
+            iolens_trace_last_args(s, r, &fd, a);
+            if (json)
+                print_json(&w, &ev, fd, a, files, nf);
+            else
+                print_text(&ev, fd, a, files, nf);
+        }
+        if (got < 0) {
+            cli_lib_error();
+            rc = CLI_FAIL;
+            break;
+        }
+    }
+    if (json) {
+        iol_jsonw_arr_end(&w);
+        iol_jsonw_finish(&w);
+    }
+    iolens_evsource_free(s);
+    return rc;
+}
+
+static int info_trace(const char *path, int json)
+{
+    iolens_evsource *s;
+    if (iolens_trace_open(path, &s)) {
+        cli_lib_error();
+        return CLI_FAIL;
+    }
+    iolens_trace_stats st;
+    iolens_trace_info(s, &st);
+    if (json) {
+        iol_jsonw w;
+        iol_jsonw_init(&w, stdout, 1);
+        iol_jsonw_obj_begin(&w);
+        iol_jsonw_key(&w, "processes"); iol_jsonw_uint(&w, st.nprocs);
+        iol_jsonw_key(&w, "calls"); iol_jsonw_uint(&w, st.ncalls);
+        iol_jsonw_key(&w, "signatures"); iol_jsonw_uint(&w, st.nsignatures);
+        iol_jsonw_key(&w, "grammar_rules"); iol_jsonw_uint(&w, st.nrules);
+        iol_jsonw_key(&w, "distinct_process_structures"); iol_jsonw_uint(&w, st.ngroups);
+        iol_jsonw_key(&w, "truncated_processes"); iol_jsonw_uint(&w, st.ntruncated);
+        iol_jsonw_key(&w, "bytes");
+        iol_jsonw_obj_begin(&w);
+        iol_jsonw_key(&w, "header"); iol_jsonw_uint(&w, st.bytes_header);
+        iol_jsonw_key(&w, "meta"); iol_jsonw_uint(&w, st.bytes_meta);
+        iol_jsonw_key(&w, "structure"); iol_jsonw_uint(&w, st.bytes_struct);
+        iol_jsonw_key(&w, "timestamps"); iol_jsonw_uint(&w, st.bytes_times);
+        iol_jsonw_key(&w, "total"); iol_jsonw_uint(&w, st.bytes_total);
+        iol_jsonw_obj_end(&w);
+        iol_jsonw_obj_end(&w);
+        iol_jsonw_finish(&w);
+    } else {
+        printf("processes   %" PRIu64 "\ncalls       %" PRIu64 "\nsignatures  %" PRIu64 "\nrules       %" PRIu64 "\nstructures  %" PRIu64
+               "\ntruncated   %" PRIu64 "\nbytes       header %" PRIu64 ", meta %" PRIu64 ", structure %" PRIu64
+               ", timestamps %" PRIu64 ", total %" PRIu64 "\n",
+               st.nprocs, st.ncalls, st.nsignatures, st.nrules, st.ngroups, st.ntruncated, st.bytes_header, st.bytes_meta,
+               st.bytes_struct, st.bytes_times, st.bytes_total);
+    }
+    iolens_evsource_free(s);
+    return CLI_OK;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+    const char *out = "iolens.trace", *layers = NULL, *print = NULL, *info = NULL, *spill = NULL;
+    int json = 0, rank = -1, merge = 0, i;
+    uint64_t res = 1000;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return CLI_OK;
+        } else if (!strcmp(a, "--merge")) {
+            merge = 1;
+        } else if (!strcmp(a, "--no-compress")) {
+            raw_sections = 1;
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
+            out = argv[++i];
+        } else if (!strcmp(a, "--layers") && i + 1 < argc) {
+            layers = argv[++i];
+        } else if (!strcmp(a, "--resolution") && i + 1 < argc) {
+            char *end;
+            res = strtoull(argv[++i], &end, 10);
+            if (*end || res == 0 || res > 1000000000ull) {
+                cli_error("--resolution wants nanoseconds between 1 and 1000000000");
+                return CLI_USAGE;
+            }
+        } else if (!strcmp(a, "--print") && i + 1 < argc) {
+            print = argv[++i];
+        } else if (!strcmp(a, "--info") && i + 1 < argc) {
+            info = argv[++i];
+        } else if (!strcmp(a, "--build") && i + 1 < argc) {
+            spill = argv[++i];
+        } else if (!strcmp(a, "--rank") && i + 1 < argc) {
+            rank = atoi(argv[++i]);
+        } else if (a[0] == '-') {
+            cli_error("unknown option '%s'", a);
+            usage(stderr);
+            return CLI_USAGE;
+        } else {
+            break; /* the command, without "--" */
+        }
+    }
+    if (print)
+        return print_trace(print, json, rank);
+    if (info)
+        return info_trace(info, json);
+    if (spill)
+        return build(spill, out, res, 0);
+    if (merge) {
+        if (i >= argc) {
+            cli_error("--merge needs trace files");
+            return CLI_USAGE;
+        }
+        /* inputs, with -o allowed after them */
+        const char **in = calloc((size_t)argc, sizeof *in);
+        size_t nin = 0;
+        if (!in) {
+            cli_error("out of memory");
+            return CLI_FAIL;
+        }
+        for (; i < argc; i++) {
+            if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
+                out = argv[++i];
+            else
+                in[nin++] = argv[i];
+        }
+        iolens_trace_build_opts o = {0, raw_sections ? -1 : 0};
+        iolens_trace_stats st;
+        int mrc = iolens_trace_merge(in, nin, out, &o, &st);
+        free(in);
+        if (mrc) {
+            cli_lib_error();
+            return CLI_FAIL;
+        }
+        fprintf(stderr, "iolens: wrote '%s': %" PRIu64 " calls of %" PRIu64 " process(es), %" PRIu64 " bytes\n", out,
+                st.ncalls, st.nprocs, st.bytes_total);
+        return CLI_OK;
+    }
+    if (i >= argc) {
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    if (layers) {
+        char tmp[256];
+        snprintf(tmp, sizeof tmp, "%s", layers);
+        for (char *t = strtok(tmp, ","); t; t = strtok(NULL, ","))
+            if (strcmp(t, "posix") && strcmp(t, "stdio") && strcmp(t, "mpiio")) {
+                cli_error("unknown layer '%s' (posix, stdio, mpiio)", t);
+                return CLI_USAGE;
+            }
+    }
+    return run(out, layers, res, argv + i);
+}

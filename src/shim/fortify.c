@@ -1,0 +1,212 @@
+/*
+ * Entry points that programs built with _FORTIFY_SOURCE or
+ * _FILE_OFFSET_BITS=64 call instead of the plain ones (glibc's __*_chk,
+ * __open_2, fcntl64). They are recorded under the plain function's name:
+ * the call, its arguments and its result are the same.
+ */
+#define _GNU_SOURCE
+#include "shim/shim.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
+ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
+ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen);
+int __fprintf_chk(FILE *f, int flag, const char *fmt, ...);
+int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
+char *__fgets_chk(char *s, size_t size, int n, FILE *f);
+int fcntl64(int fd, int cmd, ...);
+
+static void opened(int func, uint64_t t0, int r, const char *path, int flags, int dirfd)
+{
+    iol_rawrec *rec = iol_end(func, t0, r < 0);
+    int32_t id = iol_path_id(path);
+    if (r >= 0)
+        iol_fd_set(r, id);
+    if (rec) {
+        rec->file = id;
+        rec->ret = r;
+        rec->a[0] = flags;
+        rec->a[2] = dirfd;
+        iol_commit(rec);
+    }
+}
+
+IOL_EXPORT int __open_2(const char *path, int flags)
+{
+    IOL_REAL(__open_2);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real___open_2(path, flags);
+    uint64_t t0 = iol_begin();
+    int r = real___open_2(path, flags);
+    opened(IOL_F_open, t0, r, path, flags, AT_FDCWD);
+    return r;
+}
+
+IOL_EXPORT int __open64_2(const char *path, int flags)
+{
+    IOL_REAL(__open64_2);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real___open64_2(path, flags);
+    uint64_t t0 = iol_begin();
+    int r = real___open64_2(path, flags);
+    opened(IOL_F_open64, t0, r, path, flags, AT_FDCWD);
+    return r;
+}
+
+IOL_EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+    IOL_REAL(__openat_2);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real___openat_2(dirfd, path, flags);
+    uint64_t t0 = iol_begin();
+    int r = real___openat_2(dirfd, path, flags);
+    opened(IOL_F_openat, t0, r, path, flags, dirfd);
+    return r;
+}
+
+IOL_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+    IOL_REAL(__openat64_2);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real___openat64_2(dirfd, path, flags);
+    uint64_t t0 = iol_begin();
+    int r = real___openat64_2(dirfd, path, flags);
+    opened(IOL_F_openat64, t0, r, path, flags, dirfd);
+    return r;
+}
+
+static void xfer(int func, uint64_t t0, ssize_t r, int fd, int64_t off, int64_t size)
+{
+    iol_rawrec *rec = iol_end(func, t0, r < 0);
+    if (rec) {
+        rec->fd = fd;
+        rec->file = iol_fd_file(fd);
+        rec->ret = r;
+        rec->a[0] = off;
+        rec->a[1] = size;
+        iol_commit(rec);
+    }
+}
+
+IOL_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+{
+    IOL_REAL(__read_chk);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real___read_chk(fd, buf, n, buflen);
+    uint64_t t0 = iol_begin();
+    ssize_t r = real___read_chk(fd, buf, n, buflen);
+    xfer(IOL_F_read, t0, r, fd, 0, (int64_t)n);
+    return r;
+}
+
+IOL_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
+{
+    IOL_REAL(__pread_chk);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real___pread_chk(fd, buf, n, off, buflen);
+    uint64_t t0 = iol_begin();
+    ssize_t r = real___pread_chk(fd, buf, n, off, buflen);
+    xfer(IOL_F_pread, t0, r, fd, off, (int64_t)n);
+    return r;
+}
+
+IOL_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen)
+{
+    IOL_REAL(__pread64_chk);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real___pread64_chk(fd, buf, n, off, buflen);
+    uint64_t t0 = iol_begin();
+    ssize_t r = real___pread64_chk(fd, buf, n, off, buflen);
+    xfer(IOL_F_pread64, t0, r, fd, off, (int64_t)n);
+    return r;
+}
+
+static void stdio_done(int func, uint64_t t0, int failed, FILE *f, int64_t ret, int64_t a1)
+{
+    iol_rawrec *rec = iol_end(func, t0, failed);
+    if (rec) {
+        rec->fd = f ? fileno(f) : -1;
+        rec->file = iol_fd_file(rec->fd);
+        rec->ret = ret;
+        rec->a[1] = a1;
+        iol_commit(rec);
+    }
+}
+
+IOL_EXPORT int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap)
+{
+    IOL_REAL(__vfprintf_chk);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real___vfprintf_chk(f, flag, fmt, ap);
+    uint64_t t0 = iol_begin();
+    int r = real___vfprintf_chk(f, flag, fmt, ap);
+    stdio_done(IOL_F_vfprintf, t0, r < 0, f, r, r > 0 ? r : 0);
+    return r;
+}
+
+IOL_EXPORT int __fprintf_chk(FILE *f, int flag, const char *fmt, ...)
+{
+    static __typeof__(&__vfprintf_chk) real_vchk;
+    if (!real_vchk)
+        real_vchk = (__typeof__(&__vfprintf_chk))iol_real("__vfprintf_chk");
+    va_list ap;
+    va_start(ap, fmt);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT)) {
+        int r = real_vchk(f, flag, fmt, ap);
+        va_end(ap);
+        return r;
+    }
+    uint64_t t0 = iol_begin();
+    int r = real_vchk(f, flag, fmt, ap);
+    va_end(ap);
+    stdio_done(IOL_F_fprintf, t0, r < 0, f, r, r > 0 ? r : 0);
+    return r;
+}
+
+IOL_EXPORT char *__fgets_chk(char *s, size_t size, int n, FILE *f)
+{
+    IOL_REAL(__fgets_chk);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real___fgets_chk(s, size, n, f);
+    uint64_t t0 = iol_begin();
+    char *r = real___fgets_chk(s, size, n, f);
+    stdio_done(IOL_F_fgets, t0, !r && ferror(f), f, r ? (int64_t)strlen(r) : -1, n);
+    return r;
+}
+
+IOL_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+    va_list ap;
+    va_start(ap, cmd);
+    void *arg = va_arg(ap, void *);
+    va_end(ap);
+    IOL_REAL(fcntl64);
+    int traced = iol_tracing(IOL_LAYER_POSIX_BIT);
+    uint64_t t0 = traced ? iol_begin() : 0;
+    int r = real_fcntl64(fd, cmd, arg);
+    if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && r >= 0)
+        iol_fd_set(r, iol_fd_file(fd));
+    if (traced) {
+        int intarg = cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC || cmd == F_SETFD || cmd == F_SETFL;
+        iol_rawrec *rec = iol_end(IOL_F_fcntl, t0, r < 0);
+        if (rec) {
+            rec->fd = fd;
+            rec->file = iol_fd_file(fd);
+            rec->ret = r;
+            rec->a[2] = cmd;
+            rec->a[3] = intarg ? (int64_t)(int)(intptr_t)arg : 0;
+            iol_commit(rec);
+        }
+    }
+    return r;
+}

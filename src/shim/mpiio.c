@@ -1,0 +1,756 @@
+/*
+ * MPI and MPI-IO wrappers (built when MPI headers are found). The shim does
+ * not link libmpi: every PMPI_* entry point is looked up at run time, so the
+ * same shim also preloads into programs without MPI. An MPI_File maps to the
+ * path it was opened with; a datatype is recorded by its size.
+ *
+ * Argument slots: a0 offset (explicit-offset calls, seek, set_view disp) or
+ * amode (open), a1 bytes = count * type size, a2 type size, a3 count; fd = a
+ * small handle index; ret = the MPI return code.
+ *
+ * The I/O that MPI_Init and MPI_Finalize do themselves (reading the MCA
+ * configuration, probing plugins) is library bootstrap, not the
+ * application's: it is not traced unless IOLENS_MPI_INTERNAL=1 (Recorder
+ * starts after PMPI_Init for the same reason). I/O made inside MPI-IO calls is
+ * traced with depth 1.
+ */
+#define _GNU_SOURCE
+#include "shim/shim.h"
+
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef OMPI_MAJOR_VERSION
+/* MPI_COMM_WORLD is the address of this libmpi object: weak, so that the shim
+ * loads into programs without MPI (it is only used once MPI_Init ran). */
+#pragma weak ompi_mpi_comm_world
+#endif
+
+#define PMPI_FN(fn)                                                                                \
+    static __typeof__(&PMPI_##fn) p_##fn;                                                          \
+    if (__builtin_expect(!p_##fn, 0))                                                              \
+        p_##fn = (__typeof__(&PMPI_##fn))iol_real("PMPI_" #fn)
+#define real(fn) p_##fn
+/* "no datatype" without naming MPI_DATATYPE_NULL (a libmpi object in Open MPI) */
+#define NO_TYPE ((MPI_Datatype)0)
+
+/* ---- MPI_File -> (handle index, path id) ---- */
+#define NFILES 1024
+static struct {
+    MPI_File fh;
+    int32_t path;
+} files[NFILES];
+static int files_lock;
+
+static void lock(int *l)
+{
+    while (__atomic_test_and_set(l, __ATOMIC_ACQUIRE))
+        ;
+}
+static void unlock(int *l) { __atomic_clear(l, __ATOMIC_RELEASE); }
+
+static int handle_of(MPI_File fh, int32_t *path)
+{
+    *path = -1;
+    for (int i = 0; i < NFILES; i++)
+        if (__atomic_load_n(&files[i].fh, __ATOMIC_ACQUIRE) == fh && fh) {
+            *path = files[i].path;
+            return i;
+        }
+    return -1;
+}
+
+static void handle_add(MPI_File fh, int32_t path)
+{
+    lock(&files_lock);
+    for (int i = 0; i < NFILES; i++)
+        if (!files[i].fh) {
+            files[i].path = path;
+            __atomic_store_n(&files[i].fh, fh, __ATOMIC_RELEASE);
+            break;
+        }
+    unlock(&files_lock);
+}
+
+static void handle_del(int i)
+{
+    if (i >= 0)
+        __atomic_store_n(&files[i].fh, (MPI_File)0, __ATOMIC_RELEASE);
+}
+
+/* ---- outstanding non-blocking I/O requests (so MPI_Wait is traced for I/O only) ---- */
+#define NREQS 1024
+static MPI_Request reqs[NREQS];
+static int reqs_lock;
+
+static void req_add(int rc, MPI_Request *r)
+{
+    if (rc != MPI_SUCCESS || !r)
+        return;
+    lock(&reqs_lock);
+    for (int i = 0; i < NREQS; i++)
+        if (!reqs[i]) {
+            reqs[i] = *r;
+            break;
+        }
+    unlock(&reqs_lock);
+}
+
+static int req_take(MPI_Request r)
+{
+    int found = 0;
+    lock(&reqs_lock);
+    for (int i = 0; i < NREQS && r; i++)
+        if (reqs[i] == r) {
+            reqs[i] = 0;
+            found = 1;
+            break;
+        }
+    unlock(&reqs_lock);
+    return found;
+}
+
+static int64_t type_size(MPI_Datatype dt)
+{
+    PMPI_FN(Type_size);
+    int sz = 0;
+    if (dt == NO_TYPE || real(Type_size)(dt, &sz) != MPI_SUCCESS)
+        return 0;
+    return sz;
+}
+
+static void io_rec(int func, uint64_t t0, int rc, MPI_File fh, MPI_Offset off, int count, MPI_Datatype dt)
+{
+    int32_t path;
+    int h = handle_of(fh, &path);
+    iol_shim_inside++;
+    int64_t ts = type_size(dt);
+    iol_shim_inside--;
+    iol_rawrec *rec = iol_end(func, t0, 0);
+    if (rec) {
+        rec->fd = h;
+        rec->file = path;
+        rec->ret = rc;
+        rec->a[0] = off;
+        rec->a[1] = ts * count;
+        rec->a[2] = ts;
+        rec->a[3] = count;
+        iol_commit(rec);
+    }
+}
+
+static void size_rec(int func, uint64_t t0, int rc, MPI_File fh, MPI_Offset size)
+{
+    int32_t path;
+    int h = handle_of(fh, &path);
+    iol_rawrec *rec = iol_end(func, t0, 0);
+    if (rec) {
+        rec->fd = h;
+        rec->file = path;
+        rec->ret = rc;
+        rec->a[1] = size;
+        iol_commit(rec);
+    }
+}
+
+static void seek_rec(int func, uint64_t t0, int rc, MPI_File fh, MPI_Offset off, int whence)
+{
+    int32_t path;
+    int h = handle_of(fh, &path);
+    iol_rawrec *rec = iol_end(func, t0, 0);
+    if (rec) {
+        rec->fd = h;
+        rec->file = path;
+        rec->ret = rc;
+        rec->a[0] = off;
+        rec->a[2] = whence;
+        iol_commit(rec);
+    }
+}
+
+static int internal_io(void)
+{
+    const char *e = getenv("IOLENS_MPI_INTERNAL");
+    return e && e[0] == '1';
+}
+
+static void init_done(int func, uint64_t t0, int rc)
+{
+    PMPI_FN(Comm_rank);
+    PMPI_FN(Comm_size);
+    int rank = -1, size = 0;
+    if (rc == MPI_SUCCESS) {
+        real(Comm_rank)(MPI_COMM_WORLD, &rank);
+        real(Comm_size)(MPI_COMM_WORLD, &size);
+        iol_shim_set_rank(rank, size);
+    }
+    iol_rawrec *rec = iol_end(func, t0, 0);
+    if (rec) {
+        rec->ret = rc;
+        rec->a[2] = rank;
+        rec->a[3] = size;
+        iol_commit(rec);
+    }
+}
+
+IOL_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    PMPI_FN(Init);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(Init)(argc, argv);
+    int quiet = !internal_io();
+    uint64_t t0 = iol_begin();
+    iol_shim_inside += quiet;
+    int rc = real(Init)(argc, argv);
+    iol_shim_inside -= quiet;
+    init_done(IOL_F_MPI_Init, t0, rc);
+    return rc;
+}
+
+IOL_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    PMPI_FN(Init_thread);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(Init_thread)(argc, argv, required, provided);
+    int quiet = !internal_io();
+    uint64_t t0 = iol_begin();
+    iol_shim_inside += quiet;
+    int rc = real(Init_thread)(argc, argv, required, provided);
+    iol_shim_inside -= quiet;
+    init_done(IOL_F_MPI_Init_thread, t0, rc);
+    return rc;
+}
+
+IOL_EXPORT int MPI_Finalize(void)
+{
+    PMPI_FN(Finalize);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(Finalize)();
+    int quiet = !internal_io();
+    uint64_t t0 = iol_begin();
+    iol_rawrec *rec = iol_end(IOL_F_MPI_Finalize, t0, 0);
+    if (rec)
+        iol_commit(rec);
+    iol_shim_inside += quiet;
+    int rc = real(Finalize)();
+    iol_shim_inside -= quiet;
+    return rc;
+}
+
+IOL_EXPORT int MPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI_File *fh)
+{
+    PMPI_FN(File_open);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_open)(comm, name, amode, info, fh);
+    PMPI_FN(Comm_size);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_open)(comm, name, amode, info, fh);
+    int32_t path = iol_path_id(name);
+    int csize = 0;
+    real(Comm_size)(comm, &csize);
+    if (rc == MPI_SUCCESS)
+        handle_add(*fh, path);
+    int32_t p2;
+    int h = rc == MPI_SUCCESS ? handle_of(*fh, &p2) : -1;
+    iol_rawrec *rec = iol_end(IOL_F_MPI_File_open, t0, 0);
+    if (rec) {
+        rec->file = path;
+        rec->ret = rc == MPI_SUCCESS ? h : -1;
+        rec->a[0] = amode;
+        rec->a[2] = csize;
+        rec->a[3] = rc;
+        iol_commit(rec);
+    }
+    return rc;
+}
+
+IOL_EXPORT int MPI_File_close(MPI_File *fh)
+{
+    PMPI_FN(File_close);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT)) {
+        int32_t p;
+        handle_del(handle_of(*fh, &p));
+        return real(File_close)(fh);
+    }
+    int32_t path;
+    int h = handle_of(*fh, &path);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_close)(fh);
+    handle_del(h);
+    iol_rawrec *rec = iol_end(IOL_F_MPI_File_close, t0, 0);
+    if (rec) {
+        rec->fd = h;
+        rec->file = path;
+        rec->ret = rc;
+        iol_commit(rec);
+    }
+    return rc;
+}
+
+IOL_EXPORT int MPI_File_sync(MPI_File fh)
+{
+    PMPI_FN(File_sync);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_sync)(fh);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_sync)(fh);
+    io_rec(IOL_F_MPI_File_sync, t0, rc, fh, 0, 0, NO_TYPE);
+    return rc;
+}
+
+IOL_EXPORT int MPI_File_set_size(MPI_File fh, MPI_Offset size)
+{
+    PMPI_FN(File_set_size);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_set_size)(fh, size);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_set_size)(fh, size);
+    size_rec(IOL_F_MPI_File_set_size, t0, rc, fh, size);
+    return rc;
+}
+
+IOL_EXPORT int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
+{
+    PMPI_FN(File_preallocate);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_preallocate)(fh, size);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_preallocate)(fh, size);
+    size_rec(IOL_F_MPI_File_preallocate, t0, rc, fh, size);
+    return rc;
+}
+
+IOL_EXPORT int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype ftype,
+                                 const char *datarep, MPI_Info info)
+{
+    PMPI_FN(File_set_view);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_set_view)(fh, disp, etype, ftype, datarep, info);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_set_view)(fh, disp, etype, ftype, datarep, info);
+    int32_t path;
+    int h = handle_of(fh, &path);
+    iol_shim_inside++;
+    int64_t es = type_size(etype), fs = type_size(ftype);
+    iol_shim_inside--;
+    iol_rawrec *rec = iol_end(IOL_F_MPI_File_set_view, t0, 0);
+    if (rec) {
+        rec->fd = h;
+        rec->file = path;
+        rec->ret = rc;
+        rec->a[0] = disp;
+        rec->a[2] = es;
+        rec->a[3] = fs;
+        iol_commit(rec);
+    }
+    return rc;
+}
+
+IOL_EXPORT int MPI_File_seek(MPI_File fh, MPI_Offset off, int whence)
+{
+    PMPI_FN(File_seek);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_seek)(fh, off, whence);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_seek)(fh, off, whence);
+    seek_rec(IOL_F_MPI_File_seek, t0, rc, fh, off, whence);
+    return rc;
+}
+
+IOL_EXPORT int MPI_File_seek_shared(MPI_File fh, MPI_Offset off, int whence)
+{
+    PMPI_FN(File_seek_shared);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_seek_shared)(fh, off, whence);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_seek_shared)(fh, off, whence);
+    seek_rec(IOL_F_MPI_File_seek_shared, t0, rc, fh, off, whence);
+    return rc;
+}
+
+static void waited(int func, uint64_t t0, int rc, int64_t n)
+{
+    iol_rawrec *rec = iol_end(func, t0, 0);
+    if (rec) {
+        rec->ret = rc;
+        rec->a[3] = n;
+        iol_commit(rec);
+    }
+}
+
+IOL_EXPORT int MPI_Wait(MPI_Request *req, MPI_Status *st)
+{
+    PMPI_FN(Wait);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT) || !req || !req_take(*req))
+        return real(Wait)(req, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(Wait)(req, st);
+    waited(IOL_F_MPI_Wait, t0, rc, 1);
+    return rc;
+}
+
+IOL_EXPORT int MPI_Waitall(int n, MPI_Request reqv[], MPI_Status stv[])
+{
+    PMPI_FN(Waitall);
+    int io = 0;
+    for (int i = 0; i < n && iol_tracing(IOL_LAYER_MPIIO_BIT); i++)
+        io += req_take(reqv[i]);
+    if (!io)
+        return real(Waitall)(n, reqv, stv);
+    uint64_t t0 = iol_begin();
+    int rc = real(Waitall)(n, reqv, stv);
+    waited(IOL_F_MPI_Waitall, t0, rc, io);
+    return rc;
+}
+
+IOL_EXPORT int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+{
+    PMPI_FN(File_read);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_read)(fh, buf, count, dt, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_read)(fh, buf, count, dt, st);
+    io_rec(IOL_F_MPI_File_read, t0, rc, fh, 0, count, dt);
+    return rc;
+}
+IOL_EXPORT int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+{
+    PMPI_FN(File_read_all);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_read_all)(fh, buf, count, dt, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_read_all)(fh, buf, count, dt, st);
+    io_rec(IOL_F_MPI_File_read_all, t0, rc, fh, 0, count, dt);
+    return rc;
+}
+IOL_EXPORT int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+{
+    PMPI_FN(File_read_shared);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_read_shared)(fh, buf, count, dt, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_read_shared)(fh, buf, count, dt, st);
+    io_rec(IOL_F_MPI_File_read_shared, t0, rc, fh, 0, count, dt);
+    return rc;
+}
+IOL_EXPORT int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+{
+    PMPI_FN(File_read_ordered);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_read_ordered)(fh, buf, count, dt, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_read_ordered)(fh, buf, count, dt, st);
+    io_rec(IOL_F_MPI_File_read_ordered, t0, rc, fh, 0, count, dt);
+    return rc;
+}
+IOL_EXPORT int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+{
+    PMPI_FN(File_write);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_write)(fh, buf, count, dt, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_write)(fh, buf, count, dt, st);
+    io_rec(IOL_F_MPI_File_write, t0, rc, fh, 0, count, dt);
+    return rc;
+}
+IOL_EXPORT int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+{
+    PMPI_FN(File_write_all);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_write_all)(fh, buf, count, dt, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_write_all)(fh, buf, count, dt, st);
+    io_rec(IOL_F_MPI_File_write_all, t0, rc, fh, 0, count, dt);
+    return rc;
+}
+IOL_EXPORT int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+{
+    PMPI_FN(File_write_shared);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_write_shared)(fh, buf, count, dt, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_write_shared)(fh, buf, count, dt, st);
+    io_rec(IOL_F_MPI_File_write_shared, t0, rc, fh, 0, count, dt);
+    return rc;
+}
+IOL_EXPORT int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+{
+    PMPI_FN(File_write_ordered);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_write_ordered)(fh, buf, count, dt, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_write_ordered)(fh, buf, count, dt, st);
+    io_rec(IOL_F_MPI_File_write_ordered, t0, rc, fh, 0, count, dt);
+    return rc;
+}
+IOL_EXPORT int MPI_File_read_at(MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+{
+    PMPI_FN(File_read_at);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_read_at)(fh, off, buf, count, dt, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_read_at)(fh, off, buf, count, dt, st);
+    io_rec(IOL_F_MPI_File_read_at, t0, rc, fh, off, count, dt);
+    return rc;
+}
+IOL_EXPORT int MPI_File_read_at_all(MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+{
+    PMPI_FN(File_read_at_all);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_read_at_all)(fh, off, buf, count, dt, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_read_at_all)(fh, off, buf, count, dt, st);
+    io_rec(IOL_F_MPI_File_read_at_all, t0, rc, fh, off, count, dt);
+    return rc;
+}
+IOL_EXPORT int MPI_File_write_at(MPI_File fh, MPI_Offset off, const void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+{
+    PMPI_FN(File_write_at);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_write_at)(fh, off, buf, count, dt, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_write_at)(fh, off, buf, count, dt, st);
+    io_rec(IOL_F_MPI_File_write_at, t0, rc, fh, off, count, dt);
+    return rc;
+}
+IOL_EXPORT int MPI_File_write_at_all(MPI_File fh, MPI_Offset off, const void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+{
+    PMPI_FN(File_write_at_all);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_write_at_all)(fh, off, buf, count, dt, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_write_at_all)(fh, off, buf, count, dt, st);
+    io_rec(IOL_F_MPI_File_write_at_all, t0, rc, fh, off, count, dt);
+    return rc;
+}
+IOL_EXPORT int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Request *req)
+{
+    PMPI_FN(File_iread);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_iread)(fh, buf, count, dt, req);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_iread)(fh, buf, count, dt, req);
+    io_rec(IOL_F_MPI_File_iread, t0, rc, fh, 0, count, dt);
+    req_add(rc, req);
+    return rc;
+}
+IOL_EXPORT int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Request *req)
+{
+    PMPI_FN(File_iwrite);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_iwrite)(fh, buf, count, dt, req);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_iwrite)(fh, buf, count, dt, req);
+    io_rec(IOL_F_MPI_File_iwrite, t0, rc, fh, 0, count, dt);
+    req_add(rc, req);
+    return rc;
+}
+IOL_EXPORT int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Request *req)
+{
+    PMPI_FN(File_iread_all);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_iread_all)(fh, buf, count, dt, req);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_iread_all)(fh, buf, count, dt, req);
+    io_rec(IOL_F_MPI_File_iread_all, t0, rc, fh, 0, count, dt);
+    req_add(rc, req);
+    return rc;
+}
+IOL_EXPORT int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Request *req)
+{
+    PMPI_FN(File_iwrite_all);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_iwrite_all)(fh, buf, count, dt, req);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_iwrite_all)(fh, buf, count, dt, req);
+    io_rec(IOL_F_MPI_File_iwrite_all, t0, rc, fh, 0, count, dt);
+    req_add(rc, req);
+    return rc;
+}
+IOL_EXPORT int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Request *req)
+{
+    PMPI_FN(File_iread_shared);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_iread_shared)(fh, buf, count, dt, req);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_iread_shared)(fh, buf, count, dt, req);
+    io_rec(IOL_F_MPI_File_iread_shared, t0, rc, fh, 0, count, dt);
+    req_add(rc, req);
+    return rc;
+}
+IOL_EXPORT int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Request *req)
+{
+    PMPI_FN(File_iwrite_shared);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_iwrite_shared)(fh, buf, count, dt, req);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_iwrite_shared)(fh, buf, count, dt, req);
+    io_rec(IOL_F_MPI_File_iwrite_shared, t0, rc, fh, 0, count, dt);
+    req_add(rc, req);
+    return rc;
+}
+IOL_EXPORT int MPI_File_iread_at(MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype dt, MPI_Request *req)
+{
+    PMPI_FN(File_iread_at);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_iread_at)(fh, off, buf, count, dt, req);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_iread_at)(fh, off, buf, count, dt, req);
+    io_rec(IOL_F_MPI_File_iread_at, t0, rc, fh, off, count, dt);
+    req_add(rc, req);
+    return rc;
+}
+IOL_EXPORT int MPI_File_iwrite_at(MPI_File fh, MPI_Offset off, const void *buf, int count, MPI_Datatype dt, MPI_Request *req)
+{
+    PMPI_FN(File_iwrite_at);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_iwrite_at)(fh, off, buf, count, dt, req);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_iwrite_at)(fh, off, buf, count, dt, req);
+    io_rec(IOL_F_MPI_File_iwrite_at, t0, rc, fh, off, count, dt);
+    req_add(rc, req);
+    return rc;
+}
+IOL_EXPORT int MPI_File_iread_at_all(MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype dt, MPI_Request *req)
+{
+    PMPI_FN(File_iread_at_all);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_iread_at_all)(fh, off, buf, count, dt, req);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_iread_at_all)(fh, off, buf, count, dt, req);
+    io_rec(IOL_F_MPI_File_iread_at_all, t0, rc, fh, off, count, dt);
+    req_add(rc, req);
+    return rc;
+}
+IOL_EXPORT int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset off, const void *buf, int count, MPI_Datatype dt, MPI_Request *req)
+{
+    PMPI_FN(File_iwrite_at_all);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_iwrite_at_all)(fh, off, buf, count, dt, req);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_iwrite_at_all)(fh, off, buf, count, dt, req);
+    io_rec(IOL_F_MPI_File_iwrite_at_all, t0, rc, fh, off, count, dt);
+    req_add(rc, req);
+    return rc;
+}
+IOL_EXPORT int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype dt)
+{
+    PMPI_FN(File_read_all_begin);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_read_all_begin)(fh, buf, count, dt);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_read_all_begin)(fh, buf, count, dt);
+    io_rec(IOL_F_MPI_File_read_all_begin, t0, rc, fh, 0, count, dt);
+    return rc;
+}
+IOL_EXPORT int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype dt)
+{
+    PMPI_FN(File_write_all_begin);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_write_all_begin)(fh, buf, count, dt);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_write_all_begin)(fh, buf, count, dt);
+    io_rec(IOL_F_MPI_File_write_all_begin, t0, rc, fh, 0, count, dt);
+    return rc;
+}
+IOL_EXPORT int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype dt)
+{
+    PMPI_FN(File_read_ordered_begin);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_read_ordered_begin)(fh, buf, count, dt);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_read_ordered_begin)(fh, buf, count, dt);
+    io_rec(IOL_F_MPI_File_read_ordered_begin, t0, rc, fh, 0, count, dt);
+    return rc;
+}
+IOL_EXPORT int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype dt)
+{
+    PMPI_FN(File_write_ordered_begin);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_write_ordered_begin)(fh, buf, count, dt);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_write_ordered_begin)(fh, buf, count, dt);
+    io_rec(IOL_F_MPI_File_write_ordered_begin, t0, rc, fh, 0, count, dt);
+    return rc;
+}
+IOL_EXPORT int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype dt)
+{
+    PMPI_FN(File_read_at_all_begin);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_read_at_all_begin)(fh, off, buf, count, dt);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_read_at_all_begin)(fh, off, buf, count, dt);
+    io_rec(IOL_F_MPI_File_read_at_all_begin, t0, rc, fh, off, count, dt);
+    return rc;
+}
+IOL_EXPORT int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset off, const void *buf, int count, MPI_Datatype dt)
+{
+    PMPI_FN(File_write_at_all_begin);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_write_at_all_begin)(fh, off, buf, count, dt);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_write_at_all_begin)(fh, off, buf, count, dt);
+    io_rec(IOL_F_MPI_File_write_at_all_begin, t0, rc, fh, off, count, dt);
+    return rc;
+}
+IOL_EXPORT int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *st)
+{
+    PMPI_FN(File_read_all_end);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_read_all_end)(fh, buf, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_read_all_end)(fh, buf, st);
+    io_rec(IOL_F_MPI_File_read_all_end, t0, rc, fh, 0, 0, NO_TYPE);
+    return rc;
+}
+IOL_EXPORT int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *st)
+{
+    PMPI_FN(File_write_all_end);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_write_all_end)(fh, buf, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_write_all_end)(fh, buf, st);
+    io_rec(IOL_F_MPI_File_write_all_end, t0, rc, fh, 0, 0, NO_TYPE);
+    return rc;
+}
+IOL_EXPORT int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *st)
+{
+    PMPI_FN(File_read_ordered_end);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_read_ordered_end)(fh, buf, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_read_ordered_end)(fh, buf, st);
+    io_rec(IOL_F_MPI_File_read_ordered_end, t0, rc, fh, 0, 0, NO_TYPE);
+    return rc;
+}
+IOL_EXPORT int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *st)
+{
+    PMPI_FN(File_write_ordered_end);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_write_ordered_end)(fh, buf, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_write_ordered_end)(fh, buf, st);
+    io_rec(IOL_F_MPI_File_write_ordered_end, t0, rc, fh, 0, 0, NO_TYPE);
+    return rc;
+}
+IOL_EXPORT int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *st)
+{
+    PMPI_FN(File_read_at_all_end);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_read_at_all_end)(fh, buf, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_read_at_all_end)(fh, buf, st);
+    io_rec(IOL_F_MPI_File_read_at_all_end, t0, rc, fh, 0, 0, NO_TYPE);
+    return rc;
+}
+IOL_EXPORT int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *st)
+{
+    PMPI_FN(File_write_at_all_end);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
+        return real(File_write_at_all_end)(fh, buf, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(File_write_at_all_end)(fh, buf, st);
+    io_rec(IOL_F_MPI_File_write_at_all_end, t0, rc, fh, 0, 0, NO_TYPE);
+    return rc;
+}

@@ -1,0 +1,807 @@
+/* POSIX wrappers: data and metadata calls (argument slots: src/trace/funcs.def). */
+#define _GNU_SOURCE
+#include "shim/shim.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+/* glibc < 2.33 entry points, still exported for old binaries; no longer declared by the headers. */
+int __xstat(int ver, const char *path, struct stat *buf);
+int __xstat64(int ver, const char *path, struct stat64 *buf);
+int __lxstat(int ver, const char *path, struct stat *buf);
+int __lxstat64(int ver, const char *path, struct stat64 *buf);
+int __fxstat(int ver, int fd, struct stat *buf);
+int __fxstat64(int ver, int fd, struct stat64 *buf);
+
+static inline void on_fd(iol_rawrec *r, int fd)
+{
+    r->fd = fd;
+    r->file = iol_fd_file(fd);
+}
+
+static int64_t iov_bytes(const struct iovec *iov, int n)
+{
+    int64_t t = 0;
+    for (int i = 0; i < n && iov; i++)
+        t += (int64_t)iov[i].iov_len;
+    return t;
+}
+
+/* ---- open family ---- */
+static void opened(int func, uint64_t t0, int r, const char *path, int flags, mode_t mode, int dirfd)
+{
+    iol_rawrec *rec = iol_end(func, t0, r < 0);
+    int32_t id = iol_path_id(path);
+    if (r >= 0)
+        iol_fd_set(r, id);
+    if (rec) {
+        rec->file = id;
+        rec->ret = r;
+        rec->a[0] = flags;
+        rec->a[1] = mode;
+        rec->a[2] = dirfd;
+        iol_commit(rec);
+    }
+}
+
+static mode_t mode_arg(int flags, va_list ap)
+{
+    return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(ap, int) : 0;
+}
+
+IOL_EXPORT int open(const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = mode_arg(flags, ap);
+    va_end(ap);
+    IOL_REAL(open);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_open(path, flags, mode);
+    uint64_t t0 = iol_begin();
+    int r = real_open(path, flags, mode);
+    opened(IOL_F_open, t0, r, path, flags, mode, AT_FDCWD);
+    return r;
+}
+
+IOL_EXPORT int open64(const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = mode_arg(flags, ap);
+    va_end(ap);
+    IOL_REAL(open64);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_open64(path, flags, mode);
+    uint64_t t0 = iol_begin();
+    int r = real_open64(path, flags, mode);
+    opened(IOL_F_open64, t0, r, path, flags, mode, AT_FDCWD);
+    return r;
+}
+
+IOL_EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = mode_arg(flags, ap);
+    va_end(ap);
+    IOL_REAL(openat);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_openat(dirfd, path, flags, mode);
+    uint64_t t0 = iol_begin();
+    int r = real_openat(dirfd, path, flags, mode);
+    opened(IOL_F_openat, t0, r, path, flags, mode, dirfd);
+    return r;
+}
+
+IOL_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = mode_arg(flags, ap);
+    va_end(ap);
+    IOL_REAL(openat64);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_openat64(dirfd, path, flags, mode);
+    uint64_t t0 = iol_begin();
+    int r = real_openat64(dirfd, path, flags, mode);
+    opened(IOL_F_openat64, t0, r, path, flags, mode, dirfd);
+    return r;
+}
+
+IOL_EXPORT int creat(const char *path, mode_t mode)
+{
+    IOL_REAL(creat);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_creat(path, mode);
+    uint64_t t0 = iol_begin();
+    int r = real_creat(path, mode);
+    opened(IOL_F_creat, t0, r, path, O_CREAT | O_WRONLY | O_TRUNC, mode, AT_FDCWD);
+    return r;
+}
+
+IOL_EXPORT int creat64(const char *path, mode_t mode)
+{
+    IOL_REAL(creat64);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_creat64(path, mode);
+    uint64_t t0 = iol_begin();
+    int r = real_creat64(path, mode);
+    opened(IOL_F_creat64, t0, r, path, O_CREAT | O_WRONLY | O_TRUNC, mode, AT_FDCWD);
+    return r;
+}
+
+IOL_EXPORT int close(int fd)
+{
+    IOL_REAL(close);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT)) {
+        int r = real_close(fd);
+        iol_fd_set(fd, -1);
+        return r;
+    }
+    uint64_t t0 = iol_begin();
+    int32_t file = iol_fd_file(fd);
+    int r = real_close(fd);
+    iol_rawrec *rec = iol_end(IOL_F_close, t0, r < 0);
+    iol_fd_set(fd, -1);
+    if (rec) {
+        rec->fd = fd;
+        rec->file = file;
+        rec->ret = r;
+        iol_commit(rec);
+    }
+    return r;
+}
+
+/* ---- data ---- */
+static void xfer(int func, uint64_t t0, ssize_t r, int fd, int64_t off, int64_t size, int64_t a2)
+{
+    iol_rawrec *rec = iol_end(func, t0, r < 0);
+    if (rec) {
+        on_fd(rec, fd);
+        rec->ret = r;
+        rec->a[0] = off;
+        rec->a[1] = size;
+        rec->a[2] = a2;
+        iol_commit(rec);
+    }
+}
+
+IOL_EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+    IOL_REAL(read);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_read(fd, buf, n);
+    uint64_t t0 = iol_begin();
+    ssize_t r = real_read(fd, buf, n);
+    xfer(IOL_F_read, t0, r, fd, 0, (int64_t)n, 0);
+    return r;
+}
+
+IOL_EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+    IOL_REAL(write);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_write(fd, buf, n);
+    uint64_t t0 = iol_begin();
+    ssize_t r = real_write(fd, buf, n);
+    xfer(IOL_F_write, t0, r, fd, 0, (int64_t)n, 0);
+    return r;
+}
+
+IOL_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+    IOL_REAL(pread);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_pread(fd, buf, n, off);
+    uint64_t t0 = iol_begin();
+    ssize_t r = real_pread(fd, buf, n, off);
+    xfer(IOL_F_pread, t0, r, fd, off, (int64_t)n, 0);
+    return r;
+}
+
+IOL_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+    IOL_REAL(pwrite);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_pwrite(fd, buf, n, off);
+    uint64_t t0 = iol_begin();
+    ssize_t r = real_pwrite(fd, buf, n, off);
+    xfer(IOL_F_pwrite, t0, r, fd, off, (int64_t)n, 0);
+    return r;
+}
+
+IOL_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
+{
+    IOL_REAL(pread64);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_pread64(fd, buf, n, off);
+    uint64_t t0 = iol_begin();
+    ssize_t r = real_pread64(fd, buf, n, off);
+    xfer(IOL_F_pread64, t0, r, fd, off, (int64_t)n, 0);
+    return r;
+}
+
+IOL_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
+{
+    IOL_REAL(pwrite64);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_pwrite64(fd, buf, n, off);
+    uint64_t t0 = iol_begin();
+    ssize_t r = real_pwrite64(fd, buf, n, off);
+    xfer(IOL_F_pwrite64, t0, r, fd, off, (int64_t)n, 0);
+    return r;
+}
+
+IOL_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
+{
+    IOL_REAL(readv);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_readv(fd, iov, cnt);
+    uint64_t t0 = iol_begin();
+    ssize_t r = real_readv(fd, iov, cnt);
+    xfer(IOL_F_readv, t0, r, fd, 0, iov_bytes(iov, cnt), cnt);
+    return r;
+}
+
+IOL_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+    IOL_REAL(writev);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_writev(fd, iov, cnt);
+    uint64_t t0 = iol_begin();
+    ssize_t r = real_writev(fd, iov, cnt);
+    xfer(IOL_F_writev, t0, r, fd, 0, iov_bytes(iov, cnt), cnt);
+    return r;
+}
+
+IOL_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+    IOL_REAL(preadv);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_preadv(fd, iov, cnt, off);
+    uint64_t t0 = iol_begin();
+    ssize_t r = real_preadv(fd, iov, cnt, off);
+    xfer(IOL_F_preadv, t0, r, fd, off, iov_bytes(iov, cnt), cnt);
+    return r;
+}
+
+IOL_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+    IOL_REAL(pwritev);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_pwritev(fd, iov, cnt, off);
+    uint64_t t0 = iol_begin();
+    ssize_t r = real_pwritev(fd, iov, cnt, off);
+    xfer(IOL_F_pwritev, t0, r, fd, off, iov_bytes(iov, cnt), cnt);
+    return r;
+}
+
+IOL_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off64_t off)
+{
+    IOL_REAL(preadv64);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_preadv64(fd, iov, cnt, off);
+    uint64_t t0 = iol_begin();
+    ssize_t r = real_preadv64(fd, iov, cnt, off);
+    xfer(IOL_F_preadv64, t0, r, fd, off, iov_bytes(iov, cnt), cnt);
+    return r;
+}
+
+IOL_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off)
+{
+    IOL_REAL(pwritev64);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_pwritev64(fd, iov, cnt, off);
+    uint64_t t0 = iol_begin();
+    ssize_t r = real_pwritev64(fd, iov, cnt, off);
+    xfer(IOL_F_pwritev64, t0, r, fd, off, iov_bytes(iov, cnt), cnt);
+    return r;
+}
+
+IOL_EXPORT off_t lseek(int fd, off_t off, int whence)
+{
+    IOL_REAL(lseek);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_lseek(fd, off, whence);
+    uint64_t t0 = iol_begin();
+    off_t r = real_lseek(fd, off, whence);
+    xfer(IOL_F_lseek, t0, r, fd, off, 0, whence);
+    return r;
+}
+
+IOL_EXPORT off64_t lseek64(int fd, off64_t off, int whence)
+{
+    IOL_REAL(lseek64);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_lseek64(fd, off, whence);
+    uint64_t t0 = iol_begin();
+    off64_t r = real_lseek64(fd, off, whence);
+    xfer(IOL_F_lseek64, t0, r, fd, off, 0, whence);
+    return r;
+}
+
+IOL_EXPORT int fsync(int fd)
+{
+    IOL_REAL(fsync);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_fsync(fd);
+    uint64_t t0 = iol_begin();
+    int r = real_fsync(fd);
+    xfer(IOL_F_fsync, t0, r, fd, 0, 0, 0);
+    return r;
+}
+
+IOL_EXPORT int fdatasync(int fd)
+{
+    IOL_REAL(fdatasync);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_fdatasync(fd);
+    uint64_t t0 = iol_begin();
+    int r = real_fdatasync(fd);
+    xfer(IOL_F_fdatasync, t0, r, fd, 0, 0, 0);
+    return r;
+}
+
+IOL_EXPORT int ftruncate(int fd, off_t len)
+{
+    IOL_REAL(ftruncate);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_ftruncate(fd, len);
+    uint64_t t0 = iol_begin();
+    int r = real_ftruncate(fd, len);
+    xfer(IOL_F_ftruncate, t0, r, fd, 0, len, 0);
+    return r;
+}
+
+IOL_EXPORT int ftruncate64(int fd, off64_t len)
+{
+    IOL_REAL(ftruncate64);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_ftruncate64(fd, len);
+    uint64_t t0 = iol_begin();
+    int r = real_ftruncate64(fd, len);
+    xfer(IOL_F_ftruncate64, t0, r, fd, 0, len, 0);
+    return r;
+}
+
+/* ---- metadata ---- */
+static void on_path(int func, uint64_t t0, int r, const char *path, int64_t a1, int64_t a2, int64_t a3)
+{
+    iol_rawrec *rec = iol_end(func, t0, r < 0);
+    if (rec) {
+        rec->file = iol_path_id(path);
+        rec->ret = r;
+        rec->a[1] = a1;
+        rec->a[2] = a2;
+        rec->a[3] = a3;
+        iol_commit(rec);
+    }
+}
+
+IOL_EXPORT int stat(const char *path, struct stat *buf)
+{
+    IOL_REAL(stat);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_stat(path, buf);
+    uint64_t t0 = iol_begin();
+    int r = real_stat(path, buf);
+    on_path(IOL_F_stat, t0, r, path, 0, 0, 0);
+    return r;
+}
+
+IOL_EXPORT int stat64(const char *path, struct stat64 *buf)
+{
+    IOL_REAL(stat64);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_stat64(path, buf);
+    uint64_t t0 = iol_begin();
+    int r = real_stat64(path, buf);
+    on_path(IOL_F_stat64, t0, r, path, 0, 0, 0);
+    return r;
+}
+
+IOL_EXPORT int lstat(const char *path, struct stat *buf)
+{
+    IOL_REAL(lstat);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_lstat(path, buf);
+    uint64_t t0 = iol_begin();
+    int r = real_lstat(path, buf);
+    on_path(IOL_F_lstat, t0, r, path, 0, 0, 0);
+    return r;
+}
+
+IOL_EXPORT int lstat64(const char *path, struct stat64 *buf)
+{
+    IOL_REAL(lstat64);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_lstat64(path, buf);
+    uint64_t t0 = iol_begin();
+    int r = real_lstat64(path, buf);
+    on_path(IOL_F_lstat64, t0, r, path, 0, 0, 0);
+    return r;
+}
+
+IOL_EXPORT int fstatat(int dirfd, const char *path, struct stat *buf, int flags)
+{
+    IOL_REAL(fstatat);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_fstatat(dirfd, path, buf, flags);
+    uint64_t t0 = iol_begin();
+    int r = real_fstatat(dirfd, path, buf, flags);
+    on_path(IOL_F_fstatat, t0, r, path, 0, dirfd, flags);
+    return r;
+}
+
+IOL_EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *buf, int flags)
+{
+    IOL_REAL(fstatat64);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_fstatat64(dirfd, path, buf, flags);
+    uint64_t t0 = iol_begin();
+    int r = real_fstatat64(dirfd, path, buf, flags);
+    on_path(IOL_F_fstatat64, t0, r, path, 0, dirfd, flags);
+    return r;
+}
+
+IOL_EXPORT int __xstat(int ver, const char *path, struct stat *buf)
+{
+    IOL_REAL(__xstat);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real___xstat(ver, path, buf);
+    uint64_t t0 = iol_begin();
+    int r = real___xstat(ver, path, buf);
+    on_path(IOL_F___xstat, t0, r, path, 0, 0, ver);
+    return r;
+}
+
+IOL_EXPORT int __xstat64(int ver, const char *path, struct stat64 *buf)
+{
+    IOL_REAL(__xstat64);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real___xstat64(ver, path, buf);
+    uint64_t t0 = iol_begin();
+    int r = real___xstat64(ver, path, buf);
+    on_path(IOL_F___xstat64, t0, r, path, 0, 0, ver);
+    return r;
+}
+
+IOL_EXPORT int __lxstat(int ver, const char *path, struct stat *buf)
+{
+    IOL_REAL(__lxstat);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real___lxstat(ver, path, buf);
+    uint64_t t0 = iol_begin();
+    int r = real___lxstat(ver, path, buf);
+    on_path(IOL_F___lxstat, t0, r, path, 0, 0, ver);
+    return r;
+}
+
+IOL_EXPORT int __lxstat64(int ver, const char *path, struct stat64 *buf)
+{
+    IOL_REAL(__lxstat64);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real___lxstat64(ver, path, buf);
+    uint64_t t0 = iol_begin();
+    int r = real___lxstat64(ver, path, buf);
+    on_path(IOL_F___lxstat64, t0, r, path, 0, 0, ver);
+    return r;
+}
+
+IOL_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *buf)
+{
+    IOL_REAL(statx);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_statx(dirfd, path, flags, mask, buf);
+    uint64_t t0 = iol_begin();
+    int r = real_statx(dirfd, path, flags, mask, buf);
+    on_path(IOL_F_statx, t0, r, path, mask, dirfd, flags);
+    return r;
+}
+
+IOL_EXPORT int access(const char *path, int mode)
+{
+    IOL_REAL(access);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_access(path, mode);
+    uint64_t t0 = iol_begin();
+    int r = real_access(path, mode);
+    on_path(IOL_F_access, t0, r, path, mode, 0, 0);
+    return r;
+}
+
+IOL_EXPORT int mkdir(const char *path, mode_t mode)
+{
+    IOL_REAL(mkdir);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_mkdir(path, mode);
+    uint64_t t0 = iol_begin();
+    int r = real_mkdir(path, mode);
+    on_path(IOL_F_mkdir, t0, r, path, mode, 0, 0);
+    return r;
+}
+
+IOL_EXPORT int rmdir(const char *path)
+{
+    IOL_REAL(rmdir);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_rmdir(path);
+    uint64_t t0 = iol_begin();
+    int r = real_rmdir(path);
+    on_path(IOL_F_rmdir, t0, r, path, 0, 0, 0);
+    return r;
+}
+
+IOL_EXPORT int unlink(const char *path)
+{
+    IOL_REAL(unlink);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_unlink(path);
+    uint64_t t0 = iol_begin();
+    int r = real_unlink(path);
+    on_path(IOL_F_unlink, t0, r, path, 0, 0, 0);
+    return r;
+}
+
+IOL_EXPORT int rename(const char *from, const char *to)
+{
+    IOL_REAL(rename);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_rename(from, to);
+    uint64_t t0 = iol_begin();
+    int r = real_rename(from, to);
+    on_path(IOL_F_rename, t0, r, from, 0, iol_path_id(to), 0);
+    return r;
+}
+
+static void on_fdcall(int func, uint64_t t0, int64_t r, int fd, int64_t a1, int64_t a2, int64_t a3)
+{
+    iol_rawrec *rec = iol_end(func, t0, r < 0);
+    if (rec) {
+        on_fd(rec, fd);
+        rec->ret = r;
+        rec->a[1] = a1;
+        rec->a[2] = a2;
+        rec->a[3] = a3;
+        iol_commit(rec);
+    }
+}
+
+IOL_EXPORT int fstat(int fd, struct stat *buf)
+{
+    IOL_REAL(fstat);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_fstat(fd, buf);
+    uint64_t t0 = iol_begin();
+    int r = real_fstat(fd, buf);
+    on_fdcall(IOL_F_fstat, t0, r, fd, 0, 0, 0);
+    return r;
+}
+
+IOL_EXPORT int fstat64(int fd, struct stat64 *buf)
+{
+    IOL_REAL(fstat64);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_fstat64(fd, buf);
+    uint64_t t0 = iol_begin();
+    int r = real_fstat64(fd, buf);
+    on_fdcall(IOL_F_fstat64, t0, r, fd, 0, 0, 0);
+    return r;
+}
+
+IOL_EXPORT int __fxstat(int ver, int fd, struct stat *buf)
+{
+    IOL_REAL(__fxstat);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real___fxstat(ver, fd, buf);
+    uint64_t t0 = iol_begin();
+    int r = real___fxstat(ver, fd, buf);
+    on_fdcall(IOL_F___fxstat, t0, r, fd, 0, 0, ver);
+    return r;
+}
+
+IOL_EXPORT int __fxstat64(int ver, int fd, struct stat64 *buf)
+{
+    IOL_REAL(__fxstat64);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real___fxstat64(ver, fd, buf);
+    uint64_t t0 = iol_begin();
+    int r = real___fxstat64(ver, fd, buf);
+    on_fdcall(IOL_F___fxstat64, t0, r, fd, 0, 0, ver);
+    return r;
+}
+
+IOL_EXPORT int dup(int fd)
+{
+    IOL_REAL(dup);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT)) {
+        int r = real_dup(fd);
+        if (r >= 0)
+            iol_fd_set(r, iol_fd_file(fd));
+        return r;
+    }
+    uint64_t t0 = iol_begin();
+    int r = real_dup(fd);
+    if (r >= 0)
+        iol_fd_set(r, iol_fd_file(fd));
+    on_fdcall(IOL_F_dup, t0, r, fd, 0, 0, 0);
+    return r;
+}
+
+IOL_EXPORT int dup2(int fd, int fd2)
+{
+    IOL_REAL(dup2);
+    int traced = iol_tracing(IOL_LAYER_POSIX_BIT);
+    uint64_t t0 = traced ? iol_begin() : 0;
+    int r = real_dup2(fd, fd2);
+    if (r >= 0)
+        iol_fd_set(fd2, iol_fd_file(fd));
+    if (traced)
+        on_fdcall(IOL_F_dup2, t0, r, fd, 0, fd2, 0);
+    return r;
+}
+
+IOL_EXPORT int dup3(int fd, int fd2, int flags)
+{
+    IOL_REAL(dup3);
+    int traced = iol_tracing(IOL_LAYER_POSIX_BIT);
+    uint64_t t0 = traced ? iol_begin() : 0;
+    int r = real_dup3(fd, fd2, flags);
+    if (r >= 0)
+        iol_fd_set(fd2, iol_fd_file(fd));
+    if (traced)
+        on_fdcall(IOL_F_dup3, t0, r, fd, 0, fd2, flags);
+    return r;
+}
+
+IOL_EXPORT int fcntl(int fd, int cmd, ...)
+{
+    va_list ap;
+    va_start(ap, cmd);
+    void *arg = va_arg(ap, void *);
+    va_end(ap);
+    IOL_REAL(fcntl);
+    int traced = iol_tracing(IOL_LAYER_POSIX_BIT);
+    uint64_t t0 = traced ? iol_begin() : 0;
+    int r = real_fcntl(fd, cmd, arg);
+    int intarg = cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC || cmd == F_SETFD || cmd == F_SETFL ||
+                 cmd == F_SETOWN || cmd == F_SETSIG || cmd == F_SETLEASE || cmd == F_NOTIFY ||
+                 cmd == F_SETPIPE_SZ || cmd == F_ADD_SEALS;
+    if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && r >= 0)
+        iol_fd_set(r, iol_fd_file(fd));
+    if (traced)
+        on_fdcall(IOL_F_fcntl, t0, r, fd, 0, cmd, intarg ? (int64_t)(int)(intptr_t)arg : 0);
+    return r;
+}
+
+static void mapped(int func, uint64_t t0, void *r, int fd, off_t off, size_t len, int prot, int flags)
+{
+    iol_rawrec *rec = iol_end(func, t0, r == MAP_FAILED);
+    if (rec) {
+        on_fd(rec, fd);
+        rec->ret = r == MAP_FAILED ? -1 : 0;
+        rec->a[0] = off;
+        rec->a[1] = (int64_t)len;
+        rec->a[2] = prot;
+        rec->a[3] = flags;
+        iol_commit(rec);
+    }
+}
+
+IOL_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+    IOL_REAL(mmap);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT) || (flags & MAP_ANONYMOUS))
+        return real_mmap(addr, len, prot, flags, fd, off);
+    uint64_t t0 = iol_begin();
+    void *r = real_mmap(addr, len, prot, flags, fd, off);
+    mapped(IOL_F_mmap, t0, r, fd, off, len, prot, flags);
+    return r;
+}
+
+IOL_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+{
+    IOL_REAL(mmap64);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT) || (flags & MAP_ANONYMOUS))
+        return real_mmap64(addr, len, prot, flags, fd, off);
+    uint64_t t0 = iol_begin();
+    void *r = real_mmap64(addr, len, prot, flags, fd, off);
+    mapped(IOL_F_mmap64, t0, r, fd, off, len, prot, flags);
+    return r;
+}
+
+IOL_EXPORT int msync(void *addr, size_t len, int flags)
+{
+    IOL_REAL(msync);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_msync(addr, len, flags);
+    uint64_t t0 = iol_begin();
+    int r = real_msync(addr, len, flags);
+    on_fdcall(IOL_F_msync, t0, r, -1, (int64_t)len, flags, 0);
+    return r;
+}
+
+/* ---- directories ---- */
+IOL_EXPORT DIR *opendir(const char *path)
+{
+    IOL_REAL(opendir);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_opendir(path);
+    uint64_t t0 = iol_begin();
+    DIR *d = real_opendir(path);
+    iol_rawrec *rec = iol_end(IOL_F_opendir, t0, d == NULL);
+    int32_t id = iol_path_id(path);
+    int fd = d ? dirfd(d) : -1;
+    if (fd >= 0)
+        iol_fd_set(fd, id);
+    if (rec) {
+        rec->file = id;
+        rec->ret = fd;
+        iol_commit(rec);
+    }
+    return d;
+}
+
+IOL_EXPORT struct dirent *readdir(DIR *d)
+{
+    IOL_REAL(readdir);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_readdir(d);
+    int saved = errno;
+    errno = 0; /* readdir reports errors only through errno */
+    uint64_t t0 = iol_begin();
+    struct dirent *e = real_readdir(d);
+    int failed = !e && errno != 0;
+    if (!failed)
+        errno = saved;
+    on_fdcall(IOL_F_readdir, t0, e ? 1 : failed ? -1 : 0, dirfd(d), 0, 0, 0);
+    return e;
+}
+
+IOL_EXPORT struct dirent64 *readdir64(DIR *d)
+{
+    IOL_REAL(readdir64);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_readdir64(d);
+    int saved = errno;
+    errno = 0;
+    uint64_t t0 = iol_begin();
+    struct dirent64 *e = real_readdir64(d);
+    int failed = !e && errno != 0;
+    if (!failed)
+        errno = saved;
+    on_fdcall(IOL_F_readdir64, t0, e ? 1 : failed ? -1 : 0, dirfd(d), 0, 0, 0);
+    return e;
+}
+
+IOL_EXPORT int closedir(DIR *d)
+{
+    IOL_REAL(closedir);
+    int fd = dirfd(d);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT)) {
+        int r = real_closedir(d);
+        iol_fd_set(fd, -1);
+        return r;
+    }
+    uint64_t t0 = iol_begin();
+    int32_t file = iol_fd_file(fd);
+    int r = real_closedir(d);
+    iol_rawrec *rec = iol_end(IOL_F_closedir, t0, r < 0);
+    iol_fd_set(fd, -1);
+    if (rec) {
+        rec->fd = fd;
+        rec->file = file;
+        rec->ret = r;
+        iol_commit(rec);
+    }
+    return r;
+}

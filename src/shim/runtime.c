@@ -1,0 +1,623 @@
+/*
+ * The shim's one runtime: configuration, per-thread record buffers, the spill
+ * file, the path table and the descriptor map, and the exit/fork/signal/exec
+ * paths. Fixed memory budget: IOL_TBUF_RECS records per live thread (at most
+ * IOL_MAX_THREADS buffers), a path arena of at most IOL_PATH_ARENA bytes and a
+ * descriptor map of IOL_FD_MAX entries. On any internal trouble (spill cannot
+ * be written, budget exhausted) the shim switches itself off and every call
+ * passes straight through.
+ */
+#define _GNU_SOURCE
+#include "shim/shim.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#define IOL_TBUF_RECS 2048
+#define IOL_MAX_THREADS 4096
+#define IOL_FD_MAX 65536
+#define IOL_PATH_SLOTS (1u << 18)
+#define IOL_PATH_ARENA (64u << 20)
+
+typedef struct iol_tbuf {
+    uint32_t tid;
+    uint32_t len;     /* committed records (release-stored by the owner) */
+    uint32_t flushed; /* records already written by a foreign flush */
+    int lock;
+    int in_use;
+    iol_rawrec recs[IOL_TBUF_RECS];
+} iol_tbuf;
+
+int iol_shim_layers;
+__thread int iol_shim_inside __attribute__((tls_model("initial-exec")));
+__thread int iol_shim_depth __attribute__((tls_model("initial-exec")));
+static __thread iol_tbuf *tls_buf __attribute__((tls_model("initial-exec")));
+static __thread int tls_saved_errno __attribute__((tls_model("initial-exec")));
+
+static struct {
+    int spill_fd;
+    pid_t pid; /* process that owns the spill (a vfork child shares our memory but not our pid) */
+    int spill_lock;
+    int finished;
+    char dir[1024];
+    char fixed_spill[1024];
+    iol_tbuf *bufs[IOL_MAX_THREADS];
+    uint32_t nbufs;
+    uint32_t next_tid;
+    pthread_key_t key;
+    int32_t fdmap[IOL_FD_MAX]; /* path id + 1 */
+    /* path table */
+    int path_lock;
+    uint32_t *slots; /* IOL_PATH_SLOTS entries: offset in arena + 1 */
+    char *arena;
+    size_t arena_len;
+    int32_t npaths;
+    int rank, wsize;
+    struct sigaction old[32];
+} rt = {.spill_fd = -1};
+
+static void spin_lock(int *l)
+{
+    while (__atomic_test_and_set(l, __ATOMIC_ACQUIRE))
+        sched_yield();
+}
+static int spin_trylock(int *l, int tries)
+{
+    for (int i = 0; i < tries; i++) {
+        if (!__atomic_test_and_set(l, __ATOMIC_ACQUIRE))
+            return 1;
+        sched_yield();
+    }
+    return 0;
+}
+static void spin_unlock(int *l) { __atomic_clear(l, __ATOMIC_RELEASE); }
+
+void *iol_real(const char *name)
+{
+    iol_shim_inside++;
+    void *p = dlsym(RTLD_NEXT, name);
+    iol_shim_inside--;
+    return p;
+}
+
+uint64_t iol_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void shim_off(void) { __atomic_store_n(&iol_shim_layers, 0, __ATOMIC_RELAXED); }
+
+/* Writes all of iov to the spill (caller holds spill_lock). Turns the shim off on failure. */
+static int spill_writev(struct iovec *iov, int n)
+{
+    if (rt.spill_fd < 0)
+        return -1;
+    size_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += iov[i].iov_len;
+    while (total > 0) {
+        ssize_t w = syscall(SYS_writev, rt.spill_fd, iov, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            shim_off();
+            rt.spill_fd = -1; /* never write again: the file stays readable up to here */
+            return -1;
+        }
+        total -= (size_t)w;
+        while (n > 0 && (size_t)w >= iov[0].iov_len) {
+            w -= (ssize_t)iov[0].iov_len;
+            iov++;
+            n--;
+        }
+        if (n > 0) {
+            iov[0].iov_base = (char *)iov[0].iov_base + w;
+            iov[0].iov_len -= (size_t)w;
+        }
+    }
+    return 0;
+}
+
+static int spill_chunk(uint32_t type, uint32_t tid, const void *p, size_t len, const void *p2, size_t len2,
+                       int tries)
+{
+    iol_rawchunk c = {IOL_RAW_CHUNK_MAGIC, type, tid, (uint32_t)(len + len2)};
+    struct iovec iov[3] = {{&c, sizeof c}, {(void *)p, len}, {(void *)p2, len2}};
+    if (tries ? !spin_trylock(&rt.spill_lock, tries) : (spin_lock(&rt.spill_lock), 0))
+        return -1;
+    int rc = spill_writev(iov, 3);
+    spin_unlock(&rt.spill_lock);
+    return rc;
+}
+
+/* Writes the unflushed records of b. owner: the buffer's own thread (resets it). */
+static void flush_buf(iol_tbuf *b, int owner, int tries)
+{
+    if (tries ? !spin_trylock(&b->lock, tries) : (spin_lock(&b->lock), 0))
+        return;
+    uint32_t len = __atomic_load_n(&b->len, __ATOMIC_ACQUIRE);
+    if (len > b->flushed) {
+        int saved = errno;
+        iol_shim_inside++;
+        spill_chunk(IOL_RAW_RECS, b->tid, &b->recs[b->flushed], (len - b->flushed) * sizeof(iol_rawrec), NULL,
+                    0, tries);
+        iol_shim_inside--;
+        errno = saved;
+    }
+    if (owner) {
+        __atomic_store_n(&b->len, 0, __ATOMIC_RELEASE);
+        b->flushed = 0;
+    } else {
+        b->flushed = len;
+    }
+    spin_unlock(&b->lock);
+}
+
+static void thread_gone(void *p)
+{
+    iol_tbuf *b = p;
+    flush_buf(b, 1, 0);
+    tls_buf = NULL;
+    __atomic_store_n(&b->in_use, 0, __ATOMIC_RELEASE);
+}
+
+static iol_tbuf *new_buf(void)
+{
+    iol_shim_inside++;
+    iol_tbuf *b = NULL;
+    uint32_t n = __atomic_load_n(&rt.nbufs, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n && !b; i++) { /* reuse the buffer of a finished thread */
+        int zero = 0;
+        if (rt.bufs[i] && __atomic_compare_exchange_n(&rt.bufs[i]->in_use, &zero, 1, 0, __ATOMIC_ACQ_REL,
+                                                      __ATOMIC_RELAXED))
+            b = rt.bufs[i];
+    }
+    if (!b) {
+        uint32_t slot = __atomic_fetch_add(&rt.nbufs, 1, __ATOMIC_ACQ_REL);
+        if (slot >= IOL_MAX_THREADS) {
+            __atomic_store_n(&rt.nbufs, IOL_MAX_THREADS, __ATOMIC_RELEASE);
+            goto out; /* this thread goes untraced */
+        }
+        void *m = mmap(NULL, sizeof(iol_tbuf), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) {
+            shim_off();
+            goto out;
+        }
+        b = m;
+        b->in_use = 1;
+        __atomic_store_n(&rt.bufs[slot], b, __ATOMIC_RELEASE);
+    }
+    b->len = 0;
+    b->flushed = 0;
+    b->tid = (pid_t)syscall(SYS_gettid) == getpid() ? 0 : __atomic_add_fetch(&rt.next_tid, 1, __ATOMIC_RELAXED);
+    pthread_setspecific(rt.key, b);
+out:
+    iol_shim_inside--;
+    return b;
+}
+
+iol_rawrec *iol_end(int func, uint64_t t0, int failed)
+{
+    int e = errno;
+    uint64_t t1 = iol_now();
+    iol_shim_depth--;
+    tls_saved_errno = e;
+    iol_tbuf *b = tls_buf;
+    if (__builtin_expect(!b, 0)) {
+        b = tls_buf = new_buf();
+        if (!b) {
+            errno = e;
+            return NULL;
+        }
+    }
+    uint32_t len = b->len;
+    if (__builtin_expect(len >= IOL_TBUF_RECS, 0)) {
+        flush_buf(b, 1, 0);
+        len = 0;
+    }
+    iol_rawrec *r = &b->recs[len];
+    r->func = (uint16_t)func;
+    r->depth = (uint8_t)iol_shim_depth;
+    r->pad = 0;
+    r->err = failed ? e : 0;
+    r->t0 = t0;
+    r->t1 = t1;
+    r->file = -1;
+    r->fd = -1;
+    r->ret = 0;
+    r->a[0] = r->a[1] = r->a[2] = r->a[3] = 0;
+    return r;
+}
+
+void iol_commit(iol_rawrec *rec)
+{
+    iol_tbuf *b = tls_buf;
+    __atomic_store_n(&b->len, (uint32_t)(rec - b->recs) + 1, __ATOMIC_RELEASE);
+    errno = tls_saved_errno;
+}
+
+/* ---- descriptors and paths ---- */
+int32_t iol_fd_file(int fd)
+{
+    return (fd >= 0 && fd < IOL_FD_MAX) ? __atomic_load_n(&rt.fdmap[fd], __ATOMIC_RELAXED) - 1 : -1;
+}
+
+void iol_fd_set(int fd, int32_t file)
+{
+    if (fd >= 0 && fd < IOL_FD_MAX)
+        __atomic_store_n(&rt.fdmap[fd], file + 1, __ATOMIC_RELAXED);
+    if (fd >= 0 && fd == rt.spill_fd) { /* the application took our descriptor: stop writing to it */
+        shim_off();
+        rt.spill_fd = -1;
+    }
+}
+
+static uint64_t path_hash(const char *s, size_t *len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    size_t n = 0;
+    for (; s[n] && n < IOL_RAW_MAX_PATH; n++)
+        h = (h ^ (uint8_t)s[n]) * 0x100000001b3ull;
+    *len = n;
+    return h;
+}
+
+int32_t iol_path_id(const char *path)
+{
+    if (!path || !rt.slots)
+        return -1;
+    int saved = errno;
+    iol_shim_inside++;
+    size_t len;
+    uint64_t h = path_hash(path, &len);
+    int32_t id = -1;
+    spin_lock(&rt.path_lock);
+    size_t s = h & (IOL_PATH_SLOTS - 1);
+    for (size_t probes = 0; probes < IOL_PATH_SLOTS; probes++, s = (s + 1) & (IOL_PATH_SLOTS - 1)) {
+        uint32_t v = rt.slots[s];
+        if (!v) {
+            /* arena entry: i32 id, u32 len, bytes, NUL */
+            size_t need = 8 + len + 1;
+            need = (need + 7) & ~(size_t)7;
+            if (rt.arena_len + need > IOL_PATH_ARENA || (uint32_t)rt.npaths >= IOL_PATH_SLOTS / 2)
+                break; /* budget exhausted: file unknown from now on */
+            char *e = rt.arena + rt.arena_len;
+            id = rt.npaths++;
+            uint32_t l32 = (uint32_t)len;
+            memcpy(e, &id, 4);
+            memcpy(e + 4, &l32, 4);
+            memcpy(e + 8, path, len);
+            e[8 + len] = 0;
+            rt.slots[s] = (uint32_t)rt.arena_len + 1;
+            rt.arena_len += need;
+            spill_chunk(IOL_RAW_PATH, 0, &id, 4, path, len, 0);
+            break;
+        }
+        const char *e = rt.arena + v - 1;
+        uint32_t l32;
+        memcpy(&l32, e + 4, 4);
+        if (l32 == len && !memcmp(e + 8, path, len)) {
+            memcpy(&id, e, 4);
+            break;
+        }
+    }
+    spin_unlock(&rt.path_lock);
+    iol_shim_inside--;
+    errno = saved;
+    return id;
+}
+
+/* ---- spill file ---- */
+static int open_spill(void)
+{
+    char path[1200];
+    int fd = -1;
+    if (rt.fixed_spill[0]) {
+        fd = (int)syscall(SYS_openat, AT_FDCWD, rt.fixed_spill, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    } else {
+        for (int n = 0; n < 1000 && fd < 0; n++) {
+            snprintf(path, sizeof path, "%s/p%d.%d.raw", rt.dir, (int)getpid(), n);
+            fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+            if (fd < 0 && errno != EEXIST)
+                break;
+        }
+    }
+    if (fd < 0)
+        return -1;
+    if (fd < 100) { /* keep out of the way of the application's low descriptors */
+        int hi = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 100);
+        if (hi >= 0) {
+            syscall(SYS_close, fd);
+            fd = hi;
+        }
+    }
+    rt.spill_fd = fd;
+    rt.pid = getpid();
+    iol_rawhdr h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, IOL_RAW_MAGIC, 8);
+    h.version = IOL_RAW_VERSION;
+    h.rec_size = sizeof(iol_rawrec);
+    h.pid = getpid();
+    h.ppid = getppid();
+    h.start_ns = iol_now();
+    h.nfuncs = IOL_F_COUNT;
+    struct iovec iov = {&h, sizeof h};
+    spin_lock(&rt.spill_lock);
+    int rc = spill_writev(&iov, 1);
+    spin_unlock(&rt.spill_lock);
+    return rc;
+}
+
+static void flush_all(int tries)
+{
+    uint32_t n = __atomic_load_n(&rt.nbufs, __ATOMIC_ACQUIRE);
+    if (n > IOL_MAX_THREADS)
+        n = IOL_MAX_THREADS;
+    for (uint32_t i = 0; i < n; i++) {
+        iol_tbuf *b = __atomic_load_n(&rt.bufs[i], __ATOMIC_ACQUIRE);
+        if (b && b->in_use)
+            flush_buf(b, b == tls_buf, tries);
+    }
+}
+
+void iol_shim_finish(void)
+{
+    if (rt.spill_fd < 0 || getpid() != rt.pid) /* not ours: a vfork child about to exec or exit */
+        return;
+    if (__atomic_exchange_n(&rt.finished, 1, __ATOMIC_ACQ_REL))
+        return;
+    int saved = errno;
+    iol_shim_inside++;
+    flush_all(0);
+    if (rt.rank >= 0) {
+        int32_t rk[2] = {rt.rank, rt.wsize};
+        spill_chunk(IOL_RAW_RANK, 0, rk, sizeof rk, NULL, 0, 0);
+    }
+    spill_chunk(IOL_RAW_END, 0, NULL, 0, NULL, 0, 0);
+    iol_shim_inside--;
+    errno = saved;
+}
+
+void iol_shim_set_rank(int rank, int size)
+{
+    rt.rank = rank;
+    rt.wsize = size;
+    int32_t rk[2] = {rank, size};
+    iol_shim_inside++;
+    spill_chunk(IOL_RAW_RANK, 0, rk, sizeof rk, NULL, 0, 0);
+    iol_shim_inside--;
+}
+
+/* ---- fatal signals: flush what we can, then die the way the program would have ---- */
+static const int fatal_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGQUIT, SIGHUP};
+
+static void on_fatal(int sig)
+{
+    int saved = errno;
+    iol_shim_inside++;
+    shim_off();
+    flush_all(1000);
+    signal(sig, SIG_DFL);
+    raise(sig);
+    iol_shim_inside--;
+    errno = saved;
+}
+
+static void install_signals(void)
+{
+    for (size_t i = 0; i < sizeof fatal_sigs / sizeof fatal_sigs[0]; i++) {
+        struct sigaction cur;
+        if (sigaction(fatal_sigs[i], NULL, &cur) || cur.sa_handler != SIG_DFL || (cur.sa_flags & SA_SIGINFO))
+            continue; /* the program (or its parent) chose a disposition: leave it */
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+        sigaction(fatal_sigs[i], &sa, NULL);
+    }
+}
+
+/* ---- fork: the child is its own process with its own spill ---- */
+static void atfork_child(void)
+{
+    iol_shim_inside++;
+    int layers = iol_shim_layers;
+    shim_off();
+    uint32_t n = rt.nbufs > IOL_MAX_THREADS ? IOL_MAX_THREADS : rt.nbufs;
+    for (uint32_t i = 0; i < n; i++) { /* the parent's records belong to the parent */
+        iol_tbuf *b = rt.bufs[i];
+        if (!b)
+            continue;
+        b->lock = 0;
+        b->len = b->flushed = 0;
+        if (b != tls_buf)
+            b->in_use = 0;
+    }
+    if (tls_buf)
+        tls_buf->tid = 0;
+    rt.next_tid = 0;
+    rt.spill_lock = 0;
+    rt.path_lock = 0;
+    rt.finished = 0;
+    rt.rank = -1;
+    if (rt.spill_fd >= 0)
+        syscall(SYS_close, rt.spill_fd);
+    rt.spill_fd = -1;
+    if (open_spill() == 0) {
+        /* path ids are inherited with the descriptors: restate them in the new spill */
+        for (size_t off = 0; off < rt.arena_len;) {
+            int32_t id;
+            uint32_t l32;
+            memcpy(&id, rt.arena + off, 4);
+            memcpy(&l32, rt.arena + off + 4, 4);
+            spill_chunk(IOL_RAW_PATH, 0, &id, 4, rt.arena + off + 8, l32, 0);
+            off += (8 + l32 + 1 + 7) & ~(size_t)7;
+        }
+        iol_shim_layers = layers;
+    }
+    iol_shim_inside--;
+}
+
+static int parse_layers(const char *s)
+{
+    if (!s || !*s)
+        return IOL_LAYER_POSIX_BIT | IOL_LAYER_STDIO_BIT | IOL_LAYER_MPIIO_BIT;
+    int bits = 0;
+    if (strstr(s, "posix"))
+        bits |= IOL_LAYER_POSIX_BIT;
+    if (strstr(s, "stdio"))
+        bits |= IOL_LAYER_STDIO_BIT;
+    if (strstr(s, "mpiio"))
+        bits |= IOL_LAYER_MPIIO_BIT;
+    return bits;
+}
+
+__attribute__((constructor)) static void shim_init(void)
+{
+    iol_shim_inside++;
+    rt.rank = -1;
+    const char *dir = getenv("IOLENS_TRACE_DIR");
+    const char *fixed = getenv("IOLENS_SHIM_SPILL"); /* one exact spill file (tests) */
+    int layers = parse_layers(getenv("IOLENS_LAYERS"));
+    if ((!dir || !*dir) && (!fixed || !*fixed))
+        goto out; /* not asked to trace */
+    if (dir && strlen(dir) < sizeof rt.dir)
+        strcpy(rt.dir, dir);
+    if (fixed && strlen(fixed) < sizeof rt.fixed_spill)
+        strcpy(rt.fixed_spill, fixed);
+    void *m = mmap(NULL, IOL_PATH_SLOTS * sizeof(uint32_t) + IOL_PATH_ARENA, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        goto out;
+    rt.slots = m;
+    rt.arena = (char *)m + IOL_PATH_SLOTS * sizeof(uint32_t);
+    if (pthread_key_create(&rt.key, thread_gone))
+        goto out;
+    if (open_spill())
+        goto out;
+    /* launched by mpirun: the rank is known before MPI_Init (Open MPI, PMIx, PMI) */
+    const char *rk = getenv("OMPI_COMM_WORLD_RANK"), *sz = getenv("OMPI_COMM_WORLD_SIZE");
+    if (!rk || !sz) {
+        rk = getenv("PMIX_RANK");
+        sz = getenv("PMIX_SIZE");
+    }
+    if (rk && sz)
+        iol_shim_set_rank(atoi(rk), atoi(sz));
+    pthread_atfork(NULL, NULL, atfork_child);
+    install_signals();
+    iol_shim_layers = layers;
+out:
+    iol_shim_inside--;
+}
+
+__attribute__((destructor)) static void shim_fini(void)
+{
+    iol_shim_finish();
+    shim_off();
+}
+
+/* ---- process exits and image replacements that skip destructors ---- */
+IOL_EXPORT void _exit(int status)
+{
+    static void (*real)(int);
+    if (!real)
+        real = (void (*)(int))iol_real("_exit");
+    iol_shim_finish();
+    if (getpid() == rt.pid)
+        shim_off();
+    real(status);
+    __builtin_unreachable();
+}
+
+IOL_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    IOL_REAL(execve);
+    iol_shim_finish();
+    int r = real_execve(path, argv, envp);
+    if (getpid() == rt.pid)
+        rt.finished = 0; /* exec failed: keep tracing this image */
+    return r;
+}
+
+IOL_EXPORT int execv(const char *path, char *const argv[])
+{
+    IOL_REAL(execv);
+    iol_shim_finish();
+    int r = real_execv(path, argv);
+    if (getpid() == rt.pid)
+        rt.finished = 0;
+    return r;
+}
+
+IOL_EXPORT int execvp(const char *file, char *const argv[])
+{
+    IOL_REAL(execvp);
+    iol_shim_finish();
+    int r = real_execvp(file, argv);
+    if (getpid() == rt.pid)
+        rt.finished = 0;
+    return r;
+}
+
+/* ---- threads started by untraced library code (e.g. MPI_Init's progress
+ * threads) stay untraced: they are the library's helpers, not the program ---- */
+typedef struct quiet_start {
+    void *(*fn)(void *);
+    void *arg;
+} quiet_start;
+
+static void *quiet_thread(void *p)
+{
+    quiet_start q = *(quiet_start *)p;
+    free(p);
+    iol_shim_inside = 1;
+    return q.fn(q.arg);
+}
+
+IOL_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+    IOL_REAL(pthread_create);
+    if (!iol_shim_inside || !iol_shim_layers)
+        return real_pthread_create(th, attr, fn, arg);
+    quiet_start *q = malloc(sizeof *q);
+    if (!q)
+        return real_pthread_create(th, attr, fn, arg);
+    q->fn = fn;
+    q->arg = arg;
+    int r = real_pthread_create(th, attr, quiet_thread, q);
+    if (r)
+        free(q);
+    return r;
+}
+
+/* close_range(2) may close the spill descriptor: the shim then stops writing
+ * (so that a later descriptor with the same number is never written to). */
+IOL_EXPORT int close_range(unsigned first, unsigned last, int flags)
+{
+    IOL_REAL(close_range);
+    int r = real_close_range(first, last, flags);
+    if (r == 0 && !(flags & 4 /* CLOSE_RANGE_CLOEXEC */)) {
+        if (rt.spill_fd >= 0 && (unsigned)rt.spill_fd >= first && (unsigned)rt.spill_fd <= last) {
+            shim_off();
+            rt.spill_fd = -1;
+        }
+        for (unsigned fd = first; fd <= last && fd < IOL_FD_MAX; fd++)
+            __atomic_store_n(&rt.fdmap[fd], 0, __ATOMIC_RELAXED);
+    }
+    return r;
+}

@@ -1,0 +1,74 @@
+/*
+ * The preload shim's internal interface (runtime.c) used by the wrapper
+ * files. The shim links only libc/libdl: it never uses libiolens.
+ *
+ * A wrapper does:
+ *     IOL_REAL(pwrite);                        resolve the next definition once
+ *     if (!iol_tracing(IOL_LAYER_POSIX_BIT))   shim off, layer off, or our own I/O
+ *         return real_pwrite(...);
+ *     uint64_t t0 = iol_begin();
+ *     ssize_t r = real_pwrite(...);
+ *     iol_rawrec *rec = iol_end(IOL_F_pwrite, t0, r < 0);   saves errno
+ *     if (rec) { fill arguments; iol_commit(rec); }         restores errno
+ *     return r;
+ * The hot path takes no lock, allocates nothing and formats no string.
+ */
+#ifndef IOLENS_SHIM_H
+#define IOLENS_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/format.h"
+
+#define IOL_EXPORT __attribute__((visibility("default")))
+
+enum {
+    IOL_LAYER_POSIX_BIT = 1,
+    IOL_LAYER_STDIO_BIT = 2,
+    IOL_LAYER_MPIIO_BIT = 4,
+};
+
+/* Bits of enabled layers; 0 when the shim is off (not initialised, disabled after trouble, exiting). */
+extern int iol_shim_layers;
+/* > 0 while the shim itself runs (its own I/O is never traced). */
+extern __thread int iol_shim_inside __attribute__((tls_model("initial-exec")));
+/* Nesting depth of traced calls in this thread. */
+extern __thread int iol_shim_depth __attribute__((tls_model("initial-exec")));
+
+void *iol_real(const char *name);
+
+#define IOL_REAL(fn)                                                                               \
+    static __typeof__(&fn) real_##fn;                                                              \
+    if (__builtin_expect(!real_##fn, 0))                                                           \
+        real_##fn = (__typeof__(&fn))iol_real(#fn)
+
+static inline int iol_tracing(int layer_bit)
+{
+    return (iol_shim_layers & layer_bit) && !iol_shim_inside;
+}
+
+uint64_t iol_now(void);
+
+static inline uint64_t iol_begin(void)
+{
+    iol_shim_depth++;
+    return iol_now();
+}
+
+/* Ends a call: returns the record to fill (then iol_commit), or NULL if it
+ * cannot be recorded. errno is saved for the record and restored by commit. */
+iol_rawrec *iol_end(int func, uint64_t t0, int failed);
+void iol_commit(iol_rawrec *rec);
+
+/* File identities. */
+int32_t iol_fd_file(int fd);              /* path id of a descriptor, -1 unknown */
+void iol_fd_set(int fd, int32_t file);    /* after open/dup; -1 forgets */
+int32_t iol_path_id(const char *path);    /* interns a path (takes a lock, writes it to the spill) */
+
+/* Flushes every buffer and writes the end mark (exit, exec, MPI_Finalize). */
+void iol_shim_finish(void);
+/* Records the MPI rank of this process. */
+void iol_shim_set_rank(int rank, int size);
+
+#endif

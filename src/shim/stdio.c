@@ -1,0 +1,304 @@
+/* stdio wrappers (argument slots: src/trace/funcs.def). A FILE* is identified
+ * by its descriptor (fileno), which maps to the path it was opened with. */
+#define _GNU_SOURCE
+#include "shim/shim.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int sfd(FILE *f)
+{
+    if (!f)
+        return -1;
+    int saved = errno;
+    int fd = fileno(f);
+    errno = saved;
+    return fd;
+}
+
+static int mode_flags(const char *m)
+{
+    if (!m)
+        return 0;
+    int fl = 0;
+    switch (m[0]) {
+    case 'r': fl = O_RDONLY; break;
+    case 'w': fl = O_WRONLY | O_CREAT | O_TRUNC; break;
+    case 'a': fl = O_WRONLY | O_CREAT | O_APPEND; break;
+    default: break;
+    }
+    for (const char *p = m + (m[0] ? 1 : 0); *p && p < m + 8; p++) {
+        if (*p == '+')
+            fl = (fl & ~O_ACCMODE) | O_RDWR;
+        else if (*p == 'x')
+            fl |= O_EXCL;
+        else if (*p == 'e')
+            fl |= O_CLOEXEC;
+    }
+    return fl;
+}
+
+static void opened(int func, uint64_t t0, FILE *f, int32_t file, int oldfd, const char *mode)
+{
+    iol_rawrec *rec = iol_end(func, t0, f == NULL);
+    int fd = sfd(f);
+    if (fd >= 0)
+        iol_fd_set(fd, file);
+    if (rec) {
+        rec->file = file;
+        rec->fd = oldfd;
+        rec->ret = f ? fd : -1;
+        rec->a[0] = mode_flags(mode);
+        iol_commit(rec);
+    }
+}
+
+IOL_EXPORT FILE *fopen(const char *path, const char *mode)
+{
+    IOL_REAL(fopen);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_fopen(path, mode);
+    uint64_t t0 = iol_begin();
+    FILE *f = real_fopen(path, mode);
+    opened(IOL_F_fopen, t0, f, iol_path_id(path), -1, mode);
+    return f;
+}
+
+IOL_EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+    IOL_REAL(fopen64);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_fopen64(path, mode);
+    uint64_t t0 = iol_begin();
+    FILE *f = real_fopen64(path, mode);
+    opened(IOL_F_fopen64, t0, f, iol_path_id(path), -1, mode);
+    return f;
+}
+
+IOL_EXPORT FILE *fdopen(int fd, const char *mode)
+{
+    IOL_REAL(fdopen);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_fdopen(fd, mode);
+    uint64_t t0 = iol_begin();
+    FILE *f = real_fdopen(fd, mode);
+    opened(IOL_F_fdopen, t0, f, iol_fd_file(fd), fd, mode);
+    return f;
+}
+
+IOL_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
+{
+    IOL_REAL(freopen);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_freopen(path, mode, stream);
+    int old = sfd(stream);
+    int32_t file = path ? iol_path_id(path) : iol_fd_file(old);
+    uint64_t t0 = iol_begin();
+    FILE *f = real_freopen(path, mode, stream);
+    opened(IOL_F_freopen, t0, f, file, old, mode);
+    return f;
+}
+
+IOL_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
+{
+    IOL_REAL(freopen64);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_freopen64(path, mode, stream);
+    int old = sfd(stream);
+    int32_t file = path ? iol_path_id(path) : iol_fd_file(old);
+    uint64_t t0 = iol_begin();
+    FILE *f = real_freopen64(path, mode, stream);
+    opened(IOL_F_freopen64, t0, f, file, old, mode);
+    return f;
+}
+
+static void done(int func, uint64_t t0, int failed, int fd, int32_t file, int64_t ret, int64_t off, int64_t a1,
+                 int64_t a2, int64_t a3)
+{
+    iol_rawrec *rec = iol_end(func, t0, failed);
+    if (rec) {
+        rec->fd = fd;
+        rec->file = file;
+        rec->ret = ret;
+        rec->a[0] = off;
+        rec->a[1] = a1;
+        rec->a[2] = a2;
+        rec->a[3] = a3;
+        iol_commit(rec);
+    }
+}
+
+IOL_EXPORT int fclose(FILE *f)
+{
+    IOL_REAL(fclose);
+    int fd = sfd(f);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT)) {
+        int r = real_fclose(f);
+        iol_fd_set(fd, -1);
+        return r;
+    }
+    int32_t file = iol_fd_file(fd);
+    uint64_t t0 = iol_begin();
+    int r = real_fclose(f);
+    iol_fd_set(fd, -1);
+    done(IOL_F_fclose, t0, r != 0, fd, file, r, 0, 0, 0, 0);
+    return r;
+}
+
+IOL_EXPORT size_t fread(void *p, size_t size, size_t n, FILE *f)
+{
+    IOL_REAL(fread);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_fread(p, size, n, f);
+    int fd = sfd(f);
+    uint64_t t0 = iol_begin();
+    size_t r = real_fread(p, size, n, f);
+    done(IOL_F_fread, t0, r < n && ferror(f), fd, iol_fd_file(fd), (int64_t)r, 0, (int64_t)(size * n),
+         (int64_t)size, (int64_t)n);
+    return r;
+}
+
+IOL_EXPORT size_t fwrite(const void *p, size_t size, size_t n, FILE *f)
+{
+    IOL_REAL(fwrite);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_fwrite(p, size, n, f);
+    int fd = sfd(f);
+    uint64_t t0 = iol_begin();
+    size_t r = real_fwrite(p, size, n, f);
+    done(IOL_F_fwrite, t0, r < n && ferror(f), fd, iol_fd_file(fd), (int64_t)r, 0, (int64_t)(size * n),
+         (int64_t)size, (int64_t)n);
+    return r;
+}
+
+IOL_EXPORT int vfprintf(FILE *f, const char *fmt, va_list ap)
+{
+    IOL_REAL(vfprintf);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_vfprintf(f, fmt, ap);
+    int fd = sfd(f);
+    uint64_t t0 = iol_begin();
+    int r = real_vfprintf(f, fmt, ap);
+    done(IOL_F_vfprintf, t0, r < 0, fd, iol_fd_file(fd), r, 0, r > 0 ? r : 0, 0, 0);
+    return r;
+}
+
+IOL_EXPORT int fprintf(FILE *f, const char *fmt, ...)
+{
+    static __typeof__(&vfprintf) real_vfprintf;
+    if (!real_vfprintf)
+        real_vfprintf = (__typeof__(&vfprintf))iol_real("vfprintf");
+    va_list ap;
+    va_start(ap, fmt);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT)) {
+        int r = real_vfprintf(f, fmt, ap);
+        va_end(ap);
+        return r;
+    }
+    int fd = sfd(f);
+    uint64_t t0 = iol_begin();
+    int r = real_vfprintf(f, fmt, ap);
+    va_end(ap);
+    done(IOL_F_fprintf, t0, r < 0, fd, iol_fd_file(fd), r, 0, r > 0 ? r : 0, 0, 0);
+    return r;
+}
+
+IOL_EXPORT int fputs(const char *s, FILE *f)
+{
+    IOL_REAL(fputs);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_fputs(s, f);
+    int fd = sfd(f);
+    uint64_t t0 = iol_begin();
+    int r = real_fputs(s, f);
+    done(IOL_F_fputs, t0, r == EOF, fd, iol_fd_file(fd), r, 0, (int64_t)strlen(s), 0, 0);
+    return r;
+}
+
+IOL_EXPORT char *fgets(char *s, int n, FILE *f)
+{
+    IOL_REAL(fgets);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_fgets(s, n, f);
+    int fd = sfd(f);
+    uint64_t t0 = iol_begin();
+    char *r = real_fgets(s, n, f);
+    done(IOL_F_fgets, t0, !r && ferror(f), fd, iol_fd_file(fd), r ? (int64_t)strlen(r) : -1, 0, n, 0, 0);
+    return r;
+}
+
+IOL_EXPORT int fputc(int c, FILE *f)
+{
+    IOL_REAL(fputc);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_fputc(c, f);
+    int fd = sfd(f);
+    uint64_t t0 = iol_begin();
+    int r = real_fputc(c, f);
+    done(IOL_F_fputc, t0, r == EOF, fd, iol_fd_file(fd), r, 0, 1, c, 0);
+    return r;
+}
+
+IOL_EXPORT int fgetc(FILE *f)
+{
+    IOL_REAL(fgetc);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_fgetc(f);
+    int fd = sfd(f);
+    uint64_t t0 = iol_begin();
+    int r = real_fgetc(f);
+    done(IOL_F_fgetc, t0, r == EOF && ferror(f), fd, iol_fd_file(fd), r, 0, 1, 0, 0);
+    return r;
+}
+
+IOL_EXPORT int fseek(FILE *f, long off, int whence)
+{
+    IOL_REAL(fseek);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_fseek(f, off, whence);
+    int fd = sfd(f);
+    uint64_t t0 = iol_begin();
+    int r = real_fseek(f, off, whence);
+    done(IOL_F_fseek, t0, r != 0, fd, iol_fd_file(fd), r, off, 0, whence, 0);
+    return r;
+}
+
+IOL_EXPORT long ftell(FILE *f)
+{
+    IOL_REAL(ftell);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_ftell(f);
+    int fd = sfd(f);
+    uint64_t t0 = iol_begin();
+    long r = real_ftell(f);
+    done(IOL_F_ftell, t0, r < 0, fd, iol_fd_file(fd), r, 0, 0, 0, 0);
+    return r;
+}
+
+IOL_EXPORT void rewind(FILE *f)
+{
+    IOL_REAL(rewind);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT)) {
+        real_rewind(f);
+        return;
+    }
+    int fd = sfd(f);
+    uint64_t t0 = iol_begin();
+    real_rewind(f);
+    done(IOL_F_rewind, t0, 0, fd, iol_fd_file(fd), 0, 0, 0, 0, 0);
+}
+
+IOL_EXPORT int fflush(FILE *f)
+{
+    IOL_REAL(fflush);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_fflush(f);
+    int fd = sfd(f);
+    uint64_t t0 = iol_begin();
+    int r = real_fflush(f);
+    done(IOL_F_fflush, t0, r != 0, fd, iol_fd_file(fd), r, 0, 0, 0, 0);
+    return r;
+}

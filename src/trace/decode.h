@@ -1,0 +1,83 @@
+/* The in-memory form of an opened trace (decode.c parses, source.c iterates). */
+#ifndef IOLENS_TRACE_DECODE_H
+#define IOLENS_TRACE_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iolens/event.h"
+#include "trace/codec.h"
+#include "trace/format.h"
+
+typedef struct iol_sectdata {
+    uint8_t *data;
+    size_t len;
+    uint64_t at, stored; /* position and size in the file */
+} iol_sectdata;
+
+typedef struct iol_frame {
+    size_t rule; /* index into rule_off/rule_len (nrules = main sequence) */
+    size_t pos;
+    uint64_t left; /* repetitions of the symbol at pos still to expand */
+} iol_frame;
+
+typedef struct iol_thread {
+    uint32_t tid;
+    size_t nrules;
+    size_t *rule_off, *rule_len; /* [nrules + 1]; offsets of (sym, exp) pairs in the process vector */
+    uint64_t ncalls;
+    size_t ts_off, dur_off; /* gap and duration columns in the timestamp section */
+    /* iteration */
+    iol_frame *stack;
+    size_t depth;
+    iol_pred pred;
+    iol_cur tcur, dcur;
+    int64_t tprev; /* end of the previous call */
+    int64_t lastdur[IOL_F_COUNT];
+    uint64_t done;
+    int has_head;
+    iol_rawrec head;
+} iol_thread;
+
+typedef struct iol_proc {
+    int64_t pid, ppid;
+    int32_t mpi_rank;
+    int truncated;
+    int64_t *v;
+    size_t vlen;
+    const char *s;
+    size_t slen;
+    size_t nthreads;
+    iol_thread *th;
+    int64_t nsig;
+    const int64_t *sigs;
+    int64_t *paths; /* process path id -> global file id */
+    size_t npaths;
+    uint64_t ncalls;
+    iol_offmap fdpos; /* simulated file position per descriptor */
+    iol_rawrec last;
+    int has_last;
+} iol_proc;
+
+typedef struct iol_trace {
+    char *name;
+    iol_sectdata sect[4];
+    uint64_t res_ns, start_ns;
+    size_t nprocs, ngroups;
+    iol_proc *procs;
+    const char *func_names[IOL_F_COUNT]; /* by stored id */
+    int func_map[IOL_F_COUNT];           /* stored id -> this reader's id, -1 */
+    iolens_file *files;
+    uint64_t *fhash;
+    size_t nfiles, filescap;
+    uint32_t *fslots;
+    size_t fcap;
+} iol_trace;
+
+int iol_trace_load(const void *data, size_t size, const char *name, iol_trace **out);
+void iol_trace_release(iol_trace *t);
+int iol_trace_rewind(iol_trace *t, int rank);
+/* Writes every process of t as a spill file "m<seq>.raw" in dir (for merging). */
+int iol_trace_write_spills(iol_trace *t, const char *dir, unsigned *seq);
+
+#endif

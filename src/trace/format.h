@@ -1,0 +1,115 @@
+/*
+ * On-disk layouts of iolens traces, in one header shared by every writer and
+ * reader (the shim, the encoder, the reader). Described for users in
+ * docs/TRACE-FORMAT.md; change both together and bump the version.
+ *
+ * Two formats:
+ *  - the raw spill file: what the shim appends while the program runs
+ *    (fixed-size binary records, crash tolerant: a reader keeps every whole
+ *    chunk and reports a cut one);
+ *  - the trace file: the compact, lossless, versioned single file built from
+ *    the spill files of every process of a job.
+ */
+#ifndef IOLENS_TRACE_FORMAT_H
+#define IOLENS_TRACE_FORMAT_H
+
+#include <stdint.h>
+
+/* ---- function ids (index in funcs.def) ---- */
+enum iol_func_id {
+#define IOL_FN(sym, layer, op, has_off) IOL_F_##sym,
+#include "trace/funcs.def"
+#undef IOL_FN
+    IOL_F_COUNT
+};
+
+/* ---- raw spill file ("p<pid>.<n>.raw" in the spill directory) ----
+ * file  := header chunk*
+ * header: struct iol_rawhdr
+ * chunk : struct iol_rawchunk, then `bytes` bytes of payload:
+ *   RECS : bytes/sizeof(struct iol_rawrec) records of one thread, in completion order
+ *   PATH : i32 path id, then the path bytes (no NUL)
+ *   RANK : i32 MPI rank, i32 MPI world size
+ *   END  : empty; the process finished its trace cleanly
+ */
+#define IOL_RAW_MAGIC "IOLRAW01"
+#define IOL_RAW_VERSION 1u
+#define IOL_RAW_CHUNK_MAGIC 0x4b4e4843u /* "CHNK" */
+#define IOL_RAW_MAX_PATH 4096u
+#define IOL_RAW_MAX_CHUNK (64u << 20)
+
+typedef struct iol_rawhdr {
+    char magic[8];
+    uint32_t version;
+    uint32_t rec_size;     /* sizeof(struct iol_rawrec) */
+    int64_t pid;
+    int64_t ppid;
+    uint64_t start_ns;     /* CLOCK_REALTIME at shim start */
+    uint32_t nfuncs;       /* IOL_F_COUNT of the writer */
+    uint32_t reserved;
+} iol_rawhdr;
+
+enum iol_rawchunk_type { IOL_RAW_RECS = 1, IOL_RAW_PATH = 2, IOL_RAW_RANK = 3, IOL_RAW_END = 4 };
+
+typedef struct iol_rawchunk {
+    uint32_t magic;
+    uint32_t type;
+    uint32_t thread; /* thread index within the process (0 = main) */
+    uint32_t bytes;
+} iol_rawchunk;
+
+typedef struct iol_rawrec {
+    uint16_t func;   /* enum iol_func_id */
+    uint8_t depth;   /* 0 = called by the application */
+    uint8_t pad;
+    int32_t err;     /* errno after a failed call, else 0 */
+    uint64_t t0;     /* CLOCK_REALTIME ns */
+    uint64_t t1;
+    int32_t file;    /* path id (process-wide), -1 if none */
+    int32_t fd;      /* descriptor used (or fileno of a FILE*, MPI file handle index), -1 if none */
+    int64_t ret;
+    int64_t a[4];
+} iol_rawrec;
+
+/* ---- trace file ----
+ * header  : magic[8] "IOLTRACE", u16 major, u16 minor, u32 nsections
+ * directory: nsections x struct iol_tsect (little-endian, packed as written)
+ * sections : payloads at their offsets
+ */
+#define IOL_TRACE_MAGIC "IOLTRACE"
+#define IOL_TRACE_MAJOR 1u
+#define IOL_TRACE_MINOR 0u
+#define IOL_TRACE_HDR_SIZE 16u
+#define IOL_TRACE_SECT_SIZE 32u
+#define IOL_TRACE_MAX_SECTIONS 16u
+
+enum iol_tsect_type { IOL_TS_META = 1, IOL_TS_STRUCT = 2, IOL_TS_TIMES = 3 };
+enum iol_tsect_codec { IOL_CODEC_RAW = 0, IOL_CODEC_ZSTD = 1 };
+
+typedef struct iol_tsect {
+    uint32_t type;
+    uint32_t codec;
+    uint64_t offset;
+    uint64_t stored;  /* bytes in the file */
+    uint64_t size;    /* bytes after decompression */
+} iol_tsect;
+
+/* A signature: the fields of one call relative to predictable values. */
+enum iol_sig_field {
+    IOL_SIG_FUNC, IOL_SIG_DEPTH, IOL_SIG_ERR, IOL_SIG_FMODE, IOL_SIG_FVAL, IOL_SIG_FD,
+    IOL_SIG_OMODE, IOL_SIG_OVAL, IOL_SIG_A1, IOL_SIG_A2, IOL_SIG_A3, IOL_SIG_RMODE,
+    IOL_SIG_RVAL, IOL_SIG_NFIELDS
+};
+/* file reference modes */
+enum { IOL_FM_NONE = 0, IOL_FM_LAST = 1, IOL_FM_NEXT = 2, IOL_FM_LIT = 3 };
+/* offset modes (functions with has_offset); others store a0 literally (IOL_OM_RAW) */
+enum { IOL_OM_RAW = 0, IOL_OM_SEQ = 1, IOL_OM_STRIDE = 2, IOL_OM_DELTA = 3, IOL_OM_ABS = 4 };
+/* return-value modes */
+enum { IOL_RM_LIT = 0, IOL_RM_SIZE = 1, IOL_RM_OFF = 2 };
+
+/* Bounds a reader enforces on hostile input. */
+#define IOL_TRACE_MAX_PROCS (1u << 20)
+#define IOL_TRACE_MAX_SECTION_BYTES (1ull << 32)
+#define IOL_TRACE_MAX_THREADS 65536u
+
+#endif

@@ -1,0 +1,20 @@
+/* The traced-function table (funcs.def) as data, for the encoder and reader. */
+#ifndef IOLENS_TRACE_FUNCS_H
+#define IOLENS_TRACE_FUNCS_H
+
+#include "iolens/event.h"
+#include "trace/format.h"
+
+typedef struct iol_func_info {
+    const char *name;
+    iolens_layer layer;
+    iolens_op op;
+    int has_off;
+} iol_func_info;
+
+/* NULL for an id outside the table. */
+const iol_func_info *iol_func_by_id(unsigned id);
+/* Id of a name, or -1. */
+int iol_func_by_name(const char *name);
+
+#endif

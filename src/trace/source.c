@@ -1,0 +1,424 @@
+/* Iterating an opened trace as an iolens event source (include/iolens/trace.h). */
+#define _DEFAULT_SOURCE
+#include "iolens/trace.h"
+#include "trace/decode.h"
+#include "trace/funcs.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/evsource.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int iol_trace_rewind(iol_trace *t, int rank)
+{
+    iol_proc *p = &t->procs[rank];
+    for (size_t k = 0; k < p->nthreads; k++) {
+        iol_thread *th = &p->th[k];
+        iol_pred_release(&th->pred);
+        iol_pred_init(&th->pred);
+        th->depth = 1;
+        th->stack[0].rule = th->nrules;
+        th->stack[0].pos = 0;
+        th->stack[0].left = 0;
+        th->tcur.p = t->sect[IOL_TS_TIMES].data;
+        th->tcur.len = t->sect[IOL_TS_TIMES].len;
+        th->tcur.pos = th->ts_off;
+        th->tcur.bad = 0;
+        th->dcur = th->tcur;
+        th->dcur.pos = th->dur_off;
+        memset(th->lastdur, 0, sizeof th->lastdur);
+        th->tprev = 0;
+        th->done = 0;
+        th->has_head = 0;
+    }
+    iol_offmap_release(&p->fdpos);
+    p->has_last = 0;
+    return 0;
+}
+
+static int bad(const iol_trace *t, int rank, const char *what)
+{
+    return iol_err(IOLENS_EFORMAT, "cannot read '%s': %s in process %d (structure section at byte %llu)",
+                   t->name, what, rank, (unsigned long long)t->sect[IOL_TS_STRUCT].at);
+}
+
+/* 1 got a record, 0 end of thread, <0 error. */
+static int thread_next(iol_trace *t, int rank, iol_proc *p, iol_thread *th, iol_rawrec *r)
+{
+    if (th->done >= th->ncalls)
+        return 0;
+    int64_t sym;
+    for (;;) {
+        if (th->depth == 0 || th->depth > th->nrules + 1)
+            return bad(t, rank, "grammar shorter than its call count");
+        iol_frame *f = &th->stack[th->depth - 1];
+        if (f->pos >= th->rule_len[f->rule]) {
+            th->depth--;
+            continue;
+        }
+        const int64_t *pair = p->v + th->rule_off[f->rule] + 2 * f->pos;
+        if (f->left == 0)
+            f->left = (uint64_t)pair[1];
+        f->left--;
+        sym = pair[0];
+        if (f->left == 0)
+            f->pos++;
+        if (sym >= 0)
+            break;
+        if (th->depth >= th->nrules + 1)
+            return bad(t, rank, "grammar nesting too deep");
+        iol_frame *nf = &th->stack[th->depth++];
+        nf->rule = (size_t)(-(sym + 1));
+        nf->pos = 0;
+        nf->left = 0;
+    }
+    const int64_t *sig = p->sigs + sym * IOL_SIG_NFIELDS;
+    int local = t->func_map[sig[IOL_SIG_FUNC]];
+    memset(r, 0, sizeof *r);
+    r->func = (uint16_t)local;
+    int rc = iol_pred_decode(&th->pred, sig, iol_func_by_id((unsigned)local)->has_off, r);
+    if (rc == IOLENS_ENOMEM)
+        return iol_err(rc, "out of memory");
+    if (rc)
+        return bad(t, rank, "invalid signature");
+    int64_t gap = iol_get_sv(&th->tcur), ddur = iol_get_sv(&th->dcur);
+    if (th->tcur.bad || th->dcur.bad)
+        return iol_err(IOLENS_EFORMAT, "cannot read '%s': truncated timestamps of process %d at byte %llu",
+                       t->name, rank, (unsigned long long)t->sect[IOL_TS_TIMES].at);
+    int64_t dur = (int64_t)((uint64_t)th->lastdur[local] + (uint64_t)ddur);
+    th->lastdur[local] = dur;
+    int64_t t0 = (int64_t)((uint64_t)th->tprev + (uint64_t)gap);
+    r->t0 = (uint64_t)t0;
+    r->t1 = (uint64_t)t0 + (uint64_t)dur;
+    th->tprev = (int64_t)r->t1;
+    th->done++;
+    return 1;
+}
+
+/* Wrapping arithmetic on values read from the trace (hostile input must not overflow). */
+static int64_t wadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static int64_t wmul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+
+/* File position bookkeeping: offsets of calls that use the descriptor's position. */
+static void resolve_offset(iol_proc *p, const iol_rawrec *r, const iol_func_info *fi, iolens_event *ev)
+{
+    iol_offstate *st = r->fd >= 0 ? iol_offmap_get(&p->fdpos, r->fd) : NULL;
+    int known = st && st->valid >= 1;
+    int ok = r->err == 0;
+    switch (fi->op) {
+    case IOLENS_OP_OPEN:
+        if (ok && r->ret >= 0 && r->func != IOL_F_MPI_File_open) {
+            iol_offstate *ns = iol_offmap_get(&p->fdpos, r->ret);
+            if (ns) {
+                ns->valid = (r->a[0] & O_APPEND) ? 0 : 1;
+                ns->off = 0;
+            }
+        }
+        break;
+    case IOLENS_OP_READ:
+    case IOLENS_OP_WRITE:
+        if (fi->has_off) {
+            ev->offset = r->a[0];
+        } else if (known && fi->layer != IOLENS_LAYER_MPIIO) {
+            ev->offset = st->off;
+            ev->flags |= IOLENS_EVF_OFFSET_IMPLICIT;
+            int64_t moved = r->ret;
+            if (r->func == IOL_F_fread || r->func == IOL_F_fwrite)
+                moved = wmul(r->ret, r->a[2]);
+            else if (r->func == IOL_F_fgets && r->ret < 0)
+                moved = 0;
+            if (ok && moved > 0)
+                st->off = wadd(st->off, moved);
+        } else {
+            ev->flags |= IOLENS_EVF_OFFSET_UNKNOWN;
+        }
+        break;
+    case IOLENS_OP_SEEK:
+        if (r->func == IOL_F_lseek || r->func == IOL_F_lseek64) {
+            ev->offset = r->ret;
+            if (st && ok && r->ret >= 0) {
+                st->valid = 1;
+                st->off = r->ret;
+            }
+        } else if (r->func == IOL_F_ftell) {
+            ev->offset = r->ret;
+            if (st && r->ret >= 0) {
+                st->valid = 1;
+                st->off = r->ret;
+            }
+        } else if (r->func == IOL_F_rewind) {
+            ev->offset = 0;
+            if (st) {
+                st->valid = 1;
+                st->off = 0;
+            }
+        } else if (r->func == IOL_F_fseek && st && ok) {
+            if (r->a[2] == SEEK_SET || (r->a[2] == SEEK_CUR && known)) {
+                st->off = r->a[2] == SEEK_SET ? r->a[0] : wadd(st->off, r->a[0]);
+                st->valid = 1;
+                ev->offset = st->off;
+            } else {
+                st->valid = 0;
+            }
+        }
+        break;
+    case IOLENS_OP_DUP:
+        if (ok && r->ret >= 0 && st) {
+            iol_offstate copy = *st;
+            iol_offstate *ns = iol_offmap_get(&p->fdpos, r->ret);
+            if (ns) {
+                ns->valid = copy.valid;
+                ns->off = copy.off;
+            }
+        }
+        break;
+    case IOLENS_OP_CLOSE:
+        if (st)
+            st->valid = 0;
+        break;
+    default: break;
+    }
+}
+
+static void fill_event(iol_trace *t, int rank, iol_proc *p, const iol_thread *th, const iol_rawrec *r,
+                       iolens_event *ev)
+{
+    const iol_func_info *fi = iol_func_by_id(r->func);
+    memset(ev, 0, sizeof *ev);
+    ev->rank = rank;
+    ev->thread = th->tid;
+    ev->depth = r->depth;
+    ev->layer = fi->layer;
+    ev->op = fi->op;
+    ev->func = fi->name;
+    ev->tstart = (double)r->t0 * (double)t->res_ns * 1e-9;
+    ev->tend = (double)r->t1 * (double)t->res_ns * 1e-9;
+    ev->file = (r->file >= 0 && (size_t)r->file < p->npaths) ? p->paths[r->file] : -1;
+    ev->offset = -1;
+    ev->size = (fi->op == IOLENS_OP_READ || fi->op == IOLENS_OP_WRITE || fi->op == IOLENS_OP_TRUNCATE ||
+                fi->op == IOLENS_OP_MMAP) ? r->a[1] : -1;
+    ev->ret = r->ret;
+    ev->err = r->err;
+    ev->open_flags = fi->op == IOLENS_OP_OPEN ? (int32_t)r->a[0] : -1;
+    ev->mode = (r->func <= IOL_F_creat64 || r->func == IOL_F_mkdir) ? (int32_t)r->a[1] : -1;
+    ev->whence = (fi->op == IOLENS_OP_SEEK && r->func != IOL_F_ftell && r->func != IOL_F_rewind) ? (int32_t)r->a[2] : -1;
+    if (r->err)
+        ev->flags |= IOLENS_EVF_FAILED;
+    if (fi->layer == IOLENS_LAYER_MPIIO) {
+        if (strstr(fi->name, "_all") || strstr(fi->name, "_ordered"))
+            ev->flags |= IOLENS_EVF_COLLECTIVE;
+        if (!strncmp(fi->name, "MPI_File_i", 10))
+            ev->flags |= IOLENS_EVF_NONBLOCKING;
+        if (fi->op == IOLENS_OP_OPEN)
+            ev->open_flags = (int32_t)r->a[0];
+        if (fi->op == IOLENS_OP_READ || fi->op == IOLENS_OP_WRITE) {
+            if (!fi->has_off)
+                ev->flags |= IOLENS_EVF_OFFSET_UNKNOWN; /* file pointer in etype units: not resolved */
+            ev->size = r->a[1];
+        }
+        if (r->ret != 0 && fi->op != IOLENS_OP_OPEN)
+            ev->flags |= IOLENS_EVF_FAILED;
+    }
+    resolve_offset(p, r, fi, ev);
+}
+
+static int src_nranks(void *impl) { return (int)((iol_trace *)impl)->nprocs; }
+static double src_start(void *impl) { return (double)((iol_trace *)impl)->start_ns * 1e-9; }
+
+static int src_files(void *impl, const iolens_file **out, size_t *count)
+{
+    iol_trace *t = impl;
+    *out = t->files;
+    *count = t->nfiles;
+    return 0;
+}
+
+static int src_next(void *impl, int rank, iolens_event *out)
+{
+    iol_trace *t = impl;
+    iol_proc *p = &t->procs[rank];
+    iol_thread *best = NULL;
+    for (size_t k = 0; k < p->nthreads; k++) {
+        iol_thread *th = &p->th[k];
+        if (!th->has_head) {
+            int rc = thread_next(t, rank, p, th, &th->head);
+            if (rc < 0)
+                return rc;
+            th->has_head = rc;
+        }
+        if (th->has_head && (!best || th->head.t0 < best->head.t0))
+            best = th;
+    }
+    if (!best)
+        return 0;
+    best->has_head = 0;
+    p->last = best->head;
+    p->has_last = 1;
+    if (best->head.func == IOL_F_rename) /* the target path: a process path id -> a file table id */
+        p->last.a[2] = (best->head.a[2] >= 0 && (uint64_t)best->head.a[2] < p->npaths) ? p->paths[best->head.a[2]] : -1;
+    fill_event(t, rank, p, best, &best->head, out);
+    return 1;
+}
+
+static int src_rewind(void *impl, int rank) { return iol_trace_rewind(impl, rank); }
+static void src_free(void *impl) { iol_trace_release(impl); }
+
+static const iolens_evsource_ops trace_ops = {
+    IOLENS_EVSOURCE_OPS_VERSION, "iolens", src_nranks, src_start, src_files, src_next, src_rewind, src_free,
+};
+
+int iolens_trace_open_mem(const void *data, size_t size, const char *name, iolens_evsource **out)
+{
+    *out = NULL;
+    iol_trace *t;
+    int rc = iol_trace_load(data, size, name, &t);
+    if (rc)
+        return rc;
+    return iolens_evsource_new(out, &trace_ops, t);
+}
+
+int iolens_trace_open(const char *path, iolens_evsource **out)
+{
+    *out = NULL;
+    iol_buf b = IOL_BUF_INIT;
+    int rc = iol_read_file(path, (size_t)1 << 34, &b);
+    if (!rc)
+        rc = iolens_trace_open_mem(b.data ? b.data : "", b.len, path, out);
+    iol_buf_release(&b);
+    return rc;
+}
+
+static iol_trace *trace_of(iolens_evsource *s)
+{
+    return iol_evsource_impl(s, &trace_ops);
+}
+
+int iolens_trace_proc_info(iolens_evsource *s, int rank, iolens_trace_proc *out)
+{
+    iol_trace *t = trace_of(s);
+    if (!t)
+        return iol_err(IOLENS_EINVAL, "not an iolens trace");
+    if (rank < 0 || (size_t)rank >= t->nprocs)
+        return iol_err(IOLENS_EINVAL, "rank %d out of range", rank);
+    const iol_proc *p = &t->procs[rank];
+    out->pid = p->pid;
+    out->ppid = p->ppid;
+    out->mpi_rank = p->mpi_rank;
+    out->truncated = p->truncated;
+    out->nthreads = (uint32_t)p->nthreads;
+    out->ncalls = p->ncalls;
+    return 0;
+}
+
+int iolens_trace_info(iolens_evsource *s, iolens_trace_stats *out)
+{
+    iol_trace *t = trace_of(s);
+    if (!t)
+        return iol_err(IOLENS_EINVAL, "not an iolens trace");
+    memset(out, 0, sizeof *out);
+    out->nprocs = t->nprocs;
+    out->ngroups = t->ngroups;
+    for (size_t i = 0; i < t->nprocs; i++) {
+        const iol_proc *p = &t->procs[i];
+        out->ncalls += p->ncalls;
+        out->nsignatures += (uint64_t)p->nsig;
+        out->ntruncated += (uint64_t)p->truncated;
+        for (size_t k = 0; k < p->nthreads; k++)
+            out->nrules += p->th[k].nrules;
+    }
+    out->bytes_meta = t->sect[IOL_TS_META].stored;
+    out->bytes_struct = t->sect[IOL_TS_STRUCT].stored;
+    out->bytes_times = t->sect[IOL_TS_TIMES].stored;
+    out->bytes_header = t->sect[IOL_TS_META].at; /* sections follow header + directory */
+    out->bytes_total = out->bytes_header + out->bytes_meta + out->bytes_struct + out->bytes_times;
+    return 0;
+}
+
+int iolens_trace_last_args(iolens_evsource *s, int rank, int32_t *fd, int64_t a[4])
+{
+    iol_trace *t = trace_of(s);
+    if (!t || rank < 0 || (size_t)rank >= t->nprocs || !t->procs[rank].has_last)
+        return iol_err(IOLENS_EINVAL, "no last event for rank %d", rank);
+    *fd = t->procs[rank].last.fd;
+    memcpy(a, t->procs[rank].last.a, 4 * sizeof *a);
+    return 0;
+}
+
+/* ---- merging: write the processes of an opened trace back as spill files ---- */
+static int spill_put(FILE *f, const void *p, size_t n) { return fwrite(p, 1, n, f) == n ? 0 : -1; }
+
+static int spill_chunk_put(FILE *f, uint32_t type, uint32_t tid, const void *p, size_t n, const void *p2, size_t n2)
+{
+    iol_rawchunk c = {IOL_RAW_CHUNK_MAGIC, type, tid, (uint32_t)(n + n2)};
+    if (spill_put(f, &c, sizeof c) || (n && spill_put(f, p, n)) || (n2 && spill_put(f, p2, n2)))
+        return -1;
+    return 0;
+}
+
+int iol_trace_write_spills(iol_trace *t, const char *dir, unsigned *seq)
+{
+    enum { BATCH = 4096 };
+    iol_rawrec *batch = malloc(BATCH * sizeof *batch);
+    int rc = batch ? 0 : iol_err(IOLENS_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < t->nprocs; i++) {
+        iol_proc *p = &t->procs[i];
+        char path[4096];
+        snprintf(path, sizeof path, "%s/m%u.raw", dir, (*seq)++);
+        FILE *f = fopen(path, "wb");
+        if (!f) {
+            rc = iol_err(IOLENS_EIO, "cannot create '%s'", path);
+            break;
+        }
+        iol_rawhdr h;
+        memset(&h, 0, sizeof h);
+        memcpy(h.magic, IOL_RAW_MAGIC, 8);
+        h.version = IOL_RAW_VERSION;
+        h.rec_size = sizeof(iol_rawrec);
+        h.pid = p->pid;
+        h.ppid = p->ppid;
+        h.start_ns = t->start_ns;
+        h.nfuncs = IOL_F_COUNT;
+        int bad = spill_put(f, &h, sizeof h);
+        for (size_t k = 0; !bad && k < p->npaths; k++) {
+            int32_t id = (int32_t)k;
+            const char *s = t->files[p->paths[k]].path;
+            size_t l = strlen(s);
+            bad = spill_chunk_put(f, IOL_RAW_PATH, 0, &id, 4, s, l > IOL_RAW_MAX_PATH ? IOL_RAW_MAX_PATH : l);
+        }
+        if (!bad && p->mpi_rank >= 0) {
+            int32_t rk[2] = {p->mpi_rank, 0};
+            bad = spill_chunk_put(f, IOL_RAW_RANK, 0, rk, sizeof rk, NULL, 0);
+        }
+        iol_trace_rewind(t, (int)i);
+        for (size_t k = 0; !bad && !rc && k < p->nthreads; k++) {
+            iol_thread *th = &p->th[k];
+            size_t n = 0;
+            int got;
+            while ((got = thread_next(t, (int)i, p, th, &batch[n])) == 1) {
+                iol_rawrec *r = &batch[n];
+                r->t0 = t->start_ns + r->t0 * t->res_ns;
+                r->t1 = t->start_ns + r->t1 * t->res_ns;
+                if (++n == BATCH) {
+                    bad = spill_chunk_put(f, IOL_RAW_RECS, th->tid, batch, n * sizeof *batch, NULL, 0);
+                    n = 0;
+                }
+                if (bad)
+                    break;
+            }
+            if (got < 0)
+                rc = got;
+            else if (n && !bad)
+                bad = spill_chunk_put(f, IOL_RAW_RECS, th->tid, batch, n * sizeof *batch, NULL, 0);
+        }
+        if (!bad && !rc && !p->truncated)
+            bad = spill_chunk_put(f, IOL_RAW_END, 0, NULL, 0, NULL, 0);
+        iol_trace_rewind(t, (int)i);
+        if (fclose(f) || bad)
+            rc = rc ? rc : iol_err(IOLENS_EIO, "cannot write '%s'", path);
+    }
+    free(batch);
+    return rc;
+}

@@ -1,0 +1,77 @@
+# iolens cluster end to end: real Darshan heatmap series, synthetic traces,
+# every method, output files (incl. the centroids contract), errors.
+. "$IOLENS_SOURCE_DIR/tests/cli/lib.sh"
+skip_unless_data timeseries/heatmap_job.csv
+HM="$IOLENS_SHARED_DATA/timeseries/heatmap_job.csv"
+T="$IOLENS_TMP"
+
+expect_rc 0 "$IOLENS" cluster --help
+expect_grep '^usage: iolens cluster' "$T/out"
+
+# Real HEATMAP series, SAGE and SAGE-2, every output file.
+for m in sage sage2; do
+  expect_rc 0 "$IOLENS" cluster --method $m --out "$T/$m" "$HM"
+  expect_grep '190 series read, 18 kept' "$T/err"
+  expect_grep "^method $m: 18 traces in" "$T/out"
+  for f in assignments.csv centroids.csv clusters.csv alphabet.csv metrics.csv metrics.json centroids.svg; do
+    [ -s "$T/$m/$f" ] && ok || fail "$m: $f missing"
+  done
+  expect_grep '^id,cluster$' "$T/$m/assignments.csv"
+  [ "$(wc -l < "$T/$m/assignments.csv")" -eq 19 ] && ok || fail "$m: assignments.csv has not 18 rows"
+  expect_grep 'e3sm_io_heatmap_only.darshan:POSIX:write,[0-9]' "$T/$m/assignments.csv"
+  # centroids contract: header line, then cluster,v0,v1,... (step of the DLIO bins)
+  [ "$(head -1 "$T/$m/centroids.csv")" = "cluster,step_seconds=0.8" ] && ok || fail "$m: centroids header"
+  awk -F, 'NR>1 && ($1 != NR-2 || NF < 2) {bad=1} END {exit bad}' "$T/$m/centroids.csv" && ok || fail "$m: centroid rows"
+  k=$(($(wc -l < "$T/$m/centroids.csv") - 1))
+  [ "$(($(wc -l < "$T/$m/clusters.csv") - 1))" -eq "$k" ] && ok || fail "$m: clusters.csv vs centroids.csv"
+  expect_grep '^Z1,0,0,0,0,0$' "$T/$m/alphabet.csv"
+  expect_grep '^intra_pld,' "$T/$m/metrics.csv"
+  expect_grep '"inter_sbd"' "$T/$m/metrics.json"
+  expect_grep '<svg' "$T/$m/centroids.svg"
+done
+expect_grep 'α1' "$T/sage2/clusters.csv"
+
+# JSON summary; read series of the heatmap as long format too
+expect_rc 0 "$IOLENS" cluster --method kmeans --json "$HM"
+expect_grep '"method": "kmeans"' "$T/out"
+expect_grep '"traces": 18' "$T/out"
+
+# Synthetic traces with labels: --synth, then --compare with the ARI
+expect_rc 0 "$IOLENS" cluster --synth 120 --length 150 --seed 4 -o "$T/synth.csv"
+[ "$(wc -l < "$T/synth.csv")" -eq 121 ] && ok || fail "synth: 120 rows"
+expect_grep '^id,label,v0,v1' "$T/synth.csv"
+expect_rc 0 "$IOLENS" cluster --compare --methods sage,sage2,kmeans,random --out "$T/cmp" "$T/synth.csv"
+expect_grep '^aggregate' "$T/out"
+expect_grep '^ARI' "$T/out"
+expect_grep '^time (s)' "$T/out"
+expect_grep '^sage2,' "$T/cmp/compare.csv"
+[ -s "$T/cmp/sage/assignments.csv" ] && ok || fail "compare: per-method outputs"
+# the same seed gives the same classes
+"$IOLENS" cluster --synth 60 --length 100 --seed 5 -o "$T/synth60.csv" && ok || fail "synth 60"
+expect_rc 0 "$IOLENS" cluster --method sage --seed 9 --no-metrics --out "$T/r1" "$T/synth60.csv"
+expect_rc 0 "$IOLENS" cluster --method sage --seed 9 --no-metrics --threads 1 --out "$T/r2" "$T/synth60.csv"
+cmp -s "$T/r1/assignments.csv" "$T/r2/assignments.csv" && ok || fail "not deterministic for a seed"
+
+# K-shape and DTW on a small set, fixed k
+"$IOLENS" cluster --synth 30 --length 60 -o "$T/small.csv" && ok || fail "synth small"
+expect_rc 0 "$IOLENS" cluster --compare --methods kshape,dtw --k 4 --resample 60 "$T/small.csv"
+expect_grep '^intra_sbd' "$T/out"
+
+# long format from stdin
+printf 'id,t,value\n' > "$T/long.csv"
+for j in 1 2 3 4 5 6; do for t in $(seq 0 29); do echo "j$j,$t,$(( (t * j) % 7 + 2 ))"; done; done >> "$T/long.csv"
+expect_rc 0 "$IOLENS" cluster --method kmeans --k 2 --min-samples 10 - < "$T/long.csv"
+expect_grep 'method kmeans: 6 traces' "$T/out"
+
+# errors
+expect_rc 2 "$IOLENS" cluster --method nope "$HM"
+expect_grep "unknown method 'nope'" "$T/err"
+expect_rc 2 "$IOLENS" cluster
+expect_rc 1 "$IOLENS" cluster "$T/does-not-exist.csv"
+expect_grep "iolens: error: cannot open '.*does-not-exist.csv'" "$T/err"
+printf 'a,1,2\nb,3,-4\n' > "$T/bad.csv"
+expect_rc 1 "$IOLENS" cluster "$T/bad.csv"
+expect_grep "negative value in field 3 of the record at byte 6" "$T/err"
+expect_rc 1 "$IOLENS" cluster --min-samples 100000 "$HM"
+expect_grep "no series left" "$T/err"
+finish

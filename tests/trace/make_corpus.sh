@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Regenerates fuzz/corpus/trace from real traced runs (valid traces, compressed
+# and uncompressed), cut and bit-flipped variants. Run after a format change.
+# usage: tests/trace/make_corpus.sh [BUILD_DIR]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+b=${1:-$root/build}
+I=$b/src/cli/iolens; P=$b/tests/trace/trace_probe; C=$root/fuzz/corpus/trace
+t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
+rm -f "$C"/*.trace; mkdir -p "$C" "$t/d"
+"$I" trace -o "$C/probe_all.trace" -- "$P" all "$t/a.log" "$t/d" >/dev/null 2>&1
+rm -rf "$t/d"; mkdir "$t/d"
+"$I" trace -o "$C/threads_4x50.trace" -- "$P" threads "$t/t.log" "$t/d" 4 50 2>/dev/null
+"$I" trace -o "$C/shell_fork.trace" -- sh -c "echo x > $t/d/f; cat $t/d/f >/dev/null" 2>/dev/null
+"$I" trace -o "$C/killed.trace" -- "$P" signal "$t/s.log" "$t/d" 15 2>/dev/null || true
+rm -rf "$t/d"; mkdir "$t/d"
+"$I" trace --no-compress -o "$C/raw_probe_all.trace" -- "$P" all "$t/a.log" "$t/d" >/dev/null 2>&1
+rm -rf "$t/d"; mkdir "$t/d"
+"$I" trace --no-compress -o "$C/raw_threads_2x20.trace" -- "$P" threads "$t/t.log" "$t/d" 2 20 2>/dev/null
+python3 - "$C" <<'PY'
+import random, sys
+C = sys.argv[1]
+random.seed(7)
+for name in ('probe_all', 'raw_probe_all'):
+    base = open(f'{C}/{name}.trace', 'rb').read()
+    for n in (0, 8, 15, 40, 111, len(base) // 2, len(base) - 1):
+        open(f'{C}/{name}_cut_{n}.trace', 'wb').write(base[:n])
+    for k in range(10):
+        b = bytearray(base)
+        for _ in range(1 + k // 3):
+            i = random.randrange(16 if name == 'probe_all' else 112, len(b))
+            b[i] = random.randrange(256)
+        open(f'{C}/{name}_flip_{k}.trace', 'wb').write(bytes(b))
+    b = bytearray(base)
+    b[16 + 24:16 + 32] = (1 << 40).to_bytes(8, 'little')
+    open(f'{C}/{name}_huge_size.trace', 'wb').write(bytes(b))
+PY
+ls "$C" | wc -l

@@ -1,0 +1,130 @@
+/*
+ * An MPI program that logs its own MPI-IO calls in the form of
+ * `iolens trace --print` (after the five leading columns), one log per rank:
+ *   mpi_probe LOGDIR DATADIR [abort]
+ * With "abort", rank 0 calls MPI_Abort after some POSIX I/O (the others wait).
+ * Covers open/close/sync/set_size/preallocate/set_view/seek, independent,
+ * collective, explicit-offset, shared-pointer, ordered, non-blocking and
+ * split-collective reads and writes, and MPI_Wait.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static char logbuf[1 << 16];
+static size_t loglen;
+
+static void L(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    loglen += (size_t)vsnprintf(logbuf + loglen, sizeof logbuf - loglen, fmt, ap);
+    va_end(ap);
+    logbuf[loglen++] = '\n';
+}
+
+int main(int argc, char **argv)
+{
+    int rc = MPI_Init(&argc, &argv);
+    int rank, n;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    L("MPI_Init(rank=%d, size=%d) = %d", rank, n, rc);
+    if (argc < 3)
+        return 2;
+    if (argc > 3 && !strcmp(argv[3], "abort")) {
+        char p[512];
+        snprintf(p, sizeof p, "%s/abort.%d", argv[2], rank);
+        int fd = open(p, O_CREAT | O_WRONLY, 0644);
+        for (int i = 0; i < 50; i++)
+            if (pwrite(fd, p, 8, i * 8) != 8)
+                break;
+        close(fd);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0)
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        sleep(30);
+        MPI_Finalize();
+        return 0;
+    }
+    char path[512], buf[4096];
+    memset(buf, 'm', sizeof buf);
+    snprintf(path, sizeof path, "%s/mpi.dat", argv[2]);
+    MPI_File fh;
+    int amode = MPI_MODE_CREATE | MPI_MODE_RDWR;
+    rc = MPI_File_open(MPI_COMM_WORLD, path, amode, MPI_INFO_NULL, &fh);
+    L("MPI_File_open(\"%s\", amode=%d, comm_size=%d) = 0", path, amode, n);
+    const char *p = path;
+#define IO(fmt, ...) L("%s(\"%s\", fd=0" fmt ") = %d", __VA_ARGS__)
+    rc = MPI_File_set_size(fh, 65536);
+    IO(", size=65536", "MPI_File_set_size", p, rc);
+    rc = MPI_File_preallocate(fh, 65536);
+    IO(", size=65536", "MPI_File_preallocate", p, rc);
+    MPI_Status st;
+    for (int i = 0; i < 4; i++) {
+        MPI_Offset off = (MPI_Offset)(i * n + rank) * 256;
+        rc = MPI_File_write_at(fh, off, buf, 256, MPI_BYTE, &st);
+        IO(", off=%lld, size=256, typesize=1, count=256", "MPI_File_write_at", p, (long long)off, rc);
+    }
+    MPI_Offset off = (MPI_Offset)rank * 1024 + 8192;
+    rc = MPI_File_write_at_all(fh, off, buf, 256, MPI_INT, &st);
+    IO(", off=%lld, size=1024, typesize=4, count=256", "MPI_File_write_at_all", p, (long long)off, rc);
+    rc = MPI_File_read_at_all(fh, off, buf, 256, MPI_INT, &st);
+    IO(", off=%lld, size=1024, typesize=4, count=256", "MPI_File_read_at_all", p, (long long)off, rc);
+    rc = MPI_File_read_at(fh, 0, buf, 16, MPI_DOUBLE, &st);
+    IO(", off=0, size=128, typesize=8, count=16", "MPI_File_read_at", p, rc);
+    rc = MPI_File_seek(fh, (MPI_Offset)rank * 100, MPI_SEEK_SET);
+    IO(", off=%d, whence=%d", "MPI_File_seek", p, rank * 100, MPI_SEEK_SET, rc);
+    rc = MPI_File_write(fh, buf, 10, MPI_CHAR, &st);
+    IO(", size=10, typesize=1, count=10", "MPI_File_write", p, rc);
+    rc = MPI_File_read(fh, buf, 10, MPI_CHAR, &st);
+    IO(", size=10, typesize=1, count=10", "MPI_File_read", p, rc);
+    rc = MPI_File_write_all(fh, buf, 8, MPI_INT, &st);
+    IO(", size=32, typesize=4, count=8", "MPI_File_write_all", p, rc);
+    rc = MPI_File_read_all(fh, buf, 8, MPI_INT, &st);
+    IO(", size=32, typesize=4, count=8", "MPI_File_read_all", p, rc);
+    MPI_Request rq;
+    rc = MPI_File_iwrite_at(fh, 32768 + rank * 64, buf, 64, MPI_BYTE, &rq);
+    IO(", off=%d, size=64, typesize=1, count=64", "MPI_File_iwrite_at", p, 32768 + rank * 64, rc);
+    rc = MPI_Wait(&rq, &st);
+    L("MPI_Wait(requests=1) = %d", rc);
+    rc = MPI_File_iread_at(fh, 32768 + rank * 64, buf, 64, MPI_BYTE, &rq);
+    IO(", off=%d, size=64, typesize=1, count=64", "MPI_File_iread_at", p, 32768 + rank * 64, rc);
+    rc = MPI_Wait(&rq, &st);
+    L("MPI_Wait(requests=1) = %d", rc);
+    rc = MPI_File_iwrite(fh, buf, 4, MPI_BYTE, &rq);
+    IO(", size=4, typesize=1, count=4", "MPI_File_iwrite", p, rc);
+    rc = MPI_Wait(&rq, &st);
+    L("MPI_Wait(requests=1) = %d", rc);
+    rc = MPI_File_write_at_all_begin(fh, 40000 + rank * 32, buf, 32, MPI_BYTE);
+    IO(", off=%d, size=32, typesize=1, count=32", "MPI_File_write_at_all_begin", p, 40000 + rank * 32, rc);
+    rc = MPI_File_write_at_all_end(fh, buf, &st);
+    IO(", size=0, typesize=0, count=0", "MPI_File_write_at_all_end", p, rc);
+    rc = MPI_File_read_all_begin(fh, buf, 16, MPI_BYTE);
+    IO(", size=16, typesize=1, count=16", "MPI_File_read_all_begin", p, rc);
+    rc = MPI_File_read_all_end(fh, buf, &st);
+    IO(", size=0, typesize=0, count=0", "MPI_File_read_all_end", p, rc);
+    rc = MPI_File_write_shared(fh, buf, 8, MPI_BYTE, &st);
+    IO(", size=8, typesize=1, count=8", "MPI_File_write_shared", p, rc);
+    rc = MPI_File_write_ordered(fh, buf, 8, MPI_BYTE, &st);
+    IO(", size=8, typesize=1, count=8", "MPI_File_write_ordered", p, rc);
+    rc = MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+    IO(", disp=0, etype_size=1, filetype_size=1", "MPI_File_set_view", p, rc);
+    rc = MPI_File_sync(fh);
+    IO("", "MPI_File_sync", p, rc);
+    rc = MPI_File_close(&fh);
+    IO("", "MPI_File_close", p, rc);
+    rc = MPI_Finalize();
+    L("MPI_Finalize() = %d", rc);
+    snprintf(path, sizeof path, "%s/log.%d", argv[1], rank);
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    syscall(SYS_write, fd, logbuf, loglen);
+    syscall(SYS_close, fd);
+    return 0;
+}

@@ -1,0 +1,100 @@
+# iolens trace on real programs: the decoded trace equals each program's own
+# log of what it called (arguments, results, errno, order per thread).
+. "$(dirname "$0")/../cli/lib.sh"
+: "${TRACE_PROBE:?}" "${IOLENS_SHIM:?}"
+P=$TRACE_PROBE
+T=$IOLENS_TMP
+calls() { awk '$5 == 0' | cut -d' ' -f6-; } # drop rank, thread, tstart, tend, depth
+
+# 1. every wrapped POSIX and stdio function, single thread
+mkdir -p "$T/d"
+expect_rc 0 "$IOLENS" trace -o "$T/all.trace" -- "$P" all "$T/all.log" "$T/d"
+cp "$T/out" "$T/all.stdout"
+expect_rc 0 "$IOLENS" trace --print "$T/all.trace"
+calls <"$T/out" >"$T/all.got"
+if diff "$T/all.log" "$T/all.got" >"$T/all.diff"; then ok; else fail "decoded trace differs from the probe's log"; head -20 "$T/all.diff" >&2; fi
+[ "$(wc -l <"$T/all.log")" -ge 90 ] && ok || fail "probe log too short"
+expect_rc 0 "$IOLENS" trace --print "$T/all.trace" --json
+expect_grep '"func":"pwrite64"' "$T/out"
+expect_rc 0 "$IOLENS" trace --info "$T/all.trace" --json
+expect_grep '"calls"' "$T/out"
+
+# 2. the same program untraced: same output, same results and errno values
+rm -rf "$T/d"; mkdir -p "$T/d"
+"$P" all "$T/plain.log" "$T/d" >"$T/plain.stdout"
+cmp -s "$T/plain.log" "$T/all.log" && ok || fail "traced and untraced runs differ (results/errno)"
+cmp -s "$T/plain.stdout" "$T/all.stdout" && ok || fail "traced and untraced outputs differ"
+
+# 3. 8 threads x 100000 calls: nothing lost, nothing duplicated, order per thread kept
+rm -rf "$T/d"; mkdir -p "$T/d"
+expect_rc 0 "$IOLENS" trace -o "$T/thr.trace" -- "$P" threads "$T/thr.log" "$T/d" 8 100000
+"$IOLENS" trace --print "$T/thr.trace" | awk '$5 == 0 { t = $2; n[t]++; $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); match($0, /"[^"]*"/); print substr($0, RSTART, RLENGTH), n[t], $0 }' | sort >"$T/thr.got"
+awk '{ t = $1; n[t]++; $1 = ""; sub(/^ +/, ""); match($0, /"[^"]*"/); print substr($0, RSTART, RLENGTH), n[t], $0 }' "$T/thr.log" | sort >"$T/thr.want"
+[ "$(wc -l <"$T/thr.want")" -eq 800016 ] && ok || fail "thread log has $(wc -l <"$T/thr.want") lines"
+cmp -s "$T/thr.want" "$T/thr.got" && ok || fail "multi-threaded trace differs from the threads' logs"
+rm -f "$T/thr.got" "$T/thr.want" "$T/thr.log"
+
+# 4. killed by a signal: the trace reads fully or is reported truncated, never a crash
+for sig in 11 15 9; do
+  rm -rf "$T/d"; mkdir -p "$T/d"
+  expect_rc $((128 + sig)) "$IOLENS" trace -o "$T/sig$sig.trace" -- "$P" signal "$T/sig.log" "$T/d" $sig
+  expect_rc 0 "$IOLENS" trace --print "$T/sig$sig.trace"
+  expect_grep 'truncated' "$T/err"
+  calls <"$T/out" >"$T/sig.got"
+  if [ $sig -eq 9 ]; then
+    # SIGKILL cannot be caught: what was flushed is a prefix of what was called
+    head -n "$(wc -l <"$T/sig.got")" "$T/sig.log" | cmp -s - "$T/sig.got" && ok || fail "SIGKILL trace is not a prefix"
+  else
+    cmp -s "$T/sig.log" "$T/sig.got" && ok || fail "signal $sig: trace differs from the log"
+  fi
+done
+
+# 5. trace folder full (ENOSPC): the program completes as untraced; the trace reads or reports truncation
+mnt="$T/small"
+mkdir -p "$mnt"
+if mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; then
+  rm -rf "$T/d"; mkdir -p "$T/d"
+  LD_PRELOAD=$IOLENS_SHIM IOLENS_TRACE_DIR=$mnt "$P" threads "$T/full.log" "$T/d" 1 20000
+  [ $? -eq 0 ] && ok || fail "program failed with a full trace folder"
+  rm -rf "$T/d"; mkdir -p "$T/d"
+  "$P" threads "$T/full.plain" "$T/d" 1 20000
+  cmp -s "$T/full.log" "$T/full.plain" && ok || fail "full trace folder changed the program's results"
+  expect_rc 0 "$IOLENS" trace --build "$mnt" -o "$T/full.trace"
+  expect_grep 'truncated\|ended without' "$T/err"
+  expect_rc 0 "$IOLENS" trace --print "$T/full.trace"
+  umount "$mnt"
+else
+  echo "note: cannot mount a small tmpfs here; ENOSPC check skipped"
+fi
+
+# 6. a trace cut anywhere is refused with a message naming the file and byte offset
+head -c 100 "$T/all.trace" >"$T/cut.trace"
+expect_rc 1 "$IOLENS" trace --print "$T/cut.trace"
+expect_grep "cannot read '.*cut.trace'.* at byte [0-9]" "$T/err"
+
+# 7. fork + exec: every process is its own rank of the trace
+echo hello >"$T/in.txt"
+expect_rc 0 "$IOLENS" trace -o "$T/sh.trace" -- sh -c "cat '$T/in.txt' > '$T/out.txt'; cat '$T/out.txt' >/dev/null"
+expect_rc 0 "$IOLENS" trace --info "$T/sh.trace" --json
+awk -F: '/"processes"/ { exit !($2 + 0 >= 3) }' "$T/out" && ok || fail "fork+exec children are not separate processes"
+expect_rc 0 "$IOLENS" trace --print "$T/sh.trace"
+grep -q "^[1-9][0-9]* .* open(\"$T/in.txt\"" "$T/out" && ok || fail "the child's open is not in its own rank"
+grep -q "^0 .* open64(\"$T/out.txt\"" "$T/out" && ok || fail "the shell's redirection is not in rank 0"
+
+# 8. merging separate runs: each input process becomes a rank, every call kept
+expect_rc 0 "$IOLENS" trace --merge "$T/all.trace" "$T/sh.trace" -o "$T/merged.trace"
+"$IOLENS" trace --print "$T/merged.trace" --rank 0 | calls >"$T/m0"
+cmp -s "$T/all.log" "$T/m0" && ok || fail "merged trace lost calls of the first run"
+n_sh=$("$IOLENS" trace --print "$T/sh.trace" | wc -l)
+n_m=$("$IOLENS" trace --print "$T/merged.trace" | wc -l)
+[ "$n_m" -eq $((n_sh + $(wc -l <"$T/m0"))) ] && ok || fail "merged trace has $n_m calls"
+
+# 9. usage errors
+expect_rc 2 "$IOLENS" trace
+expect_rc 2 "$IOLENS" trace --layers bogus -- true
+expect_rc 0 "$IOLENS" trace -o "$T/true.trace" --layers stdio -- true
+expect_rc 127 "$IOLENS" trace -o "$T/none.trace" -- /nonexistent/iolens-program
+expect_rc 3 "$IOLENS" trace -o "$T/three.trace" -- sh -c 'exit 3'
+expect_rc 1 "$IOLENS" trace --print "$T/nonexistent.trace"
+expect_grep "cannot open '.*nonexistent.trace'" "$T/err"
+finish

@@ -1,0 +1,29 @@
+# MPI-IO under iolens trace at 1, 2 and 4 ranks: the decoded trace of every
+# rank equals the rank's own log (depth-0 calls), and the trace is one file.
+. "$(dirname "$0")/../cli/lib.sh"
+: "${TRACE_MPI_PROBE:?}"
+command -v mpirun >/dev/null || { echo "SKIP: mpirun not found"; exit 77; }
+T=$IOLENS_TMP
+for n in 1 2 4; do
+  rm -rf "$T/d" "$T/logs" "$T/mpi$n.trace"; mkdir -p "$T/d" "$T/logs"
+  expect_rc 0 mpirun --oversubscribe --allow-run-as-root -np $n "$IOLENS" trace -o "$T/mpi$n.trace" -- "$TRACE_MPI_PROBE" "$T/logs" "$T/d"
+  [ -f "$T/mpi$n.trace" ] && ok || fail "no trace at $n ranks"
+  [ ! -e "$T/mpi$n.trace.spill" ] && ok || fail "spill folder left behind at $n ranks"
+  expect_rc 0 "$IOLENS" trace --info "$T/mpi$n.trace" --json
+  expect_grep "\"processes\": $n" "$T/out"
+  cp "$T/out" "$T/info$n.json"
+  for r in $(seq 0 $((n - 1))); do
+    "$IOLENS" trace --print "$T/mpi$n.trace" --rank $r | awk '$5 == 0 && $6 ~ /^MPI_/' | cut -d' ' -f6- >"$T/got"
+    if cmp -s "$T/logs/log.$r" "$T/got"; then ok; else fail "rank $r of $n: trace differs from the log"; diff "$T/logs/log.$r" "$T/got" | head -10 >&2; fi
+  done
+  # MPI-IO's own POSIX calls are recorded inside the MPI-IO calls (depth 1)
+  "$IOLENS" trace --print "$T/mpi$n.trace" | awk '$5 == 1' | grep -q 'mpi.dat' && ok || fail "no depth-1 POSIX calls at $n ranks"
+done
+# MPI_Abort: the job fails as it would untraced, and the trace is written and readable
+rm -rf "$T/d" "$T/abort.trace"; mkdir -p "$T/d"
+timeout 120 mpirun --oversubscribe --allow-run-as-root -np 2 "$IOLENS" trace -o "$T/abort.trace" -- "$TRACE_MPI_PROBE" "$T/logs" "$T/d" abort >/dev/null 2>&1
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && ok || fail "MPI_Abort run: exit $rc"
+expect_rc 0 "$IOLENS" trace --print "$T/abort.trace"
+[ "$(grep -c 'pwrite(' "$T/out")" -ge 50 ] && ok || fail "MPI_Abort trace lost rank 0's writes"
+finish

@@ -1,0 +1,416 @@
+/*
+ * A traced program that writes its own ground truth: every wrapped call it
+ * makes is logged (in memory, then written with raw system calls that the
+ * shim does not see) in the form `iolens trace --print` uses after its five
+ * leading columns. Modes:
+ *   trace_probe all LOG DIR         every wrapped POSIX and stdio function, errors included
+ *   trace_probe threads LOG DIR T N T threads x N pwrite/pread calls; lines prefixed "<thread> "
+ *   trace_probe signal LOG DIR SIG  some calls, then dies by signal SIG
+ *   trace_probe pwrites N FILE      N 64-byte pwrite calls (benchmark workload, no log)
+ * Built with -fno-builtin so the compiler does not turn fprintf into fwrite.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+int __xstat(int ver, const char *path, struct stat *buf);
+
+typedef struct logb {
+    char *p;
+    size_t len, cap;
+} logb;
+
+static logb main_log;
+
+static void lappend(logb *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : 65536;
+        while (nc < b->len + n + 1)
+            nc *= 2;
+        b->p = realloc(b->p, nc);
+        if (!b->p)
+            abort();
+        b->cap = nc;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+}
+
+/* func(["path"][, fd=N][, args]) = ret[ errno=E] */
+static void logc(logb *b, const char *func, const char *path, int fd, long long ret, int err, const char *fmt, ...)
+{
+    char line[1024], args[512] = "";
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(args, sizeof args, fmt, ap);
+        va_end(ap);
+    }
+    int n = snprintf(line, sizeof line, "%s(", func);
+    const char *sep = "";
+    if (path) {
+        n += snprintf(line + n, sizeof line - n, "\"%s\"", path);
+        sep = ", ";
+    }
+    if (fd >= 0) {
+        n += snprintf(line + n, sizeof line - n, "%sfd=%d", sep, fd);
+        sep = ", ";
+    }
+    if (args[0])
+        n += snprintf(line + n, sizeof line - n, "%s%s", sep, args);
+    n += snprintf(line + n, sizeof line - n, ") = %lld", ret);
+    if (err)
+        n += snprintf(line + n, sizeof line - n, " errno=%d", err);
+    line[n++] = '\n';
+    lappend(b, line, (size_t)n);
+}
+
+static void write_log(const char *path, const logb *b)
+{
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        abort();
+    for (size_t off = 0; off < b->len;) {
+        long w = syscall(SYS_write, fd, b->p + off, b->len - off);
+        if (w <= 0)
+            abort();
+        off += (size_t)w;
+    }
+    syscall(SYS_close, fd);
+}
+
+#define E(r) ((r) < 0 ? errno : 0)
+
+static void vfp(logb *b, FILE *f, const char *path, int fd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = vfprintf(f, fmt, ap);
+    va_end(ap);
+    logc(b, "vfprintf", path, fd, r, E(r), "size=%d", r > 0 ? r : 0);
+}
+
+static void posix_calls(logb *L, const char *dir)
+{
+    char p[512], p2[512], d[512];
+    char buf[256];
+    memset(buf, 'x', sizeof buf);
+    snprintf(p, sizeof p, "%s/a.dat", dir);
+    snprintf(p2, sizeof p2, "%s/b.dat", dir);
+    snprintf(d, sizeof d, "%s/sub", dir);
+
+    int fd = open(p, O_CREAT | O_RDWR | O_TRUNC, 0644);
+    logc(L, "open", p, -1, fd, E(fd), "flags=0x%x, mode=0%o", O_CREAT | O_RDWR | O_TRUNC, 0644);
+    ssize_t r = write(fd, buf, 100);
+    logc(L, "write", p, fd, r, E(r), "size=100");
+    r = pwrite(fd, buf, 64, 200);
+    logc(L, "pwrite", p, fd, r, E(r), "off=200, size=64");
+    r = pwrite64(fd, buf, 64, 264);
+    logc(L, "pwrite64", p, fd, r, E(r), "off=264, size=64");
+    off_t o = lseek(fd, 0, SEEK_SET);
+    logc(L, "lseek", p, fd, o, E(o), "off=0, whence=0");
+    o = lseek64(fd, 10, SEEK_CUR);
+    logc(L, "lseek64", p, fd, o, E(o), "off=10, whence=1");
+    r = read(fd, buf, 50);
+    logc(L, "read", p, fd, r, E(r), "size=50");
+    r = pread(fd, buf, 30, 5);
+    logc(L, "pread", p, fd, r, E(r), "off=5, size=30");
+    r = pread64(fd, buf, 30, 7);
+    logc(L, "pread64", p, fd, r, E(r), "off=7, size=30");
+    struct iovec iov[2] = {{buf, 10}, {buf + 10, 20}};
+    r = writev(fd, iov, 2);
+    logc(L, "writev", p, fd, r, E(r), "size=30, iovcnt=2");
+    r = readv(fd, iov, 2);
+    logc(L, "readv", p, fd, r, E(r), "size=30, iovcnt=2");
+    r = pwritev(fd, iov, 2, 1000);
+    logc(L, "pwritev", p, fd, r, E(r), "off=1000, size=30, iovcnt=2");
+    r = preadv(fd, iov, 2, 1000);
+    logc(L, "preadv", p, fd, r, E(r), "off=1000, size=30, iovcnt=2");
+    r = pwritev64(fd, iov, 2, 2000);
+    logc(L, "pwritev64", p, fd, r, E(r), "off=2000, size=30, iovcnt=2");
+    r = preadv64(fd, iov, 2, 2000);
+    logc(L, "preadv64", p, fd, r, E(r), "off=2000, size=30, iovcnt=2");
+    int x = fsync(fd);
+    logc(L, "fsync", p, fd, x, E(x), NULL);
+    x = fdatasync(fd);
+    logc(L, "fdatasync", p, fd, x, E(x), NULL);
+    x = ftruncate(fd, 4096);
+    logc(L, "ftruncate", p, fd, x, E(x), "length=4096");
+    x = ftruncate64(fd, 4096);
+    logc(L, "ftruncate64", p, fd, x, E(x), "length=4096");
+    struct stat st;
+    struct stat64 st64;
+    x = fstat(fd, &st);
+    logc(L, "fstat", p, fd, x, E(x), NULL);
+    x = fstat64(fd, &st64);
+    logc(L, "fstat64", p, fd, x, E(x), NULL);
+    int fd2 = dup(fd);
+    logc(L, "dup", p, fd, fd2, E(fd2), NULL);
+    int fd3 = dup2(fd, 40);
+    logc(L, "dup2", p, fd, fd3, E(fd3), "newfd=40");
+    int fd4 = dup3(fd, 41, O_CLOEXEC);
+    logc(L, "dup3", p, fd, fd4, E(fd4), "newfd=41, flags=%d", O_CLOEXEC);
+    x = fcntl(fd, F_GETFL);
+    logc(L, "fcntl", p, fd, x, E(x), "cmd=%d, arg=0", F_GETFL);
+    x = fcntl(fd, F_SETFD, FD_CLOEXEC);
+    logc(L, "fcntl", p, fd, x, E(x), "cmd=%d, arg=%d", F_SETFD, FD_CLOEXEC);
+    int fd5 = fcntl(fd, F_DUPFD, 50);
+    logc(L, "fcntl", p, fd, fd5, E(fd5), "cmd=%d, arg=50", F_DUPFD);
+    void *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    logc(L, "mmap", p, fd, m == MAP_FAILED ? -1 : 0, m == MAP_FAILED ? errno : 0, "off=0, len=4096, prot=%d, flags=%d",
+         PROT_READ | PROT_WRITE, MAP_SHARED);
+    x = msync(m, 4096, MS_SYNC);
+    logc(L, "msync", NULL, -1, x, E(x), "len=4096, flags=%d", MS_SYNC);
+    munmap(m, 4096);
+    void *m64 = mmap64(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+    logc(L, "mmap64", p, fd, m64 == MAP_FAILED ? -1 : 0, m64 == MAP_FAILED ? errno : 0,
+         "off=0, len=4096, prot=%d, flags=%d", PROT_READ, MAP_PRIVATE);
+    munmap(m64, 4096);
+    int cl[] = {fd5, fd4, fd3, fd2, fd};
+    for (int i = 0; i < 5; i++) {
+        x = close(cl[i]);
+        logc(L, "close", p, cl[i], x, E(x), NULL);
+    }
+    /* the 64 and at variants */
+    fd = open64(p, O_RDONLY);
+    logc(L, "open64", p, -1, fd, E(fd), "flags=0x%x, mode=00", O_RDONLY);
+    x = close(fd);
+    logc(L, "close", p, fd, x, E(x), NULL);
+    fd = openat(AT_FDCWD, p, O_WRONLY | O_APPEND);
+    logc(L, "openat", p, -1, fd, E(fd), "flags=0x%x, mode=00, dirfd=%d", O_WRONLY | O_APPEND, AT_FDCWD);
+    x = close(fd);
+    logc(L, "close", p, fd, x, E(x), NULL);
+    fd = openat64(AT_FDCWD, p2, O_WRONLY | O_CREAT, 0600);
+    logc(L, "openat64", p2, -1, fd, E(fd), "flags=0x%x, mode=0600, dirfd=%d", O_WRONLY | O_CREAT, AT_FDCWD);
+    x = close(fd);
+    logc(L, "close", p2, fd, x, E(x), NULL);
+    fd = creat(p2, 0640);
+    logc(L, "creat", p2, -1, fd, E(fd), "flags=0x%x, mode=0640", O_CREAT | O_WRONLY | O_TRUNC);
+    x = close(fd);
+    logc(L, "close", p2, fd, x, E(x), NULL);
+    fd = creat64(p2, 0640);
+    logc(L, "creat64", p2, -1, fd, E(fd), "flags=0x%x, mode=0640", O_CREAT | O_WRONLY | O_TRUNC);
+    x = close(fd);
+    logc(L, "close", p2, fd, x, E(x), NULL);
+    /* metadata */
+    x = stat(p, &st);
+    logc(L, "stat", p, -1, x, E(x), NULL);
+    x = stat64(p, &st64);
+    logc(L, "stat64", p, -1, x, E(x), NULL);
+    x = lstat(p, &st);
+    logc(L, "lstat", p, -1, x, E(x), NULL);
+    x = lstat64(p, &st64);
+    logc(L, "lstat64", p, -1, x, E(x), NULL);
+    x = fstatat(AT_FDCWD, p, &st, 0);
+    logc(L, "fstatat", p, -1, x, E(x), "dirfd=%d, flags=0", AT_FDCWD);
+    x = fstatat64(AT_FDCWD, p, &st64, AT_SYMLINK_NOFOLLOW);
+    logc(L, "fstatat64", p, -1, x, E(x), "dirfd=%d, flags=%d", AT_FDCWD, AT_SYMLINK_NOFOLLOW);
+    struct statx sx;
+    x = statx(AT_FDCWD, p, 0, STATX_SIZE, &sx);
+    logc(L, "statx", p, -1, x, E(x), "mask=%d, dirfd=%d, flags=0", STATX_SIZE, AT_FDCWD);
+    x = __xstat(1, p, &st);
+    logc(L, "__xstat", p, -1, x, E(x), "ver=1");
+    x = access(p, R_OK);
+    logc(L, "access", p, -1, x, E(x), "mode=0%o", R_OK);
+    x = mkdir(d, 0755);
+    logc(L, "mkdir", d, -1, x, E(x), "mode=0755");
+    char dp[600];
+    snprintf(dp, sizeof dp, "%s/f", d);
+    fd = open(dp, O_CREAT | O_WRONLY, 0644);
+    logc(L, "open", dp, -1, fd, E(fd), "flags=0x%x, mode=0644", O_CREAT | O_WRONLY);
+    x = close(fd);
+    logc(L, "close", dp, fd, x, E(x), NULL);
+    DIR *dd = opendir(d);
+    int dfd = dirfd(dd);
+    logc(L, "opendir", d, -1, dfd, 0, NULL);
+    struct dirent *e;
+    do {
+        errno = 0;
+        e = readdir(dd);
+        logc(L, "readdir", d, dfd, e ? 1 : 0, 0, NULL);
+    } while (e);
+    x = closedir(dd);
+    logc(L, "closedir", d, dfd, x, E(x), NULL);
+    x = unlink(dp);
+    logc(L, "unlink", dp, -1, x, E(x), NULL);
+    x = rmdir(d);
+    logc(L, "rmdir", d, -1, x, E(x), NULL);
+    x = rename(p2, d);
+    logc(L, "rename", p2, -1, x, E(x), "to=\"%s\"", d);
+    x = unlink(d);
+    logc(L, "unlink", d, -1, x, E(x), NULL);
+    /* failures keep their errno */
+    fd = open("/nonexistent/iolens/x", O_RDONLY);
+    logc(L, "open", "/nonexistent/iolens/x", -1, fd, E(fd), "flags=0x0, mode=00");
+    r = read(987, buf, 10);
+    logc(L, "read", NULL, 987, r, E(r), "size=10");
+    x = close(988);
+    logc(L, "close", NULL, 988, x, E(x), NULL);
+    x = rmdir("/nonexistent/iolens");
+    logc(L, "rmdir", "/nonexistent/iolens", -1, x, E(x), NULL);
+}
+
+static void stdio_calls(logb *L, const char *dir)
+{
+    char p[512];
+    char buf[256];
+    memset(buf, 'y', sizeof buf);
+    snprintf(p, sizeof p, "%s/s.txt", dir);
+    FILE *f = fopen(p, "w+");
+    int fd = fileno(f);
+    logc(L, "fopen", p, -1, fd, 0, "flags=0x%x", O_RDWR | O_CREAT | O_TRUNC);
+    size_t n = fwrite(buf, 8, 4, f);
+    logc(L, "fwrite", p, fd, (long long)n, 0, "size=8, nmemb=4");
+    int r = fprintf(f, "value %d\n", 42);
+    logc(L, "fprintf", p, fd, r, E(r), "size=%d", r);
+    vfp(L, f, p, fd, "more %s\n", "text");
+    r = fputs("line\n", f);
+    logc(L, "fputs", p, fd, r, r == EOF ? errno : 0, "size=5");
+    r = fputc('Z', f);
+    logc(L, "fputc", p, fd, r, r == EOF ? errno : 0, "c=%d", 'Z');
+    r = fflush(f);
+    logc(L, "fflush", p, fd, r, r ? errno : 0, NULL);
+    long t = ftell(f);
+    logc(L, "ftell", p, fd, t, E(t), NULL);
+    r = fseek(f, 4, SEEK_SET);
+    logc(L, "fseek", p, fd, r, r ? errno : 0, "off=4, whence=0");
+    r = fgetc(f);
+    logc(L, "fgetc", p, fd, r, 0, NULL);
+    rewind(f);
+    logc(L, "rewind", p, fd, 0, 0, NULL);
+    n = fread(buf, 4, 3, f);
+    logc(L, "fread", p, fd, (long long)n, 0, "size=4, nmemb=3");
+    char *s = fgets(buf, 64, f);
+    logc(L, "fgets", p, fd, s ? (long long)strlen(s) : -1, 0, "n=64");
+    r = fclose(f);
+    logc(L, "fclose", p, fd, r, r ? errno : 0, NULL);
+    fd = open(p, O_RDONLY);
+    logc(L, "open", p, -1, fd, E(fd), "flags=0x0, mode=00");
+    f = fdopen(fd, "r");
+    logc(L, "fdopen", p, fd, fileno(f), 0, "flags=0x0");
+    f = freopen(p, "a", f);
+    int nfd = fileno(f);
+    logc(L, "freopen", p, fd, nfd, 0, "flags=0x%x", O_WRONLY | O_CREAT | O_APPEND);
+    r = fclose(f);
+    logc(L, "fclose", p, nfd, r, r ? errno : 0, NULL);
+    f = fopen64(p, "r");
+    fd = fileno(f);
+    logc(L, "fopen64", p, -1, fd, 0, "flags=0x0");
+    r = fclose(f);
+    logc(L, "fclose", p, fd, r, r ? errno : 0, NULL);
+    f = fopen("/nonexistent/iolens/y", "r");
+    logc(L, "fopen", "/nonexistent/iolens/y", -1, -1, errno, "flags=0x0");
+    r = fflush(NULL);
+    logc(L, "fflush", NULL, -1, r, r ? errno : 0, NULL);
+}
+
+/* ---- threads ---- */
+typedef struct targ {
+    int k, n;
+    const char *dir;
+    logb log;
+} targ;
+
+static void *thread_main(void *p)
+{
+    targ *a = p;
+    char path[512], buf[64];
+    memset(buf, 'k', sizeof buf);
+    snprintf(path, sizeof path, "%s/t%d", a->dir, a->k);
+    int fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0644);
+    logc(&a->log, "open", path, -1, fd, E(fd), "flags=0x%x, mode=0644", O_CREAT | O_RDWR | O_TRUNC);
+    for (int i = 0; i < a->n; i++) {
+        ssize_t r = (i % 4 == 3) ? pread(fd, buf, 64, (off_t)(i / 2) * 64) : pwrite(fd, buf, 64, (off_t)i * 64);
+        if (i % 4 == 3)
+            logc(&a->log, "pread", path, fd, r, E(r), "off=%d, size=64", (i / 2) * 64);
+        else
+            logc(&a->log, "pwrite", path, fd, r, E(r), "off=%d, size=64", i * 64);
+    }
+    int x = close(fd);
+    logc(&a->log, "close", path, fd, x, E(x), NULL);
+    return NULL;
+}
+
+static int threads(const char *logpath, const char *dir, int nt, int n)
+{
+    targ *a = calloc((size_t)nt, sizeof *a);
+    pthread_t *th = calloc((size_t)nt, sizeof *th);
+    for (int k = 0; k < nt; k++) {
+        a[k].k = k;
+        a[k].n = n;
+        a[k].dir = dir;
+        pthread_create(&th[k], NULL, thread_main, &a[k]);
+    }
+    logb all = {0};
+    for (int k = 0; k < nt; k++) {
+        pthread_join(th[k], NULL);
+        /* prefix every line with the thread number */
+        char pre[16];
+        int pl = snprintf(pre, sizeof pre, "%d ", k);
+        for (size_t s = 0; s < a[k].log.len;) {
+            char *nl = memchr(a[k].log.p + s, '\n', a[k].log.len - s);
+            size_t e = (size_t)(nl - a[k].log.p) + 1;
+            lappend(&all, pre, (size_t)pl);
+            lappend(&all, a[k].log.p + s, e - s);
+            s = e;
+        }
+        free(a[k].log.p);
+    }
+    write_log(logpath, &all);
+    free(all.p);
+    free(a);
+    free(th);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 4 && !strcmp(argv[1], "all")) {
+        posix_calls(&main_log, argv[3]);
+        stdio_calls(&main_log, argv[3]);
+        write_log(argv[2], &main_log);
+        printf("probe done: %zu bytes of log\n", main_log.len);
+        return 0;
+    }
+    if (argc >= 6 && !strcmp(argv[1], "threads"))
+        return threads(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]));
+    if (argc >= 5 && !strcmp(argv[1], "signal")) {
+        char p[512], buf[64] = {0};
+        snprintf(p, sizeof p, "%s/sig.dat", argv[3]);
+        int fd = open(p, O_CREAT | O_WRONLY, 0644);
+        logc(&main_log, "open", p, -1, fd, E(fd), "flags=0x%x, mode=0644", O_CREAT | O_WRONLY);
+        for (int i = 0; i < 100; i++) {
+            ssize_t r = pwrite(fd, buf, 64, i * 64);
+            logc(&main_log, "pwrite", p, fd, r, E(r), "off=%d, size=64", i * 64);
+        }
+        write_log(argv[2], &main_log);
+        raise(atoi(argv[4]));
+        return 0;
+    }
+    if (argc >= 4 && !strcmp(argv[1], "pwrites")) {
+        long n = atol(argv[2]);
+        int fd = open(argv[3], O_CREAT | O_WRONLY | O_TRUNC, 0644);
+        char buf[64] = {0};
+        for (long i = 0; i < n; i++)
+            if (pwrite(fd, buf, 64, (i % 1024) * 64) != 64)
+                return 1;
+        close(fd);
+        unlink(argv[3]);
+        return 0;
+    }
+    fprintf(stderr, "usage: trace_probe all|threads|signal|pwrites ...\n");
+    return 2;
+}
