@@ -5,6 +5,7 @@
 #include "darshan_from.h"
 #include "iolens/counters.h"
 #include "iolens/recorder.h"
+#include "iolens/trace.h"
 #include "util/jsonw.h"
 
 #include <stdio.h>
@@ -19,7 +20,7 @@ static void usage(FILE *out)
             "                      [--alignment BYTES] [--no-dxt] [--no-heatmap] [--exe STRING] [--json]\n\n"
             "Computes Darshan counters (POSIX, MPI-IO, STDIO, HEATMAP, DXT) from a trace and\n"
             "writes them as a Darshan log (format 3.41, zlib).\n"
-            "  TRACE            a Recorder trace directory\n"
+            "  TRACE            an iolens trace file (iolens trace -o) or a Recorder trace directory\n"
             "  --per-rank       keep per-rank records of shared files (no rank -1 reduction)\n"
             "  --all-paths      keep files under /dev/, /proc/, /etc/, ... (Darshan skips them)\n"
             "  --alignment N    file alignment for POSIX_FILE_NOT_ALIGNED (default 4096)\n"
@@ -27,9 +28,13 @@ static void usage(FILE *out)
             "  --json           print a JSON summary (records per module, totals) on stdout\n");
 }
 
-/* The one place that knows trace kinds: add iolens traces (iolens_trace_open) here. */
+/* The one place that knows trace kinds: a directory is a Recorder trace, a
+ * file an iolens trace (iolens trace -o FILE). */
 static int open_trace(const char *path, iolens_evsource **src)
 {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+        return iolens_trace_open(path, src);
     iolens_recorder_options ro;
     memset(&ro, 0, sizeof ro);
     ro.warn = cli_warn_cb;
