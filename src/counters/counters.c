@@ -658,7 +658,9 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const c
         return 0;
     }
     int is_write = e->op == IOLENS_OP_WRITE;
-    int64_t bytes = e->ret >= 0 ? e->ret : e->size;
+    /* POSIX/STDIO: bytes moved (the return value when the producer has it); MPI-IO:
+     * count x datatype size, as the runtime counts (the return value is an error code) */
+    int64_t bytes = module != IOLENS_DARSHAN_MPIIO && e->ret >= 0 ? e->ret : e->size;
     if (bytes < 0)
         return 0;
     int64_t off = (e->offset >= 0 && !(e->flags & IOLENS_EVF_OFFSET_UNKNOWN)) ? e->offset : r->offset;
@@ -726,7 +728,7 @@ static int int_rule(int module, int i)
 {
     if (module == IOLENS_DARSHAN_POSIX) {
         if (i == IOL_DC_POSIX_MODE || i == IOL_DC_POSIX_MEM_ALIGNMENT || i == IOL_DC_POSIX_FILE_ALIGNMENT)
-            return 2;
+            return 2; /* value of the last rank */
         if (i == IOL_DC_POSIX_MAX_BYTE_READ || i == IOL_DC_POSIX_MAX_BYTE_WRITTEN)
             return 1;
         if (i == IOL_DC_POSIX_MMAPS)
@@ -804,7 +806,7 @@ static void reduce(iol_crec *out, iol_crec **r, size_t n)
                 out->c[i] = sadd(out->c[i], x->c[i]);
             else if (rule == 1 && (k == 0 || x->c[i] > out->c[i]))
                 out->c[i] = x->c[i];
-            else if (rule == 2 && k == 0)
+            else if (rule == 2) /* the runtime's reduced MODE is a later rank's (not rank 0's) */
                 out->c[i] = x->c[i];
             else if (rule == 4)
                 out->c[i] = k == 0 ? x->c[i] : (x->c[i] < 0 ? out->c[i] : sadd(out->c[i] < 0 ? 0 : out->c[i], x->c[i]));
