@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "darshan_modes.h"
+#include "darshan_from.h"
 #include "darshan_text.h"
 #include "iolens/darshan.h"
 
@@ -17,7 +18,8 @@ static void usage(FILE *out)
             "       iolens darshan --json [--pretty] LOG\n"
             "       iolens darshan --heatmap LOG\n"
             "       iolens darshan --report LOG\n"
-            "       iolens darshan --summary [--json] [-j N] FILE_OR_DIR...\n\n"
+            "       iolens darshan --summary [--json] [-j N] FILE_OR_DIR...\n"
+            "       iolens darshan --from TRACE -o LOG.darshan (see --from --help)\n\n"
             "Prints a Darshan log as darshan-parser does (or darshan-dxt-parser with --dxt).\n"
             "  --base             the log's records (default when no other section is asked)\n"
             "  --total            per-module aggregate of every counter\n"
@@ -51,6 +53,8 @@ int cmd_darshan(int argc, char **argv)
     unsigned mask = 0;
     int dxt = 0, json = 0, pretty = 0, heatmap = 0, summary = 0, report = 0, jobs = 2;
     const char *path = NULL;
+    if (iol_darshan_from_wanted(argc, argv))
+        return iol_darshan_from_main(argc, argv);
     int npaths = 0;
     char **paths = calloc((size_t)argc, sizeof *paths);
     if (!paths) {

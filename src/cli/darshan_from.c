@@ -1,0 +1,190 @@
+/* iolens darshan --from TRACE -o LOG.darshan: compute Darshan counters from a
+ * trace and write a Darshan log. Kept apart from cmd_darshan.c (one hook). */
+#include "cli.h"
+
+#include "darshan_from.h"
+#include "iolens/counters.h"
+#include "iolens/recorder.h"
+#include "iolens/trace.h"
+#include "util/jsonw.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: iolens darshan --from TRACE -o LOG.darshan [--per-rank] [--all-paths]\n"
+            "                      [--alignment BYTES] [--no-dxt] [--no-heatmap] [--exe STRING] [--json]\n\n"
+            "Computes Darshan counters (POSIX, MPI-IO, STDIO, HEATMAP, DXT) from a trace and\n"
+            "writes them as a Darshan log (format 3.41, zlib).\n"
+            "  TRACE            an iolens trace file (iolens trace -o) or a Recorder trace directory\n"
+            "  --per-rank       keep per-rank records of shared files (no rank -1 reduction)\n"
+            "  --all-paths      keep files under /dev/, /proc/, /etc/, ... (Darshan skips them)\n"
+            "  --alignment N    file alignment for POSIX_FILE_NOT_ALIGNED (default 4096)\n"
+            "  --exe STRING     executable and arguments for the job record\n"
+            "  --json           print a JSON summary (records per module, totals) on stdout\n");
+}
+
+/* The one place that knows trace kinds: a directory is a Recorder trace, a
+ * file an iolens trace (iolens trace -o FILE). */
+static int open_trace(const char *path, iolens_evsource **src)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+        return iolens_trace_open(path, src);
+    iolens_recorder_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.warn = cli_warn_cb;
+    return iolens_recorder_open(path, src, &ro);
+}
+
+static void on_progress(void *ctx, int done, int total)
+{
+    cli_progress *p = ctx;
+    (void)total;
+    cli_progress_step(p, (unsigned long)done - p->done);
+}
+
+static void print_json(const iolens_counters *c, const char *from, const char *outp)
+{
+    iol_jsonw w;
+    iol_jsonw_init(&w, stdout, 0);
+    iol_jsonw_obj_begin(&w);
+    iol_jsonw_key(&w, "trace");
+    iol_jsonw_str(&w, from);
+    iol_jsonw_key(&w, "log");
+    iol_jsonw_str(&w, outp);
+    iol_jsonw_key(&w, "events");
+    iol_jsonw_uint(&w, iolens_counters_events(c));
+    iol_jsonw_key(&w, "nprocs");
+    iol_jsonw_int(&w, iolens_counters_job(c)->nprocs);
+    iol_jsonw_key(&w, "run_time");
+    iol_jsonw_double(&w, iolens_counters_job(c)->run_time);
+    iol_jsonw_key(&w, "modules");
+    iol_jsonw_obj_begin(&w);
+    static const int mods[] = {IOLENS_DARSHAN_POSIX, IOLENS_DARSHAN_MPIIO, IOLENS_DARSHAN_STDIO,
+                               IOLENS_DARSHAN_HEATMAP, IOLENS_DARSHAN_DXT_POSIX, IOLENS_DARSHAN_DXT_MPIIO};
+    for (size_t k = 0; k < sizeof mods / sizeof mods[0]; k++) {
+        int m = mods[k];
+        size_t n = iolens_counters_count(c, m);
+        if (n == 0)
+            continue;
+        iol_jsonw_key(&w, iolens_darshan_module_name(m));
+        iol_jsonw_obj_begin(&w);
+        iol_jsonw_key(&w, "records");
+        iol_jsonw_uint(&w, n);
+        /* bytes read/written over the module's records (counter names from the shared tables) */
+        int br = -1, bw = -1;
+        if (iolens_darshan_counter_count(m) > 0) {
+            char name[64];
+            snprintf(name, sizeof name, "%s_BYTES_READ", m == IOLENS_DARSHAN_MPIIO ? "MPIIO" : iolens_darshan_module_name(m));
+            br = iolens_darshan_counter_index(m, name, NULL);
+            snprintf(name, sizeof name, "%s_BYTES_WRITTEN", m == IOLENS_DARSHAN_MPIIO ? "MPIIO" : iolens_darshan_module_name(m));
+            bw = iolens_darshan_counter_index(m, name, NULL);
+        }
+        if (br >= 0 && bw >= 0) {
+            int64_t r = 0, wr = 0;
+            for (size_t i = 0; i < n; i++) {
+                const iolens_darshan_record *rec = iolens_counters_record(c, m, i);
+                r += rec->counters[br];
+                wr += rec->counters[bw];
+            }
+            iol_jsonw_key(&w, "bytes_read");
+            iol_jsonw_int(&w, r);
+            iol_jsonw_key(&w, "bytes_written");
+            iol_jsonw_int(&w, wr);
+        }
+        iol_jsonw_obj_end(&w);
+    }
+    iol_jsonw_obj_end(&w);
+    iol_jsonw_obj_end(&w);
+    iol_jsonw_finish(&w);
+    fputc('\n', stdout);
+}
+
+int iol_darshan_from_wanted(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--from"))
+            return 1;
+    return 0;
+}
+
+int iol_darshan_from_main(int argc, char **argv)
+{
+    const char *from = NULL, *outp = NULL;
+    int json = 0;
+    iolens_counters_opts o;
+    iolens_counters_opts_init(&o);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int has = i + 1 < argc;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return CLI_OK;
+        } else if (!strcmp(a, "--from") && has) {
+            from = argv[++i];
+        } else if (!strcmp(a, "-o") && has) {
+            outp = argv[++i];
+        } else if (!strcmp(a, "--exe") && has) {
+            o.exe = argv[++i];
+        } else if (!strcmp(a, "--alignment") && has) {
+            char *end;
+            long long v = strtoll(argv[++i], &end, 10);
+            if (*end || v < 0) {
+                cli_error("--alignment wants a non-negative byte count, not '%s'", argv[i]);
+                return CLI_USAGE;
+            }
+            o.file_alignment = v;
+        } else if (!strcmp(a, "--per-rank")) {
+            o.keep_per_rank = 1;
+        } else if (!strcmp(a, "--all-paths")) {
+            o.all_paths = 1;
+        } else if (!strcmp(a, "--no-dxt")) {
+            o.dxt = 0;
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (!strcmp(a, "--no-heatmap")) {
+            o.heatmap = 0;
+        } else {
+            cli_error("unknown or incomplete option '%s'", a);
+            usage(stderr);
+            return CLI_USAGE;
+        }
+    }
+    if (!from || !outp) {
+        cli_error("--from TRACE and -o LOG.darshan are both needed");
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    iolens_evsource *src = NULL;
+    iolens_counters *c = NULL;
+    int ret = CLI_FAIL;
+    if (open_trace(from, &src) < 0) {
+        cli_lib_error();
+        goto out;
+    }
+    cli_progress prog;
+    cli_progress_init(&prog, "ranks", (unsigned long)iolens_evsource_nranks(src));
+    o.progress = on_progress;
+    o.progress_ctx = &prog;
+    int crc = iolens_counters_compute(src, &o, &c);
+    cli_progress_end(&prog);
+    if (crc < 0 || iolens_counters_write(c, outp) < 0) {
+        cli_lib_error();
+        goto out;
+    }
+    if (json)
+        print_json(c, from, outp);
+    fprintf(stderr, "%s: %llu events, %zu POSIX, %zu MPI-IO, %zu STDIO records\n", outp,
+            (unsigned long long)iolens_counters_events(c), iolens_counters_count(c, IOLENS_DARSHAN_POSIX),
+            iolens_counters_count(c, IOLENS_DARSHAN_MPIIO), iolens_counters_count(c, IOLENS_DARSHAN_STDIO));
+    ret = CLI_OK;
+out:
+    iolens_counters_free(c);
+    iolens_evsource_free(src);
+    return ret;
+}

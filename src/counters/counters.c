@@ -1,0 +1,1259 @@
+/* Darshan-compatible counters from an event stream (semantics: the Darshan
+ * runtime's POSIX, MPI-IO and STDIO modules, heatmap and DXT; see
+ * ../shared/design/reference/darshan-log-format.md §8 and docs/counters.md). */
+#include "counters/internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+
+#define HEAT_BINS 200
+#define HEAT_WIDTH0 0.1
+
+void iolens_counters_opts_init(iolens_counters_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->file_alignment = 4096;
+    o->mem_alignment = 8;
+    o->heatmap = 1;
+    o->dxt = 1;
+}
+
+/* ---- record table -------------------------------------------------------------------- */
+
+typedef struct ctab {
+    size_t *slot; /* index+1 into crecs, 0 = empty */
+    size_t cap;
+} ctab;
+
+static uint64_t key_hash(int module, int64_t file, int32_t rank)
+{
+    uint64_t h = (uint64_t)file * 0x9e3779b97f4a7c15ull ^ ((uint64_t)(uint32_t)rank << 7) ^
+                 (uint64_t)module * 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 31;
+    return h * 0x94d049bb133111ebull;
+}
+
+static int ctab_grow(iolens_counters *c, ctab *t)
+{
+    size_t ncap = t->cap ? t->cap * 2 : 256;
+    size_t *ns = calloc(ncap, sizeof *ns);
+    if (!ns)
+        return iol_err(IOLENS_ENOMEM, "counters: out of memory");
+    for (size_t i = 0; i < c->ncrecs; i++) {
+        iol_crec *r = c->crecs[i];
+        size_t h = (size_t)key_hash(r->module, r->file, r->rank) & (ncap - 1);
+        while (ns[h])
+            h = (h + 1) & (ncap - 1);
+        ns[h] = i + 1;
+    }
+    free(t->slot);
+    t->slot = ns;
+    t->cap = ncap;
+    return 0;
+}
+
+static int add_name(iolens_counters *c, uint64_t id, const char *name)
+{
+    /* id set (open addressing over indices + 1), rebuilt when half full */
+    if ((c->nnames + 1) * 2 > c->name_set_cap) {
+        size_t ncap = c->name_set_cap ? c->name_set_cap * 2 : 256;
+        size_t *ns = calloc(ncap, sizeof *ns);
+        if (!ns)
+            return iol_err(IOLENS_ENOMEM, "counters: out of memory");
+        for (size_t i = 0; i < c->nnames; i++) {
+            size_t h = (size_t)(c->name_ids[i] * 0x9e3779b97f4a7c15ull >> 20) & (ncap - 1);
+            while (ns[h])
+                h = (h + 1) & (ncap - 1);
+            ns[h] = i + 1;
+        }
+        free(c->name_set);
+        c->name_set = ns;
+        c->name_set_cap = ncap;
+    }
+    size_t h = (size_t)(id * 0x9e3779b97f4a7c15ull >> 20) & (c->name_set_cap - 1);
+    while (c->name_set[h]) {
+        if (c->name_ids[c->name_set[h] - 1] == id)
+            return 0;
+        h = (h + 1) & (c->name_set_cap - 1);
+    }
+    c->name_set[h] = c->nnames + 1;
+    if (c->nnames == c->capnames) {
+        size_t ncap = c->capnames ? c->capnames * 2 : 64;
+        uint64_t *ni = realloc(c->name_ids, ncap * sizeof *ni);
+        if (!ni)
+            return iol_err(IOLENS_ENOMEM, "counters: out of memory");
+        c->name_ids = ni;
+        char **nn = realloc(c->names, ncap * sizeof *nn);
+        if (!nn)
+            return iol_err(IOLENS_ENOMEM, "counters: out of memory");
+        c->names = nn;
+        c->capnames = ncap;
+    }
+    char *s = strdup(name);
+    if (!s)
+        return iol_err(IOLENS_ENOMEM, "counters: out of memory");
+    c->name_ids[c->nnames] = id;
+    c->names[c->nnames++] = s;
+    return 0;
+}
+
+static void crec_init(iol_crec *r, const iolens_counters_opts *o)
+{
+    if (r->module == IOLENS_DARSHAN_POSIX) {
+        r->c[IOL_DC_POSIX_MMAPS] = -1; /* not monitored unless mmap calls are seen */
+        r->c[IOL_DC_POSIX_MEM_ALIGNMENT] = o->mem_alignment;
+        r->c[IOL_DC_POSIX_FILE_ALIGNMENT] = o->file_alignment;
+    }
+}
+
+static int crec_get(iolens_counters *c, ctab *t, int module, int64_t file, int32_t rank,
+                    const char *path, iol_crec **out)
+{
+    int rc;
+    if (t->cap == 0 || (c->ncrecs + 1) * 2 > t->cap)
+        if ((rc = ctab_grow(c, t)) < 0)
+            return rc;
+    size_t h = (size_t)key_hash(module, file, rank) & (t->cap - 1);
+    while (t->slot[h]) {
+        iol_crec *r = c->crecs[t->slot[h] - 1];
+        if (r->module == module && r->file == file && r->rank == rank) {
+            *out = r;
+            return 0;
+        }
+        h = (h + 1) & (t->cap - 1);
+    }
+    if (c->ncrecs == c->capcrecs) {
+        size_t ncap = c->capcrecs ? c->capcrecs * 2 : 64;
+        iol_crec **n = realloc(c->crecs, ncap * sizeof *n);
+        if (!n)
+            return iol_err(IOLENS_ENOMEM, "counters: out of memory");
+        c->crecs = n;
+        c->capcrecs = ncap;
+    }
+    iol_crec *r = calloc(1, sizeof *r);
+    if (!r)
+        return iol_err(IOLENS_ENOMEM, "counters: out of memory");
+    r->module = module;
+    r->file = file;
+    r->rank = rank;
+    r->id = iolens_darshan_hash(path, strlen(path), 0);
+    crec_init(r, &c->opts);
+    c->crecs[c->ncrecs++] = r;
+    t->slot[h] = c->ncrecs;
+    *out = r;
+    return add_name(c, r->id, path);
+}
+
+/* ---- counter rules --------------------------------------------------------------------- */
+
+/* Darshan's size buckets: <101, <1025, <10241, ... (exactly 1 MiB is in 100K_1M). */
+static int size_bucket(int64_t sz)
+{
+    static const int64_t lim[] = {101, 1025, 10241, 102401, 1048577, 4194305, 10485761,
+                                  104857601, 1073741825};
+    for (int i = 0; i < 9; i++)
+        if (sz < lim[i])
+            return i;
+    return 9;
+}
+
+/* Saturating arithmetic: hostile producers may hand offsets and sizes near INT64_MAX. */
+static int64_t sadd(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
+/* A time is used only when finite (NaN/inf become 0). */
+static double fin(double t) { return isfinite(t) ? t : 0; }
+
+/* Non-overlapping accumulation: a call that starts before the previous one
+ * of the same kind ended only adds the part after that end. */
+static void timer_no_overlap(double *sum, double t1, double t2, double *last)
+{
+    double from = t1 > *last ? t1 : *last;
+    if (t2 > from)
+        *sum += t2 - from;
+    if (t2 > *last)
+        *last = t2;
+}
+
+/* Tracks a value among up to IOL_CV_MAX candidates (first come); 0 is not tracked. */
+static void cv_track(iol_cv *cand, int *n, int64_t val)
+{
+    if (val == 0)
+        return;
+    for (int i = 0; i < *n; i++)
+        if (cand[i].val == val) {
+            cand[i].cnt++;
+            return;
+        }
+    if (*n < IOL_CV_MAX) {
+        cand[*n].val = val;
+        cand[*n].cnt = 1;
+        (*n)++;
+    }
+}
+
+static int cmp_cv_val(const void *a, const void *b)
+{
+    const iol_cv *x = a, *y = b;
+    return x->val < y->val ? -1 : x->val > y->val;
+}
+
+/* Orders the 4 slots by decreasing count, equal counts by decreasing value
+ * (the order the runtime's logs show). */
+static void slots_sort(int64_t *vals, int64_t *cnts)
+{
+    for (int i = 1; i < 4; i++)
+        for (int j = i; j > 0; j--) {
+            int swap = cnts[j] > cnts[j - 1] || (cnts[j] == cnts[j - 1] && vals[j] > vals[j - 1]);
+            if (!swap)
+                break;
+            int64_t tv = vals[j], tc = cnts[j];
+            vals[j] = vals[j - 1];
+            cnts[j] = cnts[j - 1];
+            vals[j - 1] = tv;
+            cnts[j - 1] = tc;
+        }
+}
+
+/* One candidate into the 4 slots: adds to a slot of the same value, else
+ * replaces the (first) least frequent slot if it is more frequent. */
+static void slots_update(int64_t *vals, int64_t *cnts, int64_t val, int64_t cnt)
+{
+    int mi = 0;
+    int64_t min = INT64_MAX;
+    for (int i = 0; i < 4; i++) {
+        if (vals[i] == val && cnts[i] > 0) {
+            cnts[i] = sadd(cnts[i], cnt);
+            return;
+        }
+        if (cnts[i] < min) {
+            min = cnts[i];
+            mi = i;
+        }
+    }
+    if (cnt > min) {
+        vals[mi] = val;
+        cnts[mi] = cnt;
+    }
+}
+
+/* The 4 most frequent candidates: visited in increasing value order, each
+ * replaces the least frequent slot if more frequent; then sorted. */
+void iol_cv_top4(const iol_cv *cand, int n, int64_t *vals, int64_t *cnts)
+{
+    iol_cv tmp[IOL_CV_MAX];
+    memcpy(tmp, cand, (size_t)n * sizeof *tmp);
+    qsort(tmp, (size_t)n, sizeof *tmp, cmp_cv_val);
+    for (int i = 0; i < 4; i++)
+        vals[i] = cnts[i] = 0;
+    for (int i = 0; i < n; i++)
+        slots_update(vals, cnts, tmp[i].val, tmp[i].cnt);
+    slots_sort(vals, cnts);
+}
+
+static void posix_rw(iol_crec *r, const iolens_event *e, int64_t bytes, int is_write)
+{
+    int64_t *c = r->c;
+    double *f = r->f;
+    int64_t off = (e->offset >= 0 && !(e->flags & IOLENS_EVF_OFFSET_UNKNOWN)) ? e->offset : r->offset;
+    int64_t *last = is_write ? &r->last_byte_written : &r->last_byte_read;
+    if (off > *last)
+        c[is_write ? IOL_DC_POSIX_SEQ_WRITES : IOL_DC_POSIX_SEQ_READS]++;
+    if (off == sadd(*last, 1))
+        c[is_write ? IOL_DC_POSIX_CONSEC_WRITES : IOL_DC_POSIX_CONSEC_READS]++;
+    int64_t stride = (off > 0 && off > *last && *last != 0) ? sadd(sadd(off, -*last), -1) : 0;
+    int64_t end = sadd(off, bytes);
+    *last = sadd(end, -1);
+    r->offset = end;
+    int mb = is_write ? IOL_DC_POSIX_MAX_BYTE_WRITTEN : IOL_DC_POSIX_MAX_BYTE_READ;
+    if (c[mb] < *last)
+        c[mb] = *last;
+    int bw = is_write ? IOL_DC_POSIX_BYTES_WRITTEN : IOL_DC_POSIX_BYTES_READ;
+    c[bw] = sadd(c[bw], bytes);
+    c[is_write ? IOL_DC_POSIX_WRITES : IOL_DC_POSIX_READS]++;
+    c[(is_write ? IOL_DC_POSIX_SIZE_WRITE_0_100 : IOL_DC_POSIX_SIZE_READ_0_100) + size_bucket(bytes)]++;
+    cv_track(r->acc, &r->nacc, bytes);
+    cv_track(r->str, &r->nstr, stride);
+    int64_t al = c[IOL_DC_POSIX_FILE_ALIGNMENT];
+    if (al > 0 && off % al != 0)
+        c[IOL_DC_POSIX_FILE_NOT_ALIGNED]++;
+    if (r->last_io == (is_write ? 1 : 2))
+        c[IOL_DC_POSIX_RW_SWITCHES]++;
+    r->last_io = is_write ? 2 : 1;
+    int ts = is_write ? IOL_DC_POSIX_F_WRITE_START_TIMESTAMP : IOL_DC_POSIX_F_READ_START_TIMESTAMP;
+    int te = is_write ? IOL_DC_POSIX_F_WRITE_END_TIMESTAMP : IOL_DC_POSIX_F_READ_END_TIMESTAMP;
+    if (f[ts] == 0 || f[ts] > e->tstart)
+        f[ts] = e->tstart;
+    f[te] = e->tend;
+    double el = e->tend - e->tstart;
+    int mt = is_write ? IOL_DC_POSIX_F_MAX_WRITE_TIME : IOL_DC_POSIX_F_MAX_READ_TIME;
+    if (f[mt] < el) {
+        f[mt] = el;
+        c[is_write ? IOL_DC_POSIX_MAX_WRITE_TIME_SIZE : IOL_DC_POSIX_MAX_READ_TIME_SIZE] = bytes;
+    }
+    if (is_write)
+        timer_no_overlap(&f[IOL_DC_POSIX_F_WRITE_TIME], e->tstart, e->tend, &r->last_write_end);
+    else
+        timer_no_overlap(&f[IOL_DC_POSIX_F_READ_TIME], e->tstart, e->tend, &r->last_read_end);
+}
+
+static void open_close_ts(double *f, int start, int end, const iolens_event *e)
+{
+    if (f[start] == 0 || f[start] > e->tstart)
+        f[start] = e->tstart;
+    f[end] = e->tend;
+}
+
+static int dxt_add(iol_crec *r, const iolens_event *e, int64_t off, int64_t bytes, int is_write)
+{
+    iolens_darshan_dxt_seg **segs = is_write ? &r->wseg : &r->rseg;
+    size_t *n = is_write ? &r->nw : &r->nr, *cap = is_write ? &r->capw : &r->capr;
+    if (*n == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 64;
+        iolens_darshan_dxt_seg *p = realloc(*segs, ncap * sizeof *p);
+        if (!p)
+            return iol_err(IOLENS_ENOMEM, "counters: out of memory for DXT segments");
+        *segs = p;
+        *cap = ncap;
+    }
+    iolens_darshan_dxt_seg *s = &(*segs)[(*n)++];
+    s->offset = off;
+    s->length = bytes;
+    s->start = e->tstart;
+    s->end = e->tend;
+    s->pthread_id = e->thread;
+    return 0;
+}
+
+static void posix_event(iol_crec *r, const iolens_event *e)
+{
+    int64_t *c = r->c;
+    double *f = r->f;
+    const char *fn = e->func ? e->func : "";
+    switch (e->op) {
+    case IOLENS_OP_OPEN:
+        c[IOL_DC_POSIX_OPENS]++;
+        c[IOL_DC_POSIX_MODE] = e->mode >= 0 ? e->mode : 0;
+        r->offset = 0;
+        r->last_byte_read = r->last_byte_written = 0;
+        open_close_ts(f, IOL_DC_POSIX_F_OPEN_START_TIMESTAMP, IOL_DC_POSIX_F_OPEN_END_TIMESTAMP, e);
+        timer_no_overlap(&f[IOL_DC_POSIX_F_META_TIME], e->tstart, e->tend, &r->last_meta_end);
+        break;
+    case IOLENS_OP_CLOSE:
+        open_close_ts(f, IOL_DC_POSIX_F_CLOSE_START_TIMESTAMP, IOL_DC_POSIX_F_CLOSE_END_TIMESTAMP, e);
+        timer_no_overlap(&f[IOL_DC_POSIX_F_META_TIME], e->tstart, e->tend, &r->last_meta_end);
+        break;
+    case IOLENS_OP_SEEK:
+        c[IOL_DC_POSIX_SEEKS]++;
+        if (e->offset >= 0)
+            r->offset = e->offset;
+        timer_no_overlap(&f[IOL_DC_POSIX_F_META_TIME], e->tstart, e->tend, &r->last_meta_end);
+        break;
+    case IOLENS_OP_SYNC:
+        c[strstr(fn, "fdatasync") ? IOL_DC_POSIX_FDSYNCS : IOL_DC_POSIX_FSYNCS]++;
+        timer_no_overlap(&f[IOL_DC_POSIX_F_WRITE_TIME], e->tstart, e->tend, &r->last_write_end);
+        break;
+    case IOLENS_OP_STAT:
+        c[IOL_DC_POSIX_STATS]++;
+        timer_no_overlap(&f[IOL_DC_POSIX_F_META_TIME], e->tstart, e->tend, &r->last_meta_end);
+        break;
+    case IOLENS_OP_MMAP:
+        if (c[IOL_DC_POSIX_MMAPS] < 0)
+            c[IOL_DC_POSIX_MMAPS] = 0;
+        c[IOL_DC_POSIX_MMAPS]++;
+        break;
+    case IOLENS_OP_DUP:
+        c[IOL_DC_POSIX_DUPS]++;
+        timer_no_overlap(&f[IOL_DC_POSIX_F_META_TIME], e->tstart, e->tend, &r->last_meta_end);
+        break;
+    default:
+        break;
+    }
+}
+
+static void stdio_rw(iol_crec *r, const iolens_event *e, int64_t bytes, int is_write)
+{
+    int64_t *c = r->c;
+    double *f = r->f;
+    int64_t off = (e->offset >= 0 && !(e->flags & IOLENS_EVF_OFFSET_UNKNOWN)) ? e->offset : r->offset;
+    int mb = is_write ? IOL_DC_STDIO_MAX_BYTE_WRITTEN : IOL_DC_STDIO_MAX_BYTE_READ;
+    int64_t end = sadd(off, bytes);
+    if (bytes > 0 && c[mb] < sadd(end, -1))
+        c[mb] = sadd(end, -1);
+    r->offset = end;
+    int bw = is_write ? IOL_DC_STDIO_BYTES_WRITTEN : IOL_DC_STDIO_BYTES_READ;
+    c[bw] = sadd(c[bw], bytes);
+    c[is_write ? IOL_DC_STDIO_WRITES : IOL_DC_STDIO_READS]++;
+    int ts = is_write ? IOL_DC_STDIO_F_WRITE_START_TIMESTAMP : IOL_DC_STDIO_F_READ_START_TIMESTAMP;
+    int te = is_write ? IOL_DC_STDIO_F_WRITE_END_TIMESTAMP : IOL_DC_STDIO_F_READ_END_TIMESTAMP;
+    if (f[ts] == 0 || f[ts] > e->tstart)
+        f[ts] = e->tstart;
+    f[te] = e->tend;
+    if (is_write)
+        timer_no_overlap(&f[IOL_DC_STDIO_F_WRITE_TIME], e->tstart, e->tend, &r->last_write_end);
+    else
+        timer_no_overlap(&f[IOL_DC_STDIO_F_READ_TIME], e->tstart, e->tend, &r->last_read_end);
+}
+
+static void stdio_event(iol_crec *r, const iolens_event *e)
+{
+    int64_t *c = r->c;
+    double *f = r->f;
+    const char *fn = e->func ? e->func : "";
+    switch (e->op) {
+    case IOLENS_OP_OPEN:
+        c[strcmp(fn, "fdopen") ? IOL_DC_STDIO_OPENS : IOL_DC_STDIO_FDOPENS]++;
+        r->offset = 0;
+        open_close_ts(f, IOL_DC_STDIO_F_OPEN_START_TIMESTAMP, IOL_DC_STDIO_F_OPEN_END_TIMESTAMP, e);
+        timer_no_overlap(&f[IOL_DC_STDIO_F_META_TIME], e->tstart, e->tend, &r->last_meta_end);
+        break;
+    case IOLENS_OP_CLOSE:
+        open_close_ts(f, IOL_DC_STDIO_F_CLOSE_START_TIMESTAMP, IOL_DC_STDIO_F_CLOSE_END_TIMESTAMP, e);
+        timer_no_overlap(&f[IOL_DC_STDIO_F_META_TIME], e->tstart, e->tend, &r->last_meta_end);
+        break;
+    case IOLENS_OP_SEEK:
+        c[IOL_DC_STDIO_SEEKS]++;
+        if (e->offset >= 0)
+            r->offset = e->offset;
+        timer_no_overlap(&f[IOL_DC_STDIO_F_META_TIME], e->tstart, e->tend, &r->last_meta_end);
+        break;
+    case IOLENS_OP_FLUSH:
+    case IOLENS_OP_SYNC:
+        c[IOL_DC_STDIO_FLUSHES]++;
+        timer_no_overlap(&f[IOL_DC_STDIO_F_WRITE_TIME], e->tstart, e->tend, &r->last_write_end);
+        break;
+    default:
+        break;
+    }
+}
+
+static void mpiio_rw(iol_crec *r, const iolens_event *e, int64_t bytes, int is_write)
+{
+    int64_t *c = r->c;
+    double *f = r->f;
+    const char *fn = e->func ? e->func : "";
+    int kind; /* 0 indep, 1 coll, 2 split, 3 nb */
+    if (strstr(fn, "_begin") || strstr(fn, "_end"))
+        kind = 2;
+    else if (e->flags & IOLENS_EVF_NONBLOCKING)
+        kind = 3;
+    else if ((e->flags & IOLENS_EVF_COLLECTIVE) || strstr(fn, "_all") || strstr(fn, "_ordered"))
+        kind = 1;
+    else
+        kind = 0;
+    static const int rd[] = {IOL_DC_MPIIO_INDEP_READS, IOL_DC_MPIIO_COLL_READS,
+                             IOL_DC_MPIIO_SPLIT_READS, IOL_DC_MPIIO_NB_READS};
+    static const int wr[] = {IOL_DC_MPIIO_INDEP_WRITES, IOL_DC_MPIIO_COLL_WRITES,
+                             IOL_DC_MPIIO_SPLIT_WRITES, IOL_DC_MPIIO_NB_WRITES};
+    c[is_write ? wr[kind] : rd[kind]]++;
+    int bw = is_write ? IOL_DC_MPIIO_BYTES_WRITTEN : IOL_DC_MPIIO_BYTES_READ;
+    c[bw] = sadd(c[bw], bytes);
+    c[(is_write ? IOL_DC_MPIIO_SIZE_WRITE_AGG_0_100 : IOL_DC_MPIIO_SIZE_READ_AGG_0_100) +
+      size_bucket(bytes)]++;
+    cv_track(r->acc, &r->nacc, bytes);
+    if (r->last_io == (is_write ? 1 : 2))
+        c[IOL_DC_MPIIO_RW_SWITCHES]++;
+    r->last_io = is_write ? 2 : 1;
+    int ts = is_write ? IOL_DC_MPIIO_F_WRITE_START_TIMESTAMP : IOL_DC_MPIIO_F_READ_START_TIMESTAMP;
+    int te = is_write ? IOL_DC_MPIIO_F_WRITE_END_TIMESTAMP : IOL_DC_MPIIO_F_READ_END_TIMESTAMP;
+    if (f[ts] == 0 || f[ts] > e->tstart)
+        f[ts] = e->tstart;
+    f[te] = e->tend;
+    double el = e->tend - e->tstart;
+    int mt = is_write ? IOL_DC_MPIIO_F_MAX_WRITE_TIME : IOL_DC_MPIIO_F_MAX_READ_TIME;
+    if (f[mt] < el) {
+        f[mt] = el;
+        c[is_write ? IOL_DC_MPIIO_MAX_WRITE_TIME_SIZE : IOL_DC_MPIIO_MAX_READ_TIME_SIZE] = bytes;
+    }
+    if (is_write)
+        timer_no_overlap(&f[IOL_DC_MPIIO_F_WRITE_TIME], e->tstart, e->tend, &r->last_write_end);
+    else
+        timer_no_overlap(&f[IOL_DC_MPIIO_F_READ_TIME], e->tstart, e->tend, &r->last_read_end);
+}
+
+static void mpiio_event(iol_crec *r, const iolens_event *e)
+{
+    int64_t *c = r->c;
+    double *f = r->f;
+    const char *fn = e->func ? e->func : "";
+    switch (e->op) {
+    case IOLENS_OP_OPEN:
+        c[(e->flags & IOLENS_EVF_COLLECTIVE) || !strcmp(fn, "MPI_File_open") ? IOL_DC_MPIIO_COLL_OPENS
+                                                                             : IOL_DC_MPIIO_INDEP_OPENS]++;
+        if (e->open_flags >= 0)
+            c[IOL_DC_MPIIO_MODE] = e->open_flags;
+        open_close_ts(f, IOL_DC_MPIIO_F_OPEN_START_TIMESTAMP, IOL_DC_MPIIO_F_OPEN_END_TIMESTAMP, e);
+        timer_no_overlap(&f[IOL_DC_MPIIO_F_META_TIME], e->tstart, e->tend, &r->last_meta_end);
+        break;
+    case IOLENS_OP_CLOSE:
+        open_close_ts(f, IOL_DC_MPIIO_F_CLOSE_START_TIMESTAMP, IOL_DC_MPIIO_F_CLOSE_END_TIMESTAMP, e);
+        timer_no_overlap(&f[IOL_DC_MPIIO_F_META_TIME], e->tstart, e->tend, &r->last_meta_end);
+        break;
+    case IOLENS_OP_SYNC:
+        c[IOL_DC_MPIIO_SYNCS]++;
+        timer_no_overlap(&f[IOL_DC_MPIIO_F_WRITE_TIME], e->tstart, e->tend, &r->last_write_end);
+        break;
+    case IOLENS_OP_SET_VIEW:
+        c[IOL_DC_MPIIO_VIEWS]++;
+        timer_no_overlap(&f[IOL_DC_MPIIO_F_META_TIME], e->tstart, e->tend, &r->last_meta_end);
+        break;
+    default:
+        if (strstr(fn, "set_info")) {
+            c[IOL_DC_MPIIO_HINTS]++;
+            timer_no_overlap(&f[IOL_DC_MPIIO_F_META_TIME], e->tstart, e->tend, &r->last_meta_end);
+        }
+        break;
+    }
+}
+
+/* ---- heatmap --------------------------------------------------------------------------- */
+
+static int heat_get(iolens_counters *c, int api, int32_t rank, iol_heat **out)
+{
+    for (size_t i = c->nheats; i-- > 0;)
+        if (c->heats[i]->api == api && c->heats[i]->rank == rank) {
+            *out = c->heats[i];
+            return 0;
+        }
+    if (c->nheats == c->capheats) {
+        size_t ncap = c->capheats ? c->capheats * 2 : 16;
+        iol_heat **n = realloc(c->heats, ncap * sizeof *n);
+        if (!n)
+            return iol_err(IOLENS_ENOMEM, "counters: out of memory");
+        c->heats = n;
+        c->capheats = ncap;
+    }
+    iol_heat *h = calloc(1, sizeof *h);
+    if (!h)
+        return iol_err(IOLENS_ENOMEM, "counters: out of memory");
+    h->api = api;
+    h->rank = rank;
+    h->width = HEAT_WIDTH0;
+    c->heats[c->nheats++] = h;
+    *out = h;
+    return 0;
+}
+
+/* Doubles the bin width (merging bins pairwise) until t fits in 200 bins. */
+static void heat_fit(iol_heat *h, double t)
+{
+    while (t >= h->width * HEAT_BINS && h->width < 1e12) {
+        for (int i = 0; i < HEAT_BINS / 2; i++) {
+            h->wbins[i] = sadd(h->wbins[2 * i], h->wbins[2 * i + 1]);
+            h->rbins[i] = sadd(h->rbins[2 * i], h->rbins[2 * i + 1]);
+        }
+        for (int i = HEAT_BINS / 2; i < HEAT_BINS; i++)
+            h->wbins[i] = h->rbins[i] = 0;
+        h->width *= 2;
+    }
+}
+
+static int heat_bin(const iol_heat *h, double t)
+{
+    if (!(t > 0))
+        return 0;
+    double b = t / h->width;
+    return b >= HEAT_BINS - 1 ? HEAT_BINS - 1 : (int)b;
+}
+
+/* Adds bytes over [t1, t2], split across bins by time overlap (the last bin
+ * gets the rounding remainder, so totals are exact). */
+static void heat_add(iol_heat *h, double t1, double t2, int64_t bytes, int is_write)
+{
+    if (t2 < t1)
+        t2 = t1;
+    heat_fit(h, t2);
+    int64_t *bins = is_write ? h->wbins : h->rbins;
+    int b1 = heat_bin(h, t1), b2 = heat_bin(h, t2);
+    h->used = 1;
+    if (b1 == b2 || !(t2 > t1)) {
+        bins[b1] = sadd(bins[b1], bytes);
+        return;
+    }
+    int64_t left = bytes;
+    for (int b = b1; b < b2; b++) {
+        double lo = b == b1 ? t1 : b * h->width, hi = (b + 1) * h->width;
+        double d = (double)bytes * ((hi - lo) / (t2 - t1));
+        int64_t share = !(d > 0) ? 0 : d >= (double)left ? left : llround(d);
+        if (share > left)
+            share = left;
+        bins[b] = sadd(bins[b], share);
+        left -= share;
+    }
+    bins[b2] = sadd(bins[b2], left);
+}
+
+/* ---- event loop ------------------------------------------------------------------------- */
+
+static const char *const excluded[] = {"/etc/", "/dev/", "/usr/", "/bin/", "/boot/", "/lib/",
+                                       "/opt/", "/sbin/", "/sys/", "/proc/", "/var/", NULL};
+
+static int path_excluded(const char *p)
+{
+    for (int i = 0; excluded[i]; i++)
+        if (!strncmp(p, excluded[i], strlen(excluded[i])))
+            return 1;
+    return 0;
+}
+
+static int layer_module(iolens_layer l)
+{
+    switch (l) {
+    case IOLENS_LAYER_POSIX: return IOLENS_DARSHAN_POSIX;
+    case IOLENS_LAYER_MPIIO: return IOLENS_DARSHAN_MPIIO;
+    case IOLENS_LAYER_STDIO: return IOLENS_DARSHAN_STDIO;
+    default: return -1;
+    }
+}
+
+static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const char *path)
+{
+    iolens_event tmp = *ev; /* times sanitized: hostile producers may give NaN/inf/huge */
+    tmp.tstart = fin(tmp.tstart);
+    tmp.tend = fin(tmp.tend);
+    if (tmp.tstart < 0)
+        tmp.tstart = 0;
+    if (tmp.tend < tmp.tstart)
+        tmp.tend = tmp.tstart;
+    if (tmp.tend > 1e9) /* no trace lasts 30 years: keeps timestamps convertible */
+        tmp.tend = tmp.tstart = 1e9;
+    const iolens_event *e = &tmp;
+    int module = layer_module(e->layer);
+    int is_fileno = e->func && !strcmp(e->func, "fileno");
+    if (is_fileno)
+        module = IOLENS_DARSHAN_POSIX; /* the runtime counts fileno() on the fd's POSIX record */
+    if (e->tend > c->max_end)
+        c->max_end = e->tend;
+    if (module < 0 || e->file < 0 || !path || !path[0] || (e->flags & IOLENS_EVF_FAILED))
+        return 0;
+    if (!c->opts.all_paths && path_excluded(path))
+        return 0;
+    iol_crec *r = NULL;
+    int rc = crec_get(c, t, module, e->file, e->rank, path, &r);
+    if (rc < 0)
+        return rc;
+    int is_rw = e->op == IOLENS_OP_READ || e->op == IOLENS_OP_WRITE;
+    if (is_fileno) {
+        r->c[IOL_DC_POSIX_FILENOS]++;
+        return 0;
+    }
+    if (!is_rw) {
+        if (module == IOLENS_DARSHAN_POSIX)
+            posix_event(r, e);
+        else if (module == IOLENS_DARSHAN_STDIO)
+            stdio_event(r, e);
+        else
+            mpiio_event(r, e);
+        return 0;
+    }
+    int is_write = e->op == IOLENS_OP_WRITE;
+    /* POSIX/STDIO: bytes moved (the return value when the producer has it); MPI-IO:
+     * count x datatype size, as the runtime counts (the return value is an error code) */
+    int64_t bytes = module != IOLENS_DARSHAN_MPIIO && e->ret >= 0 ? e->ret : e->size;
+    if (bytes < 0)
+        return 0;
+    int64_t off = (e->offset >= 0 && !(e->flags & IOLENS_EVF_OFFSET_UNKNOWN)) ? e->offset : r->offset;
+    if (c->opts.dxt && module != IOLENS_DARSHAN_STDIO && (rc = dxt_add(r, e, off, bytes, is_write)) < 0)
+        return rc;
+    if (c->opts.heatmap) {
+        iol_heat *h = NULL;
+        if ((rc = heat_get(c, module, e->rank, &h)) < 0)
+            return rc;
+        heat_add(h, e->tstart, e->tend, bytes, is_write);
+    }
+    if (module == IOLENS_DARSHAN_POSIX)
+        posix_rw(r, e, bytes, is_write);
+    else if (module == IOLENS_DARSHAN_STDIO)
+        stdio_rw(r, e, bytes, is_write);
+    else
+        mpiio_rw(r, e, bytes, is_write);
+    return 0;
+}
+
+/* ---- finalisation and shared-file reduction --------------------------------------------- */
+
+typedef struct modinfo {
+    int module;
+    int ni, nf;
+    int acc1, str1; /* index of ACCESS1_ACCESS / STRIDE1_STRIDE, -1 if none */
+    int fastest, fastest_time;
+    int br, bw, tr, tw, tm;
+} modinfo;
+
+static const modinfo *mod_info(int module)
+{
+    static const modinfo m[] = {
+        {IOLENS_DARSHAN_POSIX, IOL_DC_POSIX_NUM_I, IOL_DC_POSIX_NUM_F, IOL_DC_POSIX_ACCESS1_ACCESS,
+         IOL_DC_POSIX_STRIDE1_STRIDE, IOL_DC_POSIX_FASTEST_RANK, IOL_DC_POSIX_F_FASTEST_RANK_TIME,
+         IOL_DC_POSIX_BYTES_READ, IOL_DC_POSIX_BYTES_WRITTEN, IOL_DC_POSIX_F_READ_TIME,
+         IOL_DC_POSIX_F_WRITE_TIME, IOL_DC_POSIX_F_META_TIME},
+        {IOLENS_DARSHAN_MPIIO, IOL_DC_MPIIO_NUM_I, IOL_DC_MPIIO_NUM_F, IOL_DC_MPIIO_ACCESS1_ACCESS, -1,
+         IOL_DC_MPIIO_FASTEST_RANK, IOL_DC_MPIIO_F_FASTEST_RANK_TIME, IOL_DC_MPIIO_BYTES_READ,
+         IOL_DC_MPIIO_BYTES_WRITTEN, IOL_DC_MPIIO_F_READ_TIME, IOL_DC_MPIIO_F_WRITE_TIME,
+         IOL_DC_MPIIO_F_META_TIME},
+        {IOLENS_DARSHAN_STDIO, IOL_DC_STDIO_NUM_I, IOL_DC_STDIO_NUM_F, -1, -1,
+         IOL_DC_STDIO_FASTEST_RANK, IOL_DC_STDIO_F_FASTEST_RANK_TIME, IOL_DC_STDIO_BYTES_READ,
+         IOL_DC_STDIO_BYTES_WRITTEN, IOL_DC_STDIO_F_READ_TIME, IOL_DC_STDIO_F_WRITE_TIME,
+         IOL_DC_STDIO_F_META_TIME},
+    };
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+        if (m[i].module == module)
+            return &m[i];
+    return NULL;
+}
+
+static void crec_finish(iol_crec *r)
+{
+    const modinfo *mi = mod_info(r->module);
+    if (mi->acc1 >= 0)
+        iol_cv_top4(r->acc, r->nacc, &r->c[mi->acc1], &r->c[mi->acc1 + 4]);
+    if (mi->str1 >= 0)
+        iol_cv_top4(r->str, r->nstr, &r->c[mi->str1], &r->c[mi->str1 + 4]);
+}
+
+/* Is counter i (integer) of the module a "max" (else summed)? returns 0 sum, 1 max, 2 first,
+ * 3 skip (handled apart) */
+static int int_rule(int module, int i)
+{
+    if (module == IOLENS_DARSHAN_POSIX) {
+        if (i == IOL_DC_POSIX_MODE || i == IOL_DC_POSIX_MEM_ALIGNMENT || i == IOL_DC_POSIX_FILE_ALIGNMENT)
+            return 2; /* value of the last rank */
+        if (i == IOL_DC_POSIX_MAX_BYTE_READ || i == IOL_DC_POSIX_MAX_BYTE_WRITTEN)
+            return 1;
+        if (i == IOL_DC_POSIX_MMAPS)
+            return 4;
+        if (i == IOL_DC_POSIX_MAX_READ_TIME_SIZE || i == IOL_DC_POSIX_MAX_WRITE_TIME_SIZE ||
+            i >= IOL_DC_POSIX_STRIDE1_STRIDE)
+            return 3;
+    } else if (module == IOLENS_DARSHAN_MPIIO) {
+        if (i == IOL_DC_MPIIO_MODE)
+            return 2;
+        if (i == IOL_DC_MPIIO_MAX_READ_TIME_SIZE || i == IOL_DC_MPIIO_MAX_WRITE_TIME_SIZE ||
+            i >= IOL_DC_MPIIO_ACCESS1_ACCESS)
+            return 3;
+    } else {
+        if (i == IOL_DC_STDIO_MAX_BYTE_READ || i == IOL_DC_STDIO_MAX_BYTE_WRITTEN)
+            return 1;
+        if (i >= IOL_DC_STDIO_FASTEST_RANK)
+            return 3;
+    }
+    return 0;
+}
+
+/* float rule: 0 sum, 1 max, 2 min-nonzero start, 3 skip */
+static int flt_rule(int module, int i)
+{
+    const char *n = iolens_darshan_fcounter_name(module, (size_t)i);
+    if (strstr(n, "FASTEST") || strstr(n, "SLOWEST") || strstr(n, "VARIANCE"))
+        return 3;
+    if (strstr(n, "START_TIMESTAMP"))
+        return 2;
+    if (strstr(n, "END_TIMESTAMP") || strstr(n, "_MAX_"))
+        return 1;
+    return 0;
+}
+
+/* Merges the top-4 of src into dst as the runtime's reduction does. */
+static void merge_top4(int64_t *dv, int64_t *dc, const int64_t *sv, const int64_t *sc)
+{
+    int64_t v[4], n[4], tv[4] = {0}, tc[4] = {0};
+    memcpy(v, sv, sizeof v);
+    memcpy(n, sc, sizeof n);
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 4; k++)
+            if (dc[j] > 0 && n[k] > 0 && dv[j] == v[k]) {
+                dc[j] = sadd(dc[j], n[k]);
+                v[k] = n[k] = 0;
+            }
+    for (int k = 0; k < 4; k++)
+        if (n[k] > 0)
+            slots_update(tv, tc, v[k], n[k]);
+    for (int j = 0; j < 4; j++)
+        if (dc[j] > 0)
+            slots_update(tv, tc, dv[j], dc[j]);
+    slots_sort(tv, tc);
+    memcpy(dv, tv, sizeof tv);
+    memcpy(dc, tc, sizeof tc);
+}
+
+/* Reduces the records r[0..n) (one per rank, in rank order) into out (rank -1). */
+static void reduce(iol_crec *out, iol_crec **r, size_t n)
+{
+    int module = r[0]->module;
+    const modinfo *mi = mod_info(module);
+    double tmin = 0, tmax = 0, sum_t = 0, sum_t2 = 0, sum_b = 0, sum_b2 = 0;
+    int64_t fr = 0, sr = 0, fb = 0, sb = 0;
+    out->module = module;
+    out->file = r[0]->file;
+    out->rank = -1;
+    out->id = r[0]->id;
+    for (size_t k = 0; k < n; k++) {
+        const iol_crec *x = r[k];
+        for (int i = 0; i < mi->ni; i++) {
+            int rule = int_rule(module, i);
+            if (rule == 0)
+                out->c[i] = sadd(out->c[i], x->c[i]);
+            else if (rule == 1 && (k == 0 || x->c[i] > out->c[i]))
+                out->c[i] = x->c[i];
+            else if (rule == 2) /* the runtime's reduced MODE is a later rank's (not rank 0's) */
+                out->c[i] = x->c[i];
+            else if (rule == 4)
+                out->c[i] = k == 0 ? x->c[i] : (x->c[i] < 0 ? out->c[i] : sadd(out->c[i] < 0 ? 0 : out->c[i], x->c[i]));
+        }
+        for (int i = 0; i < mi->nf; i++) {
+            int rule = flt_rule(module, i);
+            if (rule == 0)
+                out->f[i] += x->f[i];
+            else if (rule == 1 && x->f[i] > out->f[i])
+                out->f[i] = x->f[i];
+            else if (rule == 2 && x->f[i] > 0 && (out->f[i] == 0 || x->f[i] < out->f[i]))
+                out->f[i] = x->f[i];
+        }
+        if (module == IOLENS_DARSHAN_POSIX || module == IOLENS_DARSHAN_MPIIO) {
+            int mrs = module == IOLENS_DARSHAN_POSIX ? IOL_DC_POSIX_MAX_READ_TIME_SIZE : IOL_DC_MPIIO_MAX_READ_TIME_SIZE;
+            int mws = module == IOLENS_DARSHAN_POSIX ? IOL_DC_POSIX_MAX_WRITE_TIME_SIZE : IOL_DC_MPIIO_MAX_WRITE_TIME_SIZE;
+            int mrt = module == IOLENS_DARSHAN_POSIX ? IOL_DC_POSIX_F_MAX_READ_TIME : IOL_DC_MPIIO_F_MAX_READ_TIME;
+            int mwt = module == IOLENS_DARSHAN_POSIX ? IOL_DC_POSIX_F_MAX_WRITE_TIME : IOL_DC_MPIIO_F_MAX_WRITE_TIME;
+            /* the max time was already merged above (rule 1): take the size of the rank holding it */
+            if (x->f[mrt] >= out->f[mrt] && (k == 0 || x->f[mrt] > 0))
+                out->c[mrs] = x->c[mrs];
+            if (x->f[mwt] >= out->f[mwt] && (k == 0 || x->f[mwt] > 0))
+                out->c[mws] = x->c[mws];
+        }
+        if (mi->acc1 >= 0)
+            merge_top4(&out->c[mi->acc1], &out->c[mi->acc1 + 4], &x->c[mi->acc1], &x->c[mi->acc1 + 4]);
+        if (mi->str1 >= 0)
+            merge_top4(&out->c[mi->str1], &out->c[mi->str1 + 4], &x->c[mi->str1], &x->c[mi->str1 + 4]);
+        double t = x->f[mi->tr] + x->f[mi->tw] + x->f[mi->tm];
+        int64_t b = sadd(x->c[mi->br], x->c[mi->bw]);
+        if (k == 0 || t < tmin) {
+            tmin = t;
+            fr = x->rank;
+            fb = b;
+        }
+        if (k == 0 || t > tmax) {
+            tmax = t;
+            sr = x->rank;
+            sb = b;
+        }
+        sum_t += t;
+        sum_t2 += t * t;
+        sum_b += (double)b;
+        sum_b2 += (double)b * (double)b;
+        /* DXT segments move to the reduced record */
+    }
+    out->c[mi->fastest] = fr;
+    out->c[mi->fastest + 1] = fb;
+    out->c[mi->fastest + 2] = sr;
+    out->c[mi->fastest + 3] = sb;
+    out->f[mi->fastest_time] = tmin;
+    out->f[mi->fastest_time + 1] = tmax;
+    double dn = (double)n;
+    double vt = sum_t2 / dn - (sum_t / dn) * (sum_t / dn);
+    double vb = sum_b2 / dn - (sum_b / dn) * (sum_b / dn);
+    out->f[mi->fastest_time + 2] = vt > 0 ? vt : 0;
+    if (module != IOLENS_DARSHAN_STDIO || mi->nf > mi->fastest_time + 3)
+        out->f[mi->fastest_time + 3] = vb > 0 ? vb : 0;
+}
+
+static int cmp_crec(const void *a, const void *b)
+{
+    const iol_crec *x = *(iol_crec *const *)a, *y = *(iol_crec *const *)b;
+    if (x->module != y->module)
+        return x->module < y->module ? -1 : 1;
+    if (x->file != y->file)
+        return x->file < y->file ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+static int push_out(iol_crec ***out, size_t *n, size_t *cap, iol_crec *r)
+{
+    if (*n == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 64;
+        iol_crec **p = realloc(*out, ncap * sizeof *p);
+        if (!p)
+            return iol_err(IOLENS_ENOMEM, "counters: out of memory");
+        *out = p;
+        *cap = ncap;
+    }
+    (*out)[(*n)++] = r;
+    return 0;
+}
+
+static int add_record(iolens_counters *c, int module, iolens_darshan_record **arr, size_t *cap,
+                      iolens_darshan_record **rec)
+{
+    size_t n = c->nrecs[module];
+    if (n == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 16;
+        iolens_darshan_record *p = realloc(*arr, ncap * sizeof *p);
+        if (!p)
+            return iol_err(IOLENS_ENOMEM, "counters: out of memory");
+        *arr = p;
+        *cap = ncap;
+    }
+    *rec = &(*arr)[c->nrecs[module]++];
+    memset(*rec, 0, sizeof **rec);
+    (*rec)->module = module;
+    (*rec)->version = iolens_darshan_module_version(module);
+    return 0;
+}
+
+/* DXT: one record per file and rank (never reduced), writes then reads. */
+static int build_dxt(iolens_counters *c, iol_crec *r, iolens_darshan_record **arr, size_t *cap)
+{
+    if (r->nw + r->nr == 0 || r->module == IOLENS_DARSHAN_STDIO)
+        return 0;
+    int module = r->module == IOLENS_DARSHAN_POSIX ? IOLENS_DARSHAN_DXT_POSIX : IOLENS_DARSHAN_DXT_MPIIO;
+    iolens_darshan_dxt_seg *segs = realloc(r->wseg, (r->nw + r->nr) * sizeof *segs);
+    if (!segs)
+        return iol_err(IOLENS_ENOMEM, "counters: out of memory for DXT segments");
+    if (r->nr)
+        memcpy(segs + r->nw, r->rseg, r->nr * sizeof *segs);
+    r->wseg = segs;
+    r->capw = r->nw + r->nr;
+    iolens_darshan_record *d;
+    int rc = add_record(c, module, arr, cap, &d);
+    if (rc < 0)
+        return rc;
+    d->id = r->id;
+    d->rank = r->rank;
+    snprintf(d->dxt.hostname, sizeof d->dxt.hostname, "%s", c->opts.hostname ? c->opts.hostname : "");
+    d->dxt.write_count = (int64_t)r->nw;
+    d->dxt.read_count = (int64_t)r->nr;
+    d->dxt.segs = segs;
+    d->dxt.has_pthread_id = 1;
+    return 0;
+}
+
+static int finish(iolens_counters *c, int nranks)
+{
+    int rc = 0;
+    iol_crec **out = NULL;
+    size_t nout = 0, capout = 0;
+    size_t caps[IOLENS_DARSHAN_MOD_COUNT] = {0};
+    size_t n = c->ncrecs;
+    for (size_t i = 0; i < n; i++)
+        crec_finish(c->crecs[i]);
+    if (n)
+        qsort(c->crecs, n, sizeof *c->crecs, cmp_crec);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && c->crecs[j]->module == c->crecs[i]->module && c->crecs[j]->file == c->crecs[i]->file)
+            j++;
+        if (!c->opts.keep_per_rank && nranks > 1 && j - i == (size_t)nranks) {
+            iol_crec *red = calloc(1, sizeof *red);
+            if (!red) {
+                rc = iol_err(IOLENS_ENOMEM, "counters: out of memory");
+                goto out;
+            }
+            reduce(red, c->crecs + i, j - i);
+            if ((rc = push_out(&out, &nout, &capout, red)) < 0) {
+                free(red);
+                goto out;
+            }
+        } else {
+            for (size_t k = i; k < j; k++)
+                if ((rc = push_out(&out, &nout, &capout, c->crecs[k])) < 0)
+                    goto out;
+        }
+        i = j;
+    }
+    /* reduced records become owned by the table (after the originals) */
+    for (size_t i = 0; i < nout; i++) {
+        iol_crec *r = out[i];
+        if (r->rank == -1 && (rc = push_out(&c->crecs, &c->ncrecs, &c->capcrecs, r)) < 0)
+            goto out;
+    }
+    for (size_t i = 0; i < nout; i++) {
+        iol_crec *r = out[i];
+        iolens_darshan_record *d;
+        if ((rc = add_record(c, r->module, &c->recs[r->module], &caps[r->module], &d)) < 0)
+            goto out;
+        const modinfo *mi = mod_info(r->module);
+        d->id = r->id;
+        d->rank = r->rank;
+        d->ncounters = (size_t)mi->ni;
+        d->counters = r->c;
+        d->nfcounters = (size_t)mi->nf;
+        d->fcounters = r->f;
+    }
+    for (size_t i = 0; i < n; i++)
+        if ((rc = build_dxt(c, c->crecs[i], &c->recs[c->crecs[i]->module == IOLENS_DARSHAN_POSIX
+                                                          ? IOLENS_DARSHAN_DXT_POSIX
+                                                          : IOLENS_DARSHAN_DXT_MPIIO],
+                            &caps[c->crecs[i]->module == IOLENS_DARSHAN_POSIX ? IOLENS_DARSHAN_DXT_POSIX
+                                                                               : IOLENS_DARSHAN_DXT_MPIIO])) < 0)
+            goto out;
+    for (int api = 0; api < IOLENS_DARSHAN_MOD_COUNT; api++)
+        for (size_t i = 0; i < c->nheats; i++) {
+            iol_heat *h = c->heats[i];
+            if (h->api != api || !h->used)
+                continue;
+            char name[32];
+            snprintf(name, sizeof name, "heatmap:%s", api == IOLENS_DARSHAN_MPIIO ? "MPIIO" : iolens_darshan_module_name(api));
+            iolens_darshan_record *d;
+            if ((rc = add_record(c, IOLENS_DARSHAN_HEATMAP, &c->recs[IOLENS_DARSHAN_HEATMAP],
+                                 &caps[IOLENS_DARSHAN_HEATMAP], &d)) < 0)
+                goto out;
+            d->id = iolens_darshan_hash(name, strlen(name), 0);
+            d->rank = h->rank;
+            heat_fit(h, c->max_end);
+            double nbd = c->max_end / h->width + 1;
+            int64_t nb = nbd >= HEAT_BINS ? HEAT_BINS : (int64_t)nbd;
+            d->heatmap.bin_width = h->width;
+            d->heatmap.nbins = nb > HEAT_BINS ? HEAT_BINS : nb;
+            d->heatmap.write_bins = h->wbins;
+            d->heatmap.read_bins = h->rbins;
+            if ((rc = add_name(c, d->id, name)) < 0)
+                goto out;
+        }
+out:
+    free(out);
+    return rc;
+}
+
+/* ---- job and mounts ------------------------------------------------------------------------ */
+
+#define IOL_JOB_STR_MAX 3015 /* exe + mount lines in the 4 KiB job region */
+
+/* File system types the runtime leaves out of the mount table. */
+static int fs_skipped(const char *type)
+{
+    static const char *const skip[] = {"tmpfs",    "proc",     "sysfs",      "devpts",
+                                       "binfmt_misc", "fusectl", "debugfs",  "securityfs",
+                                       "nfsd",     "none",     "rpc_pipefs", "hugetlbfs",
+                                       "cgroup",   NULL};
+    for (int i = 0; skip[i]; i++)
+        if (!strcmp(type, skip[i]))
+            return 1;
+    return 0;
+}
+
+static int mount_seen(const iolens_counters *c, const char *type, const char *path)
+{
+    for (size_t i = 0; i < c->nmounts; i++)
+        if (!strcmp(c->mounts[i].path, path) && !strcmp(c->mounts[i].fs_type, type))
+            return 1;
+    return 0;
+}
+
+static int set_mounts(iolens_counters *c)
+{
+    char *text = NULL;
+    size_t tlen = 0;
+    int from_proc = !c->opts.mounts;
+    if (from_proc) {
+        FILE *f = fopen("/proc/self/mounts", "r");
+        if (f) {
+            FILE *m = open_memstream(&text, &tlen);
+            char line[4096];
+            while (m && fgets(line, sizeof line, f)) {
+                char dev[1024], path[1024], type[256];
+                if (sscanf(line, "%1023s %1023s %255s", dev, path, type) == 3 && !fs_skipped(type))
+                    fprintf(m, "%s\t%s\n", type, path);
+            }
+            if (m)
+                fclose(m);
+            fclose(f);
+        }
+    } else {
+        text = strdup(c->opts.mounts);
+    }
+    if (!text)
+        text = strdup("");
+    if (!text)
+        return iol_err(IOLENS_ENOMEM, "counters: out of memory");
+    size_t nl = 1;
+    for (const char *p = text; *p; p++)
+        nl += *p == '\n';
+    c->mounts = calloc(nl, sizeof *c->mounts);
+    if (!c->mounts) {
+        free(text);
+        return iol_err(IOLENS_ENOMEM, "counters: out of memory");
+    }
+    c->mount_strings = text;
+    size_t budget = strlen(c->exe);
+    for (char *save = NULL, *ln = strtok_r(text, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
+        char *tab = strchr(ln, '\t');
+        if (!tab || !tab[1] || tab == ln)
+            continue;
+        *tab = '\0';
+        if (mount_seen(c, ln, tab + 1))
+            continue;
+        size_t need = strlen(ln) + strlen(tab + 1) + 2;
+        if (budget + need > IOL_JOB_STR_MAX)
+            break;
+        budget += need;
+        c->mounts[c->nmounts].fs_type = ln;
+        c->mounts[c->nmounts].path = tab + 1;
+        c->nmounts++;
+    }
+    return 0;
+}
+
+static int set_job(iolens_counters *c, iolens_evsource *src, int nranks)
+{
+    const char *exe = c->opts.exe ? c->opts.exe : "<unknown>";
+    size_t el = strlen(exe);
+    if (el > IOL_JOB_STR_MAX - 12)
+        el = IOL_JOB_STR_MAX - 12;
+    c->exe = malloc(el + 13);
+    if (!c->exe)
+        return iol_err(IOLENS_ENOMEM, "counters: out of memory");
+    memcpy(c->exe, exe, el);
+    strcpy(c->exe + el, el < strlen(exe) ? "<TRUNCATED>" : "");
+    for (char *p = c->exe; *p; p++)
+        if (*p == '\n')
+            *p = ' '; /* a newline would start the mount table */
+    iolens_darshan_job *j = &c->job;
+    double st = iolens_evsource_start_time(src);
+    if (!(st > 0) || st > 1e12)
+        st = 0;
+    double en = st + c->max_end;
+    j->uid = c->opts.uid;
+    j->jobid = c->opts.jobid;
+    j->nprocs = nranks;
+    j->start_time_sec = (int64_t)st;
+    j->start_time_nsec = (int64_t)((st - (double)j->start_time_sec) * 1e9);
+    j->end_time_sec = (int64_t)en;
+    j->end_time_nsec = (int64_t)((en - (double)j->end_time_sec) * 1e9);
+    j->run_time = ((double)j->end_time_sec + (double)j->end_time_nsec / 1e9) -
+                  ((double)j->start_time_sec + (double)j->start_time_nsec / 1e9);
+    snprintf(j->metadata, sizeof j->metadata, "lib_ver=iolens\nsource=%s\n", iolens_evsource_kind(src));
+    j->exe = c->exe;
+    return set_mounts(c);
+}
+
+/* ---- public ---------------------------------------------------------------------------------- */
+
+int iolens_counters_compute(iolens_evsource *src, const iolens_counters_opts *opts,
+                            iolens_counters **out)
+{
+    int rc;
+    ctab t = {0};
+    if (!src || !out)
+        return iol_err(IOLENS_EINVAL, "iolens_counters_compute: NULL argument");
+    *out = NULL;
+    iolens_counters *c = calloc(1, sizeof *c);
+    if (!c)
+        return iol_err(IOLENS_ENOMEM, "counters: out of memory");
+    if (opts)
+        c->opts = *opts;
+    else
+        iolens_counters_opts_init(&c->opts);
+    if (c->opts.file_alignment < 0)
+        c->opts.file_alignment = 0;
+    int nranks = iolens_evsource_nranks(src);
+    if (nranks < 0) {
+        rc = nranks;
+        goto fail;
+    }
+    const iolens_file *files = NULL;
+    size_t nfiles = 0;
+    if ((rc = iolens_evsource_files(src, &files, &nfiles)) < 0)
+        goto fail;
+    for (int rank = 0; rank < nranks; rank++) {
+        if ((rc = iolens_evsource_rewind(src, rank)) < 0)
+            goto fail;
+        iolens_event e;
+        while ((rc = iolens_evsource_next(src, rank, &e)) > 0) {
+            c->events++;
+            /* files[] is indexed by id in every producer; fall back to a search */
+            const char *path = NULL;
+            if (e.file >= 0) {
+                if ((size_t)e.file < nfiles && files[e.file].id == e.file)
+                    path = files[e.file].path;
+                else
+                    for (size_t k = 0; k < nfiles && !path; k++)
+                        if (files[k].id == e.file)
+                            path = files[k].path;
+            }
+            e.rank = rank;
+            if ((rc = on_event(c, &t, &e, path)) < 0)
+                goto fail;
+        }
+        if (rc < 0)
+            goto fail;
+        if (c->opts.progress)
+            c->opts.progress(c->opts.progress_ctx, rank + 1, nranks);
+    }
+    if ((rc = finish(c, nranks)) < 0)
+        goto fail;
+    if ((rc = set_job(c, src, nranks)) < 0)
+        goto fail;
+    free(t.slot);
+    *out = c;
+    return 0;
+fail:
+    free(t.slot);
+    iolens_counters_free(c);
+    return rc;
+}
+
+void iolens_counters_free(iolens_counters *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->ncrecs; i++) {
+        free(c->crecs[i]->wseg);
+        free(c->crecs[i]->rseg);
+        free(c->crecs[i]);
+    }
+    free(c->crecs);
+    for (size_t i = 0; i < c->nheats; i++)
+        free(c->heats[i]);
+    free(c->heats);
+    for (int m = 0; m < IOLENS_DARSHAN_MOD_COUNT; m++)
+        free(c->recs[m]);
+    for (size_t i = 0; i < c->nnames; i++)
+        free(c->names[i]);
+    free(c->names);
+    free(c->name_ids);
+    free(c->name_set);
+    free(c->exe);
+    free(c->mounts);
+    free(c->mount_strings);
+    free(c);
+}
+
+const iolens_darshan_job *iolens_counters_job(const iolens_counters *c) { return &c->job; }
+size_t iolens_counters_mount_count(const iolens_counters *c) { return c->nmounts; }
+const iolens_darshan_mount *iolens_counters_mount_at(const iolens_counters *c, size_t i)
+{
+    return i < c->nmounts ? &c->mounts[i] : NULL;
+}
+size_t iolens_counters_count(const iolens_counters *c, int module)
+{
+    return module >= 0 && module < IOLENS_DARSHAN_MOD_COUNT ? c->nrecs[module] : 0;
+}
+const iolens_darshan_record *iolens_counters_record(const iolens_counters *c, int module, size_t i)
+{
+    if (module < 0 || module >= IOLENS_DARSHAN_MOD_COUNT || i >= c->nrecs[module])
+        return NULL;
+    return &c->recs[module][i];
+}
+const char *iolens_counters_name(const iolens_counters *c, uint64_t id)
+{
+    if (!c->name_set_cap)
+        return NULL;
+    size_t h = (size_t)(id * 0x9e3779b97f4a7c15ull >> 20) & (c->name_set_cap - 1);
+    while (c->name_set[h]) {
+        if (c->name_ids[c->name_set[h] - 1] == id)
+            return c->names[c->name_set[h] - 1];
+        h = (h + 1) & (c->name_set_cap - 1);
+    }
+    return NULL;
+}
+uint64_t iolens_counters_events(const iolens_counters *c) { return c->events; }

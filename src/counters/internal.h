@@ -1,0 +1,70 @@
+/* Private pieces of the counters module shared by its source files. */
+#ifndef IOLENS_COUNTERS_INTERNAL_H
+#define IOLENS_COUNTERS_INTERNAL_H
+
+#include "iolens/counters.h"
+
+#include "darshan/internal.h"
+
+#define IOL_CV_MAX 32 /* candidates tracked for the common access sizes / strides */
+
+typedef struct iol_cv {
+    int64_t val, cnt;
+} iol_cv;
+
+/* One record being computed (POSIX, MPI-IO or STDIO, per file and rank). */
+typedef struct iol_crec {
+    int module;
+    int64_t file;
+    int32_t rank;
+    uint64_t id;
+    int64_t c[IOL_DC_POSIX_NUM_I]; /* POSIX has the most counters */
+    double f[IOL_DC_POSIX_NUM_F];
+    /* running state, as the runtime keeps it per open file */
+    int64_t offset, last_byte_read, last_byte_written;
+    int last_io; /* 0 none, 1 read, 2 write */
+    double last_read_end, last_write_end, last_meta_end;
+    iol_cv acc[IOL_CV_MAX], str[IOL_CV_MAX];
+    int nacc, nstr;
+    /* DXT segments: writes then reads, kept apart while computing */
+    iolens_darshan_dxt_seg *wseg, *rseg;
+    size_t nw, nr, capw, capr;
+} iol_crec;
+
+typedef struct iol_heat {
+    int api; /* module id: POSIX, MPIIO, STDIO */
+    int32_t rank;
+    double width;
+    int64_t wbins[200], rbins[200];
+    int used;
+} iol_heat;
+
+struct iolens_counters {
+    iolens_counters_opts opts;
+    iolens_darshan_job job;
+    char *exe;
+    iolens_darshan_mount *mounts;
+    size_t nmounts;
+    char *mount_strings;
+    /* final records per module */
+    iolens_darshan_record *recs[IOLENS_DARSHAN_MOD_COUNT];
+    size_t nrecs[IOLENS_DARSHAN_MOD_COUNT];
+    /* storage */
+    iol_crec **crecs;
+    size_t ncrecs, capcrecs;
+    iol_heat **heats;
+    size_t nheats, capheats;
+    /* names */
+    uint64_t *name_ids;
+    char **names;
+    size_t nnames, capnames;
+    size_t *name_set; /* index + 1 into names, by id */
+    size_t name_set_cap;
+    uint64_t events;
+    double max_end;
+};
+
+/* counters.c: common-value helpers exposed for the unit tests through the public API only */
+void iol_cv_top4(const iol_cv *cand, int n, int64_t *vals, int64_t *cnts);
+
+#endif
