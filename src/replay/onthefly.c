@@ -347,13 +347,17 @@ static void close_all(struct otf *o)
     }
 }
 
+/* Waits until t: sleeps all but the last millisecond, then spins, so short
+ * gaps do not give the processor away (waking up costs more than they last). */
 static void sleep_until(double t)
 {
-    double d = t - now();
-    if (d <= 0)
-        return;
-    struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+    double d = t - now() - 1e-3;
+    if (d > 0) {
+        struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+        }
+    }
+    while (now() < t) {
     }
 }
 
