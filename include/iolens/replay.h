@@ -108,6 +108,45 @@ IOLENS_API int iolens_replay_result_write_table(const iolens_replay_result *r, F
  */
 IOLENS_API int iolens_replay_config_from_events(iolens_replay_config **out, iolens_evsource *src);
 
+/** Opens a trace for replay, detected by content: a directory is read as a
+ *  Recorder trace (iolens_recorder_open), a file starting with "IOLTRACE" as
+ *  an iolens trace (iolens_trace_open); anything else is IOLENS_EFORMAT. */
+IOLENS_API int iolens_replay_trace_open(const char *path, iolens_evsource **out);
+
+/** Options of the on-the-fly replay. */
+typedef struct iolens_replay_trace_options {
+    const char *root;    /**< every replayed file lives below it (created if missing) */
+    int delays;          /**< 1: wait so each call starts at its recorded offset from the rank's first call */
+    double speed;        /**< with delays: gaps divided by speed (0 or 1 = as recorded) */
+    int keep;            /**< keep the files the replay created (default: remove them) */
+    int rank;            /**< replay only this rank; -1: every rank in turn, one after the other */
+    iolens_warn_fn warn; /**< optional warnings callback */
+    void *warn_ctx;
+} iolens_replay_trace_options;
+
+/** What the on-the-fly replay did. */
+typedef struct iolens_replay_trace_stats {
+    int nranks;            /**< ranks replayed */
+    int64_t calls;         /**< calls re-issued */
+    int64_t skipped;       /**< application calls not replayed (other layers, system files, failed calls) */
+    int64_t bytes_written;
+    int64_t bytes_read;
+    double seconds;        /**< wall time of the replay */
+} iolens_replay_trace_stats;
+
+/**
+ * On-the-fly replay: each rank re-issues its own application-level POSIX
+ * and stdio calls in order (open with the recorded flags and mode, read and
+ * write of the recorded sizes — pread/pwrite at the recorded offsets —,
+ * seeks to the recorded resulting offset, fsync, fflush, close) on paths
+ * remapped below opt->root ('..' and symbolic links refused). Files under
+ * /proc, /sys, /dev (but /dev/shm), /etc, /usr, /lib and /run are skipped; a file the trace
+ * reads without creating it is created as large as the trace reads from it.
+ * MPI-IO and HDF5 calls are not replayed (counted in skipped).
+ */
+IOLENS_API int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_options *opt,
+                                       iolens_replay_trace_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,7 @@
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: iolens replay CONFIG.json [--root DIR] [--json] [--dry-run [--ranks N]] [--keep]\n"
             "       iolens replay --schema | --print-config CONFIG.json\n"
+            "       iolens replay --config-from TRACE [-o CONFIG.json]\n"
+            "       iolens replay TRACE [--root DIR] [--delays | --no-delays | --speed X] [--json] [--keep]\n"
             "       mpirun -np N iolens replay CONFIG.json --root DIR\n\n"
             "Runs the steps of a replay config (docs/REPLAY-CONFIG.md): each step is timed from the\n"
             "earliest open to the latest close across ranks (FBench Algorithm 1).\n\n"
@@ -33,8 +36,14 @@ static void usage(FILE *out)
             "  --keep          keep the files the replay created (default: remove them)\n"
             "  --schema        print the JSON Schema of the config format\n"
             "  --print-config  print the config normalised (sizes in bytes)\n"
-            "  --config-from TRACE, or a TRACE instead of a config: trace-driven replay\n"
-            "                  (not available yet: needs the trace readers)\n\n"
+            "  --config-from TRACE [-o CONFIG.json]\n"
+            "                  build the global-view config of an iolens trace file or a Recorder\n"
+            "                  trace directory (detected by content); stdout without -o\n"
+            "  TRACE           on-the-fly replay of a trace's POSIX and stdio calls below --root\n"
+            "                  (every rank in turn; MPI-IO and HDF5 calls are skipped)\n"
+            "  --delays        on the fly: reproduce the recorded gaps between calls\n"
+            "  --no-delays     on the fly: issue calls back to back (default)\n"
+            "  --speed X       on the fly: reproduce gaps divided by X (implies --delays)\n\n"
             "back ends: %s\n"
             "MPI-IO back end: %s\n",
             iolens_replay_backends(),
@@ -56,10 +65,74 @@ static void progress_cb(void *ctx, size_t done, size_t total)
     cli_progress_step(p, (unsigned long)done);
 }
 
+static int config_from(const char *trace, const char *outpath)
+{
+    iolens_evsource *src = NULL;
+    iolens_replay_config *cfg = NULL;
+    FILE *out = stdout;
+    int status = CLI_FAIL;
+    if (iolens_replay_trace_open(trace, &src) < 0 || iolens_replay_config_from_events(&cfg, src) < 0) {
+        cli_lib_error();
+        goto done;
+    }
+    if (outpath && !(out = fopen(outpath, "w"))) {
+        cli_error("cannot write '%s': %s", outpath, strerror(errno));
+        goto done;
+    }
+    if (iolens_replay_config_write(cfg, out) < 0) {
+        cli_lib_error();
+        goto done;
+    }
+    if (out != stdout && fclose(out) != 0) {
+        out = stdout;
+        cli_error("cannot write '%s': %s", outpath, strerror(errno));
+        goto done;
+    }
+    out = stdout;
+    status = CLI_OK;
+done:
+    if (out != stdout)
+        fclose(out);
+    iolens_replay_config_free(cfg);
+    iolens_evsource_free(src);
+    return status;
+}
+
+static int on_the_fly(const char *trace, const char *root, int delays, double speed, int keep, int json)
+{
+    iolens_evsource *src = NULL;
+    if (launched_by_mpirun())
+        cli_warn("on-the-fly replay runs every rank of the trace in this process, one after the other");
+    if (iolens_replay_trace_open(trace, &src) < 0) {
+        cli_lib_error();
+        return CLI_FAIL;
+    }
+    iolens_replay_trace_options opt = {root, delays, speed, keep, -1, cli_warn_cb, NULL};
+    iolens_replay_trace_stats st;
+    int rc = iolens_replay_trace_run(src, &opt, &st);
+    iolens_evsource_free(src);
+    if (rc < 0) {
+        cli_lib_error();
+        return CLI_FAIL;
+    }
+    if (json)
+        printf("{\"ranks\": %d, \"calls\": %lld, \"skipped\": %lld, "
+               "\"bytes_written\": %lld, \"bytes_read\": %lld, \"seconds\": %.6f}\n",
+               st.nranks, (long long)st.calls, (long long)st.skipped, (long long)st.bytes_written,
+               (long long)st.bytes_read, st.seconds);
+    else
+        printf("replayed %d rank(s): %lld calls (%lld skipped), %lld bytes written, %lld bytes read, %.3f s\n",
+               st.nranks, (long long)st.calls, (long long)st.skipped, (long long)st.bytes_written,
+               (long long)st.bytes_read, st.seconds);
+    return CLI_OK;
+}
+
 int cmd_replay(int argc, char **argv)
 {
     const char *config = NULL, *root = ".", *trace = NULL;
-    int json = 0, dry = 0, keep = 0, ranks = 0, print_config = 0;
+    const char *outpath = NULL;
+    int json = 0, dry = 0, keep = 0, ranks = 0, print_config = 0, delays = 0;
+    double speed = 1.0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -71,17 +144,32 @@ int cmd_replay(int argc, char **argv)
             dry = 1;
         } else if (!strcmp(a, "--keep")) {
             keep = 1;
+        } else if (!strcmp(a, "--delays")) {
+            delays = 1;
+        } else if (!strcmp(a, "--no-delays")) {
+            delays = 0;
         } else if (!strcmp(a, "--print-config")) {
             print_config = 1;
         } else if (!strcmp(a, "--schema")) {
             return iolens_replay_schema_write(stdout) == 0 ? CLI_OK : CLI_FAIL;
-        } else if ((!strcmp(a, "--root") || !strcmp(a, "--ranks") || !strcmp(a, "--config-from")) && i + 1 >= argc) {
+        } else if ((!strcmp(a, "--root") || !strcmp(a, "--ranks") || !strcmp(a, "--config-from") ||
+                    !strcmp(a, "-o") || !strcmp(a, "--speed")) && i + 1 >= argc) {
             cli_error("%s needs a value", a);
             return CLI_USAGE;
         } else if (!strcmp(a, "--root")) {
             root = argv[++i];
         } else if (!strcmp(a, "--config-from")) {
             trace = argv[++i];
+        } else if (!strcmp(a, "-o")) {
+            outpath = argv[++i];
+        } else if (!strcmp(a, "--speed")) {
+            char *end;
+            speed = strtod(argv[++i], &end);
+            if (*end || !(speed > 0 && speed <= 1e6)) {
+                cli_error("--speed wants a positive number, got '%s'", argv[i]);
+                return CLI_USAGE;
+            }
+            delays = 1;
         } else if (!strcmp(a, "--ranks")) {
             char *end;
             long v = strtol(argv[++i], &end, 10);
@@ -101,21 +189,15 @@ int cmd_replay(int argc, char **argv)
             return CLI_USAGE;
         }
     }
-    if (trace) {
-        cli_error("cannot build a config from '%s': trace-driven replay needs the iolens/Recorder trace "
-                  "readers, not in this build yet", trace);
-        return CLI_FAIL;
-    }
+    if (trace)
+        return config_from(trace, outpath);
     if (!config) {
         usage(stderr);
         return CLI_USAGE;
     }
     size_t len = strlen(config);
-    if (len < 5 || strcmp(config + len - 5, ".json")) {
-        cli_error("'%s' is not a .json config: on-the-fly replay of traces is not available in this build yet",
-                  config);
-        return CLI_FAIL;
-    }
+    if (len < 5 || strcmp(config + len - 5, ".json"))
+        return on_the_fly(config, root, delays, speed, keep, json);
     iolens_replay_config *cfg = NULL;
     if (iolens_replay_config_load(&cfg, config) < 0) {
         cli_lib_error();

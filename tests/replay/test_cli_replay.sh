@@ -57,9 +57,9 @@ printf '{"file_configs":[{"method":"write","file_names":["../../x"],"chunks":[{"
 expect_rc 1 "$IOLENS" replay "$IOLENS_TMP/esc.json"
 expect_grep "file_configs\[0\].file_names\[0\]: path '../../x' escapes the replay root" "$IOLENS_TMP/err"
 expect_rc 1 "$IOLENS" replay "$IOLENS_TMP/missing.json"
-# trace-driven replay is reported missing, not faked
-expect_rc 1 "$IOLENS" replay --config-from trace.iolens
-expect_grep "not in this build yet" "$IOLENS_TMP/err"
+# a missing trace is a clear error (trace-driven replay: test_cli_replay_trace.sh)
+expect_rc 1 "$IOLENS" replay --config-from "$IOLENS_TMP/trace.iolens"
+expect_grep "cannot open trace" "$IOLENS_TMP/err"
 
 # the schema is generated from the option tables
 expect_rc 0 "$IOLENS" replay --schema
