@@ -131,6 +131,30 @@ struct iolens_evsource;
 IOLENS_API int iolens_series_from_events(iolens_series_set *set, struct iolens_evsource *src, const char *id,
                                          int layer, double bin_s);
 
+/** Where the series of a Darshan log came from. */
+typedef enum iolens_darshan_series_source {
+    IOLENS_DSERIES_NONE = 0,     /**< no HEATMAP nor DXT record: no series */
+    IOLENS_DSERIES_HEATMAP = 1,  /**< HEATMAP records */
+    IOLENS_DSERIES_DXT = 2,      /**< DXT_POSIX / DXT_MPIIO segments */
+} iolens_darshan_series_source;
+
+/** Appends the job-level read and write series of the Darshan log at path,
+ *  one pair per API: `<log>:<API>:read` and `<log>:<API>:write`. With
+ *  HEATMAP records: the records of each category (API = the record name
+ *  after "heatmap:", e.g. POSIX, MPIIO, STDIO) summed over ranks, step = the
+ *  records' bin width (as the heatmap CSV reader gives for the same log).
+ *  Without: the DXT_POSIX and DXT_MPIIO segments (API POSIX, MPIIO) binned
+ *  at dxt_step_s with iolens_series_from_transfers(). log_name NULL derives
+ *  <log> from the path (iolens_series_darshan_log_name). *source (may be
+ *  NULL) says which. Returns the number of series added (0 for a log with
+ *  neither) or a negative error; on error the set is left as it was. */
+IOLENS_API int iolens_series_from_darshan(iolens_series_set *set, const char *path, const char *log_name,
+                                          double dxt_step_s, int *source, iolens_warn_fn warn, void *warn_ctx);
+/** The <log> of a Darshan log path as the heatmap CSVs name it: the file's
+ *  base name, its first "__" turned into "/" (the shared data stores
+ *  `<dir>/<file>` of darshan-logs as `<dir>__<file>`). */
+IOLENS_API int iolens_series_darshan_log_name(const char *path, char *buf, size_t size);
+
 /** Appends n labelled synthetic traces (seed-like classes: burst at start,
  *  burst at end, periodic, growing, constant plateau, each at a low and a
  *  high amplitude band = 10 classes; noise; lengths uniform in 100..600

@@ -10,7 +10,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "iolens/event.h"
+#include "iolens/recorder.h"
 #include "iolens/temporal.h"
+#include "iolens/trace.h"
 #include "util/jsonw.h"
 
 static void usage(FILE *out)
@@ -24,7 +27,9 @@ static void usage(FILE *out)
             "(SAGE, seed 001), or with a baseline, and reports the clustering-quality metrics.\n"
             "INPUT: CSV, wide (id,v0,v1,... in MiB/s), long (id,t,value) or a Darshan heatmap\n"
             "table (log,module,bin_width_s,bin,read_bytes,write_bytes,...; read and write series\n"
-            "are separate). '-' reads stdin.\n"
+            "are separate). '-' reads stdin. Also, detected by content: Darshan logs (job-level\n"
+            "read and write series per API from HEATMAP records, else from DXT segments at --step),\n"
+            "Recorder trace directories and iolens trace files (read/write calls binned at --step).\n"
             "\n"
             "options:\n"
             "  --method M         clustering method (default sage)\n"
@@ -33,7 +38,8 @@ static void usage(FILE *out)
             "  --seed S           random seed (default 0); results are deterministic for a seed\n"
             "  --k K              fixed number of clusters instead of the elbow search\n"
             "  --threads T        worker threads (default 2)\n"
-            "  --step S           seconds per sample of wide/long inputs (default 1)\n"
+            "  --step S           seconds per sample of wide/long inputs and bin width of DXT\n"
+            "                     segments and traces (default 1)\n"
             "  --format F         auto|wide|long|heatmap (default auto)\n"
             "  --min-samples N    drop series shorter than N samples (default 20)\n"
             "  --max-samples N    drop series longer than N samples (default: no limit)\n"
@@ -273,6 +279,78 @@ done:
     return rc;
 }
 
+enum input_kind { IN_CSV, IN_DARSHAN, IN_TRACE, IN_RECORDER };
+
+/* Input kind by content: a directory is a Recorder trace; otherwise the magic numbers. */
+static int input_kind(const char *path)
+{
+    struct stat st;
+    if (!strcmp(path, "-") || stat(path, &st))
+        return IN_CSV; /* the CSV reader reports the error */
+    if (S_ISDIR(st.st_mode))
+        return IN_RECORDER;
+    unsigned char b[16] = {0};
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return IN_CSV;
+    size_t n = fread(b, 1, sizeof b, f);
+    fclose(f);
+    if (n >= 8 && !memcmp(b, "IOLTRACE", 8))
+        return IN_TRACE;
+    if (n == 16) {
+        uint64_t le = 0, be = 0;
+        for (int i = 0; i < 8; i++) {
+            le |= (uint64_t)b[8 + i] << (8 * i);
+            be = be << 8 | b[8 + i];
+        }
+        if (le == 6567223u || be == 6567223u) /* DARSHAN_MAGIC */
+            return IN_DARSHAN;
+    }
+    return IN_CSV;
+}
+
+/* Series id of a trace: its base name without trailing slashes. */
+static void trace_id(const char *path, char *buf, size_t size)
+{
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/')
+        len--;
+    size_t start = len;
+    while (start > 0 && path[start - 1] != '/')
+        start--;
+    snprintf(buf, size, "%.*s", (int)(len - start), path + start);
+}
+
+static int read_one(const struct opts *o, iolens_series_set *raw, const char *path)
+{
+    int kind = input_kind(path), rc;
+    if (kind == IN_DARSHAN) {
+        int src;
+        rc = iolens_series_from_darshan(raw, path, NULL, o->ro.step_s, &src, cli_warn_cb, NULL);
+        if (rc == 0 && !o->json)
+            cli_warn("%s: no HEATMAP or DXT records, no series", path);
+        return rc < 0 ? rc : 0;
+    }
+    if (kind == IN_TRACE || kind == IN_RECORDER) {
+        iolens_evsource *src = NULL;
+        char id[1024];
+        trace_id(path, id, sizeof id);
+        if (kind == IN_TRACE)
+            rc = iolens_trace_open(path, &src);
+        else {
+            iolens_recorder_options ro;
+            memset(&ro, 0, sizeof ro);
+            ro.warn = cli_warn_cb;
+            rc = iolens_recorder_open(path, &src, &ro);
+        }
+        if (rc == 0)
+            rc = iolens_series_from_events(raw, src, id, -1, o->ro.step_s);
+        iolens_evsource_free(src);
+        return rc;
+    }
+    return iolens_series_read_file(raw, strcmp(path, "-") ? path : "/dev/stdin", &o->ro);
+}
+
 static int read_inputs(const struct opts *o, char **inputs, int ninputs, iolens_series_set **out)
 {
     iolens_series_set *raw = NULL;
@@ -280,12 +358,7 @@ static int read_inputs(const struct opts *o, char **inputs, int ninputs, iolens_
     if (iolens_series_set_new(&raw))
         goto fail;
     for (int i = 0; i < ninputs; i++) {
-        int rc;
-        if (!strcmp(inputs[i], "-"))
-            rc = iolens_series_read_file(raw, "/dev/stdin", &o->ro);
-        else
-            rc = iolens_series_read_file(raw, inputs[i], &o->ro);
-        if (rc)
+        if (read_one(o, raw, inputs[i]))
             goto fail;
     }
     if (iolens_series_filter(out, raw, &o->fo))

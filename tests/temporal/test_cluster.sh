@@ -63,6 +63,47 @@ for j in 1 2 3 4 5 6; do for t in $(seq 0 29); do echo "j$j,$t,$(( (t * j) % 7 +
 expect_rc 0 "$IOLENS" cluster --method kmeans --k 2 --min-samples 10 - < "$T/long.csv"
 expect_grep 'method kmeans: 6 traces' "$T/out"
 
+# Every shared Darshan log end to end: HEATMAP series where the log has them,
+# else DXT segments at --step; logs with neither are reported, not fatal.
+DL="$IOLENS_SHARED_DATA/darshan"
+if [ -d "$DL/public" ]; then
+  expect_rc 0 "$IOLENS" cluster --method sage2 --out "$T/dl" "$DL"/*/*.darshan
+  expect_grep '^cluster: 232 series read, 18 kept after pre-processing' "$T/err"
+  expect_grep '^method sage2: 18 traces in' "$T/out"
+  expect_grep 'apmpi_apxc__mpi-io-test.darshan: no HEATMAP or DXT records' "$T/err"
+  [ "$(wc -l < "$T/dl/assignments.csv")" -eq 19 ] && ok || fail "darshan: assignments.csv has not 18 rows"
+  # HEATMAP ids as heatmap_job.csv names them; DXT-only logs by API
+  expect_grep '^e3sm_io_heatmaps_and_dxt/e3sm_io_heatmap_only.darshan:POSIX:write,' "$T/dl/assignments.csv"
+  expect_grep '^nonmpi_dxt_anonymized/nonmpi_dxt_anonymized.darshan:POSIX:write,' "$T/dl/assignments.csv"
+  expect_grep '^dxt-explorer/.*:MPIIO:write,' "$T/dl/assignments.csv"
+  # the same HEATMAP log through the log and through the CSV: same series, same classes
+  E3="$DL/public/e3sm_io_heatmaps_and_dxt__e3sm_io_heatmap_only.darshan"
+  expect_rc 0 "$IOLENS" cluster --method kmeans --k 1 --min-samples 5 --no-metrics --out "$T/e3" "$E3"
+  expect_grep '^cluster: 6 series read, 2 kept' "$T/err"
+  # a log that is not one: detected by content, the error names it
+  head -c 300 "$E3" > "$T/trunc.darshan"
+  expect_rc 1 "$IOLENS" cluster "$T/trunc.darshan"
+  expect_grep "iolens: error: cannot read '.*trunc.darshan'" "$T/err"
+fi
+
+# A Recorder trace directory and an iolens trace through the event stream
+RC="$IOLENS_SHARED_DATA/recorder"
+if [ -d "$RC/shared_n2_m1000" ]; then
+  expect_rc 0 "$IOLENS" cluster --method kmeans --no-metrics --step 0.001 --min-samples 5 --out "$T/rec" \
+    "$RC/shared_n2_m1000" "$RC/shared_n4_m1000_bothPR/" "$RC/ckpt_n2_m1000" "$RC/nonmpi_dd_1000x1MiB"
+  expect_grep '^cluster: 8 series read, 7 kept' "$T/err"
+  expect_grep '^shared_n2_m1000:write,' "$T/rec/assignments.csv"
+  expect_grep '^shared_n4_m1000_bothPR:read,' "$T/rec/assignments.csv"
+  expect_grep '^nonmpi_dd_1000x1MiB:write,' "$T/rec/assignments.csv"
+fi
+( cd "$T" && "$IOLENS" trace -o "$T/dd.iolt" -- dd if=/dev/zero of="$T/dd.out" bs=1M count=20 ) >/dev/null 2>&1 \
+  && ok || fail "iolens trace dd"
+rm -f "$T/dd.out"
+# (how many 1-ms bins survive the filter depends on the machine's speed: exit 0 or 1)
+"$IOLENS" cluster --method kmeans --no-metrics --step 0.001 "$T/dd.iolt" >"$T/out" 2>"$T/err"
+[ $? -le 1 ] && ok || fail "cluster of an iolens trace crashed"
+expect_grep '^cluster: 2 series read' "$T/err"
+
 # errors
 expect_rc 2 "$IOLENS" cluster --method nope "$HM"
 expect_grep "unknown method 'nope'" "$T/err"

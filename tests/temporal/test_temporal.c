@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "iolens/darshan.h"
 #include "iolens/event.h"
 #include "iolens/temporal.h"
 
@@ -626,6 +627,154 @@ static void test_real_heatmap(void **state)
     iolens_series_set_free(set);
 }
 
+/* Every shared Darshan log with HEATMAP records gives series; those of the logs
+ * covered by heatmap_job.csv equal the CSV's (ids, step, bytes per bin). */
+static const iolens_series *find_series(const iolens_series_set *set, const char *id, iolens_series *buf)
+{
+    for (size_t i = 0; i < iolens_series_set_count(set); i++) {
+        iolens_series_set_get(set, i, buf);
+        if (!strcmp(buf->id, id))
+            return buf;
+    }
+    return NULL;
+}
+
+static size_t count_prefix(const iolens_series_set *set, const char *log)
+{
+    size_t n = 0, len = strlen(log);
+    iolens_series s;
+    for (size_t i = 0; i < iolens_series_set_count(set); i++) {
+        iolens_series_set_get(set, i, &s);
+        if (!strncmp(s.id, log, len) && s.id[len] == ':')
+            n++;
+    }
+    return n;
+}
+
+static void test_darshan_logs(void **state)
+{
+    (void)state;
+    const char *root = getenv("IOLENS_SHARED_DATA");
+    char path[4096], line[8192];
+    if (!root)
+        root = "../shared/data";
+    snprintf(path, sizeof path, "%s/darshan/INDEX.tsv", root);
+    FILE *idx = fopen(path, "r");
+    snprintf(path, sizeof path, "%s/timeseries/heatmap_job.csv", root);
+    if (!idx || access(path, R_OK) != 0) {
+        if (idx)
+            fclose(idx);
+        printf("skip: shared Darshan logs or heatmap_job.csv missing\n");
+        skip();
+    }
+    iolens_series_set *csv;
+    assert_int_equal(iolens_series_set_new(&csv), 0);
+    assert_int_equal(iolens_series_read_file(csv, path, NULL), 0);
+    size_t nheat = 0, ncovered = 0, nseries = 0;
+    assert_non_null(fgets(line, sizeof line, idx)); /* header */
+    while (fgets(line, sizeof line, idx)) {
+        char *file = strtok(line, "\t"), *col = NULL;
+        for (int k = 1; k < 7; k++)
+            col = strtok(NULL, "\t");
+        assert_non_null(col); /* modules(name:ver) */
+        if (!strstr(col, "HEATMAP:"))
+            continue;
+        nheat++;
+        snprintf(path, sizeof path, "%s/darshan/%s", root, file);
+        iolens_series_set *set;
+        assert_int_equal(iolens_series_set_new(&set), 0);
+        int src = -1;
+        int n = iolens_series_from_darshan(set, path, NULL, 1.0, &src, NULL, NULL);
+        if (n <= 0)
+            printf("%s: %d\n", path, n);
+        assert_true(n > 0 && n % 2 == 0);
+        assert_int_equal(src, IOLENS_DSERIES_HEATMAP);
+        assert_int_equal((size_t)n, iolens_series_set_count(set));
+        nseries += (size_t)n;
+        char log[1024];
+        assert_int_equal(iolens_series_darshan_log_name(path, log, sizeof log), 0);
+        size_t in_csv = count_prefix(csv, log);
+        if (in_csv) {
+            ncovered++;
+            assert_int_equal(in_csv, (size_t)n);
+            for (size_t i = 0; i < (size_t)n; i++) {
+                iolens_series s, t;
+                iolens_series_set_get(set, i, &s);
+                const iolens_series *c = find_series(csv, s.id, &t);
+                if (!c)
+                    printf("not in heatmap_job.csv: %s\n", s.id);
+                assert_non_null(c);
+                assert_int_equal(s.direction, c->direction);
+                NEAR(s.step_s, c->step_s, 1e-9);
+                assert_int_equal(s.n, c->n);
+                for (size_t j = 0; j < s.n; j++) /* bytes per bin */
+                    NEAR(s.mibs[j] * s.step_s * 1048576.0, c->mibs[j] * c->step_s * 1048576.0, 1e-3);
+            }
+        }
+        iolens_series_set_free(set);
+    }
+    fclose(idx);
+    printf("darshan: %zu logs with HEATMAP, %zu series, %zu logs compared with heatmap_job.csv\n", nheat, nseries,
+           ncovered);
+    assert_true(nheat >= 20);
+    assert_true(ncovered >= 20);
+    iolens_series_set_free(csv);
+}
+
+/* A log without HEATMAP: DXT segments binned at the step; every byte lands in a bin. */
+static void test_darshan_dxt(void **state)
+{
+    (void)state;
+    const char *root = getenv("IOLENS_SHARED_DATA");
+    char path[4096];
+    snprintf(path, sizeof path,
+             "%s/darshan/public/hdf5_diagonal_write_only__hdf5_diagonal_write_bytes_range_dxt.darshan",
+             root ? root : "../shared/data");
+    if (access(path, R_OK) != 0) {
+        printf("skip: %s missing\n", path);
+        skip();
+    }
+    iolens_darshan_data *d;
+    assert_int_equal(iolens_darshan_load(path, 0, NULL, NULL, &d), 0);
+    double want[2] = {0, 0}, tmax = 0; /* read, write bytes of DXT_POSIX */
+    for (size_t i = 0; i < iolens_darshan_data_count(d, IOLENS_DARSHAN_DXT_POSIX); i++) {
+        const iolens_darshan_record *r = iolens_darshan_data_record(d, IOLENS_DARSHAN_DXT_POSIX, i);
+        for (int64_t k = 0; k < r->dxt.write_count + r->dxt.read_count; k++) {
+            want[k < r->dxt.write_count] += (double)r->dxt.segs[k].length;
+            if (r->dxt.segs[k].end > tmax)
+                tmax = r->dxt.segs[k].end;
+        }
+    }
+    iolens_darshan_data_free(d);
+    assert_true(want[1] > 0);
+    iolens_series_set *set;
+    assert_int_equal(iolens_series_set_new(&set), 0);
+    int src = -1;
+    assert_int_equal(iolens_series_from_darshan(set, path, "diag", 0.01, &src, NULL, NULL), 2);
+    assert_int_equal(src, IOLENS_DSERIES_DXT);
+    for (size_t i = 0; i < 2; i++) {
+        iolens_series s;
+        iolens_series_set_get(set, i, &s);
+        assert_string_equal(s.id, i ? "diag:POSIX:write" : "diag:POSIX:read");
+        NEAR(s.step_s, 0.01, 1e-15);
+        assert_int_equal(s.n, (size_t)floor(tmax / 0.01) + 1);
+        double sum = 0;
+        for (size_t j = 0; j < s.n; j++)
+            sum += s.mibs[j] * 0.01 * 1048576.0;
+        NEAR(sum, want[i], 1e-6 * (want[i] + 1));
+    }
+    /* not a Darshan log: an error, the set unchanged */
+    snprintf(path, sizeof path, "%s/timeseries/heatmap_job.csv", root ? root : "../shared/data");
+    assert_true(iolens_series_from_darshan(set, path, NULL, 1.0, &src, NULL, NULL) < 0);
+    assert_int_equal(iolens_series_set_count(set), 2);
+    char name[64];
+    assert_int_equal(iolens_series_darshan_log_name("/x/dlio_logs__a__b.darshan", name, sizeof name), 0);
+    assert_string_equal(name, "dlio_logs/a__b.darshan");
+    assert_int_equal(iolens_series_darshan_log_name("plain.darshan", name, sizeof name), 0);
+    assert_string_equal(name, "plain.darshan");
+    iolens_series_set_free(set);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -637,7 +786,7 @@ int main(void)
         cmocka_unit_test(test_dtw_hand),      cmocka_unit_test(test_balance_ari),
         cmocka_unit_test(test_aggregate),     cmocka_unit_test(test_kneedle),
         cmocka_unit_test(test_kmeans_hand),   cmocka_unit_test(test_sage_synthetic),
-        cmocka_unit_test(test_kshape_dtw_small), cmocka_unit_test(test_real_heatmap),
+        cmocka_unit_test(test_kshape_dtw_small), cmocka_unit_test(test_real_heatmap), cmocka_unit_test(test_darshan_logs), cmocka_unit_test(test_darshan_dxt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
