@@ -57,6 +57,22 @@ IOLENS_API int iolens_trace_merge(const char *const *inputs, size_t n, const cha
                                   const iolens_trace_build_opts *opts, iolens_trace_stats *stats);
 
 /**
+ * Writes the events of any event source (e.g. a Recorder trace from
+ * iolens_recorder_open) as an iolens trace file, through the same encoder as
+ * iolens_trace_build: each rank becomes one process (MPI rank = rank index).
+ * opts->resolution_ns 0 (or opts NULL) = 100 ns, Recorder's default clock
+ * resolution; times are rounded to the nanosecond, then truncated to the
+ * resolution. Events whose function is not in iolens's traced-function
+ * table are skipped and counted in *nskipped (may be NULL). Fields the
+ * source does not record (Recorder: descriptors, return values) are filled
+ * so that the trace decodes to the same file, offset and size per event.
+ * The source is rewound; stats may be NULL.
+ */
+IOLENS_API int iolens_trace_write_events(iolens_evsource *src, const char *out_path,
+                                         const iolens_trace_build_opts *opts, iolens_trace_stats *stats,
+                                         uint64_t *nskipped);
+
+/**
  * Opens a trace file as an event source (iolens_evsource_ops "iolens").
  * Ranks are the processes of the trace (MPI rank order, then other processes
  * in start order). Events of a rank come in start-time order across threads.

@@ -1,8 +1,10 @@
-/* iolens view: show a Recorder trace as recorder2text does, or as JSON lines. */
+/* iolens view: show a Recorder trace as recorder2text does, or as JSON lines;
+ * an iolens trace file in the same line format. */
 #include "cli.h"
 
 #include "iolens/event.h"
 #include "iolens/recorder.h"
+#include "iolens/trace.h"
 #include "util/jsonw.h"
 
 #include <errno.h>
@@ -14,16 +16,21 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: iolens view [--json] [--rank N] RECORDER_DIR\n"
+            "usage: iolens view [--json] [--rank N] RECORDER_DIR|TRACE\n"
             "       iolens view --recorder2text OUTDIR RECORDER_DIR\n\n"
-            "Shows every call of a Recorder trace (2.4, 2.5, 3.x).\n"
+            "Shows every call of a Recorder trace (2.4, 2.5, 3.x: a directory) or of an\n"
+            "iolens trace (a file, from `iolens trace` or `iolens convert`).\n"
             "  (default)              recorder2text's lines on stdout, each prefixed by the\n"
             "                         rank and a space: `RANK TSTART TEND FUNC DEPTH TYPE ( ARGS )`\n"
             "                         (`cut -d' ' -f2-` gives recorder2text's <rank>.txt back)\n"
             "  --recorder2text OUTDIR write OUTDIR/<rank>.txt exactly as recorder2text does\n"
             "  --json                 one JSON object per call (decoded event: layer, op, file,\n"
             "                         resolved offset, size, times in seconds since job start)\n"
-            "  --rank N               only rank N\n");
+            "  --rank N               only rank N\n"
+            "An iolens trace keeps no textual arguments; its lines show the decoded ones:\n"
+            "  read/write `( PATH SIZE OFFSET )`, open `( PATH FLAGS MODE )`, seek\n"
+            "  `( PATH OFFSET WHENCE )`, others `( PATH )` (`???` when unknown); TYPE is\n"
+            "  the layer (0 POSIX, 1 MPI-IO, 2 MPI, 3 HDF5, 5 stdio); times have 7 decimals.\n");
 }
 
 static void json_event(const iolens_event *ev, const iolens_file *files, size_t nfiles)
@@ -73,14 +80,32 @@ static void json_event(const iolens_event *ev, const iolens_file *files, size_t 
     iol_jsonw_finish(&w);
 }
 
-static int view_json(iolens_recorder *rec, int only)
+/* One decoded event in recorder2text's line layout. */
+static void text_event(const iolens_event *ev, const iolens_file *files, size_t nfiles)
 {
-    iolens_evsource *src;
-    int n = iolens_recorder_nranks(rec);
-    if (iolens_recorder_evsource(rec, &src) < 0) {
-        cli_lib_error();
-        return CLI_FAIL;
+    const char *path = ev->file >= 0 && (size_t)ev->file < nfiles ? files[ev->file].path : "???";
+    printf("%d %.7f %.7f %s %u %d ( %s", (int)ev->rank, ev->tstart, ev->tend, ev->func, ev->depth, (int)ev->layer,
+           path);
+    switch (ev->op) {
+    case IOLENS_OP_READ:
+    case IOLENS_OP_WRITE:
+        printf(" %lld", (long long)ev->size);
+        if (ev->offset >= 0)
+            printf(" %lld", (long long)ev->offset);
+        else
+            fputs(" ???", stdout);
+        break;
+    case IOLENS_OP_OPEN: printf(" %d %d", (int)ev->open_flags, (int)ev->mode); break;
+    case IOLENS_OP_SEEK: printf(" %lld %d", (long long)ev->offset, (int)ev->whence); break;
+    default: break;
     }
+    fputs(" )\n", stdout);
+}
+
+/* Prints every event of src (all ranks, or only one), as JSON or text lines; frees src. */
+static int view_events(iolens_evsource *src, int only, int json)
+{
+    int n = iolens_evsource_nranks(src);
     const iolens_file *files;
     size_t nfiles;
     int rc = iolens_evsource_files(src, &files, &nfiles), status = CLI_OK;
@@ -88,10 +113,17 @@ static int view_json(iolens_recorder *rec, int only)
         if (only >= 0 && r != only)
             continue;
         iolens_event ev;
-        while ((rc = iolens_evsource_next(src, r, &ev)) == 1)
-            json_event(&ev, files, nfiles);
+        while ((rc = iolens_evsource_next(src, r, &ev)) == 1) {
+            if (json)
+                json_event(&ev, files, nfiles);
+            else
+                text_event(&ev, files, nfiles);
+        }
     }
-    if (rc < 0) {
+    if (rc >= 0 && fflush(stdout) != 0) {
+        cli_error("cannot write the output: %s", strerror(errno));
+        status = CLI_FAIL;
+    } else if (rc < 0) {
         cli_lib_error();
         status = CLI_FAIL;
     }
@@ -185,6 +217,24 @@ int cmd_view(int argc, char **argv)
         usage(stderr);
         return CLI_USAGE;
     }
+    struct stat sb;
+    if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode)) { /* not a Recorder directory: an iolens trace? */
+        if (outdir) {
+            cli_error("--recorder2text needs a Recorder trace directory; '%s' is a file", dir);
+            return CLI_USAGE;
+        }
+        iolens_evsource *src;
+        if (iolens_trace_open(dir, &src) < 0) {
+            cli_lib_error();
+            return CLI_FAIL;
+        }
+        if (only >= iolens_evsource_nranks(src)) {
+            cli_error("rank %d out of range: '%s' has %d ranks", only, dir, iolens_evsource_nranks(src));
+            iolens_evsource_free(src);
+            return CLI_USAGE;
+        }
+        return view_events(src, only, json);
+    }
     iolens_recorder_options opt = {0};
     if (json) /* the warnings concern decoded events, not the text */
         opt.warn = cli_warn_cb;
@@ -198,8 +248,14 @@ int cmd_view(int argc, char **argv)
         iolens_recorder_free(rec);
         return CLI_USAGE;
     }
-    if (json)
-        return view_json(rec, only); /* takes rec */
+    if (json) {
+        iolens_evsource *src;
+        if (iolens_recorder_evsource(rec, &src) < 0) { /* takes rec */
+            cli_lib_error();
+            return CLI_FAIL;
+        }
+        return view_events(src, only, 1);
+    }
     int status = CLI_OK;
     if (outdir) {
         status = write_text_files(rec, outdir, only);

@@ -79,5 +79,7 @@ void iol_trace_release(iol_trace *t);
 int iol_trace_rewind(iol_trace *t, int rank);
 /* Writes every process of t as a spill file "m<seq>.raw" in dir (for merging). */
 int iol_trace_write_spills(iol_trace *t, const char *dir, unsigned *seq);
+/* Removes a scratch folder and the files in it (convert.c). */
+void iol_scratch_remove(const char *dir);
 
 #endif

@@ -8,27 +8,10 @@
 #include "util/buf.h"
 #include "util/error.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        char p[4400];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        unlink(p);
-    }
-    if (d)
-        closedir(d);
-    rmdir(dir);
-}
 
 int iolens_trace_merge(const char *const *inputs, size_t n, const char *out_path, const iolens_trace_build_opts *opts,
                        iolens_trace_stats *stats)
@@ -59,6 +42,6 @@ int iolens_trace_merge(const char *const *inputs, size_t n, const char *out_path
         iolens_trace_build_opts o = {res, opts ? opts->zstd_level : 0};
         rc = iolens_trace_build(dir, out_path, &o, stats);
     }
-    remove_dir(dir);
+    iol_scratch_remove(dir);
     return rc;
 }
