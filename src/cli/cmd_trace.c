@@ -3,6 +3,9 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
+#include "darshan_from.h"
+#include "iolens/counters.h"
+
 #include "iolens/event.h"
 #include "iolens/trace.h"
 #include "util/jsonw.h"
@@ -23,12 +26,14 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: iolens trace [-o TRACE] [--layers posix,stdio,mpiio] [--resolution NS] -- COMMAND [ARGS...]\n"
+            "usage: iolens trace [-o TRACE] [--darshan LOG] [--layers posix,stdio,mpiio] [--resolution NS] -- COMMAND [ARGS...]\n"
             "       iolens trace --print TRACE [--json] [--rank N]\n"
             "       iolens trace --info TRACE [--json]\n"
             "       iolens trace --build SPILL_DIR -o TRACE\n"
             "       iolens trace --merge TRACE... -o TRACE\n"
-            "  --no-compress  store sections without zstd (to inspect or fuzz the format)\n\n"
+            "  --no-compress  store sections without zstd (to inspect or fuzz the format)\n"
+            "  --darshan LOG  also write a Darshan log (3.41) of the run, computed from the trace;\n"
+            "                 without -o the trace is kept next to it as LOG.trace\n\n"
             "Runs COMMAND with the iolens shim preloaded and writes one trace file (default iolens.trace)\n"
             "holding every POSIX and stdio call of every process (forked children included).\n"
             "MPI: `mpirun -np N iolens trace -o T -- app` (one trace for all ranks), or\n"
@@ -105,6 +110,20 @@ static int build(const char *spill, const char *out, uint64_t res, int quiet)
     return CLI_OK;
 }
 
+/* --darshan: the Darshan log of the built trace (Darshan's defaults; exe =
+ * the traced command line). */
+static int write_darshan(const char *trace, const char *log, char **cmd)
+{
+    char exe[1024] = "";
+    size_t n = 0;
+    for (int i = 0; cmd[i] && n + 1 < sizeof exe; i++)
+        n += (size_t)snprintf(exe + n, sizeof exe - n, "%s%s", i ? " " : "", cmd[i]);
+    iolens_counters_opts o;
+    iolens_counters_opts_init(&o);
+    o.exe = exe;
+    return iol_darshan_from_write(trace, log, &o, 0) < 0 ? CLI_FAIL : CLI_OK;
+}
+
 static const char *env_rank(const char **size)
 {
     const char *rk[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
@@ -119,7 +138,8 @@ static const char *env_rank(const char **size)
 
 /* Under mpirun every rank runs `iolens trace`: they share one spill folder
  * next to the output, and the last rank to finish builds the trace. */
-static int mpi_finish(const char *spill, const char *out, const char *rank, const char *size, uint64_t res)
+static int mpi_finish(const char *spill, const char *out, const char *rank, const char *size, uint64_t res,
+                      const char *darshan, char **cmd)
 {
     char p[PATH_MAX + 64];
     snprintf(p, sizeof p, "%s/done.%s", spill, rank);
@@ -143,6 +163,8 @@ static int mpi_finish(const char *spill, const char *out, const char *rank, cons
     int rc = build(spill, out, res, 0);
     if (rc == CLI_OK)
         remove_tree(spill);
+    if (rc == CLI_OK && darshan) /* only the rank that built the trace */
+        rc = write_darshan(out, darshan, cmd);
     return rc;
 }
 
@@ -157,7 +179,7 @@ static void forward_signal(int sig)
         kill((pid_t)child_pid, sig);
 }
 
-static int run(const char *out, const char *layers, uint64_t res, char **cmd)
+static int run(const char *out, const char *layers, uint64_t res, const char *darshan, char **cmd)
 {
     char shim[PATH_MAX];
     if (find_shim(shim, sizeof shim)) {
@@ -166,14 +188,20 @@ static int run(const char *out, const char *layers, uint64_t res, char **cmd)
     }
     const char *wsize = NULL, *rank = env_rank(&wsize);
     char spill[PATH_MAX];
+    if (strlen(out) + 16 > sizeof spill) {
+        cli_error("output path too long: '%s'", out);
+        return CLI_FAIL;
+    }
     if (rank) {
-        snprintf(spill, sizeof spill, "%s.spill", out);
+        if ((size_t)snprintf(spill, sizeof spill, "%s.spill", out) >= sizeof spill)
+            return CLI_FAIL;
         if (mkdir(spill, 0755) && errno != EEXIST) {
             cli_error("cannot create '%s': %s", spill, strerror(errno));
             return CLI_FAIL;
         }
     } else {
-        snprintf(spill, sizeof spill, "%s.spill.XXXXXX", out);
+        if ((size_t)snprintf(spill, sizeof spill, "%s.spill.XXXXXX", out) >= sizeof spill)
+            return CLI_FAIL;
         if (!mkdtemp(spill)) {
             cli_error("cannot create a spill folder next to '%s': %s", out, strerror(errno));
             return CLI_FAIL;
@@ -219,9 +247,11 @@ static int run(const char *out, const char *layers, uint64_t res, char **cmd)
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    int rc = rank ? mpi_finish(spill, out, rank, wsize, res) : build(spill, out, res, 0);
+    int rc = rank ? mpi_finish(spill, out, rank, wsize, res, darshan, cmd) : build(spill, out, res, 0);
     if (!rank)
         remove_tree(spill);
+    if (!rank && rc == CLI_OK && darshan)
+        rc = write_darshan(out, darshan, cmd);
     if (rc != CLI_OK) /* no trace; still report a failing command's own status (e.g. 127: not found) */
         return (WIFEXITED(status) && WEXITSTATUS(status)) ? WEXITSTATUS(status) : rc;
     if (WIFSIGNALED(status)) {
@@ -479,7 +509,7 @@ static int info_trace(const char *path, int json)
 
 int cmd_trace(int argc, char **argv)
 {
-    const char *out = "iolens.trace", *layers = NULL, *print = NULL, *info = NULL, *spill = NULL;
+    const char *out = NULL, *layers = NULL, *print = NULL, *info = NULL, *spill = NULL, *darshan = NULL;
     int json = 0, rank = -1, merge = 0, i;
     uint64_t res = 1000;
     for (i = 1; i < argc; i++) {
@@ -498,6 +528,8 @@ int cmd_trace(int argc, char **argv)
             json = 1;
         } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
             out = argv[++i];
+        } else if (!strcmp(a, "--darshan") && i + 1 < argc) {
+            darshan = argv[++i];
         } else if (!strcmp(a, "--layers") && i + 1 < argc) {
             layers = argv[++i];
         } else if (!strcmp(a, "--resolution") && i + 1 < argc) {
@@ -522,6 +554,20 @@ int cmd_trace(int argc, char **argv)
         } else {
             break; /* the command, without "--" */
         }
+    }
+    char darshan_trace[PATH_MAX];
+    if (!out && darshan && !print && !info && !spill && !merge) {
+        if ((size_t)snprintf(darshan_trace, sizeof darshan_trace, "%s.trace", darshan) >= sizeof darshan_trace) {
+            cli_error("--darshan path too long");
+            return CLI_USAGE;
+        }
+        out = darshan_trace;
+    }
+    if (!out)
+        out = "iolens.trace";
+    if (darshan && (print || info || spill || merge)) {
+        cli_error("--darshan goes with a traced run (iolens trace --darshan LOG -- COMMAND)");
+        return CLI_USAGE;
     }
     if (print)
         return print_trace(print, json, rank);
@@ -572,5 +618,5 @@ int cmd_trace(int argc, char **argv)
                 return CLI_USAGE;
             }
     }
-    return run(out, layers, res, argv + i);
+    return run(out, layers, res, darshan, argv + i);
 }

@@ -160,9 +160,15 @@ int iol_darshan_from_main(int argc, char **argv)
         usage(stderr);
         return CLI_USAGE;
     }
+    return iol_darshan_from_write(from, outp, &o, json) < 0 ? CLI_FAIL : CLI_OK;
+}
+
+int iol_darshan_from_write(const char *from, const char *outp, const iolens_counters_opts *opts, int json)
+{
+    iolens_counters_opts o = *opts;
     iolens_evsource *src = NULL;
     iolens_counters *c = NULL;
-    int ret = CLI_FAIL;
+    int ret = -1;
     if (open_trace(from, &src) < 0) {
         cli_lib_error();
         goto out;
@@ -182,7 +188,7 @@ int iol_darshan_from_main(int argc, char **argv)
     fprintf(stderr, "%s: %llu events, %zu POSIX, %zu MPI-IO, %zu STDIO records\n", outp,
             (unsigned long long)iolens_counters_events(c), iolens_counters_count(c, IOLENS_DARSHAN_POSIX),
             iolens_counters_count(c, IOLENS_DARSHAN_MPIIO), iolens_counters_count(c, IOLENS_DARSHAN_STDIO));
-    ret = CLI_OK;
+    ret = 0;
 out:
     iolens_counters_free(c);
     iolens_evsource_free(src);
