@@ -11,7 +11,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
 pairs=${2:-5}
 [ "$pairs" -ge 5 ] || { echo "need >= 5 pairs" >&2; exit 2; }
-iolens=$build/src/cli/iolens
+iolens=$build/iolens
 plain=$build/bench/replay/bench_replay_ior_plain
 [ -x "$plain" ] || { echo "bench_replay_ior_plain not built (needs MPI)" >&2; exit 77; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1

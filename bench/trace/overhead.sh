@@ -8,7 +8,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}; reps=${2:-5}; calls=${3:-1000000}
-iolens=$build/src/cli/iolens; loop=$build/bench/trace/bench_pwrite_loop; wl=$build/bench/trace/bench_io_workload
+iolens=$build/iolens; loop=$build/bench/trace/bench_pwrite_loop; wl=$build/bench/trace/bench_io_workload
 shim=$build/src/shim/libiolens_shim.so
 scratch=$(mktemp -d /dev/shm/iolens-ovh-XXXXXX); trap 'rm -rf "$scratch"' EXIT
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

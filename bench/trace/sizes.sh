@@ -7,7 +7,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}; reps=${2:-3}
-iolens=$build/src/cli/iolens; wl=$build/bench/trace/bench_io_workload
+iolens=$build/iolens; wl=$build/bench/trace/bench_io_workload
 command -v mpirun >/dev/null && [ -x "$wl" ] || { echo "needs mpirun and $wl (MPI build)"; exit 77; }
 scratch=$(mktemp -d /dev/shm/iolens-bench-XXXXXX); trap 'rm -rf "$scratch"' EXIT
 declare -A REC_CST=( [shared,2,10]=420 [shared,2,100]=2889 [shared,2,1000]=31814 [shared,4,1000]=64615 [checkpoint,2,1000]=28366 [checkpoint,4,1000]=56581 )

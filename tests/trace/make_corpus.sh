@@ -5,7 +5,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 b=${1:-$root/build}
-I=$b/src/cli/iolens; P=$b/tests/trace/trace_probe; C=$root/fuzz/corpus/trace
+I=$b/iolens; P=$b/tests/trace/trace_probe; C=$root/fuzz/corpus/trace
 t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
 rm -f "$C"/*.trace; mkdir -p "$C" "$t/d"
 "$I" trace -o "$C/probe_all.trace" -- "$P" all "$t/a.log" "$t/d" >/dev/null 2>&1
