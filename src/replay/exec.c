@@ -152,8 +152,10 @@ static int has(char **v, size_t n, const char *s)
     return 0;
 }
 
-/* Normalises a config path below the root: leading '/' and "." removed. */
-static int rel_path(char *out, size_t cap, const char *p)
+/* Normalises a path below the replay root: leading '/' and "." removed, ".." refused.
+ * `what` names the path in messages ("path", "trace path"). Shared by the config
+ * executor and the on-the-fly trace replay (exec.h). */
+int iol_replay_rel_path(char *out, size_t cap, const char *p, const char *what)
 {
     size_t o = 0;
     const char *c = p;
@@ -165,10 +167,10 @@ static int rel_path(char *out, size_t cap, const char *p)
             e++;
         size_t len = (size_t)(e - c);
         if (len == 2 && c[0] == '.' && c[1] == '.')
-            return iol_err(IOLENS_EINVAL, "path '%s' escapes the replay root ('..' is refused)", p);
+            return iol_err(IOLENS_EINVAL, "%s '%s' escapes the replay root ('..' is refused)", what, p);
         if (len && !(len == 1 && c[0] == '.')) {
             if (o + len + 2 > cap)
-                return iol_err(IOLENS_EINVAL, "path '%s' is too long", p);
+                return iol_err(IOLENS_EINVAL, "%s '%s' is too long", what, p);
             if (o)
                 out[o++] = '/';
             memcpy(out + o, c, len);
@@ -177,7 +179,7 @@ static int rel_path(char *out, size_t cap, const char *p)
         c = e;
     }
     if (!o)
-        return iol_err(IOLENS_EINVAL, "path '%s' names the replay root itself", p);
+        return iol_err(IOLENS_EINVAL, "%s '%s' names the replay root itself", what, p);
     out[o] = 0;
     return 0;
 }
@@ -368,7 +370,7 @@ static int file_of(struct rp_exec *x, const struct rp_fileconf *fc, int rank, ch
             snprintf(tmp, sizeof tmp, "%s.%05d", src, rank);
         src = tmp;
     }
-    return rel_path(out, cap, src);
+    return iol_replay_rel_path(out, cap, src, "path");
 }
 
 static int written_before(const iolens_replay_config *cfg, size_t step, const char *rel, int rank,
@@ -630,7 +632,7 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
     char rel[4096], top[4200], path[4900];
     double mine[RK_N] = {0, 0, INFINITY, 0, 0, 1};
     int64_t nfiles = (int64_t)llround((double)m->files_per_rank * rp_imbalance(fc, x->rank));
-    int rc = rel_path(rel, sizeof rel, fc->file_names[0]);
+    int rc = iol_replay_rel_path(rel, sizeof rel, fc->file_names[0], "path");
     int builder = m->unique_dir || x->rank == 0;
     /* the tree is built untimed (mdtest times it separately) */
     int64_t nl = meta_leaves(m);

@@ -99,4 +99,8 @@ int rp_result_add_info(struct rp_step_result *res, const char *key, const char *
 /* File system name of an fd (for "not applicable here" messages) and whether it is Lustre. */
 const char *rp_fs_name(int fd, int *is_lustre);
 
+/* A path below the replay root, normalised: no leading '/', no ".", ".." refused
+ * (error names the path as `what`). Returns 0 or IOLENS_EINVAL. */
+int iol_replay_rel_path(char *out, size_t cap, const char *p, const char *what);
+
 #endif

@@ -16,6 +16,7 @@
 #include "iolens/recorder.h"
 #include "iolens/replay.h"
 #include "iolens/trace.h"
+#include "replay/exec.h"
 #include "util/error.h"
 
 #define OTF_BUF (1 << 20)
@@ -87,36 +88,6 @@ static int system_path(const char *p)
         if (!strncmp(p, pre[i], strlen(pre[i])))
             return 1;
     return !*p;
-}
-
-/* Normalised relative path (no leading '/', no '.', '..' refused). */
-static int rel_path(char *out, size_t cap, const char *p)
-{
-    size_t o = 0;
-    const char *c = p;
-    while (*c) {
-        while (*c == '/')
-            c++;
-        const char *e = c;
-        while (*e && *e != '/')
-            e++;
-        size_t len = (size_t)(e - c);
-        if (len == 2 && c[0] == '.' && c[1] == '.')
-            return iol_err(IOLENS_EINVAL, "trace path '%s' escapes the replay root ('..' is refused)", p);
-        if (len && !(len == 1 && c[0] == '.')) {
-            if (o + len + 2 > cap)
-                return iol_err(IOLENS_EINVAL, "trace path '%s' is too long", p);
-            if (o)
-                out[o++] = '/';
-            memcpy(out + o, c, len);
-            o += len;
-        }
-        c = e;
-    }
-    if (!o)
-        return iol_err(IOLENS_EINVAL, "trace path '%s' names the replay root itself", p);
-    out[o] = 0;
-    return 0;
 }
 
 /* root/rel as an absolute path; parent directories created, none may be a symbolic link. */
@@ -321,7 +292,7 @@ static int prepare_rank(struct otf *o, iolens_evsource *src, int rank)
             continue;
         }
         char rel[PATH_MAX];
-        if ((rc = rel_path(rel, sizeof rel, p)) < 0)
+        if ((rc = iol_replay_rel_path(rel, sizeof rel, p, "trace path")) < 0)
             return rc;
         if (!(f->rel = strdup(rel)))
             return iol_err(IOLENS_ENOMEM, "out of memory");
