@@ -194,19 +194,6 @@ IOL_EXPORT int fcntl64(int fd, int cmd, ...)
     int traced = iol_tracing(IOL_LAYER_POSIX_BIT);
     uint64_t t0 = traced ? iol_begin() : 0;
     int r = real_fcntl64(fd, cmd, arg);
-    if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && r >= 0)
-        iol_fd_set(r, iol_fd_file(fd));
-    if (traced) {
-        int intarg = cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC || cmd == F_SETFD || cmd == F_SETFL;
-        iol_rawrec *rec = iol_end(IOL_F_fcntl, t0, r < 0);
-        if (rec) {
-            rec->fd = fd;
-            rec->file = iol_fd_file(fd);
-            rec->ret = r;
-            rec->a[2] = cmd;
-            rec->a[3] = intarg ? (int64_t)(int)(intptr_t)arg : 0;
-            iol_commit(rec);
-        }
-    }
+    iol_fcntl_done(t0, traced, r, fd, cmd, arg);
     return r;
 }

@@ -663,6 +663,19 @@ IOL_EXPORT int dup3(int fd, int fd2, int flags)
     return r;
 }
 
+/* After fcntl or fcntl64: follow F_DUPFD descriptors and record the call with
+ * its integer argument (only for commands whose argument is an int). */
+void iol_fcntl_done(uint64_t t0, int traced, int r, int fd, int cmd, void *arg)
+{
+    int intarg = cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC || cmd == F_SETFD || cmd == F_SETFL ||
+                 cmd == F_SETOWN || cmd == F_SETSIG || cmd == F_SETLEASE || cmd == F_NOTIFY ||
+                 cmd == F_SETPIPE_SZ || cmd == F_ADD_SEALS;
+    if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && r >= 0)
+        iol_fd_set(r, iol_fd_file(fd));
+    if (traced)
+        on_fdcall(IOL_F_fcntl, t0, r, fd, 0, cmd, intarg ? (int64_t)(int)(intptr_t)arg : 0);
+}
+
 IOL_EXPORT int fcntl(int fd, int cmd, ...)
 {
     va_list ap;
@@ -673,13 +686,7 @@ IOL_EXPORT int fcntl(int fd, int cmd, ...)
     int traced = iol_tracing(IOL_LAYER_POSIX_BIT);
     uint64_t t0 = traced ? iol_begin() : 0;
     int r = real_fcntl(fd, cmd, arg);
-    int intarg = cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC || cmd == F_SETFD || cmd == F_SETFL ||
-                 cmd == F_SETOWN || cmd == F_SETSIG || cmd == F_SETLEASE || cmd == F_NOTIFY ||
-                 cmd == F_SETPIPE_SZ || cmd == F_ADD_SEALS;
-    if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && r >= 0)
-        iol_fd_set(r, iol_fd_file(fd));
-    if (traced)
-        on_fdcall(IOL_F_fcntl, t0, r, fd, 0, cmd, intarg ? (int64_t)(int)(intptr_t)arg : 0);
+    iol_fcntl_done(t0, traced, r, fd, cmd, arg);
     return r;
 }
 
