@@ -336,6 +336,18 @@ static int dxt_add(iol_crec *r, const iolens_event *e, int64_t off, int64_t byte
     return 0;
 }
 
+/* dup*() and fileno() open a new reference to the file: the runtime counts them
+ * in POSIX_OPENS as well as in DUPS / FILENOS (darshan-parser: "POSIX_OPENS counter
+ * includes both POSIX_FILENOS and POSIX_DUPS counts"; the real nonmpi_dd_64MiB log
+ * has OPENS 2 = 1 open + 1 dup2), with open timestamps and meta time. */
+static void posix_refopen(iol_crec *r, const iolens_event *e, int counter)
+{
+    r->c[IOL_DC_POSIX_OPENS]++;
+    r->c[counter]++;
+    open_close_ts(r->f, IOL_DC_POSIX_F_OPEN_START_TIMESTAMP, IOL_DC_POSIX_F_OPEN_END_TIMESTAMP, e);
+    timer_no_overlap(&r->f[IOL_DC_POSIX_F_META_TIME], e->tstart, e->tend, &r->last_meta_end);
+}
+
 static void posix_event(iol_crec *r, const iolens_event *e)
 {
     int64_t *c = r->c;
@@ -374,8 +386,7 @@ static void posix_event(iol_crec *r, const iolens_event *e)
         c[IOL_DC_POSIX_MMAPS]++;
         break;
     case IOLENS_OP_DUP:
-        c[IOL_DC_POSIX_DUPS]++;
-        timer_no_overlap(&f[IOL_DC_POSIX_F_META_TIME], e->tstart, e->tend, &r->last_meta_end);
+        posix_refopen(r, e, IOL_DC_POSIX_DUPS);
         break;
     default:
         break;
@@ -645,7 +656,7 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const c
         return rc;
     int is_rw = e->op == IOLENS_OP_READ || e->op == IOLENS_OP_WRITE;
     if (is_fileno) {
-        r->c[IOL_DC_POSIX_FILENOS]++;
+        posix_refopen(r, e, IOL_DC_POSIX_FILENOS);
         return 0;
     }
     if (!is_rw) {
