@@ -161,15 +161,11 @@ struct iolens_counters;
  * Fills a new input from Darshan-equivalent counters of a trace
  * (iolens_counters_compute): job facts (nprocs, run time), every module that
  * has records, every POSIX / MPI-IO / STDIO record with its counters by name,
- * and num_files = the name records the Darshan runtime would have written:
- * distinct record ids of every module (HEATMAP "heatmap:<API>" included) plus,
- * when the run made any stdio call, "<STDIN>", "<STDOUT>", "<STDERR>" and
- * "heatmap:STDIO", which Darshan's STDIO module registers when it starts.
- * stdio_calls: 1 the run made stdio calls (on any stream), 0 none, -1 decide
- * from the counters (STDIO records present).
+ * and num_files = the name records the Darshan runtime would have written
+ * (iolens_counters_name_count: record paths, "heatmap:<API>", and "<STDIN>",
+ * "<STDOUT>", "<STDERR>", "heatmap:STDIO" when the run made a stdio call).
  */
-IOLENS_API int iolens_detect_from_counters(iolens_detect_input **out, const struct iolens_counters *c,
-                                           int stdio_calls);
+IOLENS_API int iolens_detect_from_counters(iolens_detect_input **out, const struct iolens_counters *c);
 
 /** Input kinds, told apart by content and shape (iolens_detect_kind). */
 enum {

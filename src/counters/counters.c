@@ -646,6 +646,18 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const c
         module = IOLENS_DARSHAN_POSIX; /* the runtime counts fileno() on the fd's POSIX record */
     if (e->tend > c->max_end)
         c->max_end = e->tend;
+    if (e->layer == IOLENS_LAYER_STDIO && !c->stdio_started) {
+        /* The runtime's STDIO module starts at the first stdio call of the run (on any
+         * stream) and registers these names whether or not it keeps records: the real
+         * dd and small_writes logs have them, large_seq (no stdio call) has not. */
+        static const char *const names[] = {"<STDIN>", "<STDOUT>", "<STDERR>", "heatmap:STDIO"};
+        c->stdio_started = 1;
+        for (int i = 0; i < 4; i++) {
+            int rc = add_name(c, iolens_darshan_hash(names[i], strlen(names[i]), 0), names[i]);
+            if (rc < 0)
+                return rc;
+        }
+    }
     if (module < 0 || e->file < 0 || !path || !path[0] || (e->flags & IOLENS_EVF_FAILED))
         return 0;
     if (!c->opts.all_paths && path_excluded(path))
@@ -1268,3 +1280,4 @@ const char *iolens_counters_name(const iolens_counters *c, uint64_t id)
     return NULL;
 }
 uint64_t iolens_counters_events(const iolens_counters *c) { return c->events; }
+size_t iolens_counters_name_count(const iolens_counters *c) { return c->nnames; }

@@ -7,15 +7,16 @@
  * name, as detect_darshan.c does for a binary log.
  *
  * num_files is IOSage's len(report.name_records) of the Darshan log the
- * run would have produced: the distinct record ids of every module (POSIX,
- * MPI-IO, STDIO, HEATMAP "heatmap:<API>", DXT) plus the four names the
- * Darshan runtime's STDIO module registers when it starts, at the first
- * stdio call of the run (on any stream, e.g. fclose(stdout) at exit),
- * whether or not it keeps records: "<STDIN>", "<STDOUT>", "<STDERR>" and
- * "heatmap:STDIO". The real logs of ../shared/data/darshan/generated show it:
- * dd and small_writes (stdio calls) have them, large_seq (none) has not.
- * Traces are read through a thin event-source proxy that notes whether any
- * stdio call was made (docs/detect.md).
+ * run would have produced: the counters' name records
+ * (iolens_counters_name_count: record paths, "heatmap:<API>", and the four
+ * names "<STDIN>" "<STDOUT>" "<STDERR>" "heatmap:STDIO" that Darshan's STDIO
+ * module registers at the first stdio call of the run). The real logs of
+ * ../shared/data/darshan/generated show the rule: dd and small_writes (stdio
+ * calls) have those four, large_seq (none) has not.
+ *
+ * The trace is read through a thin event-source proxy that counts calls on
+ * named files, so that a trace whose every file falls under Darshan's path
+ * exclusions gets a warning instead of silently empty features.
  *
  * iolens_detect_read() tells the four inputs apart by content and shape: a
  * directory is a Recorder trace, a file starting with "IOLTRACE" an iolens
@@ -36,10 +37,7 @@
 #include "iolens/trace.h"
 #include "util/error.h"
 
-/* Names the Darshan runtime's STDIO module registers in every run. */
-static const char *const darshan_init_names[] = {"<STDIN>", "<STDOUT>", "<STDERR>", "heatmap:STDIO"};
-
-static int feed_records(iolens_detect_input *in, const iolens_counters *c, int m, iol_u64map *ids)
+static int feed_records(iolens_detect_input *in, const iolens_counters *c, int m)
 {
     size_t n = iolens_counters_count(c, m);
     if (n == 0)
@@ -47,14 +45,8 @@ static int feed_records(iolens_detect_input *in, const iolens_counters *c, int m
     int rc = iolens_detect_input_add_module(in, iolens_darshan_module_name(m));
     if (rc < 0)
         return rc;
-    int counted = m == IOLENS_DARSHAN_POSIX || m == IOLENS_DARSHAN_MPIIO || m == IOLENS_DARSHAN_STDIO;
-    if (!counted) {
-        /* HEATMAP / DXT: no counters the features use; their ids count as name records */
-        for (size_t i = 0; i < n; i++)
-            if (iol_u64map_slot(ids, iolens_counters_record(c, m, i)->id, 0) < 0)
-                return iol_err(IOLENS_ENOMEM, "out of memory");
-        return 0;
-    }
+    if (m != IOLENS_DARSHAN_POSIX && m != IOLENS_DARSHAN_MPIIO && m != IOLENS_DARSHAN_STDIO)
+        return 0; /* HEATMAP / DXT: no counters the features use */
     size_t nc = iolens_darshan_counter_count(m), nfc = iolens_darshan_fcounter_count(m);
     int *key = malloc((nc + nfc + 1) * sizeof *key);
     if (!key)
@@ -67,10 +59,6 @@ static int feed_records(iolens_detect_input *in, const iolens_counters *c, int m
     const char *mname = iolens_darshan_module_name(m);
     for (size_t i = 0; i < n && rc >= 0; i++) {
         const iolens_darshan_record *r = iolens_counters_record(c, m, i);
-        if (iol_u64map_slot(ids, r->id, 0) < 0) {
-            rc = iol_err(IOLENS_ENOMEM, "out of memory");
-            break;
-        }
         rc = iolens_detect_input_record(in, mname, r->rank, r->id, iolens_counters_name(c, r->id));
         for (size_t k = 0; k < r->ncounters && k < nc && rc >= 0; k++)
             if (key[k] >= 0)
@@ -83,14 +71,12 @@ static int feed_records(iolens_detect_input *in, const iolens_counters *c, int m
     return rc < 0 ? rc : 0;
 }
 
-int iolens_detect_from_counters(iolens_detect_input **out, const iolens_counters *c, int stdio_calls)
+int iolens_detect_from_counters(iolens_detect_input **out, const iolens_counters *c)
 {
     if (!out || !c)
         return iol_err(IOLENS_EINVAL, "no detect input output or counters");
     *out = NULL;
     iolens_detect_input *in = NULL;
-    iol_u64map ids;
-    memset(&ids, 0, sizeof ids);
     int rc = iolens_detect_input_new(&in);
     if (rc < 0)
         goto out;
@@ -98,32 +84,21 @@ int iolens_detect_from_counters(iolens_detect_input **out, const iolens_counters
     if ((rc = iolens_detect_input_set_job(in, job->nprocs, job->run_time)) < 0)
         goto out;
     for (int m = 1; m < IOLENS_DARSHAN_MOD_COUNT; m++)
-        if ((rc = feed_records(in, c, m, &ids)) < 0)
+        if ((rc = feed_records(in, c, m)) < 0)
             goto out;
-    if (stdio_calls < 0)
-        stdio_calls = iolens_counters_count(c, IOLENS_DARSHAN_STDIO) > 0;
-    for (size_t i = 0; stdio_calls && i < sizeof darshan_init_names / sizeof darshan_init_names[0]; i++) {
-        const char *s = darshan_init_names[i];
-        if (iol_u64map_slot(&ids, iolens_darshan_hash(s, strlen(s), 0), 0) < 0) {
-            rc = iol_err(IOLENS_ENOMEM, "out of memory");
-            goto out;
-        }
-    }
-    if ((rc = iolens_detect_input_set_name_count(in, ids.len)) < 0)
+    if ((rc = iolens_detect_input_set_name_count(in, iolens_counters_name_count(c))) < 0)
         goto out;
     *out = in;
     in = NULL;
 out:
-    iol_u64map_release(&ids);
     iolens_detect_input_free(in);
     return rc;
 }
 
-/* Event-source proxy: forwards every call, notes stdio calls (any stream). */
+/* Event-source proxy: forwards every call, counts calls on named files. */
 struct spy {
     iolens_evsource *inner; /* not owned */
-    uint64_t stdio_calls;
-    uint64_t file_calls; /* POSIX / MPI-IO / stdio calls on a named file */
+    uint64_t file_calls;    /* POSIX / MPI-IO / stdio calls on a file */
 };
 static int spy_nranks(void *impl) { return iolens_evsource_nranks(((struct spy *)impl)->inner); }
 static double spy_start(void *impl) { return iolens_evsource_start_time(((struct spy *)impl)->inner); }
@@ -136,7 +111,6 @@ static int spy_next(void *impl, int rank, iolens_event *out)
     struct spy *s = impl;
     int rc = iolens_evsource_next(s->inner, rank, out);
     if (rc > 0) {
-        s->stdio_calls += out->layer == IOLENS_LAYER_STDIO;
         s->file_calls += out->file >= 0 && (out->layer == IOLENS_LAYER_STDIO || out->layer == IOLENS_LAYER_POSIX ||
                                             out->layer == IOLENS_LAYER_MPIIO);
     }
@@ -191,7 +165,7 @@ int iolens_detect_read_trace(iolens_detect_input **out, const char *path, const 
                                        "nor a Recorder trace directory", path);
     iolens_evsource *src = NULL, *proxy = NULL;
     iolens_counters *c = NULL;
-    struct spy spy = {NULL, 0, 0};
+    struct spy spy = {NULL, 0};
     static const iolens_evsource_ops spy_ops = {IOLENS_EVSOURCE_OPS_VERSION, "detect-spy", spy_nranks, spy_start,
                                                 spy_files, spy_next, spy_rewind, spy_free};
     int rc;
@@ -218,7 +192,7 @@ int iolens_detect_read_trace(iolens_detect_input **out, const char *path, const 
     co.progress_ctx = opts->progress_ctx;
     if ((rc = iolens_counters_compute(proxy, &co, &c)) < 0)
         goto out;
-    rc = iolens_detect_from_counters(out, c, spy.stdio_calls > 0);
+    rc = iolens_detect_from_counters(out, c);
     if (rc >= 0 && opts->warn && !opts->all_paths && spy.file_calls > 0 &&
         iolens_counters_count(c, IOLENS_DARSHAN_POSIX) + iolens_counters_count(c, IOLENS_DARSHAN_MPIIO) +
                 iolens_counters_count(c, IOLENS_DARSHAN_STDIO) ==

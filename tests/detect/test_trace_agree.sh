@@ -69,8 +69,12 @@ feature() { # feature CSV ROW NAME
 }
 
 # 1. dd, the exact command of the log
-expect_rc 0 "$IOLENS" trace -o "$W/dd.trace" -- dd if=/dev/zero of="$W/dd.out" bs=1M count=64
+expect_rc 0 "$IOLENS" trace -o "$W/dd.trace" --darshan "$W/dd.darshan" -- dd if=/dev/zero of="$W/dd.out" bs=1M count=64
 rm -f "$W/dd.out"
+# the trace directly and the Darshan log `iolens trace --darshan` wrote of it: all 157 the same
+expect_rc 0 "$IOLENS" features "$W/dd.trace" "$W/dd.darshan"
+[ "$(sed -n 2p "$IOLENS_TMP/out" | cut -d, -f2-)" = "$(sed -n 3p "$IOLENS_TMP/out" | cut -d, -f2-)" ] && ok ||
+  fail "features of the trace and of its --darshan log differ"
 expect_rc 0 "$IOLENS" features "$W/dd.trace" "$G/nonmpi_dd_64MiB.darshan"
 cp "$IOLENS_TMP/out" "$W/dd.csv"
 check "$W/dd.csv" nonmpi_dd_64MiB
