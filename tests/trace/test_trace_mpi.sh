@@ -19,6 +19,13 @@ for n in 1 2 4; do
   # MPI-IO's own POSIX calls are recorded inside the MPI-IO calls (depth 1)
   "$IOLENS" trace --print "$T/mpi$n.trace" | awk '$5 == 1' | grep -q 'mpi.dat' && ok || fail "no depth-1 POSIX calls at $n ranks"
 done
+# MPI_Init_thread (MPI_THREAD_MULTIPLE) at 2 ranks
+rm -rf "$T/d" "$T/logs"; mkdir -p "$T/d" "$T/logs"
+expect_rc 0 mpirun --oversubscribe --allow-run-as-root -np 2 "$IOLENS" trace -o "$T/thr.trace" -- "$TRACE_MPI_PROBE" "$T/logs" "$T/d" thread
+for r in 0 1; do
+  "$IOLENS" trace --print "$T/thr.trace" --rank $r | awk '$5 == 0 && $6 ~ /^MPI_/' | cut -d' ' -f6- >"$T/got"
+  if cmp -s "$T/logs/log.$r" "$T/got"; then ok; else fail "MPI_Init_thread rank $r: trace differs from the log"; diff "$T/logs/log.$r" "$T/got" | head -10 >&2; fi
+done
 # MPI_Abort: the job fails as it would untraced, and the trace is written and readable
 rm -rf "$T/d" "$T/abort.trace"; mkdir -p "$T/d"
 timeout 120 mpirun --oversubscribe --allow-run-as-root -np 2 "$IOLENS" trace -o "$T/abort.trace" -- "$TRACE_MPI_PROBE" "$T/logs" "$T/d" abort >/dev/null 2>&1
