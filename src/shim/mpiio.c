@@ -222,19 +222,38 @@ IOL_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provi
     return rc;
 }
 
+/* With IOLENS_TRACE_OUT, the job's one trace file is built here: every rank
+ * closes its spill, a barrier makes sure all are closed, and after the real
+ * MPI_Finalize rank 0 runs the builder. I/O after MPI_Finalize is not traced
+ * in that mode. */
 IOL_EXPORT int MPI_Finalize(void)
 {
     PMPI_FN(Finalize);
-    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
-        return real(Finalize)();
-    int quiet = !internal_io();
-    uint64_t t0 = iol_begin();
-    iol_rawrec *rec = iol_end(IOL_F_MPI_Finalize, t0, 0);
-    if (rec)
-        iol_commit(rec);
+    PMPI_FN(Barrier);
+    PMPI_FN(Comm_rank);
+    if (iol_tracing(IOL_LAYER_MPIIO_BIT)) {
+        uint64_t t0 = iol_begin();
+        iol_rawrec *rec = iol_end(IOL_F_MPI_Finalize, t0, 0);
+        if (rec)
+            iol_commit(rec);
+    }
+    int build = iol_shim_builds_trace() && !iol_shim_inside, rank = -1;
+    if (build) {
+        iol_shim_close();
+        iol_shim_inside++;
+        real(Comm_rank)(MPI_COMM_WORLD, &rank);
+        real(Barrier)(MPI_COMM_WORLD);
+        iol_shim_inside--;
+    }
+    int quiet = !internal_io() || build;
     iol_shim_inside += quiet;
     int rc = real(Finalize)();
     iol_shim_inside -= quiet;
+    if (build && rank == 0) {
+        iol_shim_inside++;
+        iol_shim_build_trace();
+        iol_shim_inside--;
+    }
     return rc;
 }
 

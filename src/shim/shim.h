@@ -69,6 +69,12 @@ int32_t iol_path_id(const char *path);    /* interns a path (takes a lock, write
 
 /* Flushes every buffer and writes the end mark (exit, exec, MPI_Finalize). */
 void iol_shim_finish(void);
+/* MPI_Finalize with IOLENS_TRACE_OUT set: whether this job builds its trace
+ * at MPI_Finalize; iol_shim_close flushes, ends the spill and stops tracing;
+ * iol_shim_build_trace (rank 0, after all ranks closed) runs the builder. */
+int iol_shim_builds_trace(void);
+void iol_shim_close(void);
+void iol_shim_build_trace(void);
 /* Records the MPI rank of this process. */
 void iol_shim_set_rank(int rank, int size);
 
