@@ -348,10 +348,13 @@ static const slot_names *names_of(const char *func)
     static const slot_names mpi_at = {"", {"off", "size", "typesize", "count"}};
     static const slot_names mpi = {"", {NULL, "size", "typesize", "count"}};
     static const slot_names mpi_wait = {"", {NULL, NULL, NULL, "requests"}};
+    static const slot_names mpi_test = {"", {NULL, NULL, "done", "requests"}};
     if (!strncmp(func, "MPI_File_", 9) && (strstr(func, "read") || strstr(func, "write")))
         return strstr(func, "_at") && !strstr(func, "_end") ? &mpi_at : &mpi;
-    if (!strncmp(func, "MPI_Wait", 8))
+    if (!strcmp(func, "MPI_Wait") || !strcmp(func, "MPI_Waitall"))
         return &mpi_wait;
+    if (!strncmp(func, "MPI_Wait", 8) || !strncmp(func, "MPI_Test", 8))
+        return &mpi_test;
     return NULL;
 }
 

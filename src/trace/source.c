@@ -256,6 +256,8 @@ static const arg_spec arg_specs[] = {
     {"fflush", "P"}, {"MPI_File_open", "P0"}, {"MPI_File_close", "P"}, {"MPI_File_sync", "P"},
     {"MPI_File_set_size", "P1"}, {"MPI_File_preallocate", "P1"}, {"MPI_File_set_view", "P023"},
     {"MPI_File_seek", "P02"}, {"MPI_File_seek_shared", "P02"}, {"MPI_Wait", "3"}, {"MPI_Waitall", "3"},
+    {"MPI_Waitany", "32"}, {"MPI_Waitsome", "32"}, {"MPI_Test", "32"}, {"MPI_Testall", "32"},
+    {"MPI_Testany", "32"}, {"MPI_Testsome", "32"},
 };
 
 static const char *fopen_mode(int64_t flags)

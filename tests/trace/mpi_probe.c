@@ -6,8 +6,8 @@
  * with "thread", MPI is started by MPI_Init_thread.
  * Covers open/close/sync/set_size/preallocate/set_view/seek, independent,
  * collective, explicit-offset, shared-pointer, ordered, non-blocking and
- * split-collective reads and writes (every variant the shim wraps), MPI_Wait
- * and MPI_Waitall.
+ * split-collective reads and writes (every variant the shim wraps), and the
+ * MPI_Wait and MPI_Test families on I/O requests.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -19,7 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static char logbuf[1 << 16];
+static char logbuf[1 << 20]; /* Test loops may poll many times */
 static size_t loglen;
 
 static void L(const char *fmt, ...)
@@ -153,6 +153,48 @@ int main(int argc, char **argv)
     IO(", size=8, typesize=1, count=8", "MPI_File_iread_shared", p, rc);
     rc = MPI_Waitall(2, rv, sv);
     L("MPI_Waitall(requests=2) = %d", rc);
+    /* the Test family and Waitany/Waitsome on I/O requests (logged: completed, pending I/O requests) */
+    int flag = 0, idx = 0, oc = 0, idxs[8];
+    rc = MPI_File_iwrite_at(fh, base + 128, buf, 16, MPI_BYTE, &rv[0]);
+    IO(", off=%lld, size=16, typesize=1, count=16", "MPI_File_iwrite_at", p, (long long)base + 128, rc);
+    do {
+        rc = MPI_Test(&rv[0], &flag, &st);
+        L("MPI_Test(done=%d, requests=1) = %d", flag, rc);
+    } while (!flag);
+    for (int k = 0; k < 2; k++) {
+        rc = MPI_File_iread_at(fh, base + 16 * k, buf + 16 * k, 16, MPI_BYTE, &rv[k]);
+        IO(", off=%lld, size=16, typesize=1, count=16", "MPI_File_iread_at", p, (long long)base + 16 * k, rc);
+    }
+    do {
+        rc = MPI_Testall(2, rv, &flag, sv);
+        L("MPI_Testall(done=%d, requests=2) = %d", flag ? 2 : 0, rc);
+    } while (!flag);
+    for (int round = 0; round < 4; round++) { /* Waitany, Waitsome, Testany, Testsome */
+        for (int k = 0; k < 2; k++) {
+            rc = MPI_File_iread_at(fh, base + 16 * k, buf + 16 * k, 16, MPI_BYTE, &rv[k]);
+            IO(", off=%lld, size=16, typesize=1, count=16", "MPI_File_iread_at", p, (long long)base + 16 * k, rc);
+        }
+        static const char *names[] = {"MPI_Waitany", "MPI_Waitsome", "MPI_Testany", "MPI_Testsome"};
+        for (;;) {
+            int pending = (rv[0] != MPI_REQUEST_NULL) + (rv[1] != MPI_REQUEST_NULL), done = 0;
+            if (!pending)
+                break;
+            if (round == 0) {
+                rc = MPI_Waitany(2, rv, &idx, &st);
+                done = idx != MPI_UNDEFINED;
+            } else if (round == 1) {
+                rc = MPI_Waitsome(2, rv, &oc, idxs, sv);
+                done = oc == MPI_UNDEFINED ? 0 : oc;
+            } else if (round == 2) {
+                rc = MPI_Testany(2, rv, &idx, &flag, &st);
+                done = flag && idx != MPI_UNDEFINED;
+            } else {
+                rc = MPI_Testsome(2, rv, &oc, idxs, sv);
+                done = oc == MPI_UNDEFINED ? 0 : oc;
+            }
+            L("%s(done=%d, requests=%d) = %d", names[round], done, pending, rc);
+        }
+    }
     /* the remaining split collectives */
     rc = MPI_File_write_all_begin(fh, buf, 12, MPI_BYTE);
     IO(", size=12, typesize=1, count=12", "MPI_File_write_all_begin", p, rc);

@@ -33,8 +33,9 @@ for n in 1 2 4; do
     if cmp -s "$T/logs/log.$r" "$T/got"; then ok; else fail "preload rank $r of $n: trace differs from the log"; diff "$T/logs/log.$r" "$T/got" | head -10 >&2; fi
   done
   # the same application calls as under the wrapper (MPI-IO's own depth-1 calls name per-job files)
-  "$IOLENS" trace --print "$T/pre$n.trace" | awk '$5 == 0' | cut -d' ' -f1,2,6- >"$T/a"
-  "$IOLENS" trace --print "$T/mpi$n.trace" | awk '$5 == 0' | cut -d' ' -f1,2,6- >"$T/b"
+  # (not the polling calls, whose number depends on timing)
+  "$IOLENS" trace --print "$T/pre$n.trace" | awk '$5 == 0 && $6 !~ /^MPI_(Test|Waitany|Waitsome)/' | cut -d' ' -f1,2,6- >"$T/a"
+  "$IOLENS" trace --print "$T/mpi$n.trace" | awk '$5 == 0 && $6 !~ /^MPI_(Test|Waitany|Waitsome)/' | cut -d' ' -f1,2,6- >"$T/b"
   cmp -s "$T/a" "$T/b" && ok || fail "preload and wrapper traces differ at $n ranks"
 done
 # a relative IOLENS_TRACE_OUT is the launch folder's; only MPI-IO traced (--layers): still built
