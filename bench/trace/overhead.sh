@@ -14,23 +14,24 @@ shim=$build/src/shim/libiolens_shim.so
 scratch=$(mktemp -d /dev/shm/iolens-ovh-XXXXXX); trap 'rm -rf "$scratch"' EXIT
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 now() { date +%s.%N; }
-plain=(); traced=(); total=(); build_t=()
+plain=(); traced=(); total=(); build_t=(); run_cpu=(); build_cpu=()
 for r in $(seq "$reps"); do
   plain+=("$("$loop" "$calls" "$scratch/f")")
   mkdir -p "$scratch/spill"
-  t0=$(now)
-  traced+=("$(LD_PRELOAD=$shim IOLENS_TRACE_DIR=$scratch/spill "$loop" "$calls" "$scratch/f")")
-  t1=$(now)
-  "$iolens" trace --build "$scratch/spill" -o "$scratch/t.trace" 2>/dev/null
-  t2=$(now)
-  total+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')"); build_t+=("$(awk -v a="$t1" -v b="$t2" 'BEGIN{print b-a}')")
+  /usr/bin/time -o "$scratch/time1" -f "%e %U %S" env LD_PRELOAD="$shim" IOLENS_TRACE_DIR="$scratch/spill" "$loop" "$calls" "$scratch/f" >"$scratch/loop.out"
+  traced+=("$(cat "$scratch/loop.out")")
+  /usr/bin/time -o "$scratch/time2" -f "%e %U %S" "$iolens" trace --build "$scratch/spill" -o "$scratch/t.trace" 2>/dev/null
+  total+=("$(awk '{print $1}' "$scratch/time1")"); build_t+=("$(awk '{print $1}' "$scratch/time2")")
+  run_cpu+=("$(awk '{print $2 + $3}' "$scratch/time1")"); build_cpu+=("$(awk '{print $2 + $3}' "$scratch/time2")")
   rm -rf "$scratch/spill"
 done
 p=$(printf '%s\n' "${plain[@]}" | median); t=$(printf '%s\n' "${traced[@]}" | median)
 run=$(printf '%s\n' "${total[@]}" | median); b=$(printf '%s\n' "${build_t[@]}" | median)
+rc=$(printf '%s\n' "${run_cpu[@]}" | median); bc=$(printf '%s\n' "${build_cpu[@]}" | median)
 echo "1 rank: $calls pwrite(64 B) to /dev/shm: untraced ${p}s, traced ${t}s (loop CPU time, median of $reps)"
 awk -v p="$p" -v t="$t" -v n="$calls" 'BEGIN{printf "  overhead per call: %.3f us\n", (t-p)/n*1e6}'
-awk -v r="$run" -v b="$b" 'BEGIN{printf "  traced run %.3fs (incl. spill at exit); building the trace file %.3fs = %.1f%% of the run\n", r, b, 100*b/r}'
+awk -v r="$run" -v b="$b" 'BEGIN{printf "  wall: traced run %.3fs (incl. spill at exit); building the trace file %.3fs = %.1f%% of the run\n", r, b, 100*b/r}'
+awk -v r="$rc" -v b="$bc" 'BEGIN{printf "  CPU (user+sys): traced run %.3fs; building the trace file %.3fs = %.1f%% of the run\n", r, b, 100*b/r}'
 ls -l "$scratch/t.trace" | awk '{print "  trace file: " $5 " bytes"}'
 if command -v mpirun >/dev/null && [ -x "$wl" ]; then
   # 2 ranks, shim preloaded, the trace built by rank 0 at MPI_Finalize (IOLENS_TRACE_OUT)
@@ -65,4 +66,4 @@ rss_plain=$(/usr/bin/time -f %M "$loop" "$calls" "$scratch/f" 2>&1 >/dev/null | 
 mkdir -p "$scratch/spill"
 rss_traced=$(LD_PRELOAD=$shim IOLENS_TRACE_DIR=$scratch/spill /usr/bin/time -f %M "$loop" "$calls" "$scratch/f" 2>&1 >/dev/null | tail -1)
 echo "max RSS: untraced ${rss_plain} KiB, traced ${rss_traced} KiB (1 thread, $calls calls)"
-echo "shim memory budget: 2048 records x 80 B = 160 KiB per live thread (at most 4096 threads), path table <= 1 MiB slots + 64 MiB arena (reserved, touched as used), descriptor map 256 KiB"
+echo "shim memory budget: 2048 records x 72 B = 144 KiB per live thread (at most 4096 threads), path table <= 1 MiB slots + 64 MiB arena (reserved, touched as used), descriptor map 256 KiB"
