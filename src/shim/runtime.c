@@ -269,6 +269,19 @@ void iol_fd_set(int fd, int32_t file)
     }
 }
 
+void iol_fd_forget(int fd, int32_t file)
+{
+    /* only if fd still maps to file: another thread may already have been
+     * given the same number by open() between the real close and this call */
+    int32_t want = file + 1;
+    if (fd >= 0 && fd < IOL_FD_MAX)
+        __atomic_compare_exchange_n(&rt.fdmap[fd], &want, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    if (fd >= 0 && fd == rt.spill_fd) { /* the application closed our descriptor: stop writing to it */
+        shim_off();
+        rt.spill_fd = -1;
+    }
+}
+
 static uint64_t path_hash(const char *s, size_t *len)
 {
     uint64_t h = 0xcbf29ce484222325ull;

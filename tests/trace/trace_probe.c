@@ -207,8 +207,8 @@ static void posix_calls(logb *L, const char *dir, int k)
     logc(L, "fcntl", p, fd, x, E(x), "cmd=%d, arg=0", F_GETFL);
     x = fcntl(fd, F_SETFD, FD_CLOEXEC);
     logc(L, "fcntl", p, fd, x, E(x), "cmd=%d, arg=%d", F_SETFD, FD_CLOEXEC);
-    int fd5 = fcntl(fd, F_DUPFD, 50);
-    logc(L, "fcntl", p, fd, fd5, E(fd5), "cmd=%d, arg=50", F_DUPFD);
+    int fd5 = fcntl(fd, F_DUPFD, 70); /* above the dup2 targets 40 + 2k of up to 14 threads */
+    logc(L, "fcntl", p, fd, fd5, E(fd5), "cmd=%d, arg=70", F_DUPFD);
     void *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     logc(L, "mmap", p, fd, m == MAP_FAILED ? -1 : 0, m == MAP_FAILED ? errno : 0, "off=0, len=4096, prot=%d, flags=%d",
          PROT_READ | PROT_WRITE, MAP_SHARED);
