@@ -4,6 +4,8 @@
 # next to Recorder 2.5.0's published figures. Sizes are deterministic except
 # timestamps; the median of REPS runs is reported.
 # usage: bench/trace/sizes.sh [BUILD_DIR] [REPS]   (prints a table; CSV with CSV=1)
+# MODE=preload (default: mpirun -x LD_PRELOAD -x IOLENS_TRACE_OUT, built at MPI_Finalize) or
+# MODE=wrapper (mpirun iolens trace -- app).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}; reps=${2:-3}
@@ -22,7 +24,11 @@ for w in shared checkpoint; do
       structs=(); tss=(); tots=()
       for r in $(seq "$reps"); do
         mkdir -p "$scratch/d"
-        mpirun --oversubscribe --allow-run-as-root -np "$n" "$iolens" trace -o "$scratch/t.trace" -- "$wl" "$w" "$scratch/d" "$m" >/dev/null 2>"$scratch/err" || { cat "$scratch/err"; exit 1; }
+        if [ "${MODE:-preload}" = wrapper ]; then
+          mpirun --oversubscribe --allow-run-as-root -np "$n" "$iolens" trace -o "$scratch/t.trace" -- "$wl" "$w" "$scratch/d" "$m" >/dev/null 2>"$scratch/err" || { cat "$scratch/err"; exit 1; }
+        else
+          mpirun --oversubscribe --allow-run-as-root -np "$n" -x LD_PRELOAD="$build/src/shim/libiolens_shim.so" -x IOLENS_TRACE_OUT="$scratch/t.trace" "$wl" "$w" "$scratch/d" "$m" >/dev/null 2>"$scratch/err" || { cat "$scratch/err"; exit 1; }
+        fi
         "$iolens" trace --info "$scratch/t.trace" --json >"$scratch/info.json"
         get() { grep "\"$1\"" "$scratch/info.json" | head -1 | tr -dc '0-9'; }
         calls=$(get calls); h=$(get header); me=$(get meta); st=$(get structure); ts=$(get timestamps); tot=$(get total)

@@ -76,7 +76,12 @@ IOLENS_API int iolens_trace_write_events(iolens_evsource *src, const char *out_p
  * Opens a trace file as an event source (iolens_evsource_ops "iolens").
  * Ranks are the processes of the trace (MPI rank order, then other processes
  * in start order). Events of a rank come in start-time order across threads.
- * Events carry binary fields only (nargs = 0).
+ * Events also carry their arguments as text (args/nargs), in the order of
+ * the C call as Recorder prints them: descriptors, FILE* and MPI_File as the
+ * file's path ("???" unknown), buffers as "%p", integers in decimal, fopen
+ * modes as strings (docs/TRACE-FORMAT.md §5). Unlike func and the file
+ * table, the args strings stay valid only until the next
+ * iolens_evsource_next() for the same rank.
  */
 IOLENS_API int iolens_trace_open(const char *path, iolens_evsource **out);
 

@@ -26,19 +26,22 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: iolens trace [-o TRACE] [--darshan LOG] [--layers posix,stdio,mpiio] [--resolution NS] -- COMMAND [ARGS...]\n"
+            "usage: iolens trace [-o TRACE] [--darshan LOG [--darshan-all-paths]] [--layers posix,stdio,mpiio] [--resolution NS] -- COMMAND [ARGS...]\n"
             "       iolens trace --print TRACE [--json] [--rank N]\n"
             "       iolens trace --info TRACE [--json]\n"
-            "       iolens trace --build SPILL_DIR -o TRACE\n"
+            "       iolens trace --build SPILL_DIR -o TRACE [--remove-spill]\n"
             "       iolens trace --merge TRACE... -o TRACE\n"
             "  --no-compress  store sections without zstd (to inspect or fuzz the format)\n"
             "  --darshan LOG  also write a Darshan log (3.41) of the run, computed from the trace;\n"
-            "                 without -o the trace is kept next to it as LOG.trace\n\n"
+            "                 without -o the trace is kept next to it as LOG.trace; files under /dev/\n"
+            "                 (incl. /dev/shm), /proc/, /etc/, /usr/, ... are skipped as Darshan does\n"
+            "  --darshan-all-paths  keep those files in the Darshan log too\n\n"
             "Runs COMMAND with the iolens shim preloaded and writes one trace file (default iolens.trace)\n"
             "holding every POSIX and stdio call of every process (forked children included).\n"
             "MPI: `mpirun -np N iolens trace -o T -- app` (one trace for all ranks), or\n"
-            "`mpirun -x LD_PRELOAD=libiolens_shim.so -x IOLENS_TRACE_DIR=DIR app` then\n"
-            "`iolens trace --build DIR -o T`. IOLENS_SHIM overrides the shim's location.\n");
+            "`mpirun -x LD_PRELOAD=libiolens_shim.so -x IOLENS_TRACE_OUT=T app` (rank 0 builds T\n"
+            "at MPI_Finalize). IOLENS_SHIM overrides the shim's location.\n"
+            "  --remove-spill  with --build: remove SPILL_DIR once the trace is written\n");
 }
 
 /* ---- locating the shim ---- */
@@ -112,6 +115,8 @@ static int build(const char *spill, const char *out, uint64_t res, int quiet)
 
 /* --darshan: the Darshan log of the built trace (Darshan's defaults; exe =
  * the traced command line). */
+static int darshan_all_paths;
+
 static int write_darshan(const char *trace, const char *log, char **cmd)
 {
     char exe[1024] = "";
@@ -121,6 +126,7 @@ static int write_darshan(const char *trace, const char *log, char **cmd)
     iolens_counters_opts o;
     iolens_counters_opts_init(&o);
     o.exe = exe;
+    o.all_paths = darshan_all_paths;
     return iol_darshan_from_write(trace, log, &o, 0) < 0 ? CLI_FAIL : CLI_OK;
 }
 
@@ -342,10 +348,13 @@ static const slot_names *names_of(const char *func)
     static const slot_names mpi_at = {"", {"off", "size", "typesize", "count"}};
     static const slot_names mpi = {"", {NULL, "size", "typesize", "count"}};
     static const slot_names mpi_wait = {"", {NULL, NULL, NULL, "requests"}};
+    static const slot_names mpi_test = {"", {NULL, NULL, "done", "requests"}};
     if (!strncmp(func, "MPI_File_", 9) && (strstr(func, "read") || strstr(func, "write")))
         return strstr(func, "_at") && !strstr(func, "_end") ? &mpi_at : &mpi;
-    if (!strncmp(func, "MPI_Wait", 8))
+    if (!strcmp(func, "MPI_Wait") || !strcmp(func, "MPI_Waitall"))
         return &mpi_wait;
+    if (!strncmp(func, "MPI_Wait", 8) || !strncmp(func, "MPI_Test", 8))
+        return &mpi_test;
     return NULL;
 }
 
@@ -510,7 +519,7 @@ static int info_trace(const char *path, int json)
 int cmd_trace(int argc, char **argv)
 {
     const char *out = NULL, *layers = NULL, *print = NULL, *info = NULL, *spill = NULL, *darshan = NULL;
-    int json = 0, rank = -1, merge = 0, i;
+    int json = 0, rank = -1, merge = 0, remove_spill = 0, i;
     uint64_t res = 1000;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -522,6 +531,10 @@ int cmd_trace(int argc, char **argv)
             return CLI_OK;
         } else if (!strcmp(a, "--merge")) {
             merge = 1;
+        } else if (!strcmp(a, "--darshan-all-paths")) {
+            darshan_all_paths = 1;
+        } else if (!strcmp(a, "--remove-spill")) {
+            remove_spill = 1;
         } else if (!strcmp(a, "--no-compress")) {
             raw_sections = 1;
         } else if (!strcmp(a, "--json")) {
@@ -573,8 +586,12 @@ int cmd_trace(int argc, char **argv)
         return print_trace(print, json, rank);
     if (info)
         return info_trace(info, json);
-    if (spill)
-        return build(spill, out, res, 0);
+    if (spill) {
+        int rc = build(spill, out, res, 0);
+        if (rc == CLI_OK && remove_spill)
+            remove_tree(spill);
+        return rc;
+    }
     if (merge) {
         if (i >= argc) {
             cli_error("--merge needs trace files");

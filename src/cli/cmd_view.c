@@ -27,10 +27,10 @@ static void usage(FILE *out)
             "  --json                 one JSON object per call (decoded event: layer, op, file,\n"
             "                         resolved offset, size, times in seconds since job start)\n"
             "  --rank N               only rank N\n"
-            "An iolens trace keeps no textual arguments; its lines show the decoded ones:\n"
-            "  read/write `( PATH SIZE OFFSET )`, open `( PATH FLAGS MODE )`, seek\n"
-            "  `( PATH OFFSET WHENCE )`, others `( PATH )` (`???` when unknown); TYPE is\n"
-            "  the layer (0 POSIX, 1 MPI-IO, 2 MPI, 3 HDF5, 5 stdio); times have 7 decimals.\n");
+            "An iolens trace's lines show every argument in the C call's order as Recorder\n"
+            "  prints them: descriptors/FILE*/MPI_File as the file's path (`???` unknown),\n"
+            "  buffers as `%%p`, integers in decimal, e.g. `pwrite 0 0 ( /f %%p 64 4096 )`;\n"
+            "  TYPE is the layer (0 POSIX, 1 MPI-IO, 2 MPI, 3 HDF5, 5 stdio); 7 decimals.\n");
 }
 
 static void json_event(const iolens_event *ev, const iolens_file *files, size_t nfiles)
@@ -80,24 +80,15 @@ static void json_event(const iolens_event *ev, const iolens_file *files, size_t 
     iol_jsonw_finish(&w);
 }
 
-/* One decoded event in recorder2text's line layout. */
-static void text_event(const iolens_event *ev, const iolens_file *files, size_t nfiles)
+/* One event of an iolens trace in recorder2text's line layout: its textual
+ * arguments (spaces inside an argument become '_', as Recorder writes them). */
+static void text_event(const iolens_event *ev)
 {
-    const char *path = ev->file >= 0 && (size_t)ev->file < nfiles ? files[ev->file].path : "???";
-    printf("%d %.7f %.7f %s %u %d ( %s", (int)ev->rank, ev->tstart, ev->tend, ev->func, ev->depth, (int)ev->layer,
-           path);
-    switch (ev->op) {
-    case IOLENS_OP_READ:
-    case IOLENS_OP_WRITE:
-        printf(" %lld", (long long)ev->size);
-        if (ev->offset >= 0)
-            printf(" %lld", (long long)ev->offset);
-        else
-            fputs(" ???", stdout);
-        break;
-    case IOLENS_OP_OPEN: printf(" %d %d", (int)ev->open_flags, (int)ev->mode); break;
-    case IOLENS_OP_SEEK: printf(" %lld %d", (long long)ev->offset, (int)ev->whence); break;
-    default: break;
+    printf("%d %.7f %.7f %s %u %d (", (int)ev->rank, ev->tstart, ev->tend, ev->func, ev->depth, (int)ev->layer);
+    for (uint32_t i = 0; i < ev->nargs; i++) {
+        putchar(' ');
+        for (const char *c = ev->args[i]; *c; c++)
+            putchar(*c == ' ' ? '_' : *c);
     }
     fputs(" )\n", stdout);
 }
@@ -117,7 +108,7 @@ static int view_events(iolens_evsource *src, int only, int json)
             if (json)
                 json_event(&ev, files, nfiles);
             else
-                text_event(&ev, files, nfiles);
+                text_event(&ev);
         }
     }
     if (rc >= 0 && fflush(stdout) != 0) {

@@ -83,6 +83,7 @@ static void handle_del(int i)
 #define NREQS 1024
 static MPI_Request reqs[NREQS];
 static int reqs_lock;
+static int reqs_live; /* entries in use: 0 lets Wait/Test of other requests skip the table */
 
 static void req_add(int rc, MPI_Request *r)
 {
@@ -92,6 +93,7 @@ static void req_add(int rc, MPI_Request *r)
     for (int i = 0; i < NREQS; i++)
         if (!reqs[i]) {
             reqs[i] = *r;
+            __atomic_add_fetch(&reqs_live, 1, __ATOMIC_RELAXED);
             break;
         }
     unlock(&reqs_lock);
@@ -100,15 +102,43 @@ static void req_add(int rc, MPI_Request *r)
 static int req_take(MPI_Request r)
 {
     int found = 0;
+    if (!r || !__atomic_load_n(&reqs_live, __ATOMIC_RELAXED))
+        return 0;
     lock(&reqs_lock);
-    for (int i = 0; i < NREQS && r; i++)
+    for (int i = 0; i < NREQS; i++)
         if (reqs[i] == r) {
             reqs[i] = 0;
+            __atomic_sub_fetch(&reqs_live, 1, __ATOMIC_RELAXED);
             found = 1;
             break;
         }
     unlock(&reqs_lock);
     return found;
+}
+
+static int req_has(MPI_Request r)
+{
+    int found = 0;
+    if (!r || !__atomic_load_n(&reqs_live, __ATOMIC_RELAXED))
+        return 0;
+    lock(&reqs_lock);
+    for (int i = 0; i < NREQS && !found; i++)
+        found = reqs[i] == r;
+    unlock(&reqs_lock);
+    return found;
+}
+
+/* The I/O requests among v[0..n) (at most NSAVE are followed): *saved gets
+ * a copy of v with non-I/O requests zeroed, since completion nulls v. */
+#define NSAVE 256
+static int req_snapshot(int n, const MPI_Request *v, MPI_Request *saved)
+{
+    int io = 0;
+    for (int i = 0; i < n && i < NSAVE; i++) {
+        saved[i] = v && req_has(v[i]) ? v[i] : 0;
+        io += saved[i] != 0;
+    }
+    return io;
 }
 
 static int64_t type_size(MPI_Datatype dt)
@@ -222,19 +252,38 @@ IOL_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provi
     return rc;
 }
 
+/* With IOLENS_TRACE_OUT, the job's one trace file is built here: every rank
+ * closes its spill, a barrier makes sure all are closed, and after the real
+ * MPI_Finalize rank 0 runs the builder. I/O after MPI_Finalize is not traced
+ * in that mode. */
 IOL_EXPORT int MPI_Finalize(void)
 {
     PMPI_FN(Finalize);
-    if (!iol_tracing(IOL_LAYER_MPIIO_BIT))
-        return real(Finalize)();
-    int quiet = !internal_io();
-    uint64_t t0 = iol_begin();
-    iol_rawrec *rec = iol_end(IOL_F_MPI_Finalize, t0, 0);
-    if (rec)
-        iol_commit(rec);
+    PMPI_FN(Barrier);
+    PMPI_FN(Comm_rank);
+    if (iol_tracing(IOL_LAYER_MPIIO_BIT)) {
+        uint64_t t0 = iol_begin();
+        iol_rawrec *rec = iol_end(IOL_F_MPI_Finalize, t0, 0);
+        if (rec)
+            iol_commit(rec);
+    }
+    int build = iol_shim_builds_trace() && !iol_shim_inside, rank = -1;
+    if (build) {
+        iol_shim_close();
+        iol_shim_inside++;
+        real(Comm_rank)(MPI_COMM_WORLD, &rank);
+        real(Barrier)(MPI_COMM_WORLD);
+        iol_shim_inside--;
+    }
+    int quiet = !internal_io() || build;
     iol_shim_inside += quiet;
     int rc = real(Finalize)();
     iol_shim_inside -= quiet;
+    if (build && rank == 0) {
+        iol_shim_inside++;
+        iol_shim_build_trace();
+        iol_shim_inside--;
+    }
     return rc;
 }
 
@@ -401,6 +450,111 @@ IOL_EXPORT int MPI_Waitall(int n, MPI_Request reqv[], MPI_Status stv[])
     uint64_t t0 = iol_begin();
     int rc = real(Waitall)(n, reqv, stv);
     waited(IOL_F_MPI_Waitall, t0, rc, io);
+    return rc;
+}
+
+static void tested(int func, uint64_t t0, int rc, int64_t done, int64_t io)
+{
+    iol_rawrec *rec = iol_end(func, t0, 0);
+    if (rec) {
+        rec->ret = rc;
+        rec->a[2] = done;
+        rec->a[3] = io;
+        iol_commit(rec);
+    }
+}
+
+/* Completions of requests at the given indices (Waitany/Testany/Waitsome/Testsome). */
+static int64_t take_indices(const MPI_Request *saved, int n, const int *idx, int k)
+{
+    int64_t done = 0;
+    for (int i = 0; i < k; i++)
+        if (idx[i] >= 0 && idx[i] < n && idx[i] < NSAVE && saved[idx[i]])
+            done += req_take(saved[idx[i]]);
+    return done;
+}
+
+IOL_EXPORT int MPI_Waitany(int n, MPI_Request v[], int *idx, MPI_Status *st)
+{
+    PMPI_FN(Waitany);
+    MPI_Request saved[NSAVE];
+    int io = iol_tracing(IOL_LAYER_MPIIO_BIT) ? req_snapshot(n, v, saved) : 0;
+    if (!io)
+        return real(Waitany)(n, v, idx, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(Waitany)(n, v, idx, st);
+    tested(IOL_F_MPI_Waitany, t0, rc, rc == MPI_SUCCESS ? take_indices(saved, n, idx, 1) : 0, io);
+    return rc;
+}
+
+IOL_EXPORT int MPI_Waitsome(int n, MPI_Request v[], int *outcount, int idx[], MPI_Status st[])
+{
+    PMPI_FN(Waitsome);
+    MPI_Request saved[NSAVE];
+    int io = iol_tracing(IOL_LAYER_MPIIO_BIT) ? req_snapshot(n, v, saved) : 0;
+    if (!io)
+        return real(Waitsome)(n, v, outcount, idx, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(Waitsome)(n, v, outcount, idx, st);
+    int k = rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED ? *outcount : 0;
+    tested(IOL_F_MPI_Waitsome, t0, rc, take_indices(saved, n, idx, k), io);
+    return rc;
+}
+
+IOL_EXPORT int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
+{
+    PMPI_FN(Test);
+    if (!iol_tracing(IOL_LAYER_MPIIO_BIT) || !req || !req_has(*req))
+        return real(Test)(req, flag, st);
+    MPI_Request r0 = *req;
+    uint64_t t0 = iol_begin();
+    int rc = real(Test)(req, flag, st);
+    int done = rc == MPI_SUCCESS && *flag ? req_take(r0) : 0;
+    tested(IOL_F_MPI_Test, t0, rc, done, 1);
+    return rc;
+}
+
+IOL_EXPORT int MPI_Testall(int n, MPI_Request v[], int *flag, MPI_Status st[])
+{
+    PMPI_FN(Testall);
+    MPI_Request saved[NSAVE];
+    int io = iol_tracing(IOL_LAYER_MPIIO_BIT) ? req_snapshot(n, v, saved) : 0;
+    if (!io)
+        return real(Testall)(n, v, flag, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(Testall)(n, v, flag, st);
+    int64_t done = 0;
+    for (int i = 0; rc == MPI_SUCCESS && *flag && i < n && i < NSAVE; i++)
+        done += saved[i] ? req_take(saved[i]) : 0;
+    tested(IOL_F_MPI_Testall, t0, rc, done, io);
+    return rc;
+}
+
+IOL_EXPORT int MPI_Testany(int n, MPI_Request v[], int *idx, int *flag, MPI_Status *st)
+{
+    PMPI_FN(Testany);
+    MPI_Request saved[NSAVE];
+    int io = iol_tracing(IOL_LAYER_MPIIO_BIT) ? req_snapshot(n, v, saved) : 0;
+    if (!io)
+        return real(Testany)(n, v, idx, flag, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(Testany)(n, v, idx, flag, st);
+    int64_t done = rc == MPI_SUCCESS && *flag ? take_indices(saved, n, idx, 1) : 0;
+    tested(IOL_F_MPI_Testany, t0, rc, done, io);
+    return rc;
+}
+
+IOL_EXPORT int MPI_Testsome(int n, MPI_Request v[], int *outcount, int idx[], MPI_Status st[])
+{
+    PMPI_FN(Testsome);
+    MPI_Request saved[NSAVE];
+    int io = iol_tracing(IOL_LAYER_MPIIO_BIT) ? req_snapshot(n, v, saved) : 0;
+    if (!io)
+        return real(Testsome)(n, v, outcount, idx, st);
+    uint64_t t0 = iol_begin();
+    int rc = real(Testsome)(n, v, outcount, idx, st);
+    int k = rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED ? *outcount : 0;
+    tested(IOL_F_MPI_Testsome, t0, rc, take_indices(saved, n, idx, k), io);
     return rc;
 }
 

@@ -142,16 +142,16 @@ IOL_EXPORT int creat64(const char *path, mode_t mode)
 IOL_EXPORT int close(int fd)
 {
     IOL_REAL(close);
+    int32_t file = iol_fd_file(fd);
     if (!iol_tracing(IOL_LAYER_POSIX_BIT)) {
         int r = real_close(fd);
-        iol_fd_set(fd, -1);
+        iol_fd_forget(fd, file);
         return r;
     }
     uint64_t t0 = iol_begin();
-    int32_t file = iol_fd_file(fd);
     int r = real_close(fd);
     iol_rawrec *rec = iol_end(IOL_F_close, t0, r < 0);
-    iol_fd_set(fd, -1);
+    iol_fd_forget(fd, file);
     if (rec) {
         rec->fd = fd;
         rec->file = file;
@@ -794,16 +794,16 @@ IOL_EXPORT int closedir(DIR *d)
 {
     IOL_REAL(closedir);
     int fd = dirfd(d);
+    int32_t file = iol_fd_file(fd);
     if (!iol_tracing(IOL_LAYER_POSIX_BIT)) {
         int r = real_closedir(d);
-        iol_fd_set(fd, -1);
+        iol_fd_forget(fd, file);
         return r;
     }
     uint64_t t0 = iol_begin();
-    int32_t file = iol_fd_file(fd);
     int r = real_closedir(d);
     iol_rawrec *rec = iol_end(IOL_F_closedir, t0, r < 0);
-    iol_fd_set(fd, -1);
+    iol_fd_forget(fd, file);
     if (rec) {
         rec->fd = fd;
         rec->file = file;

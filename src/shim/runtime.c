@@ -15,12 +15,15 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,6 +55,7 @@ static struct {
     int finished;
     char dir[1024];
     char fixed_spill[1024];
+    char out[1024]; /* IOLENS_TRACE_OUT: the trace rank 0 builds at MPI_Finalize */
     iol_tbuf *bufs[IOL_MAX_THREADS];
     uint32_t nbufs;
     uint32_t next_tid;
@@ -260,6 +264,19 @@ void iol_fd_set(int fd, int32_t file)
     if (fd >= 0 && fd < IOL_FD_MAX)
         __atomic_store_n(&rt.fdmap[fd], file + 1, __ATOMIC_RELAXED);
     if (fd >= 0 && fd == rt.spill_fd) { /* the application took our descriptor: stop writing to it */
+        shim_off();
+        rt.spill_fd = -1;
+    }
+}
+
+void iol_fd_forget(int fd, int32_t file)
+{
+    /* only if fd still maps to file: another thread may already have been
+     * given the same number by open() between the real close and this call */
+    int32_t want = file + 1;
+    if (fd >= 0 && fd < IOL_FD_MAX)
+        __atomic_compare_exchange_n(&rt.fdmap[fd], &want, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    if (fd >= 0 && fd == rt.spill_fd) { /* the application closed our descriptor: stop writing to it */
         shim_off();
         rt.spill_fd = -1;
     }
@@ -487,15 +504,49 @@ static int parse_layers(const char *s)
     return bits;
 }
 
+/* IOLENS_TRACE_OUT=TRACE without IOLENS_TRACE_DIR: the spill folder is
+ * TRACE.spill.<job id> (one per job, so that a stale folder of an earlier run
+ * is never mixed in), created by whichever rank comes first. */
+static int out_setup(const char *out)
+{
+    char cwd[512];
+    if (out[0] != '/' && !getcwd(cwd, sizeof cwd))
+        return -1;
+    int n = out[0] == '/' ? snprintf(rt.out, sizeof rt.out, "%s", out) : snprintf(rt.out, sizeof rt.out, "%s/%s", cwd, out);
+    if (n <= 0 || (size_t)n >= sizeof rt.out)
+        return -1;
+    const char *job = getenv("PMIX_NAMESPACE");
+    if (!job || !*job)
+        job = getenv("OMPI_MCA_ess_base_jobid");
+    n = snprintf(rt.dir, sizeof rt.dir, "%s.spill", rt.out);
+    if (n <= 0 || (size_t)n + 2 >= sizeof rt.dir)
+        return -1;
+    if (job && *job) {
+        rt.dir[n++] = '.';
+        for (; *job && (size_t)n + 1 < sizeof rt.dir; job++) /* a file-name-safe copy of the id */
+            rt.dir[n++] = (*job >= '0' && *job <= '9') || (*job >= 'a' && *job <= 'z') ||
+                                  (*job >= 'A' && *job <= 'Z') || *job == '-' || *job == '.'
+                              ? *job
+                              : '_';
+        rt.dir[n] = 0;
+    }
+    if (syscall(SYS_mkdirat, AT_FDCWD, rt.dir, 0755) && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
 __attribute__((constructor)) static void shim_init(void)
 {
     iol_shim_inside++;
     rt.rank = -1;
     const char *dir = getenv("IOLENS_TRACE_DIR");
     const char *fixed = getenv("IOLENS_SHIM_SPILL"); /* one exact spill file (tests) */
+    const char *out = getenv("IOLENS_TRACE_OUT");
     int layers = parse_layers(getenv("IOLENS_LAYERS"));
-    if ((!dir || !*dir) && (!fixed || !*fixed))
+    if ((!dir || !*dir) && (!fixed || !*fixed) && (!out || !*out))
         goto out; /* not asked to trace */
+    if ((!dir || !*dir) && (!fixed || !*fixed) && out_setup(out))
+        goto out; /* cannot make the spill folder: run untraced */
     if (dir && strlen(dir) < sizeof rt.dir)
         strcpy(rt.dir, dir);
     if (fixed && strlen(fixed) < sizeof rt.fixed_spill)
@@ -529,6 +580,79 @@ __attribute__((destructor)) static void shim_fini(void)
 {
     iol_shim_finish();
     shim_off();
+}
+
+/* ---- the trace built at MPI_Finalize (IOLENS_TRACE_OUT) ---- */
+int iol_shim_builds_trace(void) { return rt.out[0] && rt.dir[0] && !rt.fixed_spill[0]; }
+
+void iol_shim_close(void)
+{
+    iol_shim_finish();
+    shim_off(); /* calls after MPI_Finalize are not part of the trace built now */
+}
+
+/* The iolens program: IOLENS_PROGRAM, else next to the shim (build tree:
+ * build/src/shim/ -> build/iolens; installed: lib/ -> bin/iolens). */
+static int find_program(char *out, size_t n)
+{
+    const char *env = getenv("IOLENS_PROGRAM");
+    if (env && *env) {
+        snprintf(out, n, "%s", env);
+        return 0;
+    }
+    Dl_info info;
+    if (!dladdr((void *)&iol_shim_close, &info) || !info.dli_fname)
+        return -1;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", info.dli_fname);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return -1;
+    *slash = 0;
+    const char *rel[] = {"iolens", "../../iolens", "../bin/iolens"};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        if ((size_t)snprintf(out, n, "%s/%s", dir, rel[i]) < n && !syscall(SYS_faccessat, AT_FDCWD, out, X_OK))
+            return 0;
+    }
+    return -1;
+}
+
+static void say(const char *a, const char *b, const char *c)
+{
+    const char *parts[] = {"iolens shim: ", a, b, c, "\n"};
+    for (size_t i = 0; i < 5; i++)
+        if (parts[i])
+            syscall(SYS_write, 2, parts[i], strlen(parts[i]));
+}
+
+extern char **environ;
+
+/* Rank 0, after every rank closed its spill and MPI_Finalize returned: runs
+ * `iolens trace --build DIR -o OUT --remove-spill` (the shim itself never
+ * links libiolens) with the environment minus the shim's own variables. */
+void iol_shim_build_trace(void)
+{
+    char prog[1100];
+    if (find_program(prog, sizeof prog)) {
+        say("cannot find the iolens program (set IOLENS_PROGRAM); build the trace with `iolens trace --build ",
+            rt.dir, "`");
+        return;
+    }
+    static char *envp[1024];
+    size_t ne = 0;
+    for (char **e = environ; e && *e && ne + 1 < sizeof envp / sizeof envp[0]; e++)
+        if (strncmp(*e, "LD_PRELOAD=", 11) && strncmp(*e, "IOLENS_TRACE_", 13) && strncmp(*e, "IOLENS_SHIM_SPILL=", 18))
+            envp[ne++] = *e;
+    envp[ne] = NULL;
+    char *argv[] = {prog, "trace", "--build", rt.dir, "-o", rt.out, "--remove-spill", NULL};
+    pid_t pid;
+    if (posix_spawn(&pid, prog, NULL, NULL, argv, envp)) {
+        say("cannot run ", prog, "");
+        return;
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
 }
 
 /* ---- process exits and image replacements that skip destructors ---- */

@@ -64,11 +64,18 @@ void iol_commit(iol_rawrec *rec);
 /* File identities. */
 int32_t iol_fd_file(int fd);              /* path id of a descriptor, -1 unknown */
 void iol_fd_set(int fd, int32_t file);    /* after open/dup; -1 forgets */
+void iol_fd_forget(int fd, int32_t file); /* after close: forgets fd if it still maps to file */
 void iol_fcntl_done(uint64_t t0, int traced, int r, int fd, int cmd, void *arg); /* fcntl, fcntl64 */
 int32_t iol_path_id(const char *path);    /* interns a path (takes a lock, writes it to the spill) */
 
 /* Flushes every buffer and writes the end mark (exit, exec, MPI_Finalize). */
 void iol_shim_finish(void);
+/* MPI_Finalize with IOLENS_TRACE_OUT set: whether this job builds its trace
+ * at MPI_Finalize; iol_shim_close flushes, ends the spill and stops tracing;
+ * iol_shim_build_trace (rank 0, after all ranks closed) runs the builder. */
+int iol_shim_builds_trace(void);
+void iol_shim_close(void);
+void iol_shim_build_trace(void);
 /* Records the MPI rank of this process. */
 void iol_shim_set_rank(int rank, int size);
 

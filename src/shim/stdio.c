@@ -135,15 +135,15 @@ IOL_EXPORT int fclose(FILE *f)
 {
     IOL_REAL(fclose);
     int fd = sfd(f);
+    int32_t file = iol_fd_file(fd);
     if (!iol_tracing(IOL_LAYER_STDIO_BIT)) {
         int r = real_fclose(f);
-        iol_fd_set(fd, -1);
+        iol_fd_forget(fd, file);
         return r;
     }
-    int32_t file = iol_fd_file(fd);
     uint64_t t0 = iol_begin();
     int r = real_fclose(f);
-    iol_fd_set(fd, -1);
+    iol_fd_forget(fd, file);
     done(IOL_F_fclose, t0, r != 0, fd, file, r, 0, 0, 0, 0);
     return r;
 }

@@ -8,14 +8,21 @@
 
 int iol_put_uv(iol_buf *b, uint64_t v)
 {
-    uint8_t tmp[10];
+    if (b->cap - b->len < 12) { /* room for 10 bytes and the NUL iol_buf keeps */
+        int rc = iol_buf_reserve(b, 11);
+        if (rc)
+            return rc;
+    }
+    uint8_t *d = (uint8_t *)b->data + b->len;
     size_t n = 0;
     while (v >= 0x80) {
-        tmp[n++] = (uint8_t)(v | 0x80);
+        d[n++] = (uint8_t)(v | 0x80);
         v >>= 7;
     }
-    tmp[n++] = (uint8_t)v;
-    return iol_buf_append(b, tmp, n);
+    d[n++] = (uint8_t)v;
+    b->len += n;
+    b->data[b->len] = '\0';
+    return 0;
 }
 
 uint64_t iol_get_uv(iol_cur *c)

@@ -57,6 +57,9 @@ typedef struct iol_proc {
     iol_offmap fdpos; /* simulated file position per descriptor */
     iol_rawrec last;
     int has_last;
+    /* textual arguments of the last event (valid until the rank's next event) */
+    const char *argv[8];
+    char argtext[8][24];
 } iol_proc;
 
 typedef struct iol_trace {

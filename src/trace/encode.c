@@ -350,12 +350,19 @@ static int finish_proc(proc_enc *pe)
         }
     if ((rc = ivec_push(&pe->v, (int64_t)pe->nth)))
         return rc;
+    size_t tlen = 0;
+    for (size_t i = 0; i < pe->nth; i++)
+        tlen += 10 + pe->th[i]->gaps.len + pe->th[i]->durs.len;
+    if ((rc = iol_buf_reserve(&pe->times, tlen))) /* one allocation, not a series of doublings */
+        return rc;
     for (size_t i = 0; i < pe->nth; i++) {
         thread_enc *t = pe->th[i];
         if ((rc = ivec_push(&pe->v, t->tid)) || (rc = iol_put_uv(&pe->times, t->n)) ||
             (rc = iol_buf_append(&pe->times, t->gaps.data ? t->gaps.data : "", t->gaps.len)) ||
             (rc = iol_buf_append(&pe->times, t->durs.data ? t->durs.data : "", t->durs.len)))
             return rc;
+        iol_buf_release(&t->gaps); /* copied: give the memory back before the next process */
+        iol_buf_release(&t->durs);
         pe->ncalls += t->n;
         pe->nrules += t->g.nrules;
     }
@@ -645,18 +652,24 @@ int iolens_trace_build(const char *spill_dir, const char *out_path, const iolens
             last = j;
         }
     }
-    for (size_t i = 0; i < np && !rc; i++)
+    if (np == 1) { /* one process: its timestamp bytes are the section (no copy) */
+        iol_buf_release(&times);
+        times = pr[0].times;
+        pr[0].times = (iol_buf)IOL_BUF_INIT;
+    }
+    for (size_t i = 0; i < np && !rc && np > 1; i++)
         rc = iol_buf_append(&times, pr[i].times.data ? pr[i].times.data : "", pr[i].times.len);
     if (rc) {
         rc = iol_err(IOLENS_ENOMEM, "out of memory");
         goto done;
     }
     /* file: small sections get zstd's strongest level; a large timestamp
-     * section a fast one (level 19 runs at a few MB/s; building the trace
-     * must stay a small fraction of the traced run) */
+     * section a fast one (level 19 runs at a few MB/s, level 6 still takes
+     * a fifth of the build; building the trace must stay a small fraction of
+     * the traced run) */
     int times_level = level;
     if (!(opts && opts->zstd_level) && times.len > (1u << 20))
-        times_level = 6;
+        times_level = 3;
     if ((rc = put_sect(&body, &dir, IOL_TS_META, &meta, level, &stt.bytes_meta)) ||
         (rc = put_sect(&body, &dir, IOL_TS_STRUCT, &strct, level, &stt.bytes_struct)) ||
         (rc = put_sect(&body, &dir, IOL_TS_TIMES, &times, times_level, &stt.bytes_times)))

@@ -1,5 +1,5 @@
 /* Iterating an opened trace as an iolens event source (include/iolens/trace.h). */
-#define _DEFAULT_SOURCE
+#define _GNU_SOURCE
 #include "iolens/trace.h"
 #include "trace/decode.h"
 #include "trace/funcs.h"
@@ -225,6 +225,95 @@ static void fill_event(iol_trace *t, int rank, iol_proc *p, const iol_thread *th
     resolve_offset(p, r, fi, ev);
 }
 
+/*
+ * Textual arguments, in the order of the C call as Recorder prints them: a
+ * descriptor, FILE* or MPI_File as its path ("???" if unknown), a buffer or
+ * struct pointer as "%p", integers in decimal, an fopen mode as its string.
+ * Spec letters: P path of the call's file, 0-3 slot a0..a3, B "%p",
+ * R rename's target path, M fopen mode string, d the raw descriptor (dup
+ * family and freopen's old stream, which Recorder prints as numbers).
+ */
+typedef struct arg_spec {
+    const char *func;
+    const char *spec;
+} arg_spec;
+
+static const arg_spec arg_specs[] = {
+    {"open", "P01"}, {"open64", "P01"}, {"openat", "2P01"}, {"openat64", "2P01"}, {"creat", "P1"},
+    {"creat64", "P1"}, {"close", "P"}, {"read", "PB1"}, {"write", "PB1"}, {"pread", "PB10"}, {"pwrite", "PB10"},
+    {"pread64", "PB10"}, {"pwrite64", "PB10"}, {"readv", "PB2"}, {"writev", "PB2"}, {"preadv", "PB20"},
+    {"pwritev", "PB20"}, {"preadv64", "PB20"}, {"pwritev64", "PB20"}, {"lseek", "P02"}, {"lseek64", "P02"},
+    {"fsync", "P"}, {"fdatasync", "P"}, {"ftruncate", "P1"}, {"ftruncate64", "P1"}, {"stat", "PB"},
+    {"stat64", "PB"}, {"lstat", "PB"}, {"lstat64", "PB"}, {"fstat", "PB"}, {"fstat64", "PB"},
+    {"fstatat", "2PB3"}, {"fstatat64", "2PB3"}, {"__xstat", "3PB"}, {"__xstat64", "3PB"}, {"__lxstat", "3PB"},
+    {"__lxstat64", "3PB"}, {"__fxstat", "3PB"}, {"__fxstat64", "3PB"}, {"statx", "2P31B"}, {"access", "P1"},
+    {"mkdir", "P1"}, {"rmdir", "P"}, {"unlink", "P"}, {"rename", "PR"}, {"dup", "d"}, {"dup2", "d2"},
+    {"dup3", "d23"}, {"fcntl", "P23"}, {"mmap", "B123P0"}, {"mmap64", "B123P0"}, {"msync", "B12"},
+    {"opendir", "P"}, {"readdir", "P"}, {"readdir64", "P"}, {"closedir", "P"}, {"fopen", "PM"},
+    {"fopen64", "PM"}, {"fdopen", "PM"}, {"freopen", "PMd"}, {"freopen64", "PMd"}, {"fclose", "P"},
+    {"fread", "B23P"}, {"fwrite", "B23P"}, {"fprintf", "P1"}, {"vfprintf", "P1"}, {"fputs", "BP"},
+    {"fgets", "B1P"}, {"fputc", "2P"}, {"fgetc", "P"}, {"fseek", "P02"}, {"ftell", "P"}, {"rewind", "P"},
+    {"fflush", "P"}, {"MPI_File_open", "P0"}, {"MPI_File_close", "P"}, {"MPI_File_sync", "P"},
+    {"MPI_File_set_size", "P1"}, {"MPI_File_preallocate", "P1"}, {"MPI_File_set_view", "P023"},
+    {"MPI_File_seek", "P02"}, {"MPI_File_seek_shared", "P02"}, {"MPI_Wait", "3"}, {"MPI_Waitall", "3"},
+    {"MPI_Waitany", "32"}, {"MPI_Waitsome", "32"}, {"MPI_Test", "32"}, {"MPI_Testall", "32"},
+    {"MPI_Testany", "32"}, {"MPI_Testsome", "32"},
+};
+
+static const char *fopen_mode(int64_t flags)
+{
+    int acc = (int)(flags & O_ACCMODE);
+    if (acc == O_RDONLY)
+        return "r";
+    if (flags & O_APPEND)
+        return acc == O_RDWR ? "a+" : "a";
+    if (flags & O_TRUNC)
+        return acc == O_RDWR ? "w+" : "w";
+    return acc == O_RDWR ? "r+" : "w";
+}
+
+static const char *spec_of(const char *func)
+{
+    for (size_t i = 0; i < sizeof arg_specs / sizeof arg_specs[0]; i++)
+        if (!strcmp(arg_specs[i].func, func))
+            return arg_specs[i].spec;
+    if (!strncmp(func, "MPI_File_", 9)) { /* reads and writes: (fh, [offset,] buf, count, datatype size) */
+        if (strstr(func, "_end"))
+            return "PB";
+        return (strstr(func, "_at") ? "P0B32" : "PB32");
+    }
+    return "";
+}
+
+static void fill_args(iol_trace *t, iol_proc *p, const iol_rawrec *r, iolens_event *ev)
+{
+    const char *spec = spec_of(ev->func);
+    uint32_t n = 0;
+    for (; *spec && n < 8; spec++, n++) {
+        char *num = p->argtext[n];
+        const char *a = num;
+        int64_t id;
+        switch (*spec) {
+        case 'P': a = ev->file >= 0 && (size_t)ev->file < t->nfiles ? t->files[ev->file].path : "???"; break;
+        case 'R':
+            id = r->a[2];
+            a = id >= 0 && (uint64_t)id < p->npaths ? t->files[p->paths[id]].path : "???";
+            break;
+        case 'B': a = "%p"; break;
+        case 'M': a = fopen_mode(r->a[0]); break;
+        case 'd': snprintf(num, sizeof p->argtext[0], "%d", (int)r->fd); break;
+        default: snprintf(num, sizeof p->argtext[0], "%lld", (long long)r->a[*spec - '0']); break;
+        }
+        p->argv[n] = a;
+    }
+    /* open without O_CREAT/O_TMPFILE has no mode argument (Recorder prints none) */
+    if (ev->op == IOLENS_OP_OPEN && ev->layer == IOLENS_LAYER_POSIX && r->func != IOL_F_creat &&
+        r->func != IOL_F_creat64 && !(r->a[0] & O_CREAT) && (r->a[0] & O_TMPFILE) != O_TMPFILE && n > 0)
+        n--;
+    ev->nargs = n;
+    ev->args = n ? p->argv : NULL;
+}
+
 static int src_nranks(void *impl) { return (int)((iol_trace *)impl)->nprocs; }
 static double src_start(void *impl) { return (double)((iol_trace *)impl)->start_ns * 1e-9; }
 
@@ -260,6 +349,7 @@ static int src_next(void *impl, int rank, iolens_event *out)
     if (best->head.func == IOL_F_rename) /* the target path: a process path id -> a file table id */
         p->last.a[2] = (best->head.a[2] >= 0 && (uint64_t)best->head.a[2] < p->npaths) ? p->paths[best->head.a[2]] : -1;
     fill_event(t, rank, p, best, &best->head, out);
+    fill_args(t, p, &best->head, out);
     return 1;
 }
 

@@ -13,11 +13,36 @@ cp "$T/out" "$T/all.stdout"
 expect_rc 0 "$IOLENS" trace --print "$T/all.trace"
 calls <"$T/out" >"$T/all.got"
 if diff "$T/all.log" "$T/all.got" >"$T/all.diff"; then ok; else fail "decoded trace differs from the probe's log"; head -20 "$T/all.diff" >&2; fi
-[ "$(wc -l <"$T/all.log")" -ge 90 ] && ok || fail "probe log too short"
+[ "$(wc -l <"$T/all.log")" -ge 120 ] && ok || fail "probe log too short"
 expect_rc 0 "$IOLENS" trace --print "$T/all.trace" --json
 expect_grep '"func":"pwrite64"' "$T/out"
 expect_rc 0 "$IOLENS" trace --info "$T/all.trace" --json
 expect_grep '"calls"' "$T/out"
+
+# 1a. iolens view: recorder2text's layout with every argument in the C call's order
+expect_rc 0 "$IOLENS" view "$T/all.trace"
+[ "$(wc -l <"$T/out")" -eq "$(wc -l <"$T/all.got")" ] && ok || fail "view and --print disagree on the number of calls"
+expect_grep "^0 [0-9.]* [0-9.]* pwrite 0 0 ( $T/d/a.dat %p 64 200 )\$" "$T/out"
+expect_grep "^0 [0-9.]* [0-9.]* open 0 0 ( $T/d/a.dat 578 420 )\$" "$T/out"
+expect_grep "^0 [0-9.]* [0-9.]* mmap 0 0 ( %p 4096 3 1 $T/d/a.dat 0 )\$" "$T/out"
+expect_grep "^0 [0-9.]* [0-9.]* rename 0 0 ( $T/d/b.dat $T/d/sub )\$" "$T/out"
+expect_grep "^0 [0-9.]* [0-9.]* fopen 0 5 ( $T/d/s.txt w+ )\$" "$T/out"
+expect_grep "^0 [0-9.]* [0-9.]* fwrite 0 5 ( %p 8 4 $T/d/s.txt )\$" "$T/out"
+expect_grep "^0 [0-9.]* [0-9.]* read 0 0 ( ??? %p 10 )\$" "$T/out"
+expect_rc 0 "$IOLENS" view --json "$T/all.trace"
+expect_grep '"func":"pwrite64",.*"args":\[".*a.dat","%p","64","264"\]' "$T/out"
+
+# 1b. every wrapped POSIX and stdio function in 4 threads at once: each thread's calls equal its log
+rm -rf "$T/d"; mkdir -p "$T/d"
+expect_rc 0 "$IOLENS" trace -o "$T/at.trace" -- "$P" allthreads "$T/at.log" "$T/d" 4
+"$IOLENS" trace --print "$T/at.trace" | awk '$5 == 0' | cut -d' ' -f2,6- |
+  awk -v out="$T/at.got" '{ t = $1; line = substr($0, length($1) + 2)
+    if (!(t in k) && match(line, /\/t[0-9]+\//)) k[t] = substr(line, RSTART + 2, RLENGTH - 3)
+    buf[t] = buf[t] line "\n" } END { for (t in buf) printf "%s", buf[t] > (out "." k[t]) }'
+for k in 0 1 2 3; do
+  if cmp -s "$T/at.log.$k" "$T/at.got.$k"; then ok; else fail "thread $k: decoded trace differs from its log"; diff "$T/at.log.$k" "$T/at.got.$k" | head -5 >&2; fi
+done
+[ "$(cat "$T"/at.got.* | wc -l)" -eq "$("$IOLENS" trace --print "$T/at.trace" | awk '$5 == 0' | wc -l)" ] && ok || fail "calls outside the 4 threads"
 
 # 2. the same program untraced: same output, same results and errno values
 rm -rf "$T/d"; mkdir -p "$T/d"

@@ -27,4 +27,13 @@ expect_rc 0 "$IOLENS" trace -o "$T/o.trace" --darshan "$T/o.darshan" -- dd if=/d
 [ -s "$T/o.trace" ] && [ ! -e "$T/o.darshan.trace" ] && ok || fail "-o not honoured"
 expect_rc 0 "$IOLENS" darshan --all "$T/o.darshan"
 expect_grep "POSIX	0	[0-9-]*	POSIX_BYTES_WRITTEN	409600	$T/x	" "$IOLENS_TMP/out"
+# files under /dev/shm are under /dev/, which Darshan skips: kept only with --darshan-all-paths
+shm=$(mktemp -d /dev/shm/iolens-darshan-XXXXXX)
+expect_rc 0 "$IOLENS" trace -o "$T/s.trace" --darshan "$T/s.darshan" -- dd if=/dev/zero of="$shm/x" bs=4096 count=10
+expect_rc 0 "$IOLENS" darshan --all "$T/s.darshan"
+if grep -qP "^POSIX\t.*\t$shm/x\t" "$IOLENS_TMP/out"; then fail "/dev/shm file kept without --darshan-all-paths"; else ok; fi
+expect_rc 0 "$IOLENS" trace -o "$T/s2.trace" --darshan "$T/s2.darshan" --darshan-all-paths -- dd if=/dev/zero of="$shm/x" bs=4096 count=10
+expect_rc 0 "$IOLENS" darshan --all "$T/s2.darshan"
+expect_grep "POSIX	0	[0-9-]*	POSIX_BYTES_WRITTEN	40960	$shm/x	" "$IOLENS_TMP/out"
+rm -rf "$shm"
 finish

@@ -4,6 +4,7 @@
  * shim does not see) in the form `iolens trace --print` uses after its five
  * leading columns. Modes:
  *   trace_probe all LOG DIR         every wrapped POSIX and stdio function, errors included
+ *   trace_probe allthreads LOG DIR T the same in T threads at once, one log LOG.<k> per thread
  *   trace_probe threads LOG DIR T N T threads x N pwrite/pread calls; lines prefixed "<thread> "
  *   trace_probe signal LOG DIR SIG  some calls, then dies by signal SIG
  *   trace_probe pwrites N FILE      N 64-byte pwrite calls (benchmark workload, no log)
@@ -25,7 +26,23 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+/* glibc's old stat entry points and the fortified entry points, called by name */
 int __xstat(int ver, const char *path, struct stat *buf);
+int __xstat64(int ver, const char *path, struct stat64 *buf);
+int __lxstat(int ver, const char *path, struct stat *buf);
+int __lxstat64(int ver, const char *path, struct stat64 *buf);
+int __fxstat(int ver, int fd, struct stat *buf);
+int __fxstat64(int ver, int fd, struct stat64 *buf);
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
+ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
+ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen);
+int __fprintf_chk(FILE *f, int flag, const char *fmt, ...);
+int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
+char *__fgets_chk(char *s, size_t size, int n, FILE *f);
 
 typedef struct logb {
     char *p;
@@ -103,7 +120,17 @@ static void vfp(logb *b, FILE *f, const char *path, int fd, const char *fmt, ...
     logc(b, "vfprintf", path, fd, r, E(r), "size=%d", r > 0 ? r : 0);
 }
 
-static void posix_calls(logb *L, const char *dir)
+static void vfp_chk(logb *b, FILE *f, const char *path, int fd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = __vfprintf_chk(f, 1, fmt, ap);
+    va_end(ap);
+    logc(b, "vfprintf", path, fd, r, E(r), "size=%d", r > 0 ? r : 0);
+}
+
+/* k: the thread's slot (its dup2/dup3 target descriptors) */
+static void posix_calls(logb *L, const char *dir, int k)
 {
     char p[512], p2[512], d[512];
     char buf[256];
@@ -157,18 +184,31 @@ static void posix_calls(logb *L, const char *dir)
     logc(L, "fstat", p, fd, x, E(x), NULL);
     x = fstat64(fd, &st64);
     logc(L, "fstat64", p, fd, x, E(x), NULL);
+    x = __fxstat(1, fd, &st);
+    logc(L, "__fxstat", p, fd, x, E(x), "ver=1");
+    x = __fxstat64(1, fd, &st64);
+    logc(L, "__fxstat64", p, fd, x, E(x), "ver=1");
+    /* fortified entry points (recorded under the plain name) */
+    r = __read_chk(fd, buf, 20, sizeof buf);
+    logc(L, "read", p, fd, r, E(r), "size=20");
+    r = __pread_chk(fd, buf, 16, 8, sizeof buf);
+    logc(L, "pread", p, fd, r, E(r), "off=8, size=16");
+    r = __pread64_chk(fd, buf, 16, 24, sizeof buf);
+    logc(L, "pread64", p, fd, r, E(r), "off=24, size=16");
+    x = fcntl64(fd, F_GETFD);
+    logc(L, "fcntl", p, fd, x, E(x), "cmd=%d, arg=0", F_GETFD);
     int fd2 = dup(fd);
     logc(L, "dup", p, fd, fd2, E(fd2), NULL);
-    int fd3 = dup2(fd, 40);
-    logc(L, "dup2", p, fd, fd3, E(fd3), "newfd=40");
-    int fd4 = dup3(fd, 41, O_CLOEXEC);
-    logc(L, "dup3", p, fd, fd4, E(fd4), "newfd=41, flags=%d", O_CLOEXEC);
+    int fd3 = dup2(fd, 40 + 2 * k);
+    logc(L, "dup2", p, fd, fd3, E(fd3), "newfd=%d", 40 + 2 * k);
+    int fd4 = dup3(fd, 41 + 2 * k, O_CLOEXEC);
+    logc(L, "dup3", p, fd, fd4, E(fd4), "newfd=%d, flags=%d", 41 + 2 * k, O_CLOEXEC);
     x = fcntl(fd, F_GETFL);
     logc(L, "fcntl", p, fd, x, E(x), "cmd=%d, arg=0", F_GETFL);
     x = fcntl(fd, F_SETFD, FD_CLOEXEC);
     logc(L, "fcntl", p, fd, x, E(x), "cmd=%d, arg=%d", F_SETFD, FD_CLOEXEC);
-    int fd5 = fcntl(fd, F_DUPFD, 50);
-    logc(L, "fcntl", p, fd, fd5, E(fd5), "cmd=%d, arg=50", F_DUPFD);
+    int fd5 = fcntl(fd, F_DUPFD, 70); /* above the dup2 targets 40 + 2k of up to 14 threads */
+    logc(L, "fcntl", p, fd, fd5, E(fd5), "cmd=%d, arg=70", F_DUPFD);
     void *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     logc(L, "mmap", p, fd, m == MAP_FAILED ? -1 : 0, m == MAP_FAILED ? errno : 0, "off=0, len=4096, prot=%d, flags=%d",
          PROT_READ | PROT_WRITE, MAP_SHARED);
@@ -223,6 +263,31 @@ static void posix_calls(logb *L, const char *dir)
     logc(L, "statx", p, -1, x, E(x), "mask=%d, dirfd=%d, flags=0", STATX_SIZE, AT_FDCWD);
     x = __xstat(1, p, &st);
     logc(L, "__xstat", p, -1, x, E(x), "ver=1");
+    x = __xstat64(1, p, &st64);
+    logc(L, "__xstat64", p, -1, x, E(x), "ver=1");
+    x = __lxstat(1, p, &st);
+    logc(L, "__lxstat", p, -1, x, E(x), "ver=1");
+    x = __lxstat64(1, p, &st64);
+    logc(L, "__lxstat64", p, -1, x, E(x), "ver=1");
+    x = __xstat(1, "/nonexistent/iolens/z", &st);
+    logc(L, "__xstat", "/nonexistent/iolens/z", -1, x, E(x), "ver=1");
+    /* fortified opens (recorded as open/open64/openat/openat64 with mode 0) */
+    int fo = __open_2(p, O_RDONLY);
+    logc(L, "open", p, -1, fo, E(fo), "flags=0x0, mode=00");
+    x = close(fo);
+    logc(L, "close", p, fo, x, E(x), NULL);
+    fo = __open64_2(p, O_RDONLY);
+    logc(L, "open64", p, -1, fo, E(fo), "flags=0x0, mode=00");
+    x = close(fo);
+    logc(L, "close", p, fo, x, E(x), NULL);
+    fo = __openat_2(AT_FDCWD, p, O_RDONLY);
+    logc(L, "openat", p, -1, fo, E(fo), "flags=0x0, mode=00, dirfd=%d", AT_FDCWD);
+    x = close(fo);
+    logc(L, "close", p, fo, x, E(x), NULL);
+    fo = __openat64_2(AT_FDCWD, p, O_RDONLY);
+    logc(L, "openat64", p, -1, fo, E(fo), "flags=0x0, mode=00, dirfd=%d", AT_FDCWD);
+    x = close(fo);
+    logc(L, "close", p, fo, x, E(x), NULL);
     x = access(p, R_OK);
     logc(L, "access", p, -1, x, E(x), "mode=0%o", R_OK);
     x = mkdir(d, 0755);
@@ -242,6 +307,16 @@ static void posix_calls(logb *L, const char *dir)
         e = readdir(dd);
         logc(L, "readdir", d, dfd, e ? 1 : 0, 0, NULL);
     } while (e);
+    x = closedir(dd);
+    logc(L, "closedir", d, dfd, x, E(x), NULL);
+    dd = opendir(d);
+    dfd = dirfd(dd);
+    logc(L, "opendir", d, -1, dfd, 0, NULL);
+    struct dirent64 *e64;
+    do {
+        e64 = readdir64(dd);
+        logc(L, "readdir64", d, dfd, e64 ? 1 : 0, 0, NULL);
+    } while (e64);
     x = closedir(dd);
     logc(L, "closedir", d, dfd, x, E(x), NULL);
     x = unlink(dp);
@@ -277,6 +352,9 @@ static void stdio_calls(logb *L, const char *dir)
     int r = fprintf(f, "value %d\n", 42);
     logc(L, "fprintf", p, fd, r, E(r), "size=%d", r);
     vfp(L, f, p, fd, "more %s\n", "text");
+    r = __fprintf_chk(f, 1, "chk %d\n", 7);
+    logc(L, "fprintf", p, fd, r, E(r), "size=%d", r);
+    vfp_chk(L, f, p, fd, "vchk %s\n", "text");
     r = fputs("line\n", f);
     logc(L, "fputs", p, fd, r, r == EOF ? errno : 0, "size=5");
     r = fputc('Z', f);
@@ -295,6 +373,8 @@ static void stdio_calls(logb *L, const char *dir)
     logc(L, "fread", p, fd, (long long)n, 0, "size=4, nmemb=3");
     char *s = fgets(buf, 64, f);
     logc(L, "fgets", p, fd, s ? (long long)strlen(s) : -1, 0, "n=64");
+    s = __fgets_chk(buf, sizeof buf, 32, f);
+    logc(L, "fgets", p, fd, s ? (long long)strlen(s) : -1, 0, "n=32");
     r = fclose(f);
     logc(L, "fclose", p, fd, r, r ? errno : 0, NULL);
     fd = open(p, O_RDONLY);
@@ -309,12 +389,55 @@ static void stdio_calls(logb *L, const char *dir)
     f = fopen64(p, "r");
     fd = fileno(f);
     logc(L, "fopen64", p, -1, fd, 0, "flags=0x0");
+    f = freopen64(p, "r+", f);
+    nfd = fileno(f);
+    logc(L, "freopen64", p, fd, nfd, 0, "flags=0x%x", O_RDWR);
     r = fclose(f);
-    logc(L, "fclose", p, fd, r, r ? errno : 0, NULL);
+    logc(L, "fclose", p, nfd, r, r ? errno : 0, NULL);
     f = fopen("/nonexistent/iolens/y", "r");
     logc(L, "fopen", "/nonexistent/iolens/y", -1, -1, errno, "flags=0x0");
     r = fflush(NULL);
     logc(L, "fflush", NULL, -1, r, r ? errno : 0, NULL);
+}
+
+/* ---- every wrapped function in T threads at once: LOG.<k> per thread, files under DIR/t<k> ---- */
+typedef struct aarg {
+    int k;
+    char dir[512];
+    logb log;
+} aarg;
+
+static void *all_main(void *p)
+{
+    aarg *a = p;
+    posix_calls(&a->log, a->dir, a->k);
+    stdio_calls(&a->log, a->dir);
+    return NULL;
+}
+
+static int allthreads(const char *logprefix, const char *dir, int nt)
+{
+    aarg *a = calloc((size_t)nt, sizeof *a);
+    pthread_t *th = calloc((size_t)nt, sizeof *th);
+    if (!a || !th)
+        return 1;
+    for (int k = 0; k < nt; k++) {
+        a[k].k = k + 1;
+        snprintf(a[k].dir, sizeof a[k].dir, "%s/t%d", dir, k);
+        syscall(SYS_mkdirat, AT_FDCWD, a[k].dir, 0755); /* untraced: the main thread makes no traced call */
+    }
+    for (int k = 0; k < nt; k++)
+        pthread_create(&th[k], NULL, all_main, &a[k]);
+    for (int k = 0; k < nt; k++) {
+        pthread_join(th[k], NULL);
+        char path[600];
+        snprintf(path, sizeof path, "%s.%d", logprefix, k);
+        write_log(path, &a[k].log);
+        free(a[k].log.p);
+    }
+    free(a);
+    free(th);
+    return 0;
 }
 
 /* ---- threads ---- */
@@ -379,12 +502,14 @@ static int threads(const char *logpath, const char *dir, int nt, int n)
 int main(int argc, char **argv)
 {
     if (argc >= 4 && !strcmp(argv[1], "all")) {
-        posix_calls(&main_log, argv[3]);
+        posix_calls(&main_log, argv[3], 0);
         stdio_calls(&main_log, argv[3]);
         write_log(argv[2], &main_log);
         printf("probe done: %zu bytes of log\n", main_log.len);
         return 0;
     }
+    if (argc >= 5 && !strcmp(argv[1], "allthreads"))
+        return allthreads(argv[2], argv[3], atoi(argv[4]));
     if (argc >= 6 && !strcmp(argv[1], "threads"))
         return threads(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]));
     if (argc >= 5 && !strcmp(argv[1], "signal")) {
