@@ -591,11 +591,15 @@ void iol_shim_close(void)
     shim_off(); /* calls after MPI_Finalize are not part of the trace built now */
 }
 
-/* The iolens program: IOLENS_PROGRAM, else next to the shim (build tree:
- * build/src/shim/ -> build/iolens; installed: lib/ -> bin/iolens). */
-static int find_program(char *out, size_t n)
+/* The trace builder: IOLENS_PROGRAM (the iolens program), else
+ * iolens-trace-build (links only the trace module: starts in ~1 ms, where
+ * the full program loads Open MPI, HDF5 and XGBoost) or iolens next to the
+ * shim (build tree: build/src/shim/ -> build/; installed: lib/ -> bin/).
+ * *light is set when the light builder was found. */
+static int find_program(char *out, size_t n, int *light)
 {
     const char *env = getenv("IOLENS_PROGRAM");
+    *light = 0;
     if (env && *env) {
         snprintf(out, n, "%s", env);
         return 0;
@@ -609,10 +613,13 @@ static int find_program(char *out, size_t n)
     if (!slash)
         return -1;
     *slash = 0;
-    const char *rel[] = {"iolens", "../../iolens", "../bin/iolens"};
+    const char *rel[] = {"iolens-trace-build", "../../iolens-trace-build", "../bin/iolens-trace-build",
+                         "iolens",             "../../iolens",             "../bin/iolens"};
     for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-        if ((size_t)snprintf(out, n, "%s/%s", dir, rel[i]) < n && !syscall(SYS_faccessat, AT_FDCWD, out, X_OK))
+        if ((size_t)snprintf(out, n, "%s/%s", dir, rel[i]) < n && !syscall(SYS_faccessat, AT_FDCWD, out, X_OK)) {
+            *light = i < 3;
             return 0;
+        }
     }
     return -1;
 }
@@ -633,7 +640,8 @@ extern char **environ;
 void iol_shim_build_trace(void)
 {
     char prog[1100];
-    if (find_program(prog, sizeof prog)) {
+    int light;
+    if (find_program(prog, sizeof prog, &light)) {
         say("cannot find the iolens program (set IOLENS_PROGRAM); build the trace with `iolens trace --build ",
             rt.dir, "`");
         return;
@@ -644,7 +652,9 @@ void iol_shim_build_trace(void)
         if (strncmp(*e, "LD_PRELOAD=", 11) && strncmp(*e, "IOLENS_TRACE_", 13) && strncmp(*e, "IOLENS_SHIM_SPILL=", 18))
             envp[ne++] = *e;
     envp[ne] = NULL;
-    char *argv[] = {prog, "trace", "--build", rt.dir, "-o", rt.out, "--remove-spill", NULL};
+    char *full[] = {prog, "trace", "--build", rt.dir, "-o", rt.out, "--remove-spill", NULL};
+    char *lean[] = {prog, rt.dir, "-o", rt.out, "--remove-spill", NULL};
+    char **argv = light ? lean : full;
     pid_t pid;
     if (posix_spawn(&pid, prog, NULL, NULL, argv, envp)) {
         say("cannot run ", prog, "");
