@@ -443,7 +443,7 @@ static int try_join(group *g, const proc_enc *pe, size_t idx)
 
 static int put_sect(iol_buf *out, iol_buf *dir, uint32_t type, const iol_buf *raw, int level, uint64_t *stored)
 {
-    if (level < 0) { /* stored uncompressed (debugging, fuzz corpora) */
+    if (level < 0 || raw->len < 64) { /* stored uncompressed (debugging, fuzz corpora, tiny sections) */
         iol_tsect s = {type, IOL_CODEC_RAW, out->len, raw->len, raw->len};
         *stored = raw->len;
         int rc = iol_buf_append(out, raw->data ? raw->data : "", raw->len);
@@ -456,6 +456,8 @@ static int put_sect(iol_buf *out, iol_buf *dir, uint32_t type, const iol_buf *ra
     size_t n = ZSTD_compress(out->data + out->len, bound, raw->data ? raw->data : "", raw->len, level);
     if (ZSTD_isError(n))
         return iol_err(IOLENS_EIO, "zstd: %s", ZSTD_getErrorName(n));
+    if (n >= raw->len) /* incompressible (small sections): the frame would only add bytes */
+        return put_sect(out, dir, type, raw, -1, stored);
     iol_tsect s = {type, IOL_CODEC_ZSTD, out->len, n, raw->len};
     out->len += n;
     *stored = n;
