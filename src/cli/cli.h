@@ -41,7 +41,7 @@ void cli_progress_end(cli_progress *p);
  * The scored kind comes first (n_conf rows, `table` holds them): the dev rows, or the corpus rows
  * when corpus_first. Returns a CLI exit code; messages are printed. */
 /* Default weight of local corpus rows (chosen by experiment, docs/detect.md). */
-#define CLI_CORPUS_WEIGHT 10.0
+#define CLI_CORPUS_WEIGHT 100.0
 struct iolens_detect_table;
 struct cli_detect_sources {
     const char *features, *labels;

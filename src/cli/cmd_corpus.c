@@ -28,7 +28,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: iolens corpus [-o DIR] [--seed N] [--variants V] [--scale S] [--jobs J]\n"
-            "                     [--only PATTERN[,PATTERN...]] [--configs DIR] [--scratch DIR]\n"
+            "                     [--only PATTERN[,...]] [--exclude PATTERN[,...]] [--configs DIR]\n"
+            "                     [--scratch DIR]\n"
             "                     [--timeout SEC] [--mpirun PROG] [--keep] [--dry-run] [-v]\n\n"
             "Builds a labeled corpus: every sweep scenario config (one per row of sweeps.tsv) in V\n"
             "seeded variants, each run as `mpirun -np R iolens trace --darshan LOG -- iolens replay\n"
@@ -44,6 +45,7 @@ static void usage(FILE *out)
             "  --scale S        multiplies repetition and file counts (default 1)\n"
             "  --jobs J         runs at a time (default 1)\n"
             "  --only PATTERNS  scenarios whose name matches one of the shell patterns\n"
+            "  --exclude PATTERNS  leave out scenarios matching one of the patterns\n"
             "  --configs DIR    scenario configs (default %s)\n"
             "  --scratch DIR    where runs write (default $TMPDIR or /tmp; not under /dev, /proc,\n"
             "                   /etc, ...: Darshan's default exclusions would drop those files)\n"
@@ -78,7 +80,7 @@ struct opts {
     unsigned long long seed;
     int variants, jobs, keep, dry, verbose;
     double scale, timeout;
-    char *only;
+    char *only, *exclude;
 };
 
 static double now_s(void)
@@ -165,7 +167,7 @@ static int list_scenarios(const struct opts *o, char ***out, size_t *n)
         char name[128];
         memcpy(name, e->d_name, len - 5);
         name[len - 5] = '\0';
-        if (!matches(name, o->only))
+        if (!matches(name, o->only) || (o->exclude && matches(name, o->exclude)))
             continue;
         if (*n == cap) {
             cap = cap ? cap * 2 : 64;
@@ -557,6 +559,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
             o->mpirun = argv[++i];
         } else if (i + 1 < argc && !strcmp(a, "--only")) {
             o->only = argv[++i];
+        } else if (i + 1 < argc && !strcmp(a, "--exclude")) {
+            o->exclude = argv[++i];
         } else if (i + 1 < argc && !strcmp(a, "--seed") && (o->seed = strtoull(argv[++i], &end, 10), *end == '\0')) {
         } else if (i + 1 < argc && !strcmp(a, "--variants") &&
                    (o->variants = (int)strtol(argv[++i], &end, 10), *end == '\0') && o->variants >= 1 &&
@@ -578,7 +582,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 int cmd_corpus(int argc, char **argv)
 {
-    struct opts o = {"corpus", IOLENS_SWEEPS_DIR, NULL, "mpirun", 1, 3, 1, 0, 0, 0, 1.0, 600.0, NULL};
+    struct opts o = {"corpus", IOLENS_SWEEPS_DIR, NULL, "mpirun", 1, 3, 1, 0, 0, 0, 1.0, 600.0, NULL, NULL};
     int prc = parse_opts(argc, argv, &o);
     if (prc)
         return prc < 0 ? CLI_OK : prc;

@@ -87,6 +87,9 @@ expect_rc 0 "$IOLENS" corpus -o "$C" --seed 8 --variants 3 --only 'ior_small_pos
 expect_grep 'planned 3 runs of 1 scenarios' "$IOLENS_TMP/out"
 cmp -s "$C/configs/ior_small_posix_r1.json" "$B/configs/ior_small_posix_r1.json" && fail "scale 1 vs 0.5 give one config" || ok
 [ "$(col "$C/manifest.csv" status | sort -u)" = planned ] && ok || fail "dry run statuses"
+n_ior=$(ls "$IOLENS_SOURCE_DIR"/examples/replay/sweeps/ior_*.json | grep -vc -e ior_boost_ -e ior_e2e_)
+expect_rc 0 "$IOLENS" corpus -o "$IOLENS_TMP/d" --only 'ior_*' --exclude 'ior_boost_*,ior_e2e_*' --variants 1 --dry-run
+expect_grep "planned $n_ior runs of $n_ior scenarios" "$IOLENS_TMP/out"
 [ ! -e "$C/features.csv" ] || [ "$(wc -l <"$C/features.csv")" -eq 1 ] && ok || fail "dry run wrote rows"
 
 # training and held-out evaluation with the corpus as the third kind of rows
