@@ -70,7 +70,7 @@ struct run {
     pid_t pid;
     double t0, secs;
     int state;
-    char why[200];
+    char why[PATH_MAX * 2];
     long long trace_bytes, log_bytes;
     double x[NF];
 };

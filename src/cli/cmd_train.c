@@ -25,8 +25,7 @@ static void usage(FILE *out)
             "  --labels CSV      label rows in the layout of dev_labels.csv\n"
             "  --weight W        weight of those rows (default 100)\n"
             "  --corpus DIR      labeled rows of a local corpus (iolens corpus -o DIR: features.csv,\n"
-            "                    labels.csv); default %s, the committed corpus of the\n"
-            "                    shipped models; `--corpus none`: no corpus rows\n"
+            "                    labels.csv), e.g. data/corpus (iolens corpus --seed 1)\n"
             "  --corpus-weight W weight of the corpus rows (default %g)\n"
             "  --rule-logs LIST  file listing logs (one path a line: binary .darshan logs or\n"
             "                    darshan-parser dumps) labeled by the\n"
@@ -35,8 +34,7 @@ static void usage(FILE *out)
             "  --out DIR         model folder to write (default %s)\n"
             "  --seed N          random seed (default 42)\n"
             "  --trees N         trees per model (default 500)\n",
-            iolens_detect_default_data_dir(), IOLENS_CORPUS_DIR, CLI_CORPUS_WEIGHT,
-            iolens_detect_default_models_dir());
+            iolens_detect_default_data_dir(), CLI_CORPUS_WEIGHT, iolens_detect_default_models_dir());
 }
 
 static void on_progress(void *ctx, unsigned long done, unsigned long total)
@@ -191,7 +189,7 @@ int cmd_train(int argc, char **argv)
 {
     const char *data = getenv("IOLENS_SHARED_DATA");
     const char *features = NULL, *labels = NULL, *rule_list = NULL, *out = iolens_detect_default_models_dir();
-    const char *corpus = IOLENS_CORPUS_DIR;
+    const char *corpus = NULL;
     double weight = 100.0, rule_weight = 1.0, corpus_weight = CLI_CORPUS_WEIGHT;
     iolens_detect_params params;
     iolens_detect_params_default(&params);
@@ -238,8 +236,6 @@ int cmd_train(int argc, char **argv)
     }
     if (!data)
         data = iolens_detect_default_data_dir();
-    if (!strcmp(corpus, "none"))
-        corpus = NULL;
     char fpath[4096], lpath[4096];
     if (!features)
         snprintf(fpath, sizeof fpath, "%s/iosage/dev_features.csv", data), features = fpath;

@@ -41,43 +41,17 @@ struct dev {
     size_t n;
 };
 
-/* The dev rows at weight 100; with_corpus: then the committed local corpus (data/corpus,
- * `iolens corpus --seed 1`) at weight 100, as `iolens train` builds the shipped models. */
-static void load_rows(struct dev *d, int with_corpus)
+static void load_dev(struct dev *d)
 {
     assert_int_equal(iolens_detect_table_read(&d->t, shared("iosage/dev_features.csv")), 0);
-    size_t ndev = iolens_detect_table_rows(d->t), ncor = 0;
-    assert_int_equal(iolens_detect_labels_read(&d->y, ndev, shared("iosage/dev_labels.csv")), 0);
-    iolens_detect_table *ct = NULL;
-    unsigned char *cy = NULL;
-    if (with_corpus) {
-        char f[4200], l[4200];
-        const char *src = getenv("IOLENS_SOURCE_DIR");
-        snprintf(f, sizeof f, "%s/data/corpus/features.csv", src ? src : ".");
-        snprintf(l, sizeof l, "%s/data/corpus/labels.csv", src ? src : ".");
-        assert_int_equal(iolens_detect_table_read(&ct, f), 0);
-        ncor = iolens_detect_table_rows(ct);
-        assert_true(ncor > 100);
-        assert_int_equal(iolens_detect_labels_read(&cy, ncor, l), 0);
-        d->y = realloc(d->y, (ndev + ncor) * NL);
-        assert_non_null(d->y);
-        memcpy(d->y + ndev * NL, cy, ncor * NL);
-    }
-    d->n = ndev + ncor;
+    d->n = iolens_detect_table_rows(d->t);
+    assert_int_equal(iolens_detect_labels_read(&d->y, d->n, shared("iosage/dev_labels.csv")), 0);
     d->x = malloc(d->n * NF * sizeof *d->x);
     d->w = malloc(d->n * sizeof *d->w);
     for (size_t i = 0; i < d->n; i++) {
-        const double *row = i < ndev ? iolens_detect_table_row(d->t, i) : iolens_detect_table_row(ct, i - ndev);
-        memcpy(d->x + i * NF, row, NF * sizeof *d->x);
+        memcpy(d->x + i * NF, iolens_detect_table_row(d->t, i), NF * sizeof *d->x);
         d->w[i] = 100.0;
     }
-    iolens_detect_table_free(ct);
-    free(cy);
-}
-
-static void load_dev(struct dev *d)
-{
-    load_rows(d, 0);
 }
 
 static void free_dev(struct dev *d)
@@ -88,13 +62,12 @@ static void free_dev(struct dev *d)
     free(d->w);
 }
 
-/* Retraining with the shipped parameters on the dev rows and the committed corpus gives the
- * shipped models' predictions, exactly. */
+/* Retraining with the shipped parameters gives the shipped models' predictions, exactly. */
 static void test_retrain_reproduces_shipped(void **state)
 {
     (void)state;
     struct dev d = {0};
-    load_rows(&d, 1);
+    load_dev(&d);
     iolens_detect_model *shipped = NULL, *again = NULL, *reloaded = NULL;
     assert_int_equal(iolens_detect_model_load(&shipped, models_dir()), 0);
     iolens_detect_params p;
