@@ -1,6 +1,9 @@
 /*
- * bench_detect_darshan MODELS_DIR REPS LOG.darshan...
+ * bench_detect_darshan [--all-paths] MODELS_DIR REPS LOG.darshan|TRACE...
  *
+ * Inputs may also be iolens traces and Recorder trace directories (read with
+ * iolens_detect_read(): the trace -> counters -> detect input path of
+ * `iolens detect TRACE`; --all-paths keeps files Darshan excludes).
  * Per binary Darshan log, the median over REPS runs (ms) of the whole path of
  * `iolens detect` minus printing: open the log, stream every record into the
  * detect input (iolens_detect_read_darshan), the 157 features, the 8 XGBoost
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -39,11 +43,36 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static int one_run(iolens_detect_model *m, const char *path, double *probs)
+/* Bytes of a file, or of the files of a directory (a Recorder trace). */
+static double input_bytes(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode))
+        return (double)st.st_size;
+    double sum = 0;
+    DIR *d = opendir(path);
+    struct dirent *e;
+    char p[8192];
+    while (d && (e = readdir(d))) {
+        snprintf(p, sizeof p, "%s/%s", path, e->d_name);
+        if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
+            sum += (double)st.st_size;
+    }
+    if (d)
+        closedir(d);
+    return sum;
+}
+
+static int one_run(iolens_detect_model *m, const char *path, double *probs, int all_paths)
 {
     iolens_detect_input *in = NULL;
     double x[IOLENS_DETECT_NFEATURES];
-    int rc = iolens_detect_read_darshan(&in, path, NULL, NULL);
+    iolens_detect_read_opts o;
+    iolens_detect_read_opts_init(&o);
+    o.all_paths = all_paths;
+    int rc = iolens_detect_read(&in, path, &o);
     if (rc == 0)
         rc = iolens_detect_input_features(in, x);
     if (rc == 0)
@@ -54,8 +83,13 @@ static int one_run(iolens_detect_model *m, const char *path, double *probs)
 
 int main(int argc, char **argv)
 {
+    int all_paths = argc > 1 && !strcmp(argv[1], "--all-paths");
+    if (all_paths) {
+        argv++;
+        argc--;
+    }
     if (argc < 4) {
-        fprintf(stderr, "usage: bench_detect_darshan MODELS_DIR REPS LOG.darshan...\n");
+        fprintf(stderr, "usage: bench_detect_darshan [--all-paths] MODELS_DIR REPS LOG.darshan|TRACE...\n");
         return 2;
     }
     iolens_detect_model *m = NULL;
@@ -77,15 +111,15 @@ int main(int argc, char **argv)
     printf("%-60s %9s  %-17s\n", "log", "KiB", "e2e_ms wall/cpu");
     for (int a = 3; a < argc; a++) {
         double probs[IOLENS_DETECT_NLABELS];
-        struct stat st;
-        if (stat(argv[a], &st) != 0 || one_run(m, argv[a], probs) < 0) {
+        double bytes = input_bytes(argv[a]);
+        if (bytes < 0 || one_run(m, argv[a], probs, all_paths) < 0) {
             fprintf(stderr, "bench_detect_darshan: %s: %s\n", argv[a], iolens_error_last());
             rc = 1;
             continue;
         }
         for (int i = 0; i < reps; i++) {
             double w0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID);
-            one_run(m, argv[a], probs);
+            one_run(m, argv[a], probs, all_paths);
             c[i] = clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
             t[i] = clock_ms(CLOCK_MONOTONIC) - w0;
         }
@@ -96,7 +130,7 @@ int main(int argc, char **argv)
         base = base ? base + 1 : argv[a];
         char cell[40];
         snprintf(cell, sizeof cell, "%.3f/%.3f", mw[done], mc[done]);
-        printf("%-60.60s %9.1f  %-17s\n", base, (double)st.st_size / 1024.0, cell);
+        printf("%-60.60s %9.1f  %-17s\n", base, bytes / 1024.0, cell);
         done++;
     }
     if (done) {

@@ -80,6 +80,10 @@ IOLENS_API const iolens_darshan_record *iolens_counters_record(const iolens_coun
                                                                int module, size_t i);
 /** Path (or "heatmap:<API>") of a record id, or NULL. */
 IOLENS_API const char *iolens_counters_name(const iolens_counters *c, uint64_t id);
+/** Number of name records (what a Darshan log of the run lists: record paths,
+ *  "heatmap:<API>", and "<STDIN>" "<STDOUT>" "<STDERR>" "heatmap:STDIO", which the
+ *  runtime's STDIO module registers at the first stdio call of the run). */
+IOLENS_API size_t iolens_counters_name_count(const iolens_counters *c);
 /** Number of events read and of events that became counter updates. */
 IOLENS_API uint64_t iolens_counters_events(const iolens_counters *c);
 

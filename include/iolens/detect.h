@@ -152,6 +152,56 @@ IOLENS_API int iolens_detect_read_log(iolens_detect_input **out, const char *pat
                                       void *warn_ctx);
 
 /* ------------------------------------------------------------------ */
+/* Traces (iolens trace files, Recorder trace directories) and any input */
+/* ------------------------------------------------------------------ */
+
+struct iolens_counters;
+
+/**
+ * Fills a new input from Darshan-equivalent counters of a trace
+ * (iolens_counters_compute): job facts (nprocs, run time), every module that
+ * has records, every POSIX / MPI-IO / STDIO record with its counters by name,
+ * and num_files = the name records the Darshan runtime would have written
+ * (iolens_counters_name_count: record paths, "heatmap:<API>", and "<STDIN>",
+ * "<STDOUT>", "<STDERR>", "heatmap:STDIO" when the run made a stdio call).
+ */
+IOLENS_API int iolens_detect_from_counters(iolens_detect_input **out, const struct iolens_counters *c);
+
+/** Input kinds, told apart by content and shape (iolens_detect_kind). */
+enum {
+    IOLENS_DETECT_KIND_DARSHAN = 1, /**< binary Darshan log (magic at byte 8) */
+    IOLENS_DETECT_KIND_TEXT = 2,    /**< any other file: darshan-parser text (gzip allowed) */
+    IOLENS_DETECT_KIND_TRACE = 3,   /**< iolens trace file ("IOLTRACE" at byte 0) */
+    IOLENS_DETECT_KIND_RECORDER = 4 /**< a directory: Recorder trace */
+};
+/** The kind of path (> 0), or < 0 if it cannot be read. */
+IOLENS_API int iolens_detect_kind(const char *path);
+
+/** Options of iolens_detect_read / iolens_detect_read_trace. */
+typedef struct iolens_detect_read_opts {
+    /** Traces: 1 keeps files under /dev/ /proc/ /etc/ /usr/ ... that Darshan
+     *  excludes (default 0: Darshan's exclusions, so the features of a trace
+     *  match those of the Darshan log of the same run). */
+    int all_paths;
+    iolens_warn_fn warn; /**< non-fatal findings (may be NULL) */
+    void *warn_ctx;
+    /** Traces: called after each rank is read (may be NULL). */
+    void (*progress)(void *ctx, int done, int total);
+    void *progress_ctx;
+} iolens_detect_read_opts;
+IOLENS_API void iolens_detect_read_opts_init(iolens_detect_read_opts *o);
+
+/** An iolens trace file or a Recorder trace directory, through
+ *  iolens_counters_compute (Darshan's defaults unless opts->all_paths) and
+ *  iolens_detect_from_counters. opts may be NULL. */
+IOLENS_API int iolens_detect_read_trace(iolens_detect_input **out, const char *path,
+                                        const iolens_detect_read_opts *opts);
+
+/** Any input: binary Darshan log, darshan-parser text, iolens trace or
+ *  Recorder trace directory (iolens_detect_kind). opts may be NULL. */
+IOLENS_API int iolens_detect_read(iolens_detect_input **out, const char *path, const iolens_detect_read_opts *opts);
+
+/* ------------------------------------------------------------------ */
 /* Feature tables (CSV in the layout of dev_features.csv)               */
 /* ------------------------------------------------------------------ */
 

@@ -11,13 +11,15 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: iolens detect [--models DIR] [--json] [--rules] [--top N] [--tau T] LOG...\n"
+            "usage: iolens detect [--models DIR] [--json] [--rules] [--top N] [--tau T] [--all-paths] LOG|TRACE...\n"
             "       iolens detect --features FILE.csv [--csv|--json] [--models DIR] [--tau T]\n\n"
             "Decides which of the seven registered I/O bottleneck patterns a log shows with the\n"
             "trained XGBoost models (gate: a pattern is detected when its probability >= tau, 0.3).\n"
-            "LOG is a binary Darshan log or darshan-parser text output (--base or --all; gzip\n"
-            "allowed), told apart by content. For each log: probabilities,\n"
-            "the detected set, top SHAP contributions, pattern cards and per-file evidence.\n\n"
+            "An input is a binary Darshan log, darshan-parser text output (--base or --all; gzip\n"
+            "allowed), an iolens trace (iolens trace -o) or a Recorder trace directory, told apart\n"
+            "by content; traces are turned into Darshan counters first (docs/detect.md). For each\n"
+            "input: probabilities, the detected set, top SHAP contributions, pattern cards and\n"
+            "per-file evidence.\n\n"
             "  --features CSV  feature rows in the layout of dev_features.csv; --csv prints one row\n"
             "                  per input row: one probability column per label and `detected`\n"
             "  --models DIR    model folder (default $IOLENS_MODELS or %s)\n"
@@ -25,14 +27,16 @@ static void usage(FILE *out)
             "  --csv           CSV output (with --features)\n"
             "  --rules         add the Drishti-rule baseline's triggers\n"
             "  --top N         SHAP contributions shown per detected pattern (default 5)\n"
-            "  --tau T         gate threshold (default 0.3)\n",
+            "  --tau T         gate threshold (default 0.3)\n"
+            "  --all-paths     traces: keep files under /dev/ /proc/ /etc/ /usr/ ..., which Darshan\n"
+            "                  (and so the default) leaves out\n",
             iolens_detect_default_models_dir());
 }
 
 struct opts {
     const char *models;
     const char *features;
-    int json, csv, rules, top;
+    int json, csv, rules, top, all_paths;
     double tau;
 };
 
@@ -122,6 +126,32 @@ out:
     return rc;
 }
 
+/* Progress over the ranks of a trace (the total is known once the trace is open). */
+static void on_progress(void *ctx, int done, int total)
+{
+    cli_progress *p = ctx;
+    if (!p->label)
+        cli_progress_init(p, "ranks", (unsigned long)total);
+    cli_progress_step(p, (unsigned long)done - p->done);
+}
+
+/* Reads any input (Darshan log or text, iolens or Recorder trace) with progress. */
+static int read_input(iolens_detect_input **in, const char *path, int all_paths)
+{
+    cli_progress prog;
+    memset(&prog, 0, sizeof prog);
+    iolens_detect_read_opts o;
+    iolens_detect_read_opts_init(&o);
+    o.all_paths = all_paths;
+    o.warn = cli_warn_cb;
+    o.progress = on_progress;
+    o.progress_ctx = &prog;
+    int rc = iolens_detect_read(in, path, &o);
+    if (prog.label)
+        cli_progress_end(&prog);
+    return rc;
+}
+
 struct contrib {
     int feature;
     double value;
@@ -143,7 +173,7 @@ static int detect_log(const struct opts *o, iolens_detect_model *m, const char *
     iolens_detect_file files[MAX_FILES];
     struct contrib contribs[IOLENS_DETECT_NFEATURES];
     int rc = CLI_FAIL, nfiles;
-    if (iolens_detect_read_log(&in, path, cli_warn_cb, NULL) < 0 || iolens_detect_input_features(in, x) < 0 ||
+    if (read_input(&in, path, o->all_paths) < 0 || iolens_detect_input_features(in, x) < 0 ||
         (nfiles = iolens_detect_input_top_files(in, files, MAX_FILES)) < 0 ||
         iolens_detect_predict(m, x, 1, probs) < 0) {
         cli_lib_error();
@@ -316,7 +346,7 @@ out:
 
 int cmd_detect(int argc, char **argv)
 {
-    struct opts o = {getenv("IOLENS_MODELS"), NULL, 0, 0, 0, 5, IOLENS_DETECT_TAU};
+    struct opts o = {getenv("IOLENS_MODELS"), NULL, 0, 0, 0, 5, 0, IOLENS_DETECT_TAU};
     int first_file = argc;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -330,6 +360,8 @@ int cmd_detect(int argc, char **argv)
             o.csv = 1;
         } else if (!strcmp(a, "--rules")) {
             o.rules = 1;
+        } else if (!strcmp(a, "--all-paths")) {
+            o.all_paths = 1;
         } else if (!strcmp(a, "--models") && i + 1 < argc) {
             o.models = argv[++i];
         } else if (!strcmp(a, "--features") && i + 1 < argc) {

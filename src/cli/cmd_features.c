@@ -9,11 +9,15 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: iolens features [--csv|--json] LOG...\n\n"
-                 "Prints the 157 model features (feature_cols_157.json order) computed from each log's\n"
-                 "counters with the aggregation rules of IOSage's features.tsv. LOG is a binary Darshan\n"
-                 "log or darshan-parser text output (--base or --all; gzip allowed), told apart by\n"
-                 "content. CSV (default): a header `log,<157 names>`, one row per log.\n");
+    fprintf(out, "usage: iolens features [--csv|--json] [--all-paths] LOG|TRACE...\n\n"
+                 "Prints the 157 model features (feature_cols_157.json order) computed from each input's\n"
+                 "counters with the aggregation rules of IOSage's features.tsv. An input is a binary\n"
+                 "Darshan log, darshan-parser text output (--base or --all; gzip allowed), an iolens\n"
+                 "trace (iolens trace -o) or a Recorder trace directory, told apart by content; traces\n"
+                 "are turned into Darshan counters first (docs/detect.md). CSV (default): a header\n"
+                 "`log,<157 names>`, one row per input.\n"
+                 "  --all-paths  traces: keep files under /dev/ /proc/ /etc/ /usr/ ..., which Darshan\n"
+                 "               (and so the default) leaves out\n");
 }
 
 /* Shortest of %.15g / %.17g that reads back as the same double. */
@@ -26,9 +30,35 @@ static void print_num(double v)
     fputs(buf, stdout);
 }
 
+/* Progress over the ranks of a trace (the total is known once the trace is open). */
+static void on_progress(void *ctx, int done, int total)
+{
+    cli_progress *p = ctx;
+    if (!p->label)
+        cli_progress_init(p, "ranks", (unsigned long)total);
+    cli_progress_step(p, (unsigned long)done - p->done);
+}
+
+/* Reads any input (Darshan log or text, iolens or Recorder trace) with progress. */
+static int read_input(iolens_detect_input **in, const char *path, int all_paths)
+{
+    cli_progress prog;
+    memset(&prog, 0, sizeof prog);
+    iolens_detect_read_opts o;
+    iolens_detect_read_opts_init(&o);
+    o.all_paths = all_paths;
+    o.warn = cli_warn_cb;
+    o.progress = on_progress;
+    o.progress_ctx = &prog;
+    int rc = iolens_detect_read(in, path, &o);
+    if (prog.label)
+        cli_progress_end(&prog);
+    return rc;
+}
+
 int cmd_features(int argc, char **argv)
 {
-    int json = 0, first = argc;
+    int json = 0, all_paths = 0, first = argc;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
@@ -37,6 +67,8 @@ int cmd_features(int argc, char **argv)
             json = 1;
         } else if (!strcmp(argv[i], "--csv")) {
             json = 0;
+        } else if (!strcmp(argv[i], "--all-paths")) {
+            all_paths = 1;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             cli_error("unknown option '%s'", argv[i]);
             usage(stderr);
@@ -65,7 +97,7 @@ int cmd_features(int argc, char **argv)
     for (int i = first; i < argc; i++) {
         iolens_detect_input *in = NULL;
         double x[IOLENS_DETECT_NFEATURES];
-        if (iolens_detect_read_log(&in, argv[i], cli_warn_cb, NULL) < 0 || iolens_detect_input_features(in, x) < 0) {
+        if (read_input(&in, argv[i], all_paths) < 0 || iolens_detect_input_features(in, x) < 0) {
             cli_lib_error();
             iolens_detect_input_free(in);
             rc = CLI_FAIL;

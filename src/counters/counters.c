@@ -336,6 +336,18 @@ static int dxt_add(iol_crec *r, const iolens_event *e, int64_t off, int64_t byte
     return 0;
 }
 
+/* dup*() and fileno() open a new reference to the file: the runtime counts them
+ * in POSIX_OPENS as well as in DUPS / FILENOS (darshan-parser: "POSIX_OPENS counter
+ * includes both POSIX_FILENOS and POSIX_DUPS counts"; the real nonmpi_dd_64MiB log
+ * has OPENS 2 = 1 open + 1 dup2), with open timestamps and meta time. */
+static void posix_refopen(iol_crec *r, const iolens_event *e, int counter)
+{
+    r->c[IOL_DC_POSIX_OPENS]++;
+    r->c[counter]++;
+    open_close_ts(r->f, IOL_DC_POSIX_F_OPEN_START_TIMESTAMP, IOL_DC_POSIX_F_OPEN_END_TIMESTAMP, e);
+    timer_no_overlap(&r->f[IOL_DC_POSIX_F_META_TIME], e->tstart, e->tend, &r->last_meta_end);
+}
+
 static void posix_event(iol_crec *r, const iolens_event *e)
 {
     int64_t *c = r->c;
@@ -374,8 +386,7 @@ static void posix_event(iol_crec *r, const iolens_event *e)
         c[IOL_DC_POSIX_MMAPS]++;
         break;
     case IOLENS_OP_DUP:
-        c[IOL_DC_POSIX_DUPS]++;
-        timer_no_overlap(&f[IOL_DC_POSIX_F_META_TIME], e->tstart, e->tend, &r->last_meta_end);
+        posix_refopen(r, e, IOL_DC_POSIX_DUPS);
         break;
     default:
         break;
@@ -635,6 +646,18 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const c
         module = IOLENS_DARSHAN_POSIX; /* the runtime counts fileno() on the fd's POSIX record */
     if (e->tend > c->max_end)
         c->max_end = e->tend;
+    if (e->layer == IOLENS_LAYER_STDIO && !c->stdio_started) {
+        /* The runtime's STDIO module starts at the first stdio call of the run (on any
+         * stream) and registers these names whether or not it keeps records: the real
+         * dd and small_writes logs have them, large_seq (no stdio call) has not. */
+        static const char *const names[] = {"<STDIN>", "<STDOUT>", "<STDERR>", "heatmap:STDIO"};
+        c->stdio_started = 1;
+        for (int i = 0; i < 4; i++) {
+            int rc = add_name(c, iolens_darshan_hash(names[i], strlen(names[i]), 0), names[i]);
+            if (rc < 0)
+                return rc;
+        }
+    }
     if (module < 0 || e->file < 0 || !path || !path[0] || (e->flags & IOLENS_EVF_FAILED))
         return 0;
     if (!c->opts.all_paths && path_excluded(path))
@@ -645,7 +668,7 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const c
         return rc;
     int is_rw = e->op == IOLENS_OP_READ || e->op == IOLENS_OP_WRITE;
     if (is_fileno) {
-        r->c[IOL_DC_POSIX_FILENOS]++;
+        posix_refopen(r, e, IOL_DC_POSIX_FILENOS);
         return 0;
     }
     if (!is_rw) {
@@ -1257,3 +1280,4 @@ const char *iolens_counters_name(const iolens_counters *c, uint64_t id)
     return NULL;
 }
 uint64_t iolens_counters_events(const iolens_counters *c) { return c->events; }
+size_t iolens_counters_name_count(const iolens_counters *c) { return c->nnames; }

@@ -62,6 +62,7 @@ struct iolens_counters {
     size_t name_set_cap;
     uint64_t events;
     double max_end;
+    int stdio_started; /* a stdio call was seen: the runtime's STDIO module registered its names */
 };
 
 /* counters.c: common-value helpers exposed for the unit tests through the public API only */

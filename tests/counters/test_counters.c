@@ -414,6 +414,53 @@ static void test_mpiio_stdio(void **state)
     r = rec_of(c, IOLENS_DARSHAN_POSIX, "/data/b", 0);
     assert_non_null(r);
     assert_int_equal(C(r, "POSIX_FILENOS"), 1);
+    assert_int_equal(C(r, "POSIX_OPENS"), 1); /* the runtime counts fileno() as an open too */
+    assert_true(fabs(F(r, "POSIX_F_OPEN_START_TIMESTAMP") - 1.45) < 1e-9);
+    iolens_counters_free(c);
+}
+
+/* The runtime's STDIO module registers <STDIN> <STDOUT> <STDERR> heatmap:STDIO at the
+ * first stdio call of the run, on any stream (real logs: dd and small_writes have them,
+ * large_seq, without stdio calls, has not) */
+static void test_stdio_names(void **state)
+{
+    (void)state;
+    mock *m = mock_new(1);
+    add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_OPEN, "open", 0, -1, -1, 0.1, 0.2);
+    add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_WRITE, "write", 0, 0, 100, 0.3, 0.4);
+    iolens_counters *c = compute(m, NULL);
+    assert_int_equal(iolens_counters_name_count(c), 2); /* /data/a, heatmap:POSIX */
+    assert_null(iolens_counters_name(c, iolens_darshan_hash("<STDERR>", 8, 0)));
+    iolens_counters_free(c);
+    m = mock_new(1);
+    add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_OPEN, "open", 0, -1, -1, 0.1, 0.2);
+    add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_WRITE, "write", 0, 0, 100, 0.3, 0.4);
+    add(m, 0, IOLENS_LAYER_STDIO, IOLENS_OP_WRITE, "fprintf", -1, -1, 33, 0.5, 0.6); /* stderr: no file */
+    c = compute(m, NULL);
+    assert_int_equal(iolens_counters_name_count(c), 6);
+    assert_string_equal(iolens_counters_name(c, iolens_darshan_hash("<STDERR>", 8, 0)), "<STDERR>");
+    assert_string_equal(iolens_counters_name(c, iolens_darshan_hash("heatmap:STDIO", 13, 0)), "heatmap:STDIO");
+    assert_int_equal(iolens_counters_count(c, IOLENS_DARSHAN_STDIO), 0); /* names only */
+    iolens_counters_free(c);
+}
+
+/* dup2 opens a new reference: POSIX_OPENS counts it as well as POSIX_DUPS, as the
+ * real nonmpi_dd_64MiB log shows (dd: open + dup2 -> OPENS 2, DUPS 1) */
+static void test_dup_counts_open(void **state)
+{
+    (void)state;
+    mock *m = mock_new(1);
+    add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_OPEN, "open", 0, -1, -1, 0.1, 0.2);
+    add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_DUP, "dup2", 0, -1, -1, 0.3, 0.4);
+    add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_WRITE, "write", 0, 0, 100, 0.5, 0.6);
+    iolens_counters *c = compute(m, NULL);
+    const iolens_darshan_record *r = rec_of(c, IOLENS_DARSHAN_POSIX, "/data/a", 0);
+    assert_non_null(r);
+    assert_int_equal(C(r, "POSIX_OPENS"), 2);
+    assert_int_equal(C(r, "POSIX_DUPS"), 1);
+    assert_true(fabs(F(r, "POSIX_F_OPEN_START_TIMESTAMP") - 0.1) < 1e-9);
+    assert_true(fabs(F(r, "POSIX_F_OPEN_END_TIMESTAMP") - 0.4) < 1e-9);
+    assert_true(fabs(F(r, "POSIX_F_META_TIME") - 0.2) < 1e-9);
     iolens_counters_free(c);
 }
 
@@ -625,7 +672,8 @@ int main(void)
         cmocka_unit_test(test_shared_reduction),   cmocka_unit_test(test_mpiio_stdio),
         cmocka_unit_test(test_lookup8_ids),        cmocka_unit_test(test_recorder_shared),
         cmocka_unit_test(test_recorder_ckpt),      cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_progress),
+        cmocka_unit_test(test_progress),          cmocka_unit_test(test_dup_counts_open),
+        cmocka_unit_test(test_stdio_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
