@@ -34,19 +34,32 @@ void cli_progress_init(cli_progress *p, const char *label, unsigned long total);
 void cli_progress_step(cli_progress *p, unsigned long n);
 void cli_progress_end(cli_progress *p);
 
-/* Labeled rows for iolens train / eval (defined in cmd_train.c): the configuration-labeled rows of
- * a features CSV + labels CSV at `weight` first (n_conf rows), then the logs listed in rule_list
- * (one darshan-parser text path a line; NULL: none) labeled by the Drishti-rule mapping at
- * rule_weight. Returns a CLI exit code; messages are printed. */
+/* Labeled rows for iolens train / eval (defined in cmd_train.c), three kinds (biquality):
+ * the configuration-labeled dev rows (features CSV + labels CSV) at `weight`, the rows of a local
+ * corpus (`iolens corpus -o DIR`: DIR/features.csv + DIR/labels.csv; NULL: none) at corpus_weight,
+ * then the logs listed in rule_list (NULL: none) labeled by the Drishti-rule mapping at rule_weight.
+ * The scored kind comes first (n_conf rows, `table` holds them): the dev rows, or the corpus rows
+ * when corpus_first. Returns a CLI exit code; messages are printed. */
+/* Default weight of local corpus rows (chosen by experiment, docs/detect.md). */
+#define CLI_CORPUS_WEIGHT 100.0
 struct iolens_detect_table;
+struct cli_detect_sources {
+    const char *features, *labels;
+    double weight;
+    const char *corpus;
+    double corpus_weight;
+    int corpus_first;
+    const char *rule_list;
+    double rule_weight;
+};
 struct cli_detect_rows {
-    struct iolens_detect_table *table;
+    struct iolens_detect_table *table, *table2;
     double *x, *w;
     unsigned char *y;
     size_t n, n_conf;
+    size_t n_dev, n_corpus, n_rule;
 };
-int cli_detect_rows_load(struct cli_detect_rows *r, const char *features, const char *labels, double weight,
-                         const char *rule_list, double rule_weight);
+int cli_detect_rows_load(struct cli_detect_rows *r, const struct cli_detect_sources *src);
 void cli_detect_rows_release(struct cli_detect_rows *r);
 
 #endif

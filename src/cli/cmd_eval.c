@@ -16,7 +16,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: iolens eval [--data DIR] [--features CSV --labels CSV] [--folds K] [--seed N]\n"
             "                   [--group row|config] [--bootstrap B] [--trees N] [--json]\n"
-            "                   [--weight W] [--rule-logs LIST [--rule-weight W]]\n\n"
+            "                   [--weight W] [--rule-logs LIST [--rule-weight W]]\n"
+            "                   [--corpus DIR [--corpus-weight W] [--score dev|corpus]]\n\n"
             "k-fold cross-validation of the pattern classifier on labeled feature rows (default: the\n"
             "201 dev rows of IOSage), stratified by label set, with Micro-F1, Macro-F1, Hamming loss,\n"
             "subset accuracy and per-label precision / recall / F1 with 95%% bootstrap intervals, for\n"
@@ -30,7 +31,14 @@ static void usage(FILE *out)
             "  --rule-logs LIST logs (one path a line: binary .darshan logs or darshan-parser dumps)\n"
             "                   labeled by the Drishti-rule mapping,\n"
             "                   added to every training fold at --rule-weight (default 1), never scored\n"
-            "  --json           machine-readable output\n");
+            "  --corpus DIR     rows of a local corpus (iolens corpus -o DIR) at --corpus-weight\n"
+            "                   (default %g); with --score dev (default) they join every training fold\n"
+            "  --score corpus   score the corpus rows instead: folds over the corpus grouped by\n"
+            "                   scenario (every variant of a held-out scenario is out of training;\n"
+            "                   --group row splits by run), the dev rows in every training fold\n"
+            "  --predictions CSV write each scored row's out-of-fold probabilities and sets\n"
+            "  --json           machine-readable output\n",
+            CLI_CORPUS_WEIGHT);
 }
 
 /* Configuration key of a scenario: without a trailing _r<N> / _rep<N>; "<job>.<step>" -> job. */
@@ -119,11 +127,53 @@ static void on_progress(void *ctx, unsigned long done, unsigned long total)
         cli_progress_step(p, done - p->done);
 }
 
+static void put_set(FILE *f, const unsigned char *v)
+{
+    int first = 1;
+    for (int l = 0; l < NL; l++)
+        if (v[l]) {
+            fprintf(f, "%s%s", first ? "" : ";", iolens_detect_label_name(l));
+            first = 0;
+        }
+}
+
+/* One line per scored row: scenario, fold, truth, gate's set, the eight out-of-fold probabilities. */
+static int write_predictions(const char *path, const iolens_detect_table *t, const double *oof,
+                             const unsigned char *y, const unsigned char *gate, const int *fold, size_t n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        cli_error("cannot write '%s'", path);
+        return CLI_FAIL;
+    }
+    fprintf(f, "row,scenario,fold,truth,gate");
+    for (int l = 0; l < NL; l++)
+        fprintf(f, ",p_%s", iolens_detect_label_name(l));
+    fprintf(f, "\n");
+    for (size_t i = 0; i < n; i++) {
+        const char *sc = iolens_detect_table_cell(t, i, "_scenario");
+        fprintf(f, "%zu,%s,%d,", i + 1, sc && !strpbrk(sc, ",\"\n") ? sc : "", fold[i]);
+        put_set(f, y + i * NL);
+        fputc(',', f);
+        put_set(f, gate + i * NL);
+        for (int l = 0; l < NL; l++)
+            fprintf(f, ",%.6f", oof[i * NL + l]);
+        fputc('\n', f);
+    }
+    int bad = ferror(f);
+    if (fclose(f) || bad) {
+        cli_error("cannot write '%s'", path);
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
 int cmd_eval(int argc, char **argv)
 {
     const char *data = getenv("IOLENS_SHARED_DATA"), *features = NULL, *labels = NULL, *rule_list = NULL;
-    double weight = 100.0, rule_weight = 1.0;
-    int k = 5, reps = 1000, json = 0, by_config = 0;
+    const char *corpus = NULL, *pred_path = NULL;
+    double weight = 100.0, rule_weight = 1.0, corpus_weight = CLI_CORPUS_WEIGHT;
+    int k = 5, reps = 1000, json = 0, by_config = -1, score_corpus = 0;
     iolens_detect_params params;
     iolens_detect_params_default(&params);
     for (int i = 1; i < argc; i++) {
@@ -142,6 +192,15 @@ int cmd_eval(int argc, char **argv)
             labels = argv[++i];
         } else if (i + 1 < argc && !strcmp(a, "--rule-logs")) {
             rule_list = argv[++i];
+        } else if (i + 1 < argc && !strcmp(a, "--predictions")) {
+            pred_path = argv[++i];
+        } else if (i + 1 < argc && !strcmp(a, "--corpus")) {
+            corpus = argv[++i];
+        } else if (i + 1 < argc && !strcmp(a, "--corpus-weight") &&
+                   (corpus_weight = strtod(argv[++i], &end), *end == '\0') && corpus_weight > 0) {
+        } else if (i + 1 < argc && !strcmp(a, "--score") &&
+                   (!strcmp(argv[i + 1], "dev") || !strcmp(argv[i + 1], "corpus"))) {
+            score_corpus = !strcmp(argv[++i], "corpus");
         } else if (i + 1 < argc && !strcmp(a, "--rule-weight") &&
                    (rule_weight = strtod(argv[++i], &end), *end == '\0') && rule_weight > 0) {
         } else if (i + 1 < argc && !strcmp(a, "--weight") && (weight = strtod(argv[++i], &end), *end == '\0') &&
@@ -162,6 +221,12 @@ int cmd_eval(int argc, char **argv)
             return CLI_USAGE;
         }
     }
+    if (score_corpus && !corpus) {
+        cli_error("--score corpus needs --corpus DIR");
+        return CLI_USAGE;
+    }
+    if (by_config < 0)
+        by_config = score_corpus; /* corpus: scenarios held out of training by default */
     if (!data)
         data = iolens_detect_default_data_dir();
     char fpath[4096], lpath[4096];
@@ -182,9 +247,13 @@ int cmd_eval(int argc, char **argv)
     memset(methods, 0, sizeof methods);
     for (int m = 0; m < nmethods; m++)
         methods[m].name = method_names[m];
-    if (cli_detect_rows_load(&rows, features, labels, weight, rule_list, rule_weight) != CLI_OK)
+    struct cli_detect_sources src = {features, labels, weight, corpus, corpus_weight, score_corpus, rule_list,
+                                     rule_weight};
+    if (cli_detect_rows_load(&rows, &src) != CLI_OK)
         goto out;
-    /* the configuration-labeled rows are scored; rule-labeled rows only ever train (fold -1) */
+    const double scored_weight = score_corpus ? corpus_weight : weight;
+    /* the first block (dev rows, or corpus rows with --score corpus) is scored; the other
+     * configuration-labeled block and the rule-labeled rows only ever train (fold -1) */
     size_t n = rows.n_conf, nall = rows.n;
     const double *x = rows.x;
     const unsigned char *y = rows.y;
@@ -244,6 +313,8 @@ int cmd_eval(int argc, char **argv)
         methods[1].pred[i * NL + IOLENS_DETECT_NPATTERNS] = gate == 0;
         methods[2].pred[i * NL + IOLENS_DETECT_NPATTERNS] = rules == 0;
     }
+    if (pred_path && write_predictions(pred_path, rows.table, oof, y, methods[1].pred, fold, n) != CLI_OK)
+        goto out;
     for (int m = 0; m < nmethods; m++) {
         iolens_detect_score(&methods[m].s, y, methods[m].pred, NULL, n);
         if (iolens_detect_bootstrap(&methods[m].lo, &methods[m].hi, y, methods[m].pred, n, reps, params.seed + 1) <
@@ -257,12 +328,22 @@ int cmd_eval(int argc, char **argv)
         iol_jsonw jw;
         iol_jsonw_init(&jw, stdout, 1);
         iol_jsonw_obj_begin(&jw);
+        iol_jsonw_key(&jw, "scored");
+        iol_jsonw_str(&jw, score_corpus ? "corpus" : "dev");
         iol_jsonw_key(&jw, "rows");
         iol_jsonw_uint(&jw, n);
         iol_jsonw_key(&jw, "weight");
+        iol_jsonw_double(&jw, scored_weight);
+        iol_jsonw_key(&jw, "dev_rows");
+        iol_jsonw_uint(&jw, rows.n_dev);
+        iol_jsonw_key(&jw, "dev_weight");
         iol_jsonw_double(&jw, weight);
+        iol_jsonw_key(&jw, "corpus_rows");
+        iol_jsonw_uint(&jw, rows.n_corpus);
+        iol_jsonw_key(&jw, "corpus_weight");
+        iol_jsonw_double(&jw, corpus_weight);
         iol_jsonw_key(&jw, "rule_rows");
-        iol_jsonw_uint(&jw, nall - n);
+        iol_jsonw_uint(&jw, rows.n_rule);
         iol_jsonw_key(&jw, "rule_weight");
         iol_jsonw_double(&jw, rule_weight);
         iol_jsonw_key(&jw, "folds");
@@ -305,10 +386,16 @@ int cmd_eval(int argc, char **argv)
         iol_jsonw_obj_end(&jw);
         iol_jsonw_finish(&jw);
     } else {
-        printf("%zu configuration-labeled rows (weight %g) scored by %d-fold CV stratified by label set, grouped by\n"
-               "%s (%zu groups); %zu rule-labeled rows (weight %g) in every training fold; seed %llu, %d trees;\n"
-               "95%% intervals from %d bootstrap resamples of the out-of-fold predictions\n\n",
-               n, weight, k, by_config ? "configuration" : "row", ngroups, nall - n, rule_weight,
+        char other[160] = "";
+        if (rows.n_corpus && !score_corpus)
+            snprintf(other, sizeof other, "%zu local corpus rows (weight %g) and ", rows.n_corpus, corpus_weight);
+        else if (score_corpus)
+            snprintf(other, sizeof other, "%zu dev rows (weight %g) and ", rows.n_dev, weight);
+        printf("%zu %s rows (weight %g) scored by %d-fold CV stratified by label set, grouped by\n"
+               "%s (%zu groups); %s%zu rule-labeled rows (weight %g) in every training fold; seed %llu,\n"
+               "%d trees; 95%% intervals from %d bootstrap resamples of the out-of-fold predictions\n\n",
+               n, score_corpus ? "local corpus" : "configuration-labeled", scored_weight, k,
+               by_config ? "configuration" : "row", ngroups, other, rows.n_rule, rule_weight,
                (unsigned long long)params.seed, params.n_trees, reps);
         printf("%-30s  %-20s  %-20s  %-20s  %-20s\n", "method", "Micro-F1", "Macro-F1", "Hamming (lower better)",
                "Subset accuracy");

@@ -12,16 +12,21 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: iolens train [--data DIR] [--features CSV --labels CSV] [--weight W]\n"
-            "                    [--rule-logs LIST [--rule-weight W]] [--out DIR] [--seed N] [--trees N]\n\n"
+            "                    [--corpus DIR [--corpus-weight W]] [--rule-logs LIST [--rule-weight W]]\n"
+            "                    [--out DIR] [--seed N] [--trees N]\n\n"
             "Trains one XGBoost model per pattern plus one for \"healthy\" (seed hyper-parameters,\n"
             "per-label scale_pos_weight = min(neg/pos, 100)) with biquality weights: configuration-\n"
-            "labeled rows at W (100), rule-labeled logs at the rule weight (1). Deterministic for a\n"
-            "seed (one thread). Without options it rebuilds the shipped models/.\n\n"
+            "labeled rows at W (100), local corpus rows at the corpus weight, rule-labeled logs at the\n"
+            "rule weight (1). Deterministic for a seed (one thread). Without options it rebuilds the\n"
+            "shipped models/.\n\n"
             "  --data DIR        shared data folder (default $IOLENS_SHARED_DATA or %s);\n"
             "                    reads DIR/iosage/dev_features.csv and dev_labels.csv\n"
             "  --features CSV    feature rows in the layout of dev_features.csv\n"
             "  --labels CSV      label rows in the layout of dev_labels.csv\n"
             "  --weight W        weight of those rows (default 100)\n"
+            "  --corpus DIR      labeled rows of a local corpus (iolens corpus -o DIR: features.csv,\n"
+            "                    labels.csv), e.g. data/corpus (iolens corpus --seed 1)\n"
+            "  --corpus-weight W weight of the corpus rows (default %g)\n"
             "  --rule-logs LIST  file listing logs (one path a line: binary .darshan logs or\n"
             "                    darshan-parser dumps) labeled by the\n"
             "                    Drishti-rule mapping of drishti_code_to_label.tsv\n"
@@ -29,7 +34,7 @@ static void usage(FILE *out)
             "  --out DIR         model folder to write (default %s)\n"
             "  --seed N          random seed (default 42)\n"
             "  --trees N         trees per model (default 500)\n",
-            iolens_detect_default_data_dir(), iolens_detect_default_models_dir());
+            iolens_detect_default_data_dir(), CLI_CORPUS_WEIGHT, iolens_detect_default_models_dir());
 }
 
 static void on_progress(void *ctx, unsigned long done, unsigned long total)
@@ -43,6 +48,7 @@ static void on_progress(void *ctx, unsigned long done, unsigned long total)
 void cli_detect_rows_release(struct cli_detect_rows *r)
 {
     iolens_detect_table_free(r->table);
+    iolens_detect_table_free(r->table2);
     free(r->x);
     free(r->w);
     free(r->y);
@@ -89,48 +95,80 @@ oom:
     return CLI_FAIL;
 }
 
-int cli_detect_rows_load(struct cli_detect_rows *r, const char *features, const char *labels, double weight,
-                         const char *rule_list, double rule_weight)
+/* One configuration-labeled table: features and their labels. */
+static int load_table(struct iolens_detect_table **t, unsigned char **y, const char *features, const char *labels)
+{
+    if (iolens_detect_table_read(t, features) < 0 ||
+        iolens_detect_labels_read(y, iolens_detect_table_rows(*t), labels) < 0) {
+        cli_lib_error();
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
+int cli_detect_rows_load(struct cli_detect_rows *r, const struct cli_detect_sources *src)
 {
     memset(r, 0, sizeof *r);
     int rc = CLI_FAIL;
     char **paths = NULL;
     size_t npaths = 0;
     double *rx = NULL;
-    unsigned char *ry = NULL;
-    if (iolens_detect_table_read(&r->table, features) < 0 ||
-        iolens_detect_labels_read(&r->y, iolens_detect_table_rows(r->table), labels) < 0) {
-        cli_lib_error();
+    unsigned char *ry = NULL, *dy = NULL, *cy = NULL;
+    struct iolens_detect_table *dev = NULL, *cor = NULL;
+    char cf[4096], cl[4096];
+    if (load_table(&dev, &dy, src->features, src->labels) != CLI_OK)
         goto out;
+    if (src->corpus) {
+        snprintf(cf, sizeof cf, "%s/features.csv", src->corpus);
+        snprintf(cl, sizeof cl, "%s/labels.csv", src->corpus);
+        if (load_table(&cor, &cy, cf, cl) != CLI_OK)
+            goto out;
     }
-    r->n_conf = iolens_detect_table_rows(r->table);
-    if (rule_list) {
-        if (read_list(rule_list, &paths, &npaths) != CLI_OK)
+    if (src->rule_list) {
+        if (read_list(src->rule_list, &paths, &npaths) != CLI_OK)
             goto out;
         if (iolens_detect_rule_rows(&rx, &ry, (const char *const *)paths, npaths, cli_warn_cb, NULL) < 0) {
             cli_lib_error();
             goto out;
         }
     }
-    r->n = r->n_conf + npaths;
+    r->n_dev = iolens_detect_table_rows(dev);
+    r->n_corpus = cor ? iolens_detect_table_rows(cor) : 0;
+    r->n_rule = npaths;
+    r->n = r->n_dev + r->n_corpus + npaths;
     const size_t nf = IOLENS_DETECT_NFEATURES, nl = IOLENS_DETECT_NLABELS;
     r->x = malloc((r->n ? r->n : 1) * nf * sizeof *r->x);
     r->w = malloc((r->n ? r->n : 1) * sizeof *r->w);
-    unsigned char *y = realloc(r->y, (r->n ? r->n : 1) * nl);
-    if (!r->x || !r->w || !y) {
+    r->y = malloc((r->n ? r->n : 1) * nl);
+    if (!r->x || !r->w || !r->y) {
         cli_error("out of memory");
         goto out;
     }
-    r->y = y;
-    for (size_t i = 0; i < r->n_conf; i++) {
-        memcpy(r->x + i * nf, iolens_detect_table_row(r->table, i), nf * sizeof *r->x);
-        r->w[i] = weight;
+    /* blocks in order: the scored kind first */
+    const int corpus_first = cor && src->corpus_first;
+    struct block {
+        struct iolens_detect_table *t;
+        const unsigned char *y;
+        size_t n;
+        double w;
+    } dblock = {dev, dy, r->n_dev, src->weight}, cblock = {cor, cy, r->n_corpus, src->corpus_weight};
+    struct block blocks[2] = {corpus_first ? cblock : dblock, corpus_first ? dblock : cblock};
+    size_t at = 0;
+    for (int b = 0; b < 2; b++)
+        for (size_t i = 0; i < blocks[b].n; i++, at++) {
+            memcpy(r->x + at * nf, iolens_detect_table_row(blocks[b].t, i), nf * sizeof *r->x);
+            memcpy(r->y + at * nl, blocks[b].y + i * nl, nl);
+            r->w[at] = blocks[b].w;
+        }
+    for (size_t j = 0; j < npaths; j++, at++) {
+        memcpy(r->x + at * nf, rx + j * nf, nf * sizeof *r->x);
+        memcpy(r->y + at * nl, ry + j * nl, nl);
+        r->w[at] = src->rule_weight;
     }
-    for (size_t j = 0; j < npaths; j++) {
-        memcpy(r->x + (r->n_conf + j) * nf, rx + j * nf, nf * sizeof *r->x);
-        memcpy(r->y + (r->n_conf + j) * nl, ry + j * nl, nl);
-        r->w[r->n_conf + j] = rule_weight;
-    }
+    r->n_conf = blocks[0].n;
+    r->table = blocks[0].t;
+    r->table2 = blocks[1].t;
+    dev = cor = NULL;
     rc = CLI_OK;
 out:
     for (size_t i = 0; i < npaths; i++)
@@ -138,6 +176,10 @@ out:
     free(paths);
     free(rx);
     free(ry);
+    free(dy);
+    free(cy);
+    iolens_detect_table_free(dev);
+    iolens_detect_table_free(cor);
     if (rc != CLI_OK)
         cli_detect_rows_release(r);
     return rc;
@@ -147,7 +189,8 @@ int cmd_train(int argc, char **argv)
 {
     const char *data = getenv("IOLENS_SHARED_DATA");
     const char *features = NULL, *labels = NULL, *rule_list = NULL, *out = iolens_detect_default_models_dir();
-    double weight = 100.0, rule_weight = 1.0;
+    const char *corpus = NULL;
+    double weight = 100.0, rule_weight = 1.0, corpus_weight = CLI_CORPUS_WEIGHT;
     iolens_detect_params params;
     iolens_detect_params_default(&params);
     for (int i = 1; i < argc; i++) {
@@ -171,6 +214,10 @@ int cmd_train(int argc, char **argv)
             labels = v;
         else if (!strcmp(a, "--rule-logs"))
             rule_list = v;
+        else if (!strcmp(a, "--corpus"))
+            corpus = v;
+        else if (!strcmp(a, "--corpus-weight") && (corpus_weight = strtod(v, &end), *end == '\0') && corpus_weight > 0)
+            ;
         else if (!strcmp(a, "--out"))
             out = v;
         else if (!strcmp(a, "--weight") && (weight = strtod(v, &end), *end == '\0') && weight > 0)
@@ -198,7 +245,8 @@ int cmd_train(int argc, char **argv)
     int rc = CLI_FAIL;
     struct cli_detect_rows rows;
     iolens_detect_model *m = NULL;
-    if (cli_detect_rows_load(&rows, features, labels, weight, rule_list, rule_weight) != CLI_OK)
+    struct cli_detect_sources src = {features, labels, weight, corpus, corpus_weight, 0, rule_list, rule_weight};
+    if (cli_detect_rows_load(&rows, &src) != CLI_OK)
         return CLI_FAIL;
     cli_progress prog;
     cli_progress_init(&prog, "training", (unsigned long)IOLENS_DETECT_NLABELS * (unsigned long)params.n_trees);
@@ -215,18 +263,20 @@ int cmd_train(int argc, char **argv)
         cli_error("cannot create '%s': %s", out, strerror(errno));
         goto out;
     }
-    char note[512];
+    char note[512], cnote[128] = "";
+    if (corpus)
+        snprintf(cnote, sizeof cnote, ", %zu local corpus rows at weight %g", rows.n_corpus, corpus_weight);
     snprintf(note, sizeof note,
-             "%zu configuration-labeled rows at weight %g (dev_features.csv / dev_labels.csv), %zu rule-labeled logs "
-             "at weight %g",
-             rows.n_conf, weight, rows.n - rows.n_conf, rule_weight);
+             "%zu configuration-labeled rows at weight %g (dev_features.csv / dev_labels.csv)%s, %zu rule-labeled "
+             "logs at weight %g",
+             rows.n_dev, weight, cnote, rows.n_rule, rule_weight);
     if (iolens_detect_model_save(m, out, note) < 0) {
         cli_lib_error();
         goto out;
     }
-    printf("trained %d models (%d trees each) on %zu rows (%zu configuration-labeled at weight %g, %zu rule-labeled "
-           "at weight %g), seed %llu -> %s\n",
-           IOLENS_DETECT_NLABELS, params.n_trees, rows.n, rows.n_conf, weight, rows.n - rows.n_conf, rule_weight,
+    printf("trained %d models (%d trees each) on %zu rows (%zu configuration-labeled at weight %g%s, %zu "
+           "rule-labeled at weight %g), seed %llu -> %s\n",
+           IOLENS_DETECT_NLABELS, params.n_trees, rows.n, rows.n_dev, weight, cnote, rows.n_rule, rule_weight,
            (unsigned long long)params.seed, out);
     rc = CLI_OK;
 out:
