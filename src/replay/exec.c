@@ -247,16 +247,17 @@ static int create_file(struct rp_exec *x, const char *rel)
     int rc = walk(x, rel, 1, &dfd, &base);
     if (rc < 0)
         return rc;
-    int fd = openat(dfd, base, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+    /* mknod fails with EEXIST like O_CREAT|O_EXCL but is no open: the replay's own trace (and its
+     * Darshan counters) then holds exactly the workload's opens */
+    int made = mknodat(dfd, base, S_IFREG | 0644, 0);
     int err = errno;
     close(dfd);
-    if (fd < 0) {
+    if (made < 0) {
         if (err == EEXIST)
             return iol_err(IOLENS_EINVAL, "'%s/%s' already exists: a replay only writes files it creates "
                            "(use an empty --root)", x->root, rel);
         return iol_err(IOLENS_EIO, "cannot create '%s/%s': %s", x->root, rel, strerror(err));
     }
-    close(fd);
     return push(&x->files, &x->nfiles, &x->capfiles, rel);
 }
 

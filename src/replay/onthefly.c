@@ -8,7 +8,8 @@
  *  - collective MPI-IO calls are checked up front to match across ranks (the
  *    same calls on the same files in the same order), else the replay refuses;
  *  - where the trace shows that every rank's earlier calls had ended before an
- *    open started (the mark of a barrier), the ranks meet at a barrier there,
+ *    open or a namespace change (unlink, rename, ...) started (the mark of a
+ *    barrier), the ranks meet at a barrier there,
  *    so phases do not overlap when the original's did not.
  * Every open-close session is timed; the sessions of all ranks are gathered
  * on rank 0 (FBench Algorithm 1 over the writing and the reading sessions).
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -153,6 +155,17 @@ static void barrier(struct otf *o)
 #endif
 }
 
+/* The replay's own safety checks go around the tracer (a raw system call), so a
+ * trace of the replay holds the workload's calls only, not its bookkeeping. */
+static int raw_lstat(const char *path, struct stat *sb)
+{
+#ifdef SYS_newfstatat
+    return (int)syscall(SYS_newfstatat, AT_FDCWD, path, sb, AT_SYMLINK_NOFOLLOW);
+#else
+    return fstatat(AT_FDCWD, path, sb, AT_SYMLINK_NOFOLLOW);
+#endif
+}
+
 static int system_path(const char *p)
 {
     if (!strncmp(p, "/dev/shm/", 9))
@@ -175,7 +188,7 @@ static int full_path(struct otf *o, const char *rel, char *out, size_t cap)
     for (char *s = out + rootlen; (s = strchr(s, '/')); s++) {
         *s = 0;
         struct stat st;
-        if (lstat(out, &st) < 0) {
+        if (raw_lstat(out, &st) < 0) {
             if (errno != ENOENT || (mkdir(out, 0755) < 0 && errno != EEXIST)) {
                 int err = errno;
                 *s = '/';
@@ -196,7 +209,7 @@ static int file_path(struct otf *o, struct otf_file *f, char *out, size_t cap)
 {
     int rc = full_path(o, f->rel, out, cap);
     struct stat st;
-    if (rc == 0 && lstat(out, &st) == 0 && S_ISLNK(st.st_mode))
+    if (rc == 0 && raw_lstat(out, &st) == 0 && S_ISLNK(st.st_mode))
         rc = iol_err(IOLENS_EINVAL, "'%s' is a symbolic link: refusing to follow it", out);
     return rc;
 }
@@ -325,7 +338,10 @@ static int push_cut(struct otf *o, const iolens_event *e, int rank, int64_t idx,
         o->ev = c;
         o->capev = cap;
     }
-    o->ev[o->nev++] = (struct otf_cut){e->tstart, e->tend, rank, e->op == IOLENS_OP_OPEN, coll, idx};
+    /* synchronisation candidates: opens and namespace changes (a rank's unlink must not
+     * overtake another rank's last read of the file when the trace shows it did not) */
+    int point = e->op == IOLENS_OP_OPEN || e->op == IOLENS_OP_META || e->op == IOLENS_OP_TRUNCATE;
+    o->ev[o->nev++] = (struct otf_cut){e->tstart, e->tend, rank, point, coll, idx};
     return 0;
 }
 
@@ -404,8 +420,8 @@ static int cmp_cut(const void *a, const void *b)
     return x->rank != y->rank ? x->rank - y->rank : (x->idx < y->idx ? -1 : x->idx > y->idx);
 }
 
-/* Synchronisation points: an open that started after every earlier call of
- * every rank had ended, with no collective call split across it. This rank
+/* Synchronisation points: an open (or unlink, rename, mkdir, ...) that started after
+ * every earlier call of every rank had ended, with no collective call split across it. This rank
  * meets the others at a barrier before its first call after each point. */
 static int find_cuts(struct otf *o)
 {
@@ -679,7 +695,7 @@ static int meta_event(struct otf *o, iolens_evsource *src, int rank, struct otf_
     } else if (!strcmp(fn, "opendir")) {
         if (f->n >= OTF_MAX_DEPTH)
             return iol_err(IOLENS_EUNSUPPORTED, "trace opens '%s' more than %d times at once", f->rel, OTF_MAX_DEPTH);
-        if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode))
+        if (raw_lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode))
             return iol_err(IOLENS_EINVAL, "'%s' is a symbolic link: refusing to follow it", path);
         DIR *d = opendir(path);
         if (!d) {
@@ -899,7 +915,7 @@ static void snapshot(struct otf *o)
         char path[PATH_MAX];
         struct stat sb;
         if (!f->skip && snprintf(path, sizeof path, "%s/%s", o->opt->root, f->rel) < (int)sizeof path)
-            f->existed = lstat(path, &sb) == 0;
+            f->existed = raw_lstat(path, &sb) == 0;
     }
 }
 
@@ -951,7 +967,7 @@ static void remove_created(struct otf *o)
     for (size_t i = 0; i < n; i++) {
         char path[PATH_MAX];
         struct stat sb;
-        if (snprintf(path, sizeof path, "%s/%s", o->opt->root, v[i]) >= (int)sizeof path || lstat(path, &sb) < 0)
+        if (snprintf(path, sizeof path, "%s/%s", o->opt->root, v[i]) >= (int)sizeof path || raw_lstat(path, &sb) < 0)
             continue;
         if (S_ISDIR(sb.st_mode))
             rmdir(path);
