@@ -96,7 +96,10 @@ static int open_fd(struct rp_file *f, int extra)
     /* the file exists (the replay created it): O_CREAT only gives a writer the flags and mode
      * an application's open has (IOR: O_RDWR | O_CREAT, 0644) */
     int flags = (f->write ? O_RDWR | O_CREAT : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC | extra;
-    return openat(f->dirfd, f->base, flags, 0644);
+    /* by its full path (the directories were walked without following links when the file was
+     * created), so that the replay's own trace names the file as the application's did */
+    (void)f->dirfd;
+    return open(f->full, flags, 0644);
 }
 
 static int posix_open(struct rp_file *f)

@@ -166,6 +166,15 @@ static int raw_lstat(const char *path, struct stat *sb)
 #endif
 }
 
+static int raw_mkdir(const char *path, mode_t mode)
+{
+#ifdef SYS_mkdirat
+    return (int)syscall(SYS_mkdirat, AT_FDCWD, path, mode);
+#else
+    return mkdir(path, mode);
+#endif
+}
+
 static int system_path(const char *p)
 {
     if (!strncmp(p, "/dev/shm/", 9))
@@ -189,7 +198,7 @@ static int full_path(struct otf *o, const char *rel, char *out, size_t cap)
         *s = 0;
         struct stat st;
         if (raw_lstat(out, &st) < 0) {
-            if (errno != ENOENT || (mkdir(out, 0755) < 0 && errno != EEXIST)) {
+            if (errno != ENOENT || (raw_mkdir(out, 0755) < 0 && errno != EEXIST)) {
                 int err = errno;
                 *s = '/';
                 return iol_err(IOLENS_EIO, "cannot create directory for '%s': %s", out, strerror(err));
@@ -682,8 +691,8 @@ static int meta_event(struct otf *o, iolens_evsource *src, int rank, struct otf_
     }
     if ((rc = full_path(o, f->rel, path, sizeof path)) < 0)
         return rc;
-    if (e->op == IOLENS_OP_STAT) {
-        bad = lstat(path, &sb) < 0;
+    if (e->op == IOLENS_OP_STAT) { /* stat follows a link, lstat does not, as recorded (reading only) */
+        bad = (strstr(fn, "lstat") || strstr(fn, "lxstat") ? lstat(path, &sb) : stat(path, &sb)) < 0;
     } else if (!strcmp(fn, "access")) {
         int32_t fd;
         int64_t a[4];
@@ -969,10 +978,14 @@ static void remove_created(struct otf *o)
         struct stat sb;
         if (snprintf(path, sizeof path, "%s/%s", o->opt->root, v[i]) >= (int)sizeof path || raw_lstat(path, &sb) < 0)
             continue;
+#ifdef SYS_unlinkat /* the replay's cleanup, not the workload's: around the tracer */
+        syscall(SYS_unlinkat, AT_FDCWD, path, S_ISDIR(sb.st_mode) ? AT_REMOVEDIR : 0);
+#else
         if (S_ISDIR(sb.st_mode))
             rmdir(path);
         else
             unlink(path);
+#endif
     }
     free(v);
 }
