@@ -93,6 +93,13 @@ struct otf_file {
     char *rel;        /* path below the root */
 };
 
+/* A depth-0 event with the raw arguments the replay needs (iolens traces). */
+struct otf_ev {
+    iolens_event e;
+    int64_t a[4];
+    int has_a, rank;
+};
+
 struct otf_coll {
     const char *func;
     int64_t file;
@@ -278,26 +285,38 @@ static int considered(const struct otf *o, const iolens_event *e)
 }
 
 /* Communicator of an MPI_File_open: 1 MPI_COMM_WORLD, 0 one rank. */
-static int open_world(struct otf *o, iolens_evsource *src, int rank, const iolens_event *e, int *world)
+static int open_world(struct otf *o, const struct otf_ev *v, int *world)
 {
+    const iolens_event *e = &v->e;
     *world = o->nranks > 1;
-    if (o->iolens_kind) {
-        int32_t fd;
-        int64_t a[4];
-        if (iolens_trace_last_args(src, rank, &fd, a) == 0) {
-            if (a[2] <= 1)
-                *world = 0;
-            else if (a[2] != o->nranks)
-                return iol_err(IOLENS_EUNSUPPORTED, "rank %d: %s of '%s' on a communicator of %lld ranks: only "
-                               "MPI_COMM_WORLD (%d ranks) or a single rank can be replayed", rank, e->func,
-                               o->files[e->file].path, (long long)a[2], o->nranks);
-        }
+    if (v->has_a) {
+        if (v->a[2] <= 1)
+            *world = 0;
+        else if (v->a[2] != o->nranks)
+            return iol_err(IOLENS_EUNSUPPORTED, "rank %d: %s of '%s' on a communicator of %lld ranks: only "
+                           "MPI_COMM_WORLD (%d ranks) or a single rank can be replayed", v->rank, e->func,
+                           o->files[e->file].path, (long long)v->a[2], o->nranks);
         return 0;
     }
     for (uint32_t i = 0; i < e->nargs && e->args; i++) /* Recorder: the communicator as text */
         if (e->args[i] && strstr(e->args[i], "SELF"))
             *world = 0;
     return 0;
+}
+
+/* Next depth-0 event of a rank, with its raw arguments. */
+static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v)
+{
+    int rc;
+    while ((rc = iolens_evsource_next(src, rank, &v->e)) > 0) {
+        if (v->e.depth)
+            continue;
+        int32_t fd;
+        v->rank = rank;
+        v->has_a = o->iolens_kind && iolens_trace_last_args(src, rank, &fd, v->a) == 0;
+        return 1;
+    }
+    return rc;
 }
 
 static int creates(const iolens_event *e)
@@ -357,59 +376,60 @@ static int push_cut(struct otf *o, const iolens_event *e, int rank, int64_t idx,
 /* Pre-pass over one rank: extents, first opens, sessions, collectives, synchronisation events. */
 static int prepare_rank(struct otf *o, iolens_evsource *src, int r, int64_t *nsess)
 {
-    iolens_event e;
+    struct otf_ev v;
+    const iolens_event *e = &v.e;
     int rc;
     int64_t idx = 0;
     size_t ncoll = 0;
     o->first[r] = -1;
     for (size_t i = 0; i < o->nfiles; i++)
         o->f[i].pre_world = 0;
-    while ((rc = iolens_evsource_next(src, r, &e)) > 0) {
-        if (!e.depth && o->first[r] < 0)
-            o->first[r] = e.tstart;
-        if (e.file >= 0 && (uint64_t)e.file < o->nfiles && e.op == IOLENS_OP_READ && e.offset >= 0 &&
-            e.offset + e.size > o->f[e.file].extent)
-            o->f[e.file].extent = e.offset + e.size;
-        if (!considered(o, &e))
+    while ((rc = fetch(o, src, r, &v)) > 0) {
+        if (o->first[r] < 0)
+            o->first[r] = e->tstart;
+        if (e->file >= 0 && (uint64_t)e->file < o->nfiles && e->op == IOLENS_OP_READ && e->offset >= 0 &&
+            e->offset + e->size > o->f[e->file].extent)
+            o->f[e->file].extent = e->offset + e->size;
+        if (!considered(o, e))
             continue;
-        struct otf_file *f = &o->f[e.file];
-        if (e.op == IOLENS_OP_OPEN) {
-            if (e.layer == IOLENS_LAYER_MPIIO && (rc = open_world(o, src, r, &e, &f->pre_world)) < 0)
+        struct otf_file *f = &o->f[e->file];
+        if (e->op == IOLENS_OP_OPEN) {
+            if (e->layer == IOLENS_LAYER_MPIIO && (rc = open_world(o, &v, &f->pre_world)) < 0)
                 return rc;
-            if (!f->opened || e.tstart < f->first_open) {
+            if (!f->opened || e->tstart < f->first_open) {
                 f->opened = 1;
-                f->first_open = e.tstart;
-                f->input = !creates(&e);
-                f->dir = e.layer == IOLENS_LAYER_POSIX && e.open_flags >= 0 && (e.open_flags & O_DIRECTORY);
+                f->first_open = e->tstart;
+                f->input = !creates(e);
+                f->dir = e->layer == IOLENS_LAYER_POSIX && e->open_flags >= 0 && (e->open_flags & O_DIRECTORY);
             }
             (*nsess)++;
             if (o->nsf == o->capsf) {
                 size_t cap = o->capsf ? o->capsf * 2 : 64;
-                int64_t *v = realloc(o->sess_file, cap * sizeof *v);
-                if (!v)
+                int64_t *nv = realloc(o->sess_file, cap * sizeof *nv);
+                if (!nv)
                     return iol_err(IOLENS_ENOMEM, "out of memory");
-                o->sess_file = v;
+                o->sess_file = nv;
                 o->capsf = cap;
             }
-            o->sess_file[o->nsf++] = e.file;
+            o->sess_file[o->nsf++] = e->file;
         }
-        int coll = o->nranks > 1 && is_collective(&e, f->pre_world);
+        int coll = o->nranks > 1 && is_collective(e, f->pre_world);
         if (coll) {
             if (r == 0) {
-                if ((rc = push_coll(o, &e)) < 0)
+                if ((rc = push_coll(o, e)) < 0)
                     return rc;
-            } else if (ncoll >= o->ncoll || strcmp(o->coll[ncoll].func, e.func) || o->coll[ncoll].file != e.file) {
+            } else if (ncoll >= o->ncoll || strcmp(o->coll[ncoll].func, e->func) || o->coll[ncoll].file != e->file) {
                 if (ncoll >= o->ncoll)
                     return iol_err(IOLENS_EINVAL, "rank %d makes more collective MPI-IO calls than rank 0 (its call "
                                    "%zu is %s on '%s', rank 0 makes %zu): replaying would deadlock; refusing", r,
-                                   ncoll + 1, e.func, o->files[e.file].path, o->ncoll);
+                                   ncoll + 1, e->func, o->files[e->file].path, o->ncoll);
                 return iol_err(IOLENS_EINVAL, "collective MPI-IO call %zu of rank %d is %s on '%s' but rank 0's is "
-                               "%s on '%s': replaying would deadlock; refusing", ncoll + 1, r, e.func,
-                               o->files[e.file].path, o->coll[ncoll].func, o->files[o->coll[ncoll].file].path);
+                               "%s on '%s': replaying would deadlock; refusing", ncoll + 1, r, e->func,
+                               o->files[e->file].path, o->coll[ncoll].func, o->files[o->coll[ncoll].file].path);
             }
             ncoll++;
         }
-        if (o->cuts && (rc = push_cut(o, &e, r, idx, coll)) < 0)
+        if (o->cuts && (rc = push_cut(o, e, r, idx, coll)) < 0)
             return rc;
         idx++;
     }
@@ -486,8 +506,9 @@ done:
 
 /* ---- the calls ---- */
 
-static int do_open(struct otf *o, iolens_evsource *src, int rank, struct otf_file *f, const iolens_event *e)
+static int do_open(struct otf *o, struct otf_file *f, const struct otf_ev *v)
 {
+    const iolens_event *e = &v->e;
     if (f->n >= OTF_MAX_DEPTH)
         return iol_err(IOLENS_EUNSUPPORTED, "trace opens file '%s' more than %d times at once", f->rel,
                        OTF_MAX_DEPTH);
@@ -501,7 +522,7 @@ static int do_open(struct otf *o, iolens_evsource *src, int rank, struct otf_fil
     double *s = sess_of(o, h);
     if (e->layer == IOLENS_LAYER_MPIIO) {
 #ifdef IOLENS_HAVE_MPI
-        if ((rc = open_world(o, src, rank, e, &h->world)) < 0)
+        if ((rc = open_world(o, v, &h->world)) < 0)
             return rc;
         MPI_File *fh = malloc(sizeof *fh);
         if (!fh)
@@ -517,8 +538,6 @@ static int do_open(struct otf *o, iolens_evsource *src, int rank, struct otf_fil
         }
         h->mfh = fh;
 #else
-        (void)src;
-        (void)rank;
         return iol_err(IOLENS_EUNSUPPORTED, "MPI-IO replay needs a build with MPI");
 #endif
     } else if (e->layer == IOLENS_LAYER_STDIO) {
@@ -575,9 +594,9 @@ static int mpi_fail(int mrc, const iolens_event *e, const char *path)
 }
 
 /* MPI-IO data and control calls (the open is do_open's). */
-static int mpi_event(struct otf *o, iolens_evsource *src, int rank, struct otf_file *f, struct otf_handle *h,
-                     const iolens_event *e)
+static int mpi_event(struct otf *o, struct otf_file *f, struct otf_handle *h, const struct otf_ev *v)
 {
+    const iolens_event *e = &v->e;
     MPI_File fh = *(MPI_File *)h->mfh;
     const char *fn = e->func ? e->func : "";
     int mrc = MPI_SUCCESS;
@@ -625,15 +644,12 @@ static int mpi_event(struct otf *o, iolens_evsource *src, int rank, struct otf_f
             o->st->bytes_read += got;
         return 1;
     }
-    case IOLENS_OP_SEEK: {
-        int32_t fd;
-        int64_t a[4];
-        if (!o->iolens_kind || iolens_trace_last_args(src, rank, &fd, a) < 0 || e->whence < 0)
+    case IOLENS_OP_SEEK:
+        if (!v->has_a || e->whence < 0)
             return 0;
-        mrc = strstr(fn, "_shared") ? MPI_File_seek_shared(fh, (MPI_Offset)a[0], e->whence)
-                                    : MPI_File_seek(fh, (MPI_Offset)a[0], e->whence);
+        mrc = strstr(fn, "_shared") ? MPI_File_seek_shared(fh, (MPI_Offset)v->a[0], e->whence)
+                                    : MPI_File_seek(fh, (MPI_Offset)v->a[0], e->whence);
         break;
-    }
     case IOLENS_OP_SET_VIEW: /* the view's types are not recorded: a byte view at the displacement */
         mrc = MPI_File_set_view(fh, (MPI_Offset)(e->offset > 0 ? e->offset : 0), MPI_BYTE, MPI_BYTE, "native",
                                 MPI_INFO_NULL);
@@ -652,8 +668,9 @@ static int mpi_event(struct otf *o, iolens_evsource *src, int rank, struct otf_f
 #endif
 
 /* stat, access, mkdir, rmdir, unlink, rename, opendir, readdir, closedir, ftruncate. */
-static int meta_event(struct otf *o, iolens_evsource *src, int rank, struct otf_file *f, const iolens_event *e)
+static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
 {
+    const iolens_event *e = &v->e;
     const char *fn = e->func ? e->func : "";
     struct otf_handle *top = f->n ? &f->h[f->n - 1] : NULL;
     char path[PATH_MAX];
@@ -694,10 +711,7 @@ static int meta_event(struct otf *o, iolens_evsource *src, int rank, struct otf_
     if (e->op == IOLENS_OP_STAT) { /* stat follows a link, lstat does not, as recorded (reading only) */
         bad = (strstr(fn, "lstat") || strstr(fn, "lxstat") ? lstat(path, &sb) : stat(path, &sb)) < 0;
     } else if (!strcmp(fn, "access")) {
-        int32_t fd;
-        int64_t a[4];
-        int mode = o->iolens_kind && iolens_trace_last_args(src, rank, &fd, a) == 0 && a[1] >= 0 && a[1] <= 7
-                       ? (int)a[1] : F_OK;
+        int mode = v->has_a && v->a[1] >= 0 && v->a[1] <= 7 ? (int)v->a[1] : F_OK;
         bad = access(path, mode) < 0;
     } else if (!strcmp(fn, "mkdir")) {
         bad = mkdir(path, e->mode >= 0 ? (mode_t)(e->mode & 07777) : 0755) < 0;
@@ -718,12 +732,9 @@ static int meta_event(struct otf *o, iolens_evsource *src, int rank, struct otf_
             return 0;
         }
         if (!strcmp(fn, "rename")) {
-            int32_t fd;
-            int64_t a[4];
-            if (!o->iolens_kind || iolens_trace_last_args(src, rank, &fd, a) < 0 || a[2] < 0 ||
-                (uint64_t)a[2] >= o->nfiles || o->f[a[2]].skip)
+            if (!v->has_a || v->a[2] < 0 || (uint64_t)v->a[2] >= o->nfiles || o->f[v->a[2]].skip)
                 return 0;
-            struct otf_file *t = &o->f[a[2]];
+            struct otf_file *t = &o->f[v->a[2]];
             if (t->existed) {
                 o->st->refused++;
                 return 0;
@@ -744,14 +755,15 @@ counted:
 }
 
 /* Re-issues one considered event. Returns 1 replayed, 0 skipped, <0 error. */
-static int do_event(struct otf *o, iolens_evsource *src, int rank, const iolens_event *e)
+static int do_event(struct otf *o, const struct otf_ev *v)
 {
+    const iolens_event *e = &v->e;
     struct otf_file *f = &o->f[e->file];
     if (e->op == IOLENS_OP_OPEN)
-        return do_open(o, src, rank, f, e);
+        return do_open(o, f, v);
     if (e->op == IOLENS_OP_STAT || e->op == IOLENS_OP_META ||
         (e->op == IOLENS_OP_TRUNCATE && e->layer == IOLENS_LAYER_POSIX))
-        return meta_event(o, src, rank, f, e);
+        return meta_event(o, f, v);
     if (!f->n)
         return 0; /* a descriptor the trace did not see opened (stdin, inherited) */
     struct otf_handle *h = &f->h[f->n - 1];
@@ -764,7 +776,7 @@ static int do_event(struct otf *o, iolens_evsource *src, int rank, const iolens_
     }
 #ifdef IOLENS_HAVE_MPI
     if (h->mfh)
-        return e->layer == IOLENS_LAYER_MPIIO ? mpi_event(o, src, rank, f, h, e) : 0;
+        return e->layer == IOLENS_LAYER_MPIIO ? mpi_event(o, f, h, v) : 0;
 #endif
     if (e->layer == IOLENS_LAYER_MPIIO || h->dir)
         return 0;
@@ -847,39 +859,54 @@ static void sleep_until(double t)
     }
 }
 
+/* The rank's calls are decoded in batches before they are issued, so that decoding the
+ * trace does not slow the replayed calls down (it would, at small transfers). */
+#define OTF_BATCH 65536
+
 static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double first)
 {
     double speed = o->opt->speed > 0 ? o->opt->speed : 1.0;
+    struct otf_ev *batch = malloc(OTF_BATCH * sizeof *batch);
+    if (!batch)
+        return iol_err(IOLENS_ENOMEM, "out of memory");
     o->sess_next = o->sess_base[rank];
     o->ibar = 0;
     barrier(o);
     double t0 = now();
     int64_t idx = 0;
-    iolens_event e;
     int rc;
-    while ((rc = iolens_evsource_next(src, rank, &e)) > 0) {
-        if (o->opt->delays && !e.depth && first >= 0)
-            sleep_until(t0 + (e.tstart - first) / speed);
-        if (!considered(o, &e)) {
-            o->st->skipped += !e.depth;
-            continue;
+    do {
+        size_t n = 0;
+        while (n < OTF_BATCH && (rc = fetch(o, src, rank, &batch[n])) > 0)
+            n++;
+        for (size_t i = 0; i < n && rc >= 0; i++) {
+            const iolens_event *e = &batch[i].e;
+            if (o->opt->delays && first >= 0)
+                sleep_until(t0 + (e->tstart - first) / speed);
+            if (!considered(o, e)) {
+                o->st->skipped++;
+                continue;
+            }
+            while (o->ibar < o->nbar && o->bar[o->ibar] <= idx) {
+                barrier(o);
+                o->ibar++;
+            }
+            idx++;
+            int r = do_event(o, &batch[i]);
+            if (r < 0)
+                rc = r;
+            else if (r)
+                o->st->calls++;
+            else
+                o->st->skipped++;
         }
-        while (o->ibar < o->nbar && o->bar[o->ibar] <= idx) {
-            barrier(o);
-            o->ibar++;
-        }
-        idx++;
-        int r = do_event(o, src, rank, &e);
-        if (r < 0)
-            return r;
-        if (r)
-            o->st->calls++;
-        else
-            o->st->skipped++;
-    }
+    } while (rc > 0);
+    free(batch);
+    if (rc < 0)
+        return rc;
     for (; o->ibar < o->nbar; o->ibar++)
         barrier(o);
-    return rc;
+    return 0;
 }
 
 /* ---- set-up and results ---- */
