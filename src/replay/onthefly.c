@@ -284,15 +284,18 @@ static int considered(const struct otf *o, const iolens_event *e)
     return e->file >= 0 && (uint64_t)e->file < o->nfiles && !o->f[e->file].skip;
 }
 
-/* Communicator of an MPI_File_open: 1 MPI_COMM_WORLD, 0 one rank. */
+/* Communicator of an MPI_File_open: 1 MPI_COMM_WORLD, 0 MPI_COMM_SELF. (Open MPI names its
+ * shared-file-pointer files by communicator: a one-rank job's WORLD open stays WORLD.) */
 static int open_world(struct otf *o, const struct otf_ev *v, int *world)
 {
     const iolens_event *e = &v->e;
-    *world = o->nranks > 1;
-    if (v->has_a) {
-        if (v->a[2] <= 1)
+    *world = 1;
+    if (v->has_a) { /* the communicator's size: every rank (even one), or a single rank */
+        if (v->a[2] == o->nranks)
+            *world = 1;
+        else if (v->a[2] <= 1)
             *world = 0;
-        else if (v->a[2] != o->nranks)
+        else
             return iol_err(IOLENS_EUNSUPPORTED, "rank %d: %s of '%s' on a communicator of %lld ranks: only "
                            "MPI_COMM_WORLD (%d ranks) or a single rank can be replayed", v->rank, e->func,
                            o->files[e->file].path, (long long)v->a[2], o->nranks);
