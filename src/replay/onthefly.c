@@ -874,14 +874,25 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
         return iol_err(IOLENS_ENOMEM, "out of memory");
     o->sess_next = o->sess_base[rank];
     o->ibar = 0;
+    int64_t idx = 0;
+    int rc = 1;
+    size_t n = 0;
+    /* the first batch is decoded before the ranks start together: decoding must neither skew
+     * the ranks' starts nor compete for the processors with another rank's first calls */
+    while (n < OTF_BATCH && (rc = fetch(o, src, rank, &batch[n])) > 0)
+        n++;
     barrier(o);
     double t0 = now();
-    int64_t idx = 0;
-    int rc;
-    do {
-        size_t n = 0;
-        while (n < OTF_BATCH && (rc = fetch(o, src, rank, &batch[n])) > 0)
-            n++;
+    for (int first_batch = 1; rc >= 0; first_batch = 0) {
+        if (!first_batch) {
+            if (rc == 0)
+                break;
+            n = 0;
+            while (n < OTF_BATCH && (rc = fetch(o, src, rank, &batch[n])) > 0)
+                n++;
+            if (rc < 0)
+                break;
+        }
         for (size_t i = 0; i < n && rc >= 0; i++) {
             const iolens_event *e = &batch[i].e;
             if (o->opt->delays && first >= 0)
@@ -903,7 +914,7 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
             else
                 o->st->skipped++;
         }
-    } while (rc > 0);
+    }
     free(batch);
     if (rc < 0)
         return rc;
