@@ -263,9 +263,18 @@ static double *sess_of(struct otf *o, const struct otf_handle *h)
     return h->sess >= 0 ? o->sess + (size_t)h->sess * SS_N : NULL;
 }
 
+/* Session times: CLOCK_REALTIME (comparable across the ranks of a node, as MPI_Wtime), from
+ * an origin common to every rank (the earliest rank's start). */
+static double realtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static double wall(struct otf *o)
 {
-    return now() - o->t_origin;
+    return realtime() - o->t_origin;
 }
 
 /* ---- what is replayed ---- */
@@ -470,12 +479,20 @@ static int find_cuts(struct otf *o)
     double maxend = -INFINITY;
     int64_t sum = 0, max = 0;
     size_t ncut = 0;
+    /* the replay starts with a barrier (a cut before event 0); a cut whose events since the
+     * previous cut are all opens / namespace changes is the same synchronisation point (the
+     * ranks' opens of one phase): keeping only the first puts every rank's barrier before its
+     * open, as the application's barrier was, not between one rank's open and its writes */
+    int only_points = 1;
     for (size_t i = 0; i < o->nev; i++) {
         const struct otf_cut *c = &o->ev[i];
-        if (i > 0 && c->open && maxend < c->t0 && sum == max * o->nranks) {
+        if (i > 0 && c->open && maxend < c->t0 && sum == max * o->nranks && !only_points) {
             cut[i] = 1;
             ncut++;
+            only_points = 1;
         }
+        if (!c->open)
+            only_points = 0;
         maxend = fmax(maxend, c->t1);
         if (c->coll) {
             sum++;
@@ -1186,7 +1203,12 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
     for (int r = 0; r < o.nranks; r++)
         if (o.first[r] >= 0)
             gfirst = fmin(gfirst, o.first[r]);
-    o.t_origin = now();
+    o.t_origin = realtime();
+#ifdef IOLENS_HAVE_MPI
+    if (o.mpi && o.np > 1) /* one origin for every rank, or the ranks' session times do not compare */
+        MPI_Allreduce(MPI_IN_PLACE, &o.t_origin, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+#endif
+    double t_start = now();
     if (o.np > 1) {
         rc = replay_rank(&o, src, o.me, isfinite(gfirst) ? gfirst : -1);
         close_all(&o);
@@ -1200,7 +1222,7 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
     }
     if (rc < 0)
         goto out;
-    st->seconds = now() - o.t_origin;
+    st->seconds = now() - t_start;
     barrier(&o);
     rc = results(&o, src);
     if (st->skipped && o.me == 0)
