@@ -122,7 +122,19 @@ typedef struct iolens_replay_trace_options {
     int rank;            /**< replay only this rank; -1: every rank in turn, one after the other */
     iolens_warn_fn warn; /**< optional warnings callback */
     void *warn_ctx;
+    int use_mpi;         /**< MPI is initialised by the caller: with N > 1 processes (the trace's ranks),
+                              process r replays rank r, MPI-IO included; with one process MPI-IO calls
+                              of a one-rank trace are replayed too */
 } iolens_replay_trace_options;
+
+/** One open-close session of the on-the-fly replay (times in seconds since the replay started). */
+typedef struct iolens_replay_session {
+    int32_t rank;
+    int64_t file;          /**< index into the source's file table */
+    const char *path;      /**< the traced path (owned by the source) */
+    double open, close;    /**< just before the open, just after the close */
+    int64_t bytes_read, bytes_written;
+} iolens_replay_session;
 
 /** What the on-the-fly replay did. */
 typedef struct iolens_replay_trace_stats {
@@ -132,17 +144,37 @@ typedef struct iolens_replay_trace_stats {
     int64_t bytes_written;
     int64_t bytes_read;
     double seconds;        /**< wall time of the replay */
+    int64_t failed;        /**< metadata calls that succeeded in the trace but failed in the replay */
+    int64_t refused;       /**< unlink/rename/rmdir of paths that existed before the replay (never touched) */
+    double write_seconds;  /**< FBench Algorithm 1 over the sessions that wrote: latest close - earliest open */
+    double read_seconds;   /**< the same over the sessions that read */
+    int prepare_failed;    /**< the failure was found before any call was replayed (every MPI rank alike) */
+    iolens_replay_session *sessions; /**< every rank's sessions in rank order (on MPI rank 0 only);
+                                          free with iolens_replay_trace_stats_release() */
+    size_t nsessions;
 } iolens_replay_trace_stats;
 
+/** Frees what a stats structure owns (the sessions); the structure itself is the caller's. */
+IOLENS_API void iolens_replay_trace_stats_release(iolens_replay_trace_stats *stats);
+
+/** 1 when the source has application-level MPI-IO calls (a replay needs MPI), 0 if not, <0 on error. */
+IOLENS_API int iolens_replay_trace_needs_mpi(iolens_evsource *src);
+
 /**
- * On-the-fly replay: each rank re-issues its own application-level POSIX
- * and stdio calls in order (open with the recorded flags and mode, read and
+ * On-the-fly replay: each rank re-issues its own application-level POSIX,
+ * stdio and (under MPI, one process per traced rank) MPI-IO calls in order (open with the recorded flags and mode, read and
  * write of the recorded sizes — pread/pwrite at the recorded offsets —,
  * seeks to the recorded resulting offset, fsync, fflush, close) on paths
  * remapped below opt->root ('..' and symbolic links refused). Files under
  * /proc, /sys, /dev (but /dev/shm), /etc, /usr, /lib and /run are skipped; a file the trace
  * reads without creating it is created as large as the trace reads from it.
- * MPI-IO and HDF5 calls are not replayed (counted in skipped).
+ * Metadata calls (stat, access, mkdir, rmdir, unlink, rename, opendir,
+ * readdir, ftruncate) are re-issued on the remapped paths; a path that
+ * existed before the replay is never unlinked, renamed or removed.
+ * MPI-IO: collective calls must match across ranks (same calls on the same
+ * files in the same order) or the replay refuses before issuing anything.
+ * Without MPI (or with fewer processes than ranks) MPI-IO calls are skipped;
+ * HDF5 calls are not replayed.
  */
 IOLENS_API int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_options *opt,
                                        iolens_replay_trace_stats *stats);

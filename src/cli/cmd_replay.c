@@ -25,7 +25,7 @@ static void usage(FILE *out)
             "       iolens replay --schema | --print-config CONFIG.json\n"
             "       iolens replay --config-from TRACE [-o CONFIG.json]\n"
             "       iolens replay TRACE [--root DIR] [--delays | --no-delays | --speed X] [--json] [--keep]\n"
-            "       mpirun -np N iolens replay CONFIG.json --root DIR\n\n"
+            "       mpirun -np N iolens replay CONFIG.json|TRACE --root DIR\n\n"
             "Runs the steps of a replay config (docs/REPLAY-CONFIG.md): each step is timed from the\n"
             "earliest open to the latest close across ranks (FBench Algorithm 1).\n\n"
             "  --root DIR      directory every replayed file is created below (default: .);\n"
@@ -39,8 +39,10 @@ static void usage(FILE *out)
             "  --config-from TRACE [-o CONFIG.json]\n"
             "                  build the global-view config of an iolens trace file or a Recorder\n"
             "                  trace directory (detected by content); stdout without -o\n"
-            "  TRACE           on-the-fly replay of a trace's POSIX and stdio calls below --root\n"
-            "                  (every rank in turn; MPI-IO and HDF5 calls are skipped)\n"
+            "  TRACE           on-the-fly replay of a trace's POSIX, stdio, metadata and MPI-IO calls\n"
+            "                  below --root; under mpirun -np N (N = the trace's ranks) process r\n"
+            "                  replays rank r, else one process replays every rank in turn (MPI-IO\n"
+            "                  skipped)\n"
             "  --delays        on the fly: reproduce the recorded gaps between calls\n"
             "  --no-delays     on the fly: issue calls back to back (default)\n"
             "  --speed X       on the fly: reproduce gaps divided by X (implies --delays)\n\n"
@@ -98,33 +100,105 @@ done:
     return status;
 }
 
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+static void print_sessions(const iolens_replay_trace_stats *st, int json)
+{
+    if (!json) {
+        printf("replayed %d rank(s): %lld calls (%lld skipped, %lld metadata calls failed), %lld bytes written, "
+               "%lld bytes read, %.3f s\n",
+               st->nranks, (long long)st->calls, (long long)st->skipped, (long long)st->failed,
+               (long long)st->bytes_written, (long long)st->bytes_read, st->seconds);
+        if (st->write_seconds > 0)
+            printf("write: %lld bytes in %.6f s = %.1f MB/s (earliest open to latest close)\n",
+                   (long long)st->bytes_written, st->write_seconds, (double)st->bytes_written / st->write_seconds / 1e6);
+        if (st->read_seconds > 0)
+            printf("read:  %lld bytes in %.6f s = %.1f MB/s (earliest open to latest close)\n",
+                   (long long)st->bytes_read, st->read_seconds, (double)st->bytes_read / st->read_seconds / 1e6);
+        return;
+    }
+    double wbw = st->write_seconds > 0 ? (double)st->bytes_written / st->write_seconds : 0;
+    double rbw = st->read_seconds > 0 ? (double)st->bytes_read / st->read_seconds : 0;
+    printf("{\"ranks\": %d, \"calls\": %lld, \"skipped\": %lld, \"bytes_written\": %lld, \"bytes_read\": %lld, "
+           "\"seconds\": %.6f, \"failed\": %lld, \"refused\": %lld, \"write_seconds\": %.6f, \"read_seconds\": %.6f, "
+           "\"write_bandwidth_bytes_per_s\": %.1f, \"read_bandwidth_bytes_per_s\": %.1f,\n \"sessions\": [",
+           st->nranks, (long long)st->calls, (long long)st->skipped, (long long)st->bytes_written,
+           (long long)st->bytes_read, st->seconds, (long long)st->failed, (long long)st->refused, st->write_seconds,
+           st->read_seconds, wbw, rbw);
+    for (size_t i = 0; i < st->nsessions; i++) {
+        const iolens_replay_session *x = &st->sessions[i];
+        printf("%s\n  {\"rank\": %d, \"path\": ", i ? "," : "", x->rank);
+        json_str(x->path ? x->path : "");
+        printf(", \"open\": %.6f, \"close\": %.6f, \"bytes_read\": %lld, \"bytes_written\": %lld}", x->open,
+               x->close, (long long)x->bytes_read, (long long)x->bytes_written);
+    }
+    printf("]}\n");
+}
+
 static int on_the_fly(const char *trace, const char *root, int delays, double speed, int keep, int json)
 {
     iolens_evsource *src = NULL;
-    if (launched_by_mpirun())
-        cli_warn("on-the-fly replay runs every rank of the trace in this process, one after the other");
     if (iolens_replay_trace_open(trace, &src) < 0) {
         cli_lib_error();
         return CLI_FAIL;
     }
-    iolens_replay_trace_options opt = {root, delays, speed, keep, -1, cli_warn_cb, NULL};
-    iolens_replay_trace_stats st;
-    int rc = iolens_replay_trace_run(src, &opt, &st);
-    iolens_evsource_free(src);
-    if (rc < 0) {
+    int use_mpi = 0, rank = 0, size = 1;
+#ifdef IOLENS_HAVE_MPI
+    int needs = launched_by_mpirun() ? 1 : iolens_replay_trace_needs_mpi(src);
+    if (needs < 0) {
         cli_lib_error();
+        iolens_evsource_free(src);
         return CLI_FAIL;
     }
-    if (json)
-        printf("{\"ranks\": %d, \"calls\": %lld, \"skipped\": %lld, "
-               "\"bytes_written\": %lld, \"bytes_read\": %lld, \"seconds\": %.6f}\n",
-               st.nranks, (long long)st.calls, (long long)st.skipped, (long long)st.bytes_written,
-               (long long)st.bytes_read, st.seconds);
-    else
-        printf("replayed %d rank(s): %lld calls (%lld skipped), %lld bytes written, %lld bytes read, %.3f s\n",
-               st.nranks, (long long)st.calls, (long long)st.skipped, (long long)st.bytes_written,
-               (long long)st.bytes_read, st.seconds);
-    return CLI_OK;
+    if (needs) {
+        MPI_Init(NULL, NULL);
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        use_mpi = 1;
+    }
+#endif
+    if (size == 1 && iolens_evsource_nranks(src) > 1)
+        cli_warn("one process replays every rank of the trace, one after the other (MPI-IO calls need mpirun "
+                 "-np %d)", iolens_evsource_nranks(src));
+    iolens_replay_trace_options opt = {root, delays, speed, keep, -1, rank == 0 ? cli_warn_cb : NULL, NULL, use_mpi};
+    iolens_replay_trace_stats st;
+    int rc = iolens_replay_trace_run(src, &opt, &st);
+    int status = CLI_OK;
+    if (rc < 0) {
+        status = CLI_FAIL;
+        if (rank == 0 || !st.prepare_failed) {
+            if (size > 1 && !st.prepare_failed)
+                cli_error("rank %d: %s", rank, iolens_error_last());
+            else
+                cli_lib_error();
+        }
+#ifdef IOLENS_HAVE_MPI
+        if (size > 1 && !st.prepare_failed) /* other ranks may wait in a collective call */
+            MPI_Abort(MPI_COMM_WORLD, 1);
+#endif
+    } else if (rank == 0) {
+        print_sessions(&st, json);
+    }
+    iolens_replay_trace_stats_release(&st);
+    iolens_evsource_free(src);
+#ifdef IOLENS_HAVE_MPI
+    if (use_mpi)
+        MPI_Finalize();
+#endif
+    return status;
 }
 
 int cmd_replay(int argc, char **argv)

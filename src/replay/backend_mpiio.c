@@ -53,7 +53,8 @@ static int mpiio_open(struct rp_file *f)
         MPI_Info_free(&info);
         return iol_err(IOLENS_ENOMEM, "out of memory");
     }
-    int amode = f->write ? MPI_MODE_RDWR : MPI_MODE_RDONLY;
+    /* the file exists (the replay created it); MPI_MODE_CREATE as an application's writer has it */
+    int amode = f->write ? MPI_MODE_RDWR | MPI_MODE_CREATE : MPI_MODE_RDONLY;
     int rc = MPI_File_open(f->shared ? MPI_COMM_WORLD : MPI_COMM_SELF, f->full, amode, info, fh);
     MPI_Info_free(&info);
     if (rc != MPI_SUCCESS) {

@@ -93,8 +93,13 @@ static void posix_hints_after_open(struct rp_file *f, int fd)
 
 static int open_fd(struct rp_file *f, int extra)
 {
-    int flags = (f->write ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC | extra;
-    return openat(f->dirfd, f->base, flags);
+    /* the file exists (the replay created it): O_CREAT only gives a writer the flags and mode
+     * an application's open has (IOR: O_RDWR | O_CREAT, 0644) */
+    int flags = (f->write ? O_RDWR | O_CREAT : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC | extra;
+    /* by its full path (the directories were walked without following links when the file was
+     * created), so that the replay's own trace names the file as the application's did */
+    (void)f->dirfd;
+    return open(f->full, flags, 0644);
 }
 
 static int posix_open(struct rp_file *f)

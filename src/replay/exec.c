@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -184,6 +185,35 @@ int iol_replay_rel_path(char *out, size_t cap, const char *p, const char *what)
     return 0;
 }
 
+/* Directory walking is the replay's bookkeeping, not the workload: raw system calls,
+ * so that a trace of the replay (and its Darshan log) holds the workload's calls only. */
+static int dir_openat(int fd, const char *name)
+{
+#ifdef SYS_openat
+    return (int)syscall(SYS_openat, fd, name, O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_RDONLY);
+#else
+    return openat(fd, name, O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_RDONLY);
+#endif
+}
+
+static int dir_mkdirat(int fd, const char *name)
+{
+#ifdef SYS_mkdirat
+    return (int)syscall(SYS_mkdirat, fd, name, 0755);
+#else
+    return mkdirat(fd, name, 0755);
+#endif
+}
+
+static int raw_unlinkat(int fd, const char *name, int flags)
+{
+#ifdef SYS_unlinkat
+    return (int)syscall(SYS_unlinkat, fd, name, flags);
+#else
+    return unlinkat(fd, name, flags);
+#endif
+}
+
 /* Opens the parent directory of rel without following symbolic links,
  * creating missing directories (recorded for cleanup). *base points into rel. */
 static int walk(struct rp_exec *x, const char *rel, int create, int *dirfd, const char **base)
@@ -200,9 +230,9 @@ static int walk(struct rp_exec *x, const char *rel, int create, int *dirfd, cons
         size_t len = (size_t)(e - c);
         memcpy(part, c, len);
         part[len] = 0;
-        int nfd = openat(fd, part, O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_RDONLY);
+        int nfd = dir_openat(fd, part);
         if (nfd < 0 && errno == ENOENT && create) {
-            if (mkdirat(fd, part, 0755) == 0) {
+            if (dir_mkdirat(fd, part) == 0) {
                 size_t plen = (size_t)(e - rel);
                 char sub[4096];
                 memcpy(sub, rel, plen);
@@ -217,7 +247,7 @@ static int walk(struct rp_exec *x, const char *rel, int create, int *dirfd, cons
                 return iol_err(IOLENS_EIO, "cannot create directory '%s/%.*s': %s", x->root, (int)(e - rel), rel,
                                strerror(err));
             }
-            nfd = openat(fd, part, O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_RDONLY);
+            nfd = dir_openat(fd, part);
         }
         if (nfd < 0) {
             int err = errno;
@@ -247,16 +277,17 @@ static int create_file(struct rp_exec *x, const char *rel)
     int rc = walk(x, rel, 1, &dfd, &base);
     if (rc < 0)
         return rc;
-    int fd = openat(dfd, base, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+    /* mknod fails with EEXIST like O_CREAT|O_EXCL but is no open: the replay's own trace (and its
+     * Darshan counters) then holds exactly the workload's opens */
+    int made = mknodat(dfd, base, S_IFREG | 0644, 0);
     int err = errno;
     close(dfd);
-    if (fd < 0) {
+    if (made < 0) {
         if (err == EEXIST)
             return iol_err(IOLENS_EINVAL, "'%s/%s' already exists: a replay only writes files it creates "
                            "(use an empty --root)", x->root, rel);
         return iol_err(IOLENS_EIO, "cannot create '%s/%s': %s", x->root, rel, strerror(err));
     }
-    close(fd);
     return push(&x->files, &x->nfiles, &x->capfiles, rel);
 }
 
@@ -629,7 +660,7 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
 {
     const struct rp_fileconf *fc = &x->cfg->file_configs[step];
     const struct rp_metadata *m = &fc->metadata;
-    char rel[4096], top[4200], path[4900];
+    char rel[4096], top[4200], path[4900], full[9000];
     double mine[RK_N] = {0, 0, INFINITY, 0, 0, 1};
     int64_t nfiles = (int64_t)llround((double)m->files_per_rank * rp_imbalance(fc, x->rank));
     int rc = iol_replay_rel_path(rel, sizeof rel, fc->file_names[0], "path");
@@ -655,7 +686,10 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
         double t0 = now();
         for (int64_t i = 0; i < nfiles && rc == 0; i++) {
             meta_file(fc, top, x->rank, i, path, sizeof path);
-            int fd = openat(x->rootfd, path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+            /* full paths (the tree was walked without following links): the replay's own
+             * trace names the files as an mdtest run's would */
+            snprintf(full, sizeof full, "%s/%s", x->root, path);
+            int fd = open(full, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
             if (fd < 0) {
                 rc = iol_err(IOLENS_EIO, "cannot create '%s/%s': %s", x->root, path, strerror(errno));
                 break;
@@ -673,13 +707,15 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
         for (int64_t i = 0; m->stat == 1 && i < nfiles && rc == 0; i++) {
             struct stat st;
             meta_file(fc, top, x->rank, i, path, sizeof path);
-            if (fstatat(x->rootfd, path, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            snprintf(full, sizeof full, "%s/%s", x->root, path);
+            if (lstat(full, &st) != 0)
                 rc = iol_err(IOLENS_EIO, "cannot stat '%s/%s': %s", x->root, path, strerror(errno));
             mine[RK_OPS]++;
         }
         for (int64_t i = 0; m->read_bytes > 0 && i < nfiles && rc == 0; i++) {
             meta_file(fc, top, x->rank, i, path, sizeof path);
-            int fd = openat(x->rootfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+            snprintf(full, sizeof full, "%s/%s", x->root, path);
+            int fd = open(full, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
             ssize_t k = fd >= 0 ? pread(fd, x->rbuf, (size_t)m->read_bytes, 0) : -1;
             if (k != (ssize_t)m->read_bytes)
                 rc = iol_err(IOLENS_EIO, "cannot read '%s/%s': %s", x->root, path, strerror(errno));
@@ -694,7 +730,8 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
         double t1 = now();
         for (int64_t i = 0; i < nfiles; i++) {
             meta_file(fc, top, x->rank, i, path, sizeof path);
-            unlinkat(x->rootfd, path, 0);
+            snprintf(full, sizeof full, "%s/%s", x->root, path);
+            unlink(full);
             mine[RK_OPS] += m->unlink == 1;
         }
         if (m->unlink == 1)
@@ -790,14 +827,14 @@ static void cleanup(struct rp_exec *x)
     if (x->rootfd >= 0 && !x->opt->keep && !x->opt->dry_run) {
         x_barrier(x);
         for (size_t i = x->nfiles; i-- > 0;)
-            unlinkat(x->rootfd, x->files[i], 0);
+            raw_unlinkat(x->rootfd, x->files[i], 0);
         x_barrier(x);
         /* deepest first; ranks' directories nest inside each other's, so
          * repeat rounds until nobody removes anything (ENOTEMPTY waits) */
         for (int round = 0; round < 64; round++) {
             double removed = 0;
             for (size_t i = x->ndirs; i-- > 0;)
-                if (x->dirs[i][0] && unlinkat(x->rootfd, x->dirs[i], AT_REMOVEDIR) == 0) {
+                if (x->dirs[i][0] && raw_unlinkat(x->rootfd, x->dirs[i], AT_REMOVEDIR) == 0) {
                     x->dirs[i][0] = 0;
                     removed++;
                 }

@@ -23,6 +23,7 @@ struct gv_chunk {
 struct gv_sess {
     int64_t file;
     int rank, op, layer, coll;
+    int64_t syncs; /* fsync / MPI_File_sync calls in a write session */
     double t0;
     struct gv_chunk *ch;
     size_t nch, cap;
@@ -81,7 +82,7 @@ static int same_chunks(const struct gv_sess *a, const struct gv_sess *b)
     for (size_t i = 0; i < a->nch; i++)
         if (a->ch[i].size != b->ch[i].size || a->ch[i].count != b->ch[i].count)
             return 0;
-    return 1;
+    return a->syncs == b->syncs;
 }
 
 /* Open sessions of one rank, per file: index+1 of the write and read session (0: none). */
@@ -117,6 +118,8 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
                 *o = (struct gv_open){0, 0, 1, e.tstart, e.layer};
             } else if (e.op == IOLENS_OP_CLOSE) {
                 *o = (struct gv_open){0, 0, 0, 0, 0};
+            } else if (e.op == IOLENS_OP_SYNC && o->open && o->w) {
+                g->s[o->w - 1].syncs++;
             } else if ((e.op == IOLENS_OP_WRITE || e.op == IOLENS_OP_READ) && e.size >= 0) {
                 if (!o->open) /* I/O without a seen open: a session of its own */
                     *o = (struct gv_open){0, 0, 1, e.tstart, e.layer};
@@ -179,6 +182,14 @@ static int set_common(struct rp_fileconf *fc, const struct gv_sess *s, const cha
     fc->interface = s->layer == IOLENS_LAYER_MPIIO ? RP_MPIIO : s->layer == IOLENS_LAYER_STDIO ? RP_STDIO : RP_POSIX;
     if (fc->interface == RP_MPIIO)
         fc->hints.use_collective = s->coll;
+    /* the traced program did not check what it read: neither does the replay (fidelity) */
+    fc->verify = 0;
+    if (s->op == RP_WRITE && s->syncs > 0) {
+        int64_t writes = 0;
+        for (size_t i = 0; i < s->nch; i++)
+            writes += s->ch[i].count;
+        fc->fsync = s->syncs >= writes && writes > 1 ? RP_FSYNC_WRITE : RP_FSYNC_CLOSE;
+    }
     fc->file_names = calloc(npaths, sizeof *fc->file_names);
     if (!fc->file_names)
         return iol_err(IOLENS_ENOMEM, "out of memory");

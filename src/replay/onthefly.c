@@ -1,17 +1,38 @@
 /*
  * On-the-fly replay of a trace (iolens or Recorder): each rank re-issues its
- * own application-level (depth 0) POSIX and stdio calls in order, with the
- * recorded sizes, offsets, open flags and seeks, on paths remapped below the
- * replay root. Optional delays reproduce the recorded gaps between calls.
+ * own application-level (depth 0) POSIX, stdio, metadata and MPI-IO calls in
+ * order, with the recorded sizes, offsets, open flags and seeks, on paths
+ * remapped below the replay root. Optional delays reproduce the recorded gaps.
+ *
+ * Under MPI with one process per traced rank, process r replays rank r:
+ *  - collective MPI-IO calls are checked up front to match across ranks (the
+ *    same calls on the same files in the same order), else the replay refuses;
+ *  - where the trace shows that every rank's earlier calls had ended before an
+ *    open or a namespace change (unlink, rename, ...) started (the mark of a
+ *    barrier), the ranks meet at a barrier there,
+ *    so phases do not overlap when the original's did not.
+ * Every open-close session is timed; the sessions of all ranks are gathered
+ * on rank 0 (FBench Algorithm 1 over the writing and the reading sessions).
  */
+#define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifdef IOLENS_HAVE_MPI
+#include <mpi.h>
+#define OTF_MODE_CREATE MPI_MODE_CREATE
+#else
+#define OTF_MODE_CREATE 1 /* MPI_MODE_CREATE of Open MPI and MPICH */
+#endif
 
 #include "iolens/recorder.h"
 #include "iolens/replay.h"
@@ -20,7 +41,10 @@
 #include "util/error.h"
 
 #define OTF_BUF (1 << 20)
-#define OTF_MAX_DEPTH 8 /* nested opens of one file within a rank */
+#define OTF_MAX_XFER ((int64_t)1 << 30) /* one MPI-IO call moves at most 1 GiB in a replay */
+#define OTF_MAX_DEPTH 8                 /* nested opens of one file within a rank */
+
+enum { SS_OPEN, SS_CLOSE, SS_READ, SS_WRITE, SS_N }; /* per-session figures */
 
 int iolens_replay_trace_open(const char *path, iolens_evsource **out)
 {
@@ -44,14 +68,47 @@ int iolens_replay_trace_open(const char *path, iolens_evsource **out)
                    "trace directory", path);
 }
 
-/* One replayed file identity of the rank being replayed. */
+/* One open handle: a descriptor, a stream, a directory stream or an MPI file. */
+struct otf_handle {
+    int fd;
+    FILE *fp;
+    DIR *dir;
+    void *mfh; /* MPI_File* */
+    int world; /* MPI file opened on MPI_COMM_WORLD */
+    int64_t sess;
+};
+
+/* One replayed file identity. */
 struct otf_file {
-    int fds[OTF_MAX_DEPTH];
-    FILE *fps[OTF_MAX_DEPTH];
-    int n;             /* open handles (stack) */
-    int skip;          /* not replayable (system path, failed remap) */
-    int64_t extent;    /* highest byte read: size an input file needs */
-    char *rel;         /* path below the root, NULL until first needed */
+    struct otf_handle h[OTF_MAX_DEPTH];
+    int n;            /* open handles (stack) */
+    int skip;         /* not replayable (system path) */
+    int existed;      /* existed below the root before the replay: never removed */
+    int opened;       /* the pre-pass saw an open */
+    int input;        /* its first open (in time) does not create it: created before the replay */
+    int dir;          /* that first open asked for a directory */
+    int pre_world;    /* pre-pass: communicator of the rank's last MPI_File_open */
+    double first_open;
+    int64_t extent;   /* highest byte read: size an input file needs */
+    char *rel;        /* path below the root */
+};
+
+/* A depth-0 event with the raw arguments the replay needs (iolens traces). */
+struct otf_ev {
+    iolens_event e;
+    int64_t a[4];
+    int has_a, rank;
+};
+
+struct otf_coll {
+    const char *func;
+    int64_t file;
+};
+
+struct otf_cut {
+    double t0, t1;
+    int rank, open, coll;
+    int64_t idx;
 };
 
 struct otf {
@@ -60,9 +117,26 @@ struct otf {
     const iolens_file *files;
     size_t nfiles;
     struct otf_file *f;
-    char **created;
-    size_t ncreated, capcreated;
     char *buf;
+    size_t bufcap;
+    int iolens_kind; /* the source has raw arguments (iolens_trace_last_args) */
+    int nranks;
+    int mpi, me, np; /* MPI: this process replays rank me of np */
+    int mpiio;       /* MPI-IO calls are replayed */
+    int cuts;        /* barriers at the trace's synchronisation points */
+    struct otf_coll *coll;
+    size_t ncoll, capcoll;
+    struct otf_cut *ev;
+    size_t nev, capev;
+    int64_t *bar; /* this rank's barriers: before its considered call bar[i] */
+    size_t nbar, ibar;
+    int64_t *sess_base; /* nranks + 1 */
+    double *sess;       /* sessions * SS_N */
+    int64_t *sess_file; /* file of each session (pre-pass) */
+    size_t nsf, capsf;
+    int64_t sess_next;
+    double *first; /* per rank: time of the first depth-0 call */
+    double t_origin;
 };
 
 static double now(void)
@@ -76,6 +150,36 @@ static void warn(struct otf *o, const char *msg)
 {
     if (o->opt->warn)
         o->opt->warn(o->opt->warn_ctx, msg);
+}
+
+static void barrier(struct otf *o)
+{
+#ifdef IOLENS_HAVE_MPI
+    if (o->mpi && o->np > 1)
+        MPI_Barrier(MPI_COMM_WORLD);
+#else
+    (void)o;
+#endif
+}
+
+/* The replay's own safety checks go around the tracer (a raw system call), so a
+ * trace of the replay holds the workload's calls only, not its bookkeeping. */
+static int raw_lstat(const char *path, struct stat *sb)
+{
+#ifdef SYS_newfstatat
+    return (int)syscall(SYS_newfstatat, AT_FDCWD, path, sb, AT_SYMLINK_NOFOLLOW);
+#else
+    return fstatat(AT_FDCWD, path, sb, AT_SYMLINK_NOFOLLOW);
+#endif
+}
+
+static int raw_mkdir(const char *path, mode_t mode)
+{
+#ifdef SYS_mkdirat
+    return (int)syscall(SYS_mkdirat, AT_FDCWD, path, mode);
+#else
+    return mkdir(path, mode);
+#endif
 }
 
 static int system_path(const char *p)
@@ -100,8 +204,8 @@ static int full_path(struct otf *o, const char *rel, char *out, size_t cap)
     for (char *s = out + rootlen; (s = strchr(s, '/')); s++) {
         *s = 0;
         struct stat st;
-        if (lstat(out, &st) < 0) {
-            if (errno != ENOENT || (mkdir(out, 0755) < 0 && errno != EEXIST)) {
+        if (raw_lstat(out, &st) < 0) {
+            if (errno != ENOENT || (raw_mkdir(out, 0755) < 0 && errno != EEXIST)) {
                 int err = errno;
                 *s = '/';
                 return iol_err(IOLENS_EIO, "cannot create directory for '%s': %s", out, strerror(err));
@@ -116,20 +220,14 @@ static int full_path(struct otf *o, const char *rel, char *out, size_t cap)
     return 0;
 }
 
-static int note_created(struct otf *o, const char *path)
+/* full_path, and the file itself must not be a symbolic link. */
+static int file_path(struct otf *o, struct otf_file *f, char *out, size_t cap)
 {
-    if (o->ncreated == o->capcreated) {
-        size_t cap = o->capcreated ? o->capcreated * 2 : 16;
-        char **v = realloc(o->created, cap * sizeof *v);
-        if (!v)
-            return iol_err(IOLENS_ENOMEM, "out of memory");
-        o->created = v;
-        o->capcreated = cap;
-    }
-    if (!(o->created[o->ncreated] = strdup(path)))
-        return iol_err(IOLENS_ENOMEM, "out of memory");
-    o->ncreated++;
-    return 0;
+    int rc = full_path(o, f->rel, out, cap);
+    struct stat st;
+    if (rc == 0 && raw_lstat(out, &st) == 0 && S_ISLNK(st.st_mode))
+        rc = iol_err(IOLENS_EINVAL, "'%s' is a symbolic link: refusing to follow it", out);
+    return rc;
 }
 
 static const char *stdio_mode(int fl)
@@ -144,51 +242,361 @@ static const char *stdio_mode(int fl)
     return (fl & O_TRUNC) ? "w+" : "r+";
 }
 
-/* Opens the file of event e (POSIX fd or stdio FILE*). */
-static int do_open(struct otf *o, struct otf_file *f, const iolens_event *e)
+static int ensure_buf(struct otf *o, int64_t n)
 {
+    if (n <= (int64_t)o->bufcap)
+        return 0;
+    if (n > OTF_MAX_XFER)
+        return iol_err(IOLENS_EUNSUPPORTED, "a traced MPI-IO call moves %lld bytes: more than the replay's limit "
+                       "of %lld per call", (long long)n, (long long)OTF_MAX_XFER);
+    char *b = realloc(o->buf, (size_t)n);
+    if (!b)
+        return iol_err(IOLENS_ENOMEM, "out of memory for a %lld-byte transfer", (long long)n);
+    memset(b + o->bufcap, 'r', (size_t)n - o->bufcap);
+    o->buf = b;
+    o->bufcap = (size_t)n;
+    return 0;
+}
+
+static double *sess_of(struct otf *o, const struct otf_handle *h)
+{
+    return h->sess >= 0 ? o->sess + (size_t)h->sess * SS_N : NULL;
+}
+
+/* Session times: CLOCK_REALTIME (comparable across the ranks of a node, as MPI_Wtime), from
+ * an origin common to every rank (the earliest rank's start). */
+static double realtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double wall(struct otf *o)
+{
+    return realtime() - o->t_origin;
+}
+
+/* ---- what is replayed ---- */
+
+/* The calls the replay acts on (the same predicate in the pre-pass and the replay). */
+static int considered(const struct otf *o, const iolens_event *e)
+{
+    if (e->depth || (e->flags & IOLENS_EVF_FAILED))
+        return 0;
+    if (e->layer == IOLENS_LAYER_MPIIO) {
+        if (!o->mpiio || e->op == IOLENS_OP_WAIT)
+            return 0;
+    } else if (e->layer != IOLENS_LAYER_POSIX && e->layer != IOLENS_LAYER_STDIO) {
+        return 0;
+    }
+    return e->file >= 0 && (uint64_t)e->file < o->nfiles && !o->f[e->file].skip;
+}
+
+/* Communicator of an MPI_File_open: 1 MPI_COMM_WORLD, 0 MPI_COMM_SELF. (Open MPI names its
+ * shared-file-pointer files by communicator: a one-rank job's WORLD open stays WORLD.) */
+static int open_world(struct otf *o, const struct otf_ev *v, int *world)
+{
+    const iolens_event *e = &v->e;
+    *world = 1;
+    if (v->has_a) { /* the communicator's size: every rank (even one), or a single rank */
+        if (v->a[2] == o->nranks)
+            *world = 1;
+        else if (v->a[2] <= 1)
+            *world = 0;
+        else
+            return iol_err(IOLENS_EUNSUPPORTED, "rank %d: %s of '%s' on a communicator of %lld ranks: only "
+                           "MPI_COMM_WORLD (%d ranks) or a single rank can be replayed", v->rank, e->func,
+                           o->files[e->file].path, (long long)v->a[2], o->nranks);
+        return 0;
+    }
+    for (uint32_t i = 0; i < e->nargs && e->args; i++) /* Recorder: the communicator as text */
+        if (e->args[i] && strstr(e->args[i], "SELF"))
+            *world = 0;
+    return 0;
+}
+
+/* Next depth-0 event of a rank, with its raw arguments. */
+static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v)
+{
+    int rc;
+    while ((rc = iolens_evsource_next(src, rank, &v->e)) > 0) {
+        if (v->e.depth)
+            continue;
+        int32_t fd;
+        v->rank = rank;
+        v->has_a = o->iolens_kind && iolens_trace_last_args(src, rank, &fd, v->a) == 0;
+        return 1;
+    }
+    return rc;
+}
+
+static int creates(const iolens_event *e)
+{
+    if (e->open_flags < 0)
+        return 0;
+    return e->layer == IOLENS_LAYER_MPIIO ? (e->open_flags & OTF_MODE_CREATE) != 0 : (e->open_flags & O_CREAT) != 0;
+}
+
+static int is_collective(const iolens_event *e, int world)
+{
+    if (e->layer != IOLENS_LAYER_MPIIO)
+        return 0;
+    if (e->flags & IOLENS_EVF_COLLECTIVE)
+        return 1;
+    switch (e->op) {
+    case IOLENS_OP_OPEN:
+    case IOLENS_OP_CLOSE:
+    case IOLENS_OP_SYNC:
+    case IOLENS_OP_SET_VIEW:
+    case IOLENS_OP_TRUNCATE: return world;
+    default: return 0;
+    }
+}
+
+static int push_coll(struct otf *o, const iolens_event *e)
+{
+    if (o->ncoll == o->capcoll) {
+        size_t cap = o->capcoll ? o->capcoll * 2 : 64;
+        struct otf_coll *c = realloc(o->coll, cap * sizeof *c);
+        if (!c)
+            return iol_err(IOLENS_ENOMEM, "out of memory");
+        o->coll = c;
+        o->capcoll = cap;
+    }
+    o->coll[o->ncoll++] = (struct otf_coll){e->func, e->file};
+    return 0;
+}
+
+static int push_cut(struct otf *o, const iolens_event *e, int rank, int64_t idx, int coll)
+{
+    if (o->nev == o->capev) {
+        size_t cap = o->capev ? o->capev * 2 : 256;
+        struct otf_cut *c = realloc(o->ev, cap * sizeof *c);
+        if (!c)
+            return iol_err(IOLENS_ENOMEM, "out of memory");
+        o->ev = c;
+        o->capev = cap;
+    }
+    /* synchronisation candidates: opens and namespace changes (a rank's unlink must not
+     * overtake another rank's last read of the file when the trace shows it did not) */
+    int point = e->op == IOLENS_OP_OPEN || e->op == IOLENS_OP_META || e->op == IOLENS_OP_TRUNCATE;
+    o->ev[o->nev++] = (struct otf_cut){e->tstart, e->tend, rank, point, coll, idx};
+    return 0;
+}
+
+/* Pre-pass over one rank: extents, first opens, sessions, collectives, synchronisation events. */
+static int prepare_rank(struct otf *o, iolens_evsource *src, int r, int64_t *nsess)
+{
+    struct otf_ev v;
+    const iolens_event *e = &v.e;
+    int rc;
+    int64_t idx = 0;
+    size_t ncoll = 0;
+    o->first[r] = -1;
+    for (size_t i = 0; i < o->nfiles; i++)
+        o->f[i].pre_world = 0;
+    while ((rc = fetch(o, src, r, &v)) > 0) {
+        if (o->first[r] < 0)
+            o->first[r] = e->tstart;
+        if (e->file >= 0 && (uint64_t)e->file < o->nfiles && e->op == IOLENS_OP_READ && e->offset >= 0 &&
+            e->offset + e->size > o->f[e->file].extent)
+            o->f[e->file].extent = e->offset + e->size;
+        if (!considered(o, e))
+            continue;
+        struct otf_file *f = &o->f[e->file];
+        if (e->op == IOLENS_OP_OPEN) {
+            if (e->layer == IOLENS_LAYER_MPIIO && (rc = open_world(o, &v, &f->pre_world)) < 0)
+                return rc;
+            if (!f->opened || e->tstart < f->first_open) {
+                f->opened = 1;
+                f->first_open = e->tstart;
+                f->input = !creates(e);
+                f->dir = e->layer == IOLENS_LAYER_POSIX && e->open_flags >= 0 && (e->open_flags & O_DIRECTORY);
+            }
+            (*nsess)++;
+            if (o->nsf == o->capsf) {
+                size_t cap = o->capsf ? o->capsf * 2 : 64;
+                int64_t *nv = realloc(o->sess_file, cap * sizeof *nv);
+                if (!nv)
+                    return iol_err(IOLENS_ENOMEM, "out of memory");
+                o->sess_file = nv;
+                o->capsf = cap;
+            }
+            o->sess_file[o->nsf++] = e->file;
+        }
+        int coll = o->nranks > 1 && is_collective(e, f->pre_world);
+        if (coll) {
+            if (r == 0) {
+                if ((rc = push_coll(o, e)) < 0)
+                    return rc;
+            } else if (ncoll >= o->ncoll || strcmp(o->coll[ncoll].func, e->func) || o->coll[ncoll].file != e->file) {
+                if (ncoll >= o->ncoll)
+                    return iol_err(IOLENS_EINVAL, "rank %d makes more collective MPI-IO calls than rank 0 (its call "
+                                   "%zu is %s on '%s', rank 0 makes %zu): replaying would deadlock; refusing", r,
+                                   ncoll + 1, e->func, o->files[e->file].path, o->ncoll);
+                return iol_err(IOLENS_EINVAL, "collective MPI-IO call %zu of rank %d is %s on '%s' but rank 0's is "
+                               "%s on '%s': replaying would deadlock; refusing", ncoll + 1, r, e->func,
+                               o->files[e->file].path, o->coll[ncoll].func, o->files[o->coll[ncoll].file].path);
+            }
+            ncoll++;
+        }
+        if (o->cuts && (rc = push_cut(o, e, r, idx, coll)) < 0)
+            return rc;
+        idx++;
+    }
+    if (rc < 0)
+        return rc;
+    if (r > 0 && ncoll != o->ncoll)
+        return iol_err(IOLENS_EINVAL, "rank %d makes %zu collective MPI-IO calls, rank 0 makes %zu: replaying "
+                       "would deadlock; refusing", r, ncoll, o->ncoll);
+    return iolens_evsource_rewind(src, r);
+}
+
+static int cmp_cut(const void *a, const void *b)
+{
+    const struct otf_cut *x = a, *y = b;
+    if (x->t0 != y->t0)
+        return x->t0 < y->t0 ? -1 : 1;
+    return x->rank != y->rank ? x->rank - y->rank : (x->idx < y->idx ? -1 : x->idx > y->idx);
+}
+
+/* Synchronisation points: an open (or unlink, rename, mkdir, ...) that started after
+ * every earlier call of every rank had ended, with no collective call split across it. This rank
+ * meets the others at a barrier before its first call after each point. */
+static int find_cuts(struct otf *o)
+{
+    if (!o->cuts || !o->nev)
+        return 0;
+    qsort(o->ev, o->nev, sizeof *o->ev, cmp_cut);
+    int64_t *cnt = calloc((size_t)o->nranks, sizeof *cnt);
+    unsigned char *cut = calloc(o->nev, 1);
+    int rc = 0;
+    if (!cnt || !cut) {
+        rc = iol_err(IOLENS_ENOMEM, "out of memory");
+        goto done;
+    }
+    double maxend = -INFINITY;
+    int64_t sum = 0, max = 0;
+    size_t ncut = 0;
+    /* the replay starts with a barrier (a cut before event 0); a cut whose events since the
+     * previous cut are all opens / namespace changes is the same synchronisation point (the
+     * ranks' opens of one phase): keeping only the first puts every rank's barrier before its
+     * open, as the application's barrier was, not between one rank's open and its writes */
+    int only_points = 1;
+    for (size_t i = 0; i < o->nev; i++) {
+        const struct otf_cut *c = &o->ev[i];
+        if (i > 0 && c->open && maxend < c->t0 && sum == max * o->nranks && !only_points) {
+            cut[i] = 1;
+            ncut++;
+            only_points = 1;
+        }
+        if (!c->open)
+            only_points = 0;
+        maxend = fmax(maxend, c->t1);
+        if (c->coll) {
+            sum++;
+            if (++cnt[c->rank] > max)
+                max = cnt[c->rank];
+        }
+    }
+    if (ncut && !(o->bar = malloc(ncut * sizeof *o->bar))) {
+        rc = iol_err(IOLENS_ENOMEM, "out of memory");
+        goto done;
+    }
+    int64_t next = INT64_MAX;
+    for (size_t i = o->nev; i-- > 0;) {
+        if (o->ev[i].rank == o->me && o->ev[i].idx < next)
+            next = o->ev[i].idx;
+        if (cut[i])
+            o->bar[o->nbar++] = next;
+    }
+    for (size_t i = 0; i < o->nbar / 2; i++) { /* ascending */
+        int64_t t = o->bar[i];
+        o->bar[i] = o->bar[o->nbar - 1 - i];
+        o->bar[o->nbar - 1 - i] = t;
+    }
+done:
+    free(cnt);
+    free(cut);
+    free(o->ev);
+    o->ev = NULL;
+    return rc;
+}
+
+/* ---- the calls ---- */
+
+static int do_open(struct otf *o, struct otf_file *f, const struct otf_ev *v)
+{
+    const iolens_event *e = &v->e;
     if (f->n >= OTF_MAX_DEPTH)
         return iol_err(IOLENS_EUNSUPPORTED, "trace opens file '%s' more than %d times at once", f->rel,
                        OTF_MAX_DEPTH);
     char path[PATH_MAX];
-    int rc = full_path(o, f->rel, path, sizeof path);
+    int rc = file_path(o, f, path, sizeof path);
     if (rc < 0)
         return rc;
-    struct stat st;
-    int existed = lstat(path, &st) == 0;
-    if (existed && S_ISLNK(st.st_mode))
-        return iol_err(IOLENS_EINVAL, "'%s' is a symbolic link: refusing to follow it", path);
+    struct otf_handle *h = &f->h[f->n];
+    *h = (struct otf_handle){-1, NULL, NULL, NULL, 0, o->sess_next++};
     int fl = e->open_flags >= 0 ? e->open_flags : O_RDWR;
-    if (!existed && !(fl & O_CREAT)) {
-        /* an input file of the traced program: create it as large as the trace reads */
-        int fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
-        if (fd < 0 || ftruncate(fd, f->extent) < 0) {
-            int err = errno;
-            if (fd >= 0)
-                close(fd);
-            return iol_err(IOLENS_EIO, "cannot create input file '%s': %s", path, strerror(err));
+    double *s = sess_of(o, h);
+    if (e->layer == IOLENS_LAYER_MPIIO) {
+#ifdef IOLENS_HAVE_MPI
+        if ((rc = open_world(o, v, &h->world)) < 0)
+            return rc;
+        MPI_File *fh = malloc(sizeof *fh);
+        if (!fh)
+            return iol_err(IOLENS_ENOMEM, "out of memory");
+        s[SS_OPEN] = wall(o);
+        int mrc = MPI_File_open(h->world ? MPI_COMM_WORLD : MPI_COMM_SELF, path, fl, MPI_INFO_NULL, fh);
+        if (mrc != MPI_SUCCESS) {
+            free(fh);
+            char msg[MPI_MAX_ERROR_STRING];
+            int len = 0;
+            MPI_Error_string(mrc, msg, &len);
+            return iol_err(IOLENS_EIO, "cannot open '%s' (%s): %s", path, e->func, msg);
         }
-        close(fd);
-        existed = 0;
-        fl &= ~O_TRUNC;
-    }
-    if (!existed && (rc = note_created(o, path)) < 0)
-        return rc;
-    if (e->layer == IOLENS_LAYER_STDIO) {
+        h->mfh = fh;
+#else
+        return iol_err(IOLENS_EUNSUPPORTED, "MPI-IO replay needs a build with MPI");
+#endif
+    } else if (e->layer == IOLENS_LAYER_STDIO) {
+        s[SS_OPEN] = wall(o);
         FILE *fp = fopen(path, stdio_mode(fl));
         if (!fp)
             return iol_err(IOLENS_EIO, "cannot open '%s' (%s): %s", path, e->func, strerror(errno));
-        f->fps[f->n] = fp;
-        f->fds[f->n] = -1;
+        h->fp = fp;
     } else {
-        int fd = open(path, (fl & ~O_DIRECTORY) | O_NOFOLLOW | O_CLOEXEC, e->mode >= 0 ? (mode_t)e->mode : 0644);
+        s[SS_OPEN] = wall(o);
+        int fd = open(path, fl | O_NOFOLLOW | O_CLOEXEC, e->mode >= 0 ? (mode_t)e->mode : 0644);
         if (fd < 0)
             return iol_err(IOLENS_EIO, "cannot open '%s' (%s): %s", path, e->func, strerror(errno));
-        f->fds[f->n] = fd;
-        f->fps[f->n] = NULL;
+        h->fd = fd;
     }
     f->n++;
-    return 0;
+    return 1;
+}
+
+static int close_handle(struct otf *o, struct otf_handle *h)
+{
+    int bad = 0;
+#ifdef IOLENS_HAVE_MPI
+    if (h->mfh) {
+        bad = MPI_File_close(h->mfh) != MPI_SUCCESS;
+        free(h->mfh);
+        h->mfh = NULL;
+    } else
+#endif
+        if (h->fp)
+        bad = fclose(h->fp) != 0;
+    else if (h->dir)
+        bad = closedir(h->dir) != 0;
+    else if (h->fd >= 0)
+        bad = close(h->fd) < 0;
+    double *s = sess_of(o, h);
+    if (s)
+        s[SS_CLOSE] = wall(o);
+    return bad ? -1 : 0;
 }
 
 static int positional(const char *func)
@@ -196,31 +604,206 @@ static int positional(const char *func)
     return func && func[0] == 'p' && (!strncmp(func, "pread", 5) || !strncmp(func, "pwrite", 6));
 }
 
-/* Re-issues one event. Returns 1 replayed, 0 skipped, <0 error. */
-static int do_event(struct otf *o, const iolens_event *e)
+#ifdef IOLENS_HAVE_MPI
+static int mpi_fail(int mrc, const iolens_event *e, const char *path)
 {
-    if (e->depth || (e->flags & IOLENS_EVF_FAILED))
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(mrc, msg, &len);
+    return iol_err(IOLENS_EIO, "%s on '%s' failed: %s", e->func, path, msg);
+}
+
+/* MPI-IO data and control calls (the open is do_open's). */
+static int mpi_event(struct otf *o, struct otf_file *f, struct otf_handle *h, const struct otf_ev *v)
+{
+    const iolens_event *e = &v->e;
+    MPI_File fh = *(MPI_File *)h->mfh;
+    const char *fn = e->func ? e->func : "";
+    int mrc = MPI_SUCCESS;
+    MPI_Status stt;
+    switch (e->op) {
+    case IOLENS_OP_READ:
+    case IOLENS_OP_WRITE: {
+        if (strstr(fn, "_end"))
+            return 1; /* split collective: the data moved at _begin */
+        int w = e->op == IOLENS_OP_WRITE, rc;
+        int64_t n = e->size > 0 ? e->size : 0;
+        if (n > INT_MAX || (rc = ensure_buf(o, n)) < 0)
+            return n > INT_MAX ? iol_err(IOLENS_EUNSUPPORTED, "%s of %lld bytes: too large", fn, (long long)n) : rc;
+        int all = strstr(fn, "_all") != NULL, cnt = (int)n;
+        /* non-blocking and split calls are re-issued as the blocking call of the same kind */
+        if (strstr(fn, "_at")) {
+            if (e->offset < 0)
+                return 0;
+            MPI_Offset off = (MPI_Offset)e->offset;
+            mrc = w ? (all ? MPI_File_write_at_all(fh, off, o->buf, cnt, MPI_BYTE, &stt)
+                           : MPI_File_write_at(fh, off, o->buf, cnt, MPI_BYTE, &stt))
+                    : (all ? MPI_File_read_at_all(fh, off, o->buf, cnt, MPI_BYTE, &stt)
+                           : MPI_File_read_at(fh, off, o->buf, cnt, MPI_BYTE, &stt));
+        } else if (strstr(fn, "_shared")) {
+            mrc = w ? MPI_File_write_shared(fh, o->buf, cnt, MPI_BYTE, &stt)
+                    : MPI_File_read_shared(fh, o->buf, cnt, MPI_BYTE, &stt);
+        } else if (strstr(fn, "_ordered")) {
+            mrc = w ? MPI_File_write_ordered(fh, o->buf, cnt, MPI_BYTE, &stt)
+                    : MPI_File_read_ordered(fh, o->buf, cnt, MPI_BYTE, &stt);
+        } else {
+            mrc = w ? (all ? MPI_File_write_all(fh, o->buf, cnt, MPI_BYTE, &stt)
+                           : MPI_File_write(fh, o->buf, cnt, MPI_BYTE, &stt))
+                    : (all ? MPI_File_read_all(fh, o->buf, cnt, MPI_BYTE, &stt)
+                           : MPI_File_read(fh, o->buf, cnt, MPI_BYTE, &stt));
+        }
+        if (mrc != MPI_SUCCESS)
+            return mpi_fail(mrc, e, f->rel);
+        int got = 0;
+        MPI_Get_count(&stt, MPI_BYTE, &got);
+        double *s = sess_of(o, h);
+        s[w ? SS_WRITE : SS_READ] += got;
+        if (w)
+            o->st->bytes_written += got;
+        else
+            o->st->bytes_read += got;
+        return 1;
+    }
+    case IOLENS_OP_SEEK:
+        if (!v->has_a || e->whence < 0)
+            return 0;
+        mrc = strstr(fn, "_shared") ? MPI_File_seek_shared(fh, (MPI_Offset)v->a[0], e->whence)
+                                    : MPI_File_seek(fh, (MPI_Offset)v->a[0], e->whence);
+        break;
+    case IOLENS_OP_SET_VIEW: /* the view's types are not recorded: a byte view at the displacement */
+        mrc = MPI_File_set_view(fh, (MPI_Offset)(e->offset > 0 ? e->offset : 0), MPI_BYTE, MPI_BYTE, "native",
+                                MPI_INFO_NULL);
+        break;
+    case IOLENS_OP_SYNC: mrc = MPI_File_sync(fh); break;
+    case IOLENS_OP_TRUNCATE:
+        if (e->size < 0)
+            return 0;
+        mrc = strstr(fn, "preallocate") ? MPI_File_preallocate(fh, (MPI_Offset)e->size)
+                                        : MPI_File_set_size(fh, (MPI_Offset)e->size);
+        break;
+    default: return 0;
+    }
+    return mrc == MPI_SUCCESS ? 1 : mpi_fail(mrc, e, f->rel);
+}
+#endif
+
+/* stat, access, mkdir, rmdir, unlink, rename, opendir, readdir, closedir, ftruncate. */
+static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
+{
+    const iolens_event *e = &v->e;
+    const char *fn = e->func ? e->func : "";
+    struct otf_handle *top = f->n ? &f->h[f->n - 1] : NULL;
+    char path[PATH_MAX];
+    struct stat sb;
+    int rc, bad = 0;
+    if (e->op == IOLENS_OP_TRUNCATE) {
+        if (!top || top->fd < 0 || e->size < 0)
+            return 0;
+        if (ftruncate(top->fd, (off_t)e->size) < 0)
+            return iol_err(IOLENS_EIO, "%s on '%s/%s' failed: %s", fn, o->opt->root, f->rel, strerror(errno));
+        return 1;
+    }
+    if (!strcmp(fn, "readdir") || !strcmp(fn, "readdir64")) {
+        if (!top || !top->dir)
+            return 0;
+        errno = 0;
+        bad = readdir(top->dir) == NULL && errno != 0;
+        goto counted;
+    }
+    if (!strcmp(fn, "closedir")) {
+        if (!top || !top->dir)
+            return 0;
+        f->n--;
+        close_handle(o, top);
+        return 1;
+    }
+    if (e->op == IOLENS_OP_STAT && fn[0] == 'f' && strncmp(fn, "fstatat", 7) && strncmp(fn, "__fxstatat", 10)) {
+        if (!top) /* fstat of a descriptor the trace did not see opened */
+            return 0;
+        int fd = top->fp ? fileno(top->fp) : top->dir ? dirfd(top->dir) : top->fd;
+        if (fd < 0)
+            return 0;
+        bad = fstat(fd, &sb) < 0;
+        goto counted;
+    }
+    if ((rc = full_path(o, f->rel, path, sizeof path)) < 0)
+        return rc;
+    if (e->op == IOLENS_OP_STAT) { /* stat follows a link, lstat does not, as recorded (reading only) */
+        bad = (strstr(fn, "lstat") || strstr(fn, "lxstat") ? lstat(path, &sb) : stat(path, &sb)) < 0;
+    } else if (!strcmp(fn, "access")) {
+        int mode = v->has_a && v->a[1] >= 0 && v->a[1] <= 7 ? (int)v->a[1] : F_OK;
+        bad = access(path, mode) < 0;
+    } else if (!strcmp(fn, "mkdir")) {
+        bad = mkdir(path, e->mode >= 0 ? (mode_t)(e->mode & 07777) : 0755) < 0;
+    } else if (!strcmp(fn, "opendir")) {
+        if (f->n >= OTF_MAX_DEPTH)
+            return iol_err(IOLENS_EUNSUPPORTED, "trace opens '%s' more than %d times at once", f->rel, OTF_MAX_DEPTH);
+        if (raw_lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode))
+            return iol_err(IOLENS_EINVAL, "'%s' is a symbolic link: refusing to follow it", path);
+        DIR *d = opendir(path);
+        if (!d) {
+            bad = 1;
+        } else {
+            f->h[f->n++] = (struct otf_handle){-1, NULL, d, NULL, 0, -1};
+        }
+    } else if (!strcmp(fn, "unlink") || !strcmp(fn, "rmdir") || !strcmp(fn, "rename")) {
+        if (f->existed) { /* a replay never removes what it did not create */
+            o->st->refused++;
+            return 0;
+        }
+        if (!strcmp(fn, "rename")) {
+            if (!v->has_a || v->a[2] < 0 || (uint64_t)v->a[2] >= o->nfiles || o->f[v->a[2]].skip)
+                return 0;
+            struct otf_file *t = &o->f[v->a[2]];
+            if (t->existed) {
+                o->st->refused++;
+                return 0;
+            }
+            char to[PATH_MAX];
+            if ((rc = full_path(o, t->rel, to, sizeof to)) < 0)
+                return rc;
+            bad = rename(path, to) < 0;
+        } else {
+            bad = (fn[0] == 'u' ? unlink(path) : rmdir(path)) < 0;
+        }
+    } else {
         return 0;
-    if (e->layer != IOLENS_LAYER_POSIX && e->layer != IOLENS_LAYER_STDIO)
-        return 0;
-    if (e->file < 0 || (uint64_t)e->file >= o->nfiles)
-        return 0;
+    }
+counted:
+    o->st->failed += bad;
+    return 1;
+}
+
+/* Re-issues one considered event. Returns 1 replayed, 0 skipped, <0 error. */
+static int do_event(struct otf *o, const struct otf_ev *v)
+{
+    const iolens_event *e = &v->e;
     struct otf_file *f = &o->f[e->file];
-    if (f->skip)
-        return 0;
     if (e->op == IOLENS_OP_OPEN)
-        return do_open(o, f, e) < 0 ? -1 : 1;
+        return do_open(o, f, v);
+    if (e->op == IOLENS_OP_STAT || e->op == IOLENS_OP_META ||
+        (e->op == IOLENS_OP_TRUNCATE && e->layer == IOLENS_LAYER_POSIX))
+        return meta_event(o, f, v);
     if (!f->n)
         return 0; /* a descriptor the trace did not see opened (stdin, inherited) */
-    int fd = f->fds[f->n - 1];
-    FILE *fp = f->fps[f->n - 1];
+    struct otf_handle *h = &f->h[f->n - 1];
+    if (e->op == IOLENS_OP_CLOSE) {
+        f->n--;
+        if (close_handle(o, h) < 0)
+            return iol_err(IOLENS_EIO, "cannot close '%s/%s' (%s): %s", o->opt->root, f->rel, e->func,
+                           strerror(errno));
+        return 1;
+    }
+#ifdef IOLENS_HAVE_MPI
+    if (h->mfh)
+        return e->layer == IOLENS_LAYER_MPIIO ? mpi_event(o, f, h, v) : 0;
+#endif
+    if (e->layer == IOLENS_LAYER_MPIIO || h->dir)
+        return 0;
+    int fd = h->fd;
+    FILE *fp = h->fp;
     int64_t size = e->size > 0 ? e->size : 0;
     switch (e->op) {
-    case IOLENS_OP_CLOSE:
-        f->n--;
-        if (fp ? fclose(fp) != 0 : close(fd) < 0)
-            return iol_err(IOLENS_EIO, "cannot close '%s/%s': %s", o->opt->root, f->rel, strerror(errno));
-        return 1;
     case IOLENS_OP_WRITE:
     case IOLENS_OP_READ: {
         int w = e->op == IOLENS_OP_WRITE;
@@ -242,6 +825,9 @@ static int do_event(struct otf *o, const iolens_event *e)
                 break; /* end of file: the recorded read was short too */
             done += r;
         }
+        double *s = sess_of(o, h);
+        if (s)
+            s[w ? SS_WRITE : SS_READ] += (double)done;
         if (w)
             o->st->bytes_written += done;
         else
@@ -270,51 +856,12 @@ static int do_event(struct otf *o, const iolens_event *e)
     }
 }
 
-/* First pass over a rank: which files to replay, how large input files must be. */
-static int prepare_rank(struct otf *o, iolens_evsource *src, int rank)
-{
-    iolens_event e;
-    int rc;
-    while ((rc = iolens_evsource_next(src, rank, &e)) > 0) {
-        if (e.file < 0 || (uint64_t)e.file >= o->nfiles)
-            continue;
-        struct otf_file *f = &o->f[e.file];
-        if (e.op == IOLENS_OP_READ && e.offset >= 0 && e.offset + e.size > f->extent)
-            f->extent = e.offset + e.size;
-    }
-    if (rc < 0)
-        return rc;
-    for (size_t i = 0; i < o->nfiles; i++) {
-        struct otf_file *f = &o->f[i];
-        const char *p = o->files[i].path ? o->files[i].path : "";
-        if (system_path(p)) {
-            f->skip = 1;
-            continue;
-        }
-        char rel[PATH_MAX];
-        if ((rc = iol_replay_rel_path(rel, sizeof rel, p, "trace path")) < 0)
-            return rc;
-        if (!(f->rel = strdup(rel)))
-            return iol_err(IOLENS_ENOMEM, "out of memory");
-    }
-    return iolens_evsource_rewind(src, rank);
-}
-
 static void close_all(struct otf *o)
 {
     for (size_t i = 0; o->f && i < o->nfiles; i++) {
         struct otf_file *f = &o->f[i];
-        while (f->n > 0) {
-            f->n--;
-            if (f->fps[f->n])
-                fclose(f->fps[f->n]);
-            else
-                close(f->fds[f->n]);
-        }
-        free(f->rel);
-        f->rel = NULL;
-        f->skip = 0;
-        f->extent = 0;
+        while (f->n > 0)
+            close_handle(o, &f->h[--f->n]);
     }
 }
 
@@ -332,28 +879,268 @@ static void sleep_until(double t)
     }
 }
 
-static int replay_rank(struct otf *o, iolens_evsource *src, int rank)
+/* The rank's calls are decoded in batches before they are issued, so that decoding the
+ * trace does not slow the replayed calls down (it would, at small transfers). */
+#define OTF_BATCH 65536
+
+static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double first)
 {
-    int rc = prepare_rank(o, src, rank);
+    double speed = o->opt->speed > 0 ? o->opt->speed : 1.0;
+    struct otf_ev *batch = malloc(OTF_BATCH * sizeof *batch);
+    if (!batch)
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    o->sess_next = o->sess_base[rank];
+    o->ibar = 0;
+    int64_t idx = 0;
+    int rc = 1;
+    size_t n = 0;
+    /* the first batch is decoded before the ranks start together: decoding must neither skew
+     * the ranks' starts nor compete for the processors with another rank's first calls */
+    while (n < OTF_BATCH && (rc = fetch(o, src, rank, &batch[n])) > 0)
+        n++;
+    barrier(o);
+    double t0 = now();
+    for (int first_batch = 1; rc >= 0; first_batch = 0) {
+        if (!first_batch) {
+            if (rc == 0)
+                break;
+            n = 0;
+            while (n < OTF_BATCH && (rc = fetch(o, src, rank, &batch[n])) > 0)
+                n++;
+            if (rc < 0)
+                break;
+        }
+        for (size_t i = 0; i < n && rc >= 0; i++) {
+            const iolens_event *e = &batch[i].e;
+            if (o->opt->delays && first >= 0)
+                sleep_until(t0 + (e->tstart - first) / speed);
+            if (!considered(o, e)) {
+                o->st->skipped++;
+                continue;
+            }
+            while (o->ibar < o->nbar && o->bar[o->ibar] <= idx) {
+                barrier(o);
+                o->ibar++;
+            }
+            idx++;
+            int r = do_event(o, &batch[i]);
+            if (r < 0)
+                rc = r;
+            else if (r)
+                o->st->calls++;
+            else
+                o->st->skipped++;
+        }
+    }
+    free(batch);
     if (rc < 0)
         return rc;
-    double t0 = now(), first = -1, speed = o->opt->speed > 0 ? o->opt->speed : 1.0;
-    iolens_event e;
-    while ((rc = iolens_evsource_next(src, rank, &e)) > 0) {
-        if (o->opt->delays && !e.depth) {
-            if (first < 0)
-                first = e.tstart;
-            sleep_until(t0 + (e.tstart - first) / speed);
+    for (; o->ibar < o->nbar; o->ibar++)
+        barrier(o);
+    return 0;
+}
+
+/* ---- set-up and results ---- */
+
+static int prepare(struct otf *o, iolens_evsource *src)
+{
+    for (size_t i = 0; i < o->nfiles; i++) {
+        struct otf_file *f = &o->f[i];
+        const char *p = o->files[i].path ? o->files[i].path : "";
+        if (system_path(p)) {
+            f->skip = 1;
+            continue;
         }
-        int r = do_event(o, &e);
-        if (r < 0)
-            return r;
-        if (r)
-            o->st->calls++;
-        else if (!e.depth)
-            o->st->skipped++;
+        char rel[PATH_MAX];
+        int rc = iol_replay_rel_path(rel, sizeof rel, p, "trace path");
+        if (rc < 0)
+            return rc;
+        if (!(f->rel = strdup(rel)))
+            return iol_err(IOLENS_ENOMEM, "out of memory");
     }
+    int64_t total = 0;
+    for (int r = 0; r < o->nranks; r++) {
+        int64_t n = 0;
+        o->sess_base[r] = total;
+        int rc = prepare_rank(o, src, r, &n);
+        if (rc < 0)
+            return rc;
+        total += n;
+    }
+    o->sess_base[o->nranks] = total;
+    size_t ns = (size_t)total;
+    if (!(o->sess = calloc(ns ? ns * SS_N : 1, sizeof *o->sess)))
+        return iol_err(IOLENS_ENOMEM, "out of memory for %zu sessions", ns);
+    return find_cuts(o);
+}
+
+/* Files and directories below the root before the replay (never removed). */
+static void snapshot(struct otf *o)
+{
+    for (size_t i = 0; i < o->nfiles; i++) {
+        struct otf_file *f = &o->f[i];
+        char path[PATH_MAX];
+        struct stat sb;
+        if (!f->skip && snprintf(path, sizeof path, "%s/%s", o->opt->root, f->rel) < (int)sizeof path)
+            f->existed = raw_lstat(path, &sb) == 0;
+    }
+}
+
+/* Input files (first opened without creating them): created as large as the trace reads. */
+static int make_inputs(struct otf *o)
+{
+    for (size_t i = 0; i < o->nfiles; i++) {
+        struct otf_file *f = &o->f[i];
+        if (f->skip || f->existed || !f->opened || !f->input)
+            continue;
+        char path[PATH_MAX];
+        int rc = full_path(o, f->rel, path, sizeof path);
+        if (rc < 0)
+            return rc;
+        if (f->dir) {
+            if (mkdir(path, 0755) < 0 && errno != EEXIST)
+                return iol_err(IOLENS_EIO, "cannot create input directory '%s': %s", path, strerror(errno));
+            continue;
+        }
+        int fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0 || ftruncate(fd, f->extent) < 0) {
+            int err = errno;
+            if (fd >= 0)
+                close(fd);
+            return iol_err(IOLENS_EIO, "cannot create input file '%s': %s", path, strerror(err));
+        }
+        close(fd);
+    }
+    return 0;
+}
+
+static int cmp_len_desc(const void *a, const void *b)
+{
+    size_t x = strlen(*(char *const *)a), y = strlen(*(char *const *)b);
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Removes what the replay created: traced paths that did not exist before (deepest first). */
+static void remove_created(struct otf *o)
+{
+    char **v = calloc(o->nfiles ? o->nfiles : 1, sizeof *v);
+    size_t n = 0;
+    if (!v)
+        return;
+    for (size_t i = 0; i < o->nfiles; i++)
+        if (!o->f[i].skip && !o->f[i].existed && o->f[i].rel)
+            v[n++] = o->f[i].rel;
+    qsort(v, n, sizeof *v, cmp_len_desc);
+    for (size_t i = 0; i < n; i++) {
+        char path[PATH_MAX];
+        struct stat sb;
+        if (snprintf(path, sizeof path, "%s/%s", o->opt->root, v[i]) >= (int)sizeof path || raw_lstat(path, &sb) < 0)
+            continue;
+#ifdef SYS_unlinkat /* the replay's cleanup, not the workload's: around the tracer */
+        syscall(SYS_unlinkat, AT_FDCWD, path, S_ISDIR(sb.st_mode) ? AT_REMOVEDIR : 0);
+#else
+        if (S_ISDIR(sb.st_mode))
+            rmdir(path);
+        else
+            unlink(path);
+#endif
+    }
+    free(v);
+}
+
+/* Gathers the sessions and counters on rank 0 and computes Algorithm 1 per direction. */
+static int results(struct otf *o, const iolens_evsource *src)
+{
+    iolens_replay_trace_stats *st = o->st;
+    size_t ns = (size_t)o->sess_base[o->nranks];
+    (void)src;
+#ifdef IOLENS_HAVE_MPI
+    if (o->mpi && o->np > 1) {
+        double c[6] = {(double)st->calls, (double)st->skipped, (double)st->bytes_written, (double)st->bytes_read,
+                       (double)st->failed, (double)st->refused};
+        MPI_Allreduce(MPI_IN_PLACE, c, 6, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        st->calls = (int64_t)c[0];
+        st->skipped = (int64_t)c[1];
+        st->bytes_written = (int64_t)c[2];
+        st->bytes_read = (int64_t)c[3];
+        st->failed = (int64_t)c[4];
+        st->refused = (int64_t)c[5];
+        MPI_Allreduce(MPI_IN_PLACE, &st->seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (ns)
+            MPI_Reduce(o->me == 0 ? MPI_IN_PLACE : o->sess, o->me == 0 ? o->sess : NULL, (int)(ns * SS_N),
+                       MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        if (o->me != 0)
+            return 0;
+    }
+#endif
+    if (ns && !(st->sessions = calloc(ns, sizeof *st->sessions)))
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    double w0 = INFINITY, w1 = -INFINITY, r0 = INFINITY, r1 = -INFINITY;
+    for (int r = 0; r < o->nranks; r++)
+        for (int64_t k = o->sess_base[r]; k < o->sess_base[r + 1]; k++) {
+            const double *s = o->sess + (size_t)k * SS_N;
+            if (s[SS_OPEN] == 0 && s[SS_CLOSE] == 0)
+                continue; /* a rank this process did not replay */
+            iolens_replay_session *x = &st->sessions[st->nsessions++];
+            x->rank = r;
+            x->file = o->sess_file[k];
+            x->path = x->file >= 0 && (uint64_t)x->file < o->nfiles ? o->files[x->file].path : NULL;
+            x->open = s[SS_OPEN];
+            x->close = s[SS_CLOSE];
+            x->bytes_read = (int64_t)s[SS_READ];
+            x->bytes_written = (int64_t)s[SS_WRITE];
+            if (x->bytes_written > 0) {
+                w0 = fmin(w0, x->open);
+                w1 = fmax(w1, x->close);
+            }
+            if (x->bytes_read > 0) {
+                r0 = fmin(r0, x->open);
+                r1 = fmax(r1, x->close);
+            }
+        }
+    st->write_seconds = w1 > w0 ? w1 - w0 : 0;
+    st->read_seconds = r1 > r0 ? r1 - r0 : 0;
+    return 0;
+}
+
+/* Agrees on a status across ranks (only where every rank reaches the call). */
+static int agree(struct otf *o, int rc)
+{
+#ifdef IOLENS_HAVE_MPI
+    if (o->mpi && o->np > 1) {
+        int all = rc;
+        MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (all < 0 && rc == 0)
+            return iol_err(all, "another rank failed (see its message)");
+    }
+#else
+    (void)o;
+#endif
     return rc;
+}
+
+int iolens_replay_trace_needs_mpi(iolens_evsource *src)
+{
+    if (!src)
+        return iol_err(IOLENS_EINVAL, "iolens_replay_trace_needs_mpi: NULL argument");
+    int n = iolens_evsource_nranks(src), rc = 0, found = 0;
+    for (int r = 0; r < n && !found && rc >= 0; r++) {
+        iolens_event e;
+        while (!found && (rc = iolens_evsource_next(src, r, &e)) > 0)
+            found = !e.depth && e.layer == IOLENS_LAYER_MPIIO;
+        if (rc >= 0)
+            rc = iolens_evsource_rewind(src, r);
+    }
+    return n < 0 ? n : rc < 0 ? rc : found;
+}
+
+void iolens_replay_trace_stats_release(iolens_replay_trace_stats *st)
+{
+    if (!st)
+        return;
+    free(st->sessions);
+    st->sessions = NULL;
+    st->nsessions = 0;
 }
 
 int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_options *opt,
@@ -362,50 +1149,107 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
     if (!src || !opt || !opt->root || !st)
         return iol_err(IOLENS_EINVAL, "iolens_replay_trace_run: NULL argument");
     memset(st, 0, sizeof *st);
-    struct otf o = {.opt = opt, .st = st};
-    int rc = 0;
-    if (mkdir(opt->root, 0755) < 0 && errno != EEXIST) {
-        rc = iol_err(IOLENS_EIO, "cannot create replay root '%s': %s", opt->root, strerror(errno));
-        goto out;
+    struct otf o = {.opt = opt, .st = st, .np = 1};
+    int rc = 0, prepared = 0;
+    o.iolens_kind = !strcmp(iolens_evsource_kind(src), "iolens");
+#ifdef IOLENS_HAVE_MPI
+    if (opt->use_mpi) {
+        o.mpi = 1;
+        MPI_Comm_rank(MPI_COMM_WORLD, &o.me);
+        MPI_Comm_size(MPI_COMM_WORLD, &o.np);
     }
+#endif
+    if (o.me == 0 && mkdir(opt->root, 0755) < 0 && errno != EEXIST)
+        rc = iol_err(IOLENS_EIO, "cannot create replay root '%s': %s", opt->root, strerror(errno));
+    if ((rc = agree(&o, rc)) < 0)
+        goto out;
     if ((rc = iolens_evsource_files(src, &o.files, &o.nfiles)) < 0)
         goto out;
+    o.nranks = iolens_evsource_nranks(src);
+    if (o.nranks < 0) {
+        rc = o.nranks;
+        goto out;
+    }
+    if (o.np > 1 && o.np != o.nranks) {
+        rc = iol_err(IOLENS_EINVAL, "the trace has %d rank(s) but %d processes were started: run one process per "
+                     "traced rank (mpirun -np %d)", o.nranks, o.np, o.nranks);
+        goto out;
+    }
+    if (opt->rank >= o.nranks) {
+        rc = iol_err(IOLENS_EINVAL, "rank %d asked for, the trace has %d rank(s)", opt->rank, o.nranks);
+        goto out;
+    }
+    o.mpiio = o.mpi && o.np == o.nranks;
+    o.cuts = o.mpi && o.np > 1;
     if (o.nfiles > SIZE_MAX / sizeof *o.f || !(o.f = calloc(o.nfiles ? o.nfiles : 1, sizeof *o.f)) ||
-        !(o.buf = malloc(OTF_BUF))) {
+        !(o.buf = malloc(OTF_BUF)) || !(o.sess_base = calloc((size_t)o.nranks + 1, sizeof *o.sess_base)) ||
+        !(o.first = calloc((size_t)o.nranks + 1, sizeof *o.first))) {
         rc = iol_err(IOLENS_ENOMEM, "out of memory");
         goto out;
     }
+    o.bufcap = OTF_BUF;
     memset(o.buf, 'r', OTF_BUF);
-    int nranks = iolens_evsource_nranks(src);
-    if (nranks < 0) {
-        rc = nranks;
+    if ((rc = prepare(&o, src)) < 0)
         goto out;
-    }
-    if (opt->rank >= nranks) {
-        rc = iol_err(IOLENS_EINVAL, "rank %d asked for, the trace has %d rank(s)", opt->rank, nranks);
+    snapshot(&o);
+    barrier(&o); /* every rank looked before anything is created */
+    if (o.me == 0)
+        rc = make_inputs(&o);
+    if ((rc = agree(&o, rc)) < 0)
         goto out;
-    }
-    st->nranks = opt->rank >= 0 ? 1 : nranks;
-    double t0 = now();
-    for (int r = opt->rank >= 0 ? opt->rank : 0; r < nranks; r++) {
-        if ((rc = replay_rank(&o, src, r)) < 0)
-            goto out;
+    prepared = 1;
+    st->nranks = o.np > 1 ? o.np : opt->rank >= 0 ? 1 : o.nranks;
+    double gfirst = INFINITY;
+    for (int r = 0; r < o.nranks; r++)
+        if (o.first[r] >= 0)
+            gfirst = fmin(gfirst, o.first[r]);
+    o.t_origin = realtime();
+#ifdef IOLENS_HAVE_MPI
+    if (o.mpi && o.np > 1) /* one origin for every rank, or the ranks' session times do not compare */
+        MPI_Allreduce(MPI_IN_PLACE, &o.t_origin, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+#endif
+    double t_start = now();
+    if (o.np > 1) {
+        rc = replay_rank(&o, src, o.me, isfinite(gfirst) ? gfirst : -1);
         close_all(&o);
-        if (opt->rank >= 0)
-            break;
+    } else {
+        for (int r = opt->rank >= 0 ? opt->rank : 0; r < o.nranks && rc >= 0; r++) {
+            rc = replay_rank(&o, src, r, o.first[r]);
+            close_all(&o);
+            if (opt->rank >= 0)
+                break;
+        }
     }
-    st->seconds = now() - t0;
-    if (st->skipped)
-        warn(&o, "calls of other layers, system files and descriptors not opened in the trace were skipped");
+    if (rc < 0)
+        goto out;
+    st->seconds = now() - t_start;
+    barrier(&o);
+    rc = results(&o, src);
+    if (st->skipped && o.me == 0)
+        warn(&o, o.mpiio ? "calls of other layers, system files and descriptors not opened in the trace were skipped"
+                         : "calls of other layers (MPI-IO needs mpirun with one process per traced rank), system "
+                           "files and descriptors not opened in the trace were skipped");
+    if (st->refused && o.me == 0)
+        warn(&o, "unlink, rename or rmdir of paths that existed before the replay were not replayed");
 out:
+    if (!prepared && rc < 0)
+        st->prepare_failed = 1;
     close_all(&o);
-    for (size_t i = o.ncreated; i-- > 0;) {
-        if (!opt->keep && rc >= 0)
-            unlink(o.created[i]);
-        free(o.created[i]);
+    if (rc >= 0 && !opt->keep && o.f) {
+        barrier(&o);
+        if (o.me == 0)
+            remove_created(&o);
     }
-    free(o.created);
+    for (size_t i = 0; o.f && i < o.nfiles; i++)
+        free(o.f[i].rel);
     free(o.f);
     free(o.buf);
+    free(o.coll);
+    free(o.ev);
+    free(o.bar);
+    free(o.sess_base);
+    free(o.sess);
+    free(o.sess_file);
+    free(o.first);
     return rc < 0 ? rc : 0;
 }
