@@ -12,6 +12,7 @@ PACKAGES=(
   libxgboost-dev
   libopenmpi-dev openmpi-bin   # MPI-IO replay and tracing, MPI tests
   libhdf5-openmpi-dev           # HDF5 replay back end
+  python3                       # test scripts parse JSON with it (tests only)
 )
 
 SUDO=""
