@@ -34,6 +34,11 @@ void cli_progress_init(cli_progress *p, const char *label, unsigned long total);
 void cli_progress_step(cli_progress *p, unsigned long n);
 void cli_progress_end(cli_progress *p);
 
+/* iolens_detect_read() for features/detect: any input (Darshan log or text, iolens
+ * or Recorder trace), library warnings on stderr, progress over a trace's ranks. */
+struct iolens_detect_input;
+int cli_detect_read(struct iolens_detect_input **in, const char *path, int all_paths);
+
 /* Labeled rows for iolens train / eval (defined in cmd_train.c), three kinds (biquality):
  * the configuration-labeled dev rows (features CSV + labels CSV) at `weight`, the rows of a local
  * corpus (`iolens corpus -o DIR`: DIR/features.csv + DIR/labels.csv; NULL: none) at corpus_weight,

@@ -126,32 +126,6 @@ out:
     return rc;
 }
 
-/* Progress over the ranks of a trace (the total is known once the trace is open). */
-static void on_progress(void *ctx, int done, int total)
-{
-    cli_progress *p = ctx;
-    if (!p->label)
-        cli_progress_init(p, "ranks", (unsigned long)total);
-    cli_progress_step(p, (unsigned long)done - p->done);
-}
-
-/* Reads any input (Darshan log or text, iolens or Recorder trace) with progress. */
-static int read_input(iolens_detect_input **in, const char *path, int all_paths)
-{
-    cli_progress prog;
-    memset(&prog, 0, sizeof prog);
-    iolens_detect_read_opts o;
-    iolens_detect_read_opts_init(&o);
-    o.all_paths = all_paths;
-    o.warn = cli_warn_cb;
-    o.progress = on_progress;
-    o.progress_ctx = &prog;
-    int rc = iolens_detect_read(in, path, &o);
-    if (prog.label)
-        cli_progress_end(&prog);
-    return rc;
-}
-
 struct contrib {
     int feature;
     double value;
@@ -173,7 +147,7 @@ static int detect_log(const struct opts *o, iolens_detect_model *m, const char *
     iolens_detect_file files[MAX_FILES];
     struct contrib contribs[IOLENS_DETECT_NFEATURES];
     int rc = CLI_FAIL, nfiles;
-    if (read_input(&in, path, o->all_paths) < 0 || iolens_detect_input_features(in, x) < 0 ||
+    if (cli_detect_read(&in, path, o->all_paths) < 0 || iolens_detect_input_features(in, x) < 0 ||
         (nfiles = iolens_detect_input_top_files(in, files, MAX_FILES)) < 0 ||
         iolens_detect_predict(m, x, 1, probs) < 0) {
         cli_lib_error();

@@ -30,32 +30,6 @@ static void print_num(double v)
     fputs(buf, stdout);
 }
 
-/* Progress over the ranks of a trace (the total is known once the trace is open). */
-static void on_progress(void *ctx, int done, int total)
-{
-    cli_progress *p = ctx;
-    if (!p->label)
-        cli_progress_init(p, "ranks", (unsigned long)total);
-    cli_progress_step(p, (unsigned long)done - p->done);
-}
-
-/* Reads any input (Darshan log or text, iolens or Recorder trace) with progress. */
-static int read_input(iolens_detect_input **in, const char *path, int all_paths)
-{
-    cli_progress prog;
-    memset(&prog, 0, sizeof prog);
-    iolens_detect_read_opts o;
-    iolens_detect_read_opts_init(&o);
-    o.all_paths = all_paths;
-    o.warn = cli_warn_cb;
-    o.progress = on_progress;
-    o.progress_ctx = &prog;
-    int rc = iolens_detect_read(in, path, &o);
-    if (prog.label)
-        cli_progress_end(&prog);
-    return rc;
-}
-
 int cmd_features(int argc, char **argv)
 {
     int json = 0, all_paths = 0, first = argc;
@@ -97,7 +71,7 @@ int cmd_features(int argc, char **argv)
     for (int i = first; i < argc; i++) {
         iolens_detect_input *in = NULL;
         double x[IOLENS_DETECT_NFEATURES];
-        if (read_input(&in, argv[i], all_paths) < 0 || iolens_detect_input_features(in, x) < 0) {
+        if (cli_detect_read(&in, argv[i], all_paths) < 0 || iolens_detect_input_features(in, x) < 0) {
             cli_lib_error();
             iolens_detect_input_free(in);
             rc = CLI_FAIL;
