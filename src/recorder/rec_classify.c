@@ -272,7 +272,10 @@ int rec_classify(iolens_recorder *rec, rec_sig *s)
             return 0;
         }
         s->fh = arg(s, fi->path);
-    } else if (fi->path >= 0 && (a = arg(s, fi->path)) && strcmp(a, "???") && strcmp(a, "%p")) {
+    } else if (fi->path >= 0 && (a = arg(s, fi->path)) && strcmp(a, "???") && strcmp(a, "%p") &&
+               !(fi->op == IOLENS_OP_DUP && rec_parse_i64(a, &v))) {
+        /* a dup/dup2 descriptor Recorder could not name is left without a
+         * file here; the decoder gives it the rank's latest open file */
         int rc = rec_file_id(rec, a, &s->file);
         if (rc < 0)
             return rc;

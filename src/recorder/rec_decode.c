@@ -11,6 +11,8 @@
 #define TS_CHUNK 8192
 #define POS_UNKNOWN INT64_MIN
 
+#define OPEN_STACK 64
+
 typedef struct rec_frame { uint32_t rule, pos, reps; } rec_frame;
 typedef struct rec_fh { const char *fh; int64_t file; } rec_fh;
 
@@ -43,6 +45,10 @@ typedef struct rec_cursor {
     size_t nfh, cap_fh;
     uint64_t *tids;
     uint32_t ntids;
+    /* POSIX/stdio files opened and not yet closed, most recent last: the
+     * guess for a dup/dup2 whose descriptor Recorder logged as a number */
+    int64_t open_stk[OPEN_STACK];
+    uint32_t nopen;
 } rec_cursor;
 
 static void cursor_free(rec_cursor *c)
@@ -296,10 +302,17 @@ static void resolve(iolens_recorder *rec, rec_cursor *c, const rec_sig *s, iolen
         else if (__builtin_add_overflow(off, *first, &off))
             have = 0;
     }
+    if (s->op == IOLENS_OP_DUP && ev->file < 0 && c->nopen)
+        ev->file = c->open_stk[c->nopen - 1];
     int64_t *pos = ev->file >= 0 && (size_t)ev->file < rec->nfiles ? &c->pos[ev->file] : NULL;
     switch (s->op) {
     case IOLENS_OP_OPEN:
         if (pos && s->layer != IOLENS_LAYER_MPIIO) {
+            if (c->nopen == OPEN_STACK) { /* forget the oldest */
+                memmove(c->open_stk, c->open_stk + 1, (OPEN_STACK - 1) * sizeof c->open_stk[0]);
+                c->nopen--;
+            }
+            c->open_stk[c->nopen++] = ev->file;
             int append = (s->open_flags >= 0 && (s->open_flags & 02000)) ||
                          (s->layer == IOLENS_LAYER_STDIO && s->nargs > 1 && strchr(s->args[1], 'a'));
             *pos = append ? POS_UNKNOWN : 0;
@@ -308,6 +321,12 @@ static void resolve(iolens_recorder *rec, rec_cursor *c, const rec_sig *s, iolen
     case IOLENS_OP_CLOSE:
         /* positions are tracked per path and survive close: a dup'ed
          * descriptor (dd's dup2 onto stdout) keeps using the file */
+        for (uint32_t i = c->nopen; pos && s->layer != IOLENS_LAYER_MPIIO && i-- > 0;)
+            if (c->open_stk[i] == ev->file) {
+                memmove(c->open_stk + i, c->open_stk + i + 1, (c->nopen - i - 1) * sizeof c->open_stk[0]);
+                c->nopen--;
+                break;
+            }
         break;
     case IOLENS_OP_SEEK:
         if (s->layer == IOLENS_LAYER_MPIIO)

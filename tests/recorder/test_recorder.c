@@ -196,9 +196,14 @@ static void test_nonmpi_dd(void **s)
     iolens_evsource_files(src, &files, &nfiles);
     iolens_event ev;
     int64_t wbytes = 0, rbytes = 0, next_off = 0;
-    long writes = 0;
+    long writes = 0, dups = 0;
     while (iolens_evsource_next(src, 0, &ev) == 1) {
-        if (ev.op == IOLENS_OP_WRITE) {
+        if (ev.op == IOLENS_OP_DUP) {
+            /* Recorder logs dup2's descriptors as numbers ("3 0"); each is the
+             * file dd has just opened, not a file named "3" */
+            assert_true(ev.file >= 0);
+            assert_string_equal(files[ev.file].path, dups++ ? "/dev/shm/ddtest" : "/dev/zero");
+        } else if (ev.op == IOLENS_OP_WRITE) {
             assert_string_equal(files[ev.file].path, "/dev/shm/ddtest");
             assert_int_equal(ev.offset, next_off); /* sequential, through dup2'ed stdout */
             next_off += ev.size;
@@ -209,6 +214,9 @@ static void test_nonmpi_dd(void **s)
             rbytes += ev.size;
         }
     }
+    assert_int_equal(dups, 2);
+    for (size_t i = 0; i < nfiles; i++)
+        assert_string_not_equal(files[i].path, "3");
     assert_int_equal(writes, 1000);
     assert_int_equal(wbytes, 1000 * MIB);
     assert_int_equal(rbytes, 1000 * MIB);
