@@ -3,6 +3,7 @@
  * `mpirun -np R iolens trace --darshan LOG -- iolens replay VARIANT.json`; the Darshan log of
  * the traced run gives the 157 features; the scenario's construction gives the labels. */
 #define _GNU_SOURCE
+#include "util/fs.h"
 #include "cli.h"
 #include "corpus.h"
 
@@ -104,29 +105,6 @@ static int mkdir_p(const char *path)
         *s = '/';
     }
     return mkdir(p, 0777) && errno != EEXIST ? -1 : 0;
-}
-
-/* Removes a run folder (files and subfolders; symbolic links are unlinked, never followed). */
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            char p[PATH_MAX];
-            if (snprintf(p, sizeof p, "%s/%s", dir, e->d_name) >= (int)sizeof p)
-                continue;
-            struct stat st;
-            if (!lstat(p, &st) && S_ISDIR(st.st_mode))
-                remove_tree(p);
-            else
-                unlink(p);
-        }
-        closedir(d);
-    }
-    rmdir(dir);
 }
 
 static int matches(const char *name, const char *only)
@@ -552,7 +530,7 @@ static size_t execute(const struct opts *o, struct run *runs, size_t nruns, cons
                 cli_warn("run %s failed: %s", r->id, r->why);
             } else {
                 if (!o->keep)
-                    remove_tree(r->work);
+                    iol_remove_tree(r->work);
                 if (o->verbose)
                     fprintf(stderr, "iolens: %-40s %2d ranks  %6.2f s  trace %lld B\n", r->id, r->info.ranks,
                             r->secs, r->trace_bytes);
@@ -683,7 +661,7 @@ int cmd_corpus(int argc, char **argv)
     rc = failed ? CLI_FAIL : CLI_OK;
 out:
     if (scratch[0] && !o.keep && !failed)
-        remove_tree(scratch);
+        iol_remove_tree(scratch);
     else if (scratch[0])
         fprintf(stderr, "iolens: run folders kept in %s\n", scratch);
     for (size_t i = 0; i < nnames; i++)

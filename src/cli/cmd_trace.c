@@ -1,6 +1,7 @@
 /* iolens trace: run a command under the preload shim and build its trace;
  * print or summarise a trace. */
 #define _GNU_SOURCE
+#include "util/fs.h"
 #include "cli.h"
 
 #include "darshan_from.h"
@@ -77,23 +78,6 @@ static int find_shim(char *out, size_t n)
     return -1;
 }
 
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        char p[PATH_MAX];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
 static int raw_sections;
 
 static int build(const char *spill, const char *out, uint64_t res, int quiet)
@@ -168,7 +152,7 @@ static int mpi_finish(const char *spill, const char *out, const char *rank, cons
     close(fd);
     int rc = build(spill, out, res, 0);
     if (rc == CLI_OK)
-        remove_tree(spill);
+        iol_remove_tree(spill);
     if (rc == CLI_OK && darshan) /* only the rank that built the trace */
         rc = write_darshan(out, darshan, cmd);
     return rc;
@@ -255,7 +239,7 @@ static int run(const char *out, const char *layers, uint64_t res, const char *da
         ;
     int rc = rank ? mpi_finish(spill, out, rank, wsize, res, darshan, cmd) : build(spill, out, res, 0);
     if (!rank)
-        remove_tree(spill);
+        iol_remove_tree(spill);
     if (!rank && rc == CLI_OK && darshan)
         rc = write_darshan(out, darshan, cmd);
     if (rc != CLI_OK) /* no trace; still report a failing command's own status (e.g. 127: not found) */
@@ -589,7 +573,7 @@ int cmd_trace(int argc, char **argv)
     if (spill) {
         int rc = build(spill, out, res, 0);
         if (rc == CLI_OK && remove_spill)
-            remove_tree(spill);
+            iol_remove_tree(spill);
         return rc;
     }
     if (merge) {

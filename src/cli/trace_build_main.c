@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/fs.h"
 #include "iolens/iolens.h"
 #include "iolens/trace.h"
 
@@ -25,23 +26,6 @@ static void usage(FILE *f)
     fputs("usage: iolens-trace-build SPILL_DIR -o TRACE [--remove-spill] [--quiet]\n"
           "Builds the trace file from the shim's spill folder (as `iolens trace --build`).\n",
           f);
-}
-
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        char p[PATH_MAX];
-        if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, e->d_name) < sizeof p)
-            unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
 }
 
 int main(int argc, char **argv)
@@ -85,6 +69,6 @@ int main(int argc, char **argv)
                 "their calls up to the last flush are kept\n",
                 st.ntruncated);
     if (remove_spill)
-        remove_tree(spill);
+        iol_remove_tree(spill);
     return 0;
 }
