@@ -302,6 +302,11 @@ static int start_run(const struct opts *o, struct run *r, const char *scratch, c
     }
     if (pid == 0) {
         setpgid(0, 0);
+        /* Open MPI's ROMIO, not OMPIO: the sweeps ran on Cray MPICH, whose MPI-IO is ROMIO; the
+         * configs' romio_cb_* / romio_ds_* hints only act in ROMIO, and OMPIO adds files of its
+         * own to the run's Darshan counters (a /tmp/ompi.* shared-file-pointer segment and one
+         * <file>.locktest.<rank> per rank) that no sweep log has. A value already set wins. */
+        setenv("OMPI_MCA_io", "romio321", 0);
         int fd = open(outp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (fd < 0 || in < 0 || dup2(in, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)

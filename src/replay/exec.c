@@ -205,6 +205,28 @@ static int dir_mkdirat(int fd, const char *name)
 #endif
 }
 
+/* The root descriptor and its copies are bookkeeping as well: a traced open() of the root
+ * (and a dup() per file walked) would add a POSIX record for the root directory to the
+ * replay's Darshan counters, which a benchmark never has (it made is_shared_file 0 for
+ * every shared-file workload, and POSIX_DUPS up to thousands for mdtest trees). */
+static int raw_open_dir(const char *path)
+{
+#ifdef SYS_openat
+    return (int)syscall(SYS_openat, AT_FDCWD, path, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+#else
+    return open(path, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+#endif
+}
+
+static int raw_dup(int fd)
+{
+#ifdef SYS_fcntl
+    return (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 0);
+#else
+    return fcntl(fd, F_DUPFD_CLOEXEC, 0);
+#endif
+}
+
 static int raw_unlinkat(int fd, const char *name, int flags)
 {
 #ifdef SYS_unlinkat
@@ -219,7 +241,7 @@ static int raw_unlinkat(int fd, const char *name, int flags)
 static int walk(struct rp_exec *x, const char *rel, int create, int *dirfd, const char **base)
 {
     char part[4096];
-    int fd = dup(x->rootfd);
+    int fd = raw_dup(x->rootfd);
     if (fd < 0)
         return iol_err(IOLENS_EIO, "cannot duplicate the root descriptor: %s", strerror(errno));
     const char *c = rel;
@@ -532,7 +554,8 @@ static int run_io(struct rp_exec *x, size_t step, struct rp_step_result *res)
     const char *base;
     rc = walk(x, rel, 0, &dirfd, &base);
     snprintf(full, sizeof full, "%s/%s", x->root, rel);
-    struct rp_file f = {x, res, &h, dirfd, base, full, 1, !fc->file_per_process, aligned, 0, extent, -1, NULL, NULL, 0};
+    struct rp_file f = {x, res, &h, dirfd, base, full, 1, !fc->file_per_process, aligned, 0, extent, -1, NULL, NULL, 0,
+                        fc->seek};
     if (rc == 0 && prefill) {
         struct io_tally pt = {0, 0, 0};
         const struct rp_backend_ops *pb = fc->interface == RP_MPIIO || fc->interface == RP_HDF5 ? be : &rp_backend_posix;
@@ -716,7 +739,9 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
             }
             mine[RK_OPS] += 2;
             if (m->write_bytes > 0) {
-                ssize_t k = pwrite(fd, buf, (size_t)m->write_bytes, 0);
+                /* mdtest writes through IOR's POSIX back end: lseek to 0, then write */
+                ssize_t k = fc->seek ? (lseek(fd, 0, SEEK_SET) == 0 ? write(fd, buf, (size_t)m->write_bytes) : -1)
+                                     : pwrite(fd, buf, (size_t)m->write_bytes, 0);
                 if (k != (ssize_t)m->write_bytes)
                     rc = iol_err(IOLENS_EIO, "cannot write '%s/%s': %s", x->root, path, strerror(errno));
                 mine[RK_BYTES] += (double)m->write_bytes;
@@ -736,7 +761,9 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
             meta_file(fc, top, x->rank, i, path, sizeof path);
             snprintf(full, sizeof full, "%s/%s", x->root, path);
             int fd = open(full, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-            ssize_t k = fd >= 0 ? pread(fd, x->rbuf, (size_t)m->read_bytes, 0) : -1;
+            ssize_t k = fd < 0 ? -1
+                        : fc->seek ? (lseek(fd, 0, SEEK_SET) == 0 ? read(fd, x->rbuf, (size_t)m->read_bytes) : -1)
+                                   : pread(fd, x->rbuf, (size_t)m->read_bytes, 0);
             if (k != (ssize_t)m->read_bytes)
                 rc = iol_err(IOLENS_EIO, "cannot read '%s/%s': %s", x->root, path, strerror(errno));
             else if (fc->verify)
@@ -836,7 +863,7 @@ static int setup_root(struct rp_exec *x)
     x->root = realpath(root, NULL);
     if (!x->root)
         return iol_err(IOLENS_EIO, "cannot resolve the replay root '%s': %s", root, strerror(errno));
-    x->rootfd = open(x->root, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+    x->rootfd = raw_open_dir(x->root);
     if (x->rootfd < 0)
         return iol_err(IOLENS_EIO, "cannot open the replay root '%s': %s", x->root, strerror(errno));
     return 0;
