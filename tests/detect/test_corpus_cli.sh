@@ -66,6 +66,19 @@ for r in 1 2; do
   cw=$(col "$A/features.csv" MPIIO_COLL_WRITES | sed -n "$((row - 1))p")
   [ "$iw" -gt 0 ] && [ "$cw" = 0 ] && ok || fail "h5b_indep_small_r$r: independent $iw, collective $cw"
 done
+# the replay's bookkeeping stays out of the counters: h5b_indep_small's only POSIX file is its
+# shared .h5 (no record for the replay root, its mkdir or dups, no OMPIO lock-test or /tmp/ompi.*
+# files), the config file is not read through stdio; IOR's POSIX back end seeks before each transfer
+for r in 1 2; do
+  row=$(grep -n ",h5b_indep_small_r$r,h5b_indep_small," "$A/features.csv" | cut -d: -f1)
+  sh=$(col "$A/features.csv" is_shared_file | sed -n "$((row - 1))p")
+  [ "$sh" = 1 ] && ok || fail "h5b_indep_small_r$r: is_shared_file $sh, want 1 (one POSIX file)"
+  row=$(grep -n ",ior_small_posix_r$r,ior_small_posix," "$A/features.csv" | cut -d: -f1)
+  v() { col "$A/features.csv" "$1" | sed -n "$((row - 1))p"; }
+  [ "$(v POSIX_SEEKS)" = "$(( $(v POSIX_READS) + $(v POSIX_WRITES) ))" ] && [ "$(v POSIX_DUPS)" = 0 ] && \
+    [ "$(v STDIO_OPENS)" = 0 ] && ok || fail "ior_small_posix_r$r: seeks $(v POSIX_SEEKS) reads $(v POSIX_READS) \
+writes $(v POSIX_WRITES) dups $(v POSIX_DUPS) stdio opens $(v STDIO_OPENS)"
+done
 [ "$(col "$A/manifest.csv" status | sort -u)" = ok ] && ok || fail "manifest status"
 awk -F, 'NR > 1 && !($14 > 0 && $13 > 0) {exit 1}' "$A/manifest.csv" && ok || fail "manifest run time / trace size"
 

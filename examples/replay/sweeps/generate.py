@@ -250,13 +250,18 @@ hacc("hacc_posix_shared_many_single_ost", "interface_choice+throughput_utilizati
 
 # ---- custom load imbalance (mpi4py) ----
 def imbalance(name, label, factor, mb):
-    mib = max(1, mb // 5)
+    # the script writes (and reads back) a rank's MB in 64 MB chunks: one transfer of mb MiB per rank
+    # (64 + 36 MiB for 100), rank 0 factor times as many; sizes as in the sweep (the sweep logs' writes
+    # are 10-100 MiB each, and transfer sizes are what the labels are read from)
+    chunks = [{"transfer_size": min(mb, 64) * M, "repetitions": 1}]
+    if mb > 64:
+        chunks.append({"transfer_size": (mb - 64) * M, "repetitions": 1})
     step = {"file_names": [f"{name}/rank.{{rank}}"], "file_per_process": True, "imbalance": [factor],
-            "chunks": [{"transfer_size": M, "repetitions": mib}]}
+            "chunks": chunks}
     save(name, label, f"load_imbalance.py: own file per rank, rank 0 writes {factor}x{mb} MB, others {mb} MB; "
          "64 MB chunks + flush; fsync; read back",
          [dict(name="write", method="write", fsync="close", **step), dict(name="read", method="read", **step)],
-         note=f"{mib} MiB per rank in 1 MiB transfers, rank 0 x{factor}")
+         note=f"{mb} MiB per rank in transfers of at most 64 MiB, rank 0 x{factor}")
 
 
 for f in (2, 5, 10, 20):
