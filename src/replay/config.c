@@ -148,6 +148,10 @@ static const struct rp_opt fileconf_opts[] = {
      "each transfer starts at a multiple of this (0: packed)"},
     {"fsync", RP_OPT_ENUM, F(fsync), "none", 0, 0, rp_fsync_names, NULL, 0, 0,
      "fsync policy: none, before each close, after every write (IOR -Y)"},
+    {"rank_blocks", RP_OPT_BOOL, F(rank_blocks), "false", 0, 1, NULL, NULL, 0, 0,
+     "shared file, sequential access: each rank's transfers of all chunks form one contiguous block and "
+     "the ranks' blocks follow each other (HACC-IO: a rank's arrays back to back); default: each chunk "
+     "has its own region holding the ranks one after another"},
     {"seek", RP_OPT_BOOL, F(seek), "false", 0, 1, NULL, NULL, 0, 0,
      "posix and metadata steps: position with lseek() before each read()/write(), as IOR's and "
      "mdtest's POSIX back end and Python file objects do (Darshan counts POSIX_SEEKS), instead of "

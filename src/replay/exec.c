@@ -322,7 +322,8 @@ struct layout {
     int64_t before;    /* transfers of lower ranks in this chunk (sequential) */
     int64_t n;         /* this rank's transfers */
     int64_t block, tpb; /* strided */
-    uint64_t a, b;     /* random: k -> (a k + b) mod n */
+    uint64_t key;      /* random: seed of the permutation of the rank's n transfers */
+    int bits;          /* random: the Feistel network's domain is 2^bits >= n */
     int64_t region;    /* bytes of the chunk's region */
 };
 
@@ -334,14 +335,31 @@ static uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
+/* A seeded pseudo-random permutation of [0, 2^bits) (bits even): a 4-round Feistel network.
+ * Random access (IOR -z shuffles its offsets) visits transfer permute(k) at step k, with
+ * cycle walking into [0, n): successive offsets then differ by unrelated strides, as a
+ * shuffle's do (an affine map k -> a k + b repeated one stride, which Darshan's STRIDE
+ * counters showed as a strided pattern), in O(1) memory. */
+static uint64_t feistel(uint64_t x, int bits, uint64_t key)
 {
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
+    int h = bits / 2;
+    uint64_t mask = (UINT64_C(1) << h) - 1, l = x >> h, r = x & mask;
+    for (uint64_t round = 0; round < 4; round++) {
+        uint64_t f = mix64(r ^ key ^ (round << 56)) & mask;
+        uint64_t t = r;
+        r = l ^ f;
+        l = t;
     }
-    return a;
+    return (l << h) | r;
+}
+
+static int64_t permute(const struct layout *L, int64_t k)
+{
+    uint64_t y = (uint64_t)k;
+    do
+        y = feistel(y, L->bits, L->key);
+    while (y >= (uint64_t)L->n);
+    return (int64_t)y;
 }
 
 /* Lays out chunk c for rank `me` of `size`; base is where the chunk starts. */
@@ -365,27 +383,37 @@ static void layout_chunk(const struct rp_fileconf *fc, size_t c, int me, int siz
         total += n;
         maxn = n > maxn ? n : maxn;
     }
+    if (fc->rank_blocks && !fpp && fc->access == RP_SEQUENTIAL) {
+        /* rank-major: the blocks of lower ranks (all chunks), then this rank's earlier chunks */
+        int64_t off = fc->offset;
+        for (size_t k = 0; k < fc->nchunks; k++) {
+            int64_t slot = fc->chunks[k].transfer_size;
+            if (fc->alignment > 1)
+                slot = (slot + fc->alignment - 1) / fc->alignment * fc->alignment;
+            for (int r = 0; r < me; r++)
+                off += rp_chunk_reps(fc, &fc->chunks[k], r) * slot;
+            if (k < c)
+                off += rp_chunk_reps(fc, &fc->chunks[k], me) * slot;
+        }
+        L->base = off;
+        L->before = 0;
+    }
     L->block = fc->block_size > L->slot ? fc->block_size / L->slot * L->slot : L->slot;
     L->tpb = L->block / L->slot;
     if (fc->access == RP_STRIDED)
         L->region = (maxn + L->tpb - 1) / L->tpb * L->nr * L->block;
     else
         L->region = total * L->slot;
-    L->a = 1;
-    L->b = 0;
-    if (fc->access == RP_RANDOM && L->n > 1) {
-        uint64_t n = (uint64_t)L->n, h = mix64((uint64_t)fc->seed ^ ((uint64_t)me << 32) ^ c);
-        L->a = h % n | 1;
-        while (gcd64(L->a, n) != 1)
-            L->a = (L->a + 2) % n;
-        L->b = mix64(h) % n;
-    }
+    L->key = mix64((uint64_t)fc->seed ^ ((uint64_t)me << 32) ^ c);
+    L->bits = 2;
+    while (L->bits < 62 && (UINT64_C(1) << L->bits) < (uint64_t)L->n)
+        L->bits += 2;
 }
 
 static int64_t layout_offset(const struct rp_fileconf *fc, const struct layout *L, int64_t k)
 {
     if (fc->access == RP_RANDOM && L->n > 1)
-        k = (int64_t)(((unsigned __int128)L->a * (uint64_t)k + L->b) % (uint64_t)L->n);
+        k = permute(L, k);
     if (fc->access == RP_STRIDED) {
         int64_t seg = k / L->tpb, w = k % L->tpb;
         return L->base + (seg * L->nr + L->r) * L->block + w * L->slot;
