@@ -668,6 +668,9 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const c
      * is wrapped (POSIX_RENAME_*) and keeps its record. */
     if (module == IOLENS_DARSHAN_POSIX && e->op == IOLENS_OP_META && !(e->func && !strncmp(e->func, "rename", 6)))
         return 0;
+    if (module == IOLENS_DARSHAN_POSIX && e->op == IOLENS_OP_STAT && c->opts.legacy_stat_only &&
+        !(e->func && !strncmp(e->func, "__", 2)))
+        return 0;
     iol_crec *r = NULL;
     int rc = crec_get(c, t, module, e->file, e->rank, path, &r);
     if (rc < 0)

@@ -107,13 +107,16 @@ expect_grep "planned $n_ior runs of $n_ior scenarios" "$IOLENS_TMP/out"
 
 # training and held-out evaluation with the corpus as the third kind of rows
 expect_rc 0 "$IOLENS" train --trees 10 --corpus "$A" --corpus-weight 5 --out "$IOLENS_TMP/m"
-expect_grep '6 local corpus rows at weight 5' "$IOLENS_TMP/m/meta.json"
+expect_grep '6 local corpus rows at weight 5 (timing features missing)' "$IOLENS_TMP/m/meta.json"
+expect_rc 0 "$IOLENS" train --trees 10 --corpus "$A" --corpus-timing --out "$IOLENS_TMP/m2"
+expect_grep 'local corpus rows at weight 100 (timing features kept)' "$IOLENS_TMP/m2/meta.json"
 expect_rc 0 "$IOLENS" eval --trees 10 --folds 3 --bootstrap 20 --corpus "$A" --score corpus --json
 expect_grep '"scored": "corpus"' "$IOLENS_TMP/out"
 expect_grep '"rows": 6' "$IOLENS_TMP/out"
 expect_grep '"groups": 3' "$IOLENS_TMP/out"
 expect_grep '"dev_rows": 201' "$IOLENS_TMP/out"
 expect_rc 2 "$IOLENS" eval --score corpus
+expect_rc 0 "$IOLENS" eval --trees 5 --folds 3 --bootstrap 20 --corpus "$A" --corpus-timing --score corpus
 expect_rc 0 "$IOLENS" eval --trees 5 --folds 3 --bootstrap 20 --corpus "$A" --json
 expect_grep '"scored": "dev"' "$IOLENS_TMP/out"
 expect_grep '"rows": 201' "$IOLENS_TMP/out"
