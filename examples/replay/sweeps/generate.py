@@ -197,11 +197,12 @@ def h5b(name, label, source, dim, ts, coll, interleaved=False, params=None, nran
         chunk = {"transfer_size": 4 * dim, "repetitions": 8 * ts}
     step = {"interface": "hdf5", "file_names": [f"{name}/h5bench.h5"], "hints": {"use_collective": coll},
             "chunks": [chunk], "access": "strided"}
+    # h5bench_write and h5bench_read are separate programs, so separate logs: every sweep log of h5bench
+    # has writes or reads, never both (POSIX_RW_SWITCHES 0). A read log would need its file written
+    # untraced beforehand, so the configs are the write logs.
     steps = [dict(name="write", method="write", **step)]
-    if not interleaved:
-        steps.append(dict(name="read", method="read", **step))
     save(name, label, source, steps, nranks=nranks, params=params,
-         note="through the HDF5 library: one 1-D dataset per transfer size" + (", write phase only" if interleaved else ""))
+         note="through the HDF5 library: one 1-D dataset per transfer size; h5bench_write only")
 
 
 h5b("h5b_indep_small", "interface_choice", "COLLECTIVE_DATA=NO CONTIG DIM_1=1024 TIMESTEPS=10; stripe 1; cb disabled",
@@ -258,18 +259,22 @@ hacc("hacc_posix_shared_many_single_ost", "interface_choice+throughput_utilizati
 
 # ---- custom load imbalance (mpi4py) ----
 def imbalance(name, label, factor, mb):
-    # the script writes (and reads back) a rank's MB in 64 MB chunks: one transfer of mb MiB per rank
-    # (64 + 36 MiB for 100), rank 0 factor times as many; sizes as in the sweep (the sweep logs' writes
-    # are 10-100 MiB each, and transfer sizes are what the labels are read from)
-    chunks = [{"transfer_size": min(mb, 64) * M, "repetitions": 1}]
-    if mb > 64:
-        chunks.append({"transfer_size": (mb - 64) * M, "repetitions": 1})
-    step = {"file_names": [f"{name}/rank.{{rank}}"], "file_per_process": True, "imbalance": [factor],
-            "chunks": chunks}
+    # load_imbalance.py writes (and reads back) a rank's MB in 64 MB chunks: mb MiB per rank (64 + 36 for
+    # 100), rank 0 factor x mb MiB in 64 MiB chunks (the sweep logs: f2_mb10 has one 20 MiB write and three
+    # 10 MiB ones). Sizes as in the sweep: transfer sizes are what the labels are read from.
+    def split(total):
+        return [64] * (total // 64) + ([total % 64] if total % 64 else [])
+    # (ranks 1-3 listed: the scenario runs on 4 ranks, its corpus variants on 2 or 4)
+    others = [{"rank": r, "repetitions": 1} for r in range(1, 4)]
+    chunks = [{"transfer_size": t * M, "ranks": others} for t in split(mb)]
+    for t in split(factor * mb):  # rank 0's own chunks
+        chunks.append({"transfer_size": t * M, "ranks": [{"rank": 0, "repetitions": 1}]})
+    # "imbalance": [1] only marks the workload as one that needs several ranks (iolens corpus variants)
+    step = {"file_names": [f"{name}/rank.{{rank}}"], "file_per_process": True, "imbalance": [1], "chunks": chunks}
     save(name, label, f"load_imbalance.py: own file per rank, rank 0 writes {factor}x{mb} MB, others {mb} MB; "
          "64 MB chunks + flush; fsync; read back",
          [dict(name="write", method="write", fsync="close", **step), dict(name="read", method="read", **step)],
-         note=f"{mb} MiB per rank in transfers of at most 64 MiB, rank 0 x{factor}")
+         note=f"{mb} MiB per rank, rank 0 {factor * mb} MiB, in transfers of at most 64 MiB")
 
 
 for f in (2, 5, 10, 20):
