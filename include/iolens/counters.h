@@ -55,6 +55,12 @@ typedef struct iolens_counters_opts {
     /** Called after each rank is read (may be NULL): ranks done so far, total ranks. */
     void (*progress)(void *ctx, int done, int total);
     void *progress_ctx;
+    /** 1: count only glibc's pre-2.33 stat entry points (__xstat, __lxstat, __fxstat, their
+     *  64-bit and *at forms), as a Darshan runtime that wraps only those sees a program built
+     *  against glibc >= 2.33, whose stat()/lstat()/fstat() it misses (the IOSage sweep logs:
+     *  POSIX_STATS 0 for mdtest's stat phase). Other stat calls then leave no trace in the
+     *  counters (no record, no meta time). Default 0: every stat call counts. */
+    int legacy_stat_only;
 } iolens_counters_opts;
 
 typedef struct iolens_counters iolens_counters;

@@ -54,12 +54,18 @@ struct cli_detect_sources {
     const char *corpus;
     double corpus_weight;
     int corpus_first;
+    int corpus_timing; /* 1: keep the corpus rows' timing features; 0: mark them missing (default) */
     const char *rule_list;
     double rule_weight;
 };
+/* 1 for the features that measure time (runtime, *_F_*TIME*, *_TIME_SIZE, bandwidths, time
+ * shares, time_imbalance, io_duration, io_active_fraction). */
+int cli_detect_timing_feature(int i);
 struct cli_detect_rows {
     struct iolens_detect_table *table, *table2;
-    double *x, *w;
+    /* x: the rows as read; xm: the model's matrix, where the corpus rows' timing features are
+     * NaN (missing) unless corpus_timing, since they were measured on this machine */
+    double *x, *xm, *w;
     unsigned char *y;
     size_t n, n_conf;
     size_t n_dev, n_corpus, n_rule;

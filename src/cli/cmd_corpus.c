@@ -1,7 +1,8 @@
 /* iolens corpus: a seeded, reproducible local labeled corpus. Each sweep scenario of
  * examples/replay/sweeps/ (one per row of sweeps.tsv) runs in several seeded variants as
- * `mpirun -np R iolens trace --darshan LOG -- iolens replay VARIANT.json`; the Darshan log of
- * the traced run gives the 157 features; the scenario's construction gives the labels. */
+ * `mpirun -np R iolens trace -o TRACE -- iolens replay VARIANT.json`; the Darshan counters of
+ * the trace (with the sweeps' file alignment) give the 157 features; the scenario's
+ * construction gives the labels. */
 #define _GNU_SOURCE
 #include "util/fs.h"
 #include "cli.h"
@@ -20,7 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "iolens/counters.h"
 #include "iolens/detect.h"
+#include "iolens/trace.h"
 
 #define NF IOLENS_DETECT_NFEATURES
 #define NL IOLENS_DETECT_NLABELS
@@ -30,11 +33,11 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: iolens corpus [-o DIR] [--seed N] [--variants V] [--scale S] [--jobs J]\n"
             "                     [--only PATTERN[,...]] [--exclude PATTERN[,...]] [--configs DIR]\n"
-            "                     [--scratch DIR]\n"
+            "                     [--scratch DIR] [--file-alignment BYTES]\n"
             "                     [--timeout SEC] [--mpirun PROG] [--keep] [--dry-run] [-v]\n\n"
             "Builds a labeled corpus: every sweep scenario config (one per row of sweeps.tsv) in V\n"
-            "seeded variants, each run as `mpirun -np R iolens trace --darshan LOG -- iolens replay\n"
-            "VARIANT.json`; the 157 features of the traced run's Darshan counters become a row of\n"
+            "seeded variants, each run as `mpirun -np R iolens trace -o TRACE -- iolens replay\n"
+            "VARIANT.json`; the 157 features of the trace's Darshan counters become a row of\n"
             "DIR/features.csv (dev_features.csv layout), its scenario's labels a row of DIR/labels.csv\n"
             "(dev_labels.csv layout); DIR/manifest.csv lists every run (config, seed, ranks, run time,\n"
             "trace size) and DIR/configs/ the variant configs. Variant 1 is the example config itself;\n"
@@ -50,6 +53,8 @@ static void usage(FILE *out)
             "  --configs DIR    scenario configs (default %s)\n"
             "  --scratch DIR    where runs write (default $TMPDIR or /tmp; not under /dev, /proc,\n"
             "                   /etc, ...: Darshan's default exclusions would drop those files)\n"
+            "  --file-alignment BYTES  POSIX_FILE_ALIGNMENT of the counters (default 1048576, the\n"
+            "                   Lustre stripe size of the sweeps' logs; this machine's ext4: 4096)\n"
             "  --timeout SEC    per run (default 600)    --mpirun PROG  (default mpirun)\n"
             "  --keep           keep each run's folder (trace, Darshan log, output)\n"
             "  --dry-run        write the variant configs and the manifest, run nothing\n"
@@ -81,6 +86,7 @@ struct opts {
     unsigned long long seed;
     int variants, jobs, keep, dry, verbose;
     double scale, timeout;
+    long long file_alignment;
     char *only, *exclude;
 };
 
@@ -244,9 +250,8 @@ static int start_run(const struct opts *o, struct run *r, const char *scratch, c
         snprintf(r->why, sizeof r->why, "cannot create '%s': %s", r->work, strerror(errno));
         return -1;
     }
-    char trace[PATH_MAX + 16], log[PATH_MAX + 16], root[PATH_MAX + 16], outp[PATH_MAX + 16], np[16];
+    char trace[PATH_MAX + 16], root[PATH_MAX + 16], outp[PATH_MAX + 16], np[16];
     snprintf(trace, sizeof trace, "%s/run.trace", r->work);
-    snprintf(log, sizeof log, "%s/run.darshan", r->work);
     snprintf(root, sizeof root, "%s/root", r->work);
     snprintf(outp, sizeof outp, "%s/output.txt", r->work);
     snprintf(np, sizeof np, "%d", r->info.ranks);
@@ -262,8 +267,6 @@ static int start_run(const struct opts *o, struct run *r, const char *scratch, c
     argv[a++] = "trace";
     argv[a++] = "-o";
     argv[a++] = trace;
-    argv[a++] = "--darshan";
-    argv[a++] = log;
     argv[a++] = "--";
     argv[a++] = exe;
     argv[a++] = "replay";
@@ -280,6 +283,11 @@ static int start_run(const struct opts *o, struct run *r, const char *scratch, c
     }
     if (pid == 0) {
         setpgid(0, 0);
+        /* Open MPI's ROMIO, not OMPIO: the sweeps ran on Cray MPICH, whose MPI-IO is ROMIO; the
+         * configs' romio_cb_* / romio_ds_* hints only act in ROMIO, and OMPIO adds files of its
+         * own to the run's Darshan counters (a /tmp/ompi.* shared-file-pointer segment and one
+         * <file>.locktest.<rank> per rank) that no sweep log has. A value already set wins. */
+        setenv("OMPI_MCA_io", "romio321", 0);
         int fd = open(outp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (fd < 0 || in < 0 || dup2(in, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
@@ -301,8 +309,33 @@ static long long file_size(const char *path)
     return stat(path, &st) ? -1 : (long long)st.st_size;
 }
 
+/* The Darshan log of a run's trace, as the runtime on the sweeps' machine would have written
+ * it: the counters' rules (docs/counters.md) with POSIX_FILE_ALIGNMENT = the file system's
+ * alignment there (the Lustre stripe size: 1 MiB in every dev row), not this machine's ext4
+ * block size, so that POSIX_FILE_NOT_ALIGNED counts what the sweep logs count. */
+static int write_log(const char *trace, const char *log, const char *exe, long long alignment)
+{
+    iolens_evsource *src = NULL;
+    iolens_counters *c = NULL;
+    iolens_counters_opts co;
+    iolens_counters_opts_init(&co);
+    co.file_alignment = alignment;
+    /* the sweeps' Darshan runtime saw no stat() of C programs built against glibc >= 2.33 (every
+     * mdtest log: POSIX_STATS 0 despite its stat phase); the replay is such a program */
+    co.legacy_stat_only = 1;
+    co.exe = exe;
+    int rc = iolens_trace_open(trace, &src);
+    if (rc == 0)
+        rc = iolens_counters_compute(src, &co, &c);
+    if (rc == 0)
+        rc = iolens_counters_write(c, log);
+    iolens_counters_free(c);
+    iolens_evsource_free(src);
+    return rc;
+}
+
 /* After the run's processes ended: sizes, the Darshan log's features. */
-static void finish_run(struct run *r, int status)
+static void finish_run(struct run *r, int status, long long alignment)
 {
     r->secs = now_s() - r->t0;
     r->pid = 0;
@@ -317,12 +350,16 @@ static void finish_run(struct run *r, int status)
             snprintf(r->why, sizeof r->why, "killed by signal %d, see %s/output.txt", WTERMSIG(status), r->work);
         return;
     }
-    snprintf(p, sizeof p, "%s/run.trace", r->work);
-    r->trace_bytes = file_size(p);
+    char t[PATH_MAX + 16];
+    snprintf(t, sizeof t, "%s/run.trace", r->work);
+    r->trace_bytes = file_size(t);
     snprintf(p, sizeof p, "%s/run.darshan", r->work);
-    r->log_bytes = file_size(p);
     iolens_detect_input *in = NULL;
-    if (iolens_detect_read_log(&in, p, cli_warn_cb, NULL) < 0 || iolens_detect_input_features(in, r->x) < 0) {
+    if (write_log(t, p, r->cfg, alignment) < 0) {
+        r->state = RUN_FAILED;
+        snprintf(r->why, sizeof r->why, "%s", iolens_error_last());
+    } else if ((r->log_bytes = file_size(p)),
+               iolens_detect_read_log(&in, p, cli_warn_cb, NULL) < 0 || iolens_detect_input_features(in, r->x) < 0) {
         r->state = RUN_FAILED;
         snprintf(r->why, sizeof r->why, "%s", iolens_error_last());
     } else {
@@ -521,7 +558,7 @@ static size_t execute(const struct opts *o, struct run *runs, size_t nruns, cons
             if (r->why[0])
                 r->state = RUN_FAILED; /* timed out */
             kill(-pid, SIGKILL);       /* stragglers of the run's process group, if any */
-            finish_run(r, status);
+            finish_run(r, status, o->file_alignment);
             running--;
             done++;
             cli_progress_step(&prog, 1);
@@ -579,6 +616,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
                    o->jobs >= 1 && o->jobs <= 64) {
         } else if (i + 1 < argc && !strcmp(a, "--scale") && (o->scale = strtod(argv[++i], &end), *end == '\0') &&
                    o->scale > 0 && o->scale <= 100) {
+        } else if (i + 1 < argc && !strcmp(a, "--file-alignment") &&
+                   (o->file_alignment = strtoll(argv[++i], &end, 10), *end == '\0') && o->file_alignment >= 0) {
         } else if (i + 1 < argc && !strcmp(a, "--timeout") &&
                    (o->timeout = strtod(argv[++i], &end), *end == '\0') && o->timeout > 0) {
         } else {
@@ -592,7 +631,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 int cmd_corpus(int argc, char **argv)
 {
-    struct opts o = {"corpus", IOLENS_SWEEPS_DIR, NULL, "mpirun", 1, 3, 1, 0, 0, 0, 1.0, 600.0, NULL, NULL};
+    struct opts o = {"corpus", IOLENS_SWEEPS_DIR, NULL, "mpirun", 1, 3, 1, 0, 0, 0, 1.0, 600.0, 1048576, NULL, NULL};
     int prc = parse_opts(argc, argv, &o);
     if (prc)
         return prc < 0 ? CLI_OK : prc;

@@ -17,7 +17,7 @@ static void usage(FILE *out)
             "usage: iolens eval [--data DIR] [--features CSV --labels CSV] [--folds K] [--seed N]\n"
             "                   [--group row|config] [--bootstrap B] [--trees N] [--json]\n"
             "                   [--weight W] [--rule-logs LIST [--rule-weight W]]\n"
-            "                   [--corpus DIR [--corpus-weight W] [--score dev|corpus]]\n\n"
+            "                   [--corpus DIR [--corpus-weight W] [--corpus-timing] [--score dev|corpus]]\n\n"
             "k-fold cross-validation of the pattern classifier on labeled feature rows (default: the\n"
             "201 dev rows of IOSage), stratified by label set, with Micro-F1, Macro-F1, Hamming loss,\n"
             "subset accuracy and per-label precision / recall / F1 with 95%% bootstrap intervals, for\n"
@@ -32,6 +32,7 @@ static void usage(FILE *out)
             "                   labeled by the Drishti-rule mapping,\n"
             "                   added to every training fold at --rule-weight (default 1), never scored\n"
             "  --corpus DIR     rows of a local corpus (iolens corpus -o DIR) at --corpus-weight\n"
+            "  --corpus-timing  keep the corpus rows' timing features (default: missing)\n"
             "                   (default %g); with --score dev (default) they join every training fold\n"
             "  --score corpus   score the corpus rows instead: folds over the corpus grouped by\n"
             "                   scenario (every variant of a held-out scenario is out of training;\n"
@@ -173,6 +174,7 @@ int cmd_eval(int argc, char **argv)
     const char *data = getenv("IOLENS_SHARED_DATA"), *features = NULL, *labels = NULL, *rule_list = NULL;
     const char *corpus = NULL, *pred_path = NULL;
     double weight = 100.0, rule_weight = 1.0, corpus_weight = CLI_CORPUS_WEIGHT;
+    int corpus_timing = 0;
     int k = 5, reps = 1000, json = 0, by_config = -1, score_corpus = 0;
     iolens_detect_params params;
     iolens_detect_params_default(&params);
@@ -194,6 +196,8 @@ int cmd_eval(int argc, char **argv)
             rule_list = argv[++i];
         } else if (i + 1 < argc && !strcmp(a, "--predictions")) {
             pred_path = argv[++i];
+        } else if (!strcmp(a, "--corpus-timing")) {
+            corpus_timing = 1;
         } else if (i + 1 < argc && !strcmp(a, "--corpus")) {
             corpus = argv[++i];
         } else if (i + 1 < argc && !strcmp(a, "--corpus-weight") &&
@@ -247,8 +251,8 @@ int cmd_eval(int argc, char **argv)
     memset(methods, 0, sizeof methods);
     for (int m = 0; m < nmethods; m++)
         methods[m].name = method_names[m];
-    struct cli_detect_sources src = {features, labels, weight, corpus, corpus_weight, score_corpus, rule_list,
-                                     rule_weight};
+    struct cli_detect_sources src = {features, labels, weight, corpus, corpus_weight, score_corpus, corpus_timing,
+                                     rule_list, rule_weight};
     if (cli_detect_rows_load(&rows, &src) != CLI_OK)
         goto out;
     const double scored_weight = score_corpus ? corpus_weight : weight;
@@ -288,15 +292,16 @@ int cmd_eval(int argc, char **argv)
     }
     for (size_t i = n; i < nall; i++)
         fold[i] = -1;
-    iolens_detect_trainset ts = {nall, rows.x, rows.y, rows.w};
+    iolens_detect_trainset ts = {nall, rows.xm, rows.y, rows.w}; /* the model's matrix */
+    iolens_detect_trainset tsb = {nall, rows.x, rows.y, rows.w}; /* the baselines see the rows as read */
     cli_progress prog;
     cli_progress_init(&prog, "cross-validating", (unsigned long)k * NL * (unsigned long)params.n_trees);
     params.progress = on_progress;
     params.progress_ctx = &prog;
     int cvrc = iolens_detect_cv(oof, &ts, &params, fold, k);
     cli_progress_end(&prog);
-    if (cvrc < 0 || iolens_detect_baseline_p90(methods[3].pred, &ts, fold, k) < 0 ||
-        iolens_detect_baseline_majority(methods[4].pred, &ts, fold, k) < 0) {
+    if (cvrc < 0 || iolens_detect_baseline_p90(methods[3].pred, &tsb, fold, k) < 0 ||
+        iolens_detect_baseline_majority(methods[4].pred, &tsb, fold, k) < 0) {
         cli_lib_error();
         goto out;
     }

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,7 +13,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: iolens train [--data DIR] [--features CSV --labels CSV] [--weight W]\n"
-            "                    [--corpus DIR [--corpus-weight W]] [--rule-logs LIST [--rule-weight W]]\n"
+            "                    [--corpus DIR [--corpus-weight W] [--corpus-timing]]\n"
+            "                    [--rule-logs LIST [--rule-weight W]]\n"
             "                    [--out DIR] [--seed N] [--trees N]\n\n"
             "Trains one XGBoost model per pattern plus one for \"healthy\" (seed hyper-parameters,\n"
             "per-label scale_pos_weight = min(neg/pos, 100)) with biquality weights: configuration-\n"
@@ -27,6 +29,8 @@ static void usage(FILE *out)
             "  --corpus DIR      labeled rows of a local corpus (iolens corpus -o DIR: features.csv,\n"
             "                    labels.csv), e.g. data/corpus (iolens corpus --seed 1)\n"
             "  --corpus-weight W weight of the corpus rows (default %g)\n"
+            "  --corpus-timing   keep the corpus rows' timing features (default: missing, since\n"
+            "                    they were measured on this machine, not the labeled runs' system)\n"
             "  --rule-logs LIST  file listing logs (one path a line: binary .darshan logs or\n"
             "                    darshan-parser dumps) labeled by the\n"
             "                    Drishti-rule mapping of drishti_code_to_label.tsv\n"
@@ -50,6 +54,7 @@ void cli_detect_rows_release(struct cli_detect_rows *r)
     iolens_detect_table_free(r->table);
     iolens_detect_table_free(r->table2);
     free(r->x);
+    free(r->xm);
     free(r->w);
     free(r->y);
     memset(r, 0, sizeof *r);
@@ -106,6 +111,22 @@ static int load_table(struct iolens_detect_table **t, unsigned char **y, const c
     return CLI_OK;
 }
 
+int cli_detect_timing_feature(int i)
+{
+    static const char *const derived[] = {"runtime_seconds",     "read_bw_mb_s",       "write_bw_mb_s",
+                                          "total_bw_mb_s",       "metadata_time_ratio", "read_time_fraction",
+                                          "write_time_fraction", "time_imbalance",      "io_duration",
+                                          "io_active_fraction",  NULL};
+    const char *n = iolens_detect_feature_name(i);
+    if (!n)
+        return 0;
+    for (int k = 0; derived[k]; k++)
+        if (!strcmp(n, derived[k]))
+            return 1;
+    size_t len = strlen(n);
+    return (strstr(n, "_F_") && strstr(n, "TIME")) || (len > 10 && !strcmp(n + len - 10, "_TIME_SIZE"));
+}
+
 int cli_detect_rows_load(struct cli_detect_rows *r, const struct cli_detect_sources *src)
 {
     memset(r, 0, sizeof *r);
@@ -138,9 +159,10 @@ int cli_detect_rows_load(struct cli_detect_rows *r, const struct cli_detect_sour
     r->n = r->n_dev + r->n_corpus + npaths;
     const size_t nf = IOLENS_DETECT_NFEATURES, nl = IOLENS_DETECT_NLABELS;
     r->x = malloc((r->n ? r->n : 1) * nf * sizeof *r->x);
+    r->xm = malloc((r->n ? r->n : 1) * nf * sizeof *r->xm);
     r->w = malloc((r->n ? r->n : 1) * sizeof *r->w);
     r->y = malloc((r->n ? r->n : 1) * nl);
-    if (!r->x || !r->w || !r->y) {
+    if (!r->x || !r->xm || !r->w || !r->y) {
         cli_error("out of memory");
         goto out;
     }
@@ -164,6 +186,19 @@ int cli_detect_rows_load(struct cli_detect_rows *r, const struct cli_detect_sour
         memcpy(r->x + at * nf, rx + j * nf, nf * sizeof *r->x);
         memcpy(r->y + at * nl, ry + j * nl, nl);
         r->w[at] = src->rule_weight;
+    }
+    /* The corpus rows' timing features were measured on this machine (2 cores, ext4, page cache,
+     * MiB-sized runs), not on the Lustre system whose runs the labels describe: e.g.
+     * metadata_time_ratio 0.9 for a local mdtest_fpp_explosion run against 0.03-0.19 in the sweep
+     * logs, POSIX_F_MAX_READ_TIME 20x theirs for HACC-IO. The model sees them as missing
+     * (XGBoost's default branch), so timing splits are learned from the real logs only. */
+    memcpy(r->xm, r->x, r->n * nf * sizeof *r->x);
+    if (cor && !src->corpus_timing) {
+        size_t c0 = corpus_first ? 0 : r->n_dev;
+        for (size_t i = c0; i < c0 + r->n_corpus; i++)
+            for (size_t f = 0; f < nf; f++)
+                if (cli_detect_timing_feature((int)f))
+                    r->xm[i * nf + f] = NAN;
     }
     r->n_conf = blocks[0].n;
     r->table = blocks[0].t;
@@ -191,6 +226,7 @@ int cmd_train(int argc, char **argv)
     const char *features = NULL, *labels = NULL, *rule_list = NULL, *out = iolens_detect_default_models_dir();
     const char *corpus = NULL;
     double weight = 100.0, rule_weight = 1.0, corpus_weight = CLI_CORPUS_WEIGHT;
+    int corpus_timing = 0;
     iolens_detect_params params;
     iolens_detect_params_default(&params);
     for (int i = 1; i < argc; i++) {
@@ -198,6 +234,10 @@ int cmd_train(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return CLI_OK;
+        }
+        if (!strcmp(a, "--corpus-timing")) {
+            corpus_timing = 1;
+            continue;
         }
         if (i + 1 >= argc) {
             cli_error("unknown option or missing value: '%s'", a);
@@ -245,14 +285,15 @@ int cmd_train(int argc, char **argv)
     int rc = CLI_FAIL;
     struct cli_detect_rows rows;
     iolens_detect_model *m = NULL;
-    struct cli_detect_sources src = {features, labels, weight, corpus, corpus_weight, 0, rule_list, rule_weight};
+    struct cli_detect_sources src = {features, labels, weight, corpus, corpus_weight, 0, corpus_timing, rule_list,
+                                     rule_weight};
     if (cli_detect_rows_load(&rows, &src) != CLI_OK)
         return CLI_FAIL;
     cli_progress prog;
     cli_progress_init(&prog, "training", (unsigned long)IOLENS_DETECT_NLABELS * (unsigned long)params.n_trees);
     params.progress = on_progress;
     params.progress_ctx = &prog;
-    iolens_detect_trainset ts = {rows.n, rows.x, rows.y, rows.w};
+    iolens_detect_trainset ts = {rows.n, rows.xm, rows.y, rows.w};
     int trc = iolens_detect_train(&m, &ts, &params);
     cli_progress_end(&prog);
     if (trc < 0) {
@@ -265,7 +306,8 @@ int cmd_train(int argc, char **argv)
     }
     char note[512], cnote[128] = "";
     if (corpus)
-        snprintf(cnote, sizeof cnote, ", %zu local corpus rows at weight %g", rows.n_corpus, corpus_weight);
+        snprintf(cnote, sizeof cnote, ", %zu local corpus rows at weight %g (timing features %s)", rows.n_corpus,
+                 corpus_weight, corpus_timing ? "kept" : "missing");
     snprintf(note, sizeof note,
              "%zu configuration-labeled rows at weight %g (dev_features.csv / dev_labels.csv)%s, %zu rule-labeled "
              "logs at weight %g",

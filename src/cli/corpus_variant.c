@@ -115,7 +115,7 @@ static json_int_t scaled(json_int_t v, double f, json_int_t multiple, json_int_t
 static void scale_int(json_t *obj, const char *key, double f, json_int_t multiple, json_int_t min)
 {
     json_t *v = json_object_get(obj, key);
-    if (json_is_integer(v))
+    if (json_is_integer(v) && json_integer_value(v) != 0) /* a zero count (a rank left out) stays zero */
         json_object_set_new(obj, key, json_integer(scaled(json_integer_value(v), f, multiple, min)));
 }
 
@@ -187,6 +187,16 @@ int corpus_make_variant(json_t *cfg, const char *scenario, const unsigned char l
     json_t *st;
     json_array_foreach(steps, i, st)
     {
+        /* per-rank counts of ranks the variant does not have are dropped */
+        size_t ci;
+        json_t *ch;
+        json_array_foreach(json_object_get(st, "chunks"), ci, ch)
+        {
+            json_t *rl = json_object_get(ch, "ranks");
+            for (size_t k = json_array_size(rl); k-- > 0;)
+                if (json_integer_value(json_object_get(json_array_get(rl, k), "rank")) >= ranks)
+                    json_array_remove(rl, k);
+        }
         sized |= vary_chunks(st, count_f * scale, size_f);
         json_t *md = json_object_get(st, "metadata");
         if (md)

@@ -662,6 +662,15 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const c
         return 0;
     if (!c->opts.all_paths && path_excluded(path))
         return 0;
+    /* The runtime's POSIX module wraps no mkdir, rmdir, unlink, access, opendir, ...: such a
+     * call on a path no wrapped call touched leaves no record (a replay's mkdir of its root
+     * directory made a record of its own, so no run had a single shared POSIX file). rename
+     * is wrapped (POSIX_RENAME_*) and keeps its record. */
+    if (module == IOLENS_DARSHAN_POSIX && e->op == IOLENS_OP_META && !(e->func && !strncmp(e->func, "rename", 6)))
+        return 0;
+    if (module == IOLENS_DARSHAN_POSIX && e->op == IOLENS_OP_STAT && c->opts.legacy_stat_only &&
+        !(e->func && !strncmp(e->func, "__", 2)))
+        return 0;
     iol_crec *r = NULL;
     int rc = crec_get(c, t, module, e->file, e->rank, path, &r);
     if (rc < 0)

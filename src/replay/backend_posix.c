@@ -135,12 +135,26 @@ opened:
     return 0;
 }
 
+/* write() at the file position (posix_xfer's parameter `write` hides the function) */
+static ssize_t write_at_pos(int fd, const void *buf, size_t n)
+{
+    return write(fd, buf, n);
+}
+
 static int posix_xfer(struct rp_file *f, int write, void *buf, size_t n, int64_t off, int collective)
 {
     size_t done = 0;
     while (done < n) {
-        ssize_t k = write ? pwrite(f->fd, (char *)buf + done, n - done, (off_t)(off + (int64_t)done))
-                          : pread(f->fd, (char *)buf + done, n - done, (off_t)(off + (int64_t)done));
+        ssize_t k;
+        if (f->seek) { /* IOR's POSIX back end: lseek64() to the offset, then write()/read() */
+            if (done == 0 && lseek(f->fd, (off_t)off, SEEK_SET) < 0)
+                return iol_err(IOLENS_EIO, "cannot seek '%s' to byte %lld: %s", f->full, (long long)off,
+                               strerror(errno));
+            k = write ? write_at_pos(f->fd, (char *)buf + done, n - done) : read(f->fd, (char *)buf + done, n - done);
+        } else {
+            k = write ? pwrite(f->fd, (char *)buf + done, n - done, (off_t)(off + (int64_t)done))
+                      : pread(f->fd, (char *)buf + done, n - done, (off_t)(off + (int64_t)done));
+        }
         if (k < 0 && errno == EINTR)
             continue;
         if (k < 0)

@@ -2,12 +2,17 @@
  * The replay config: option tables (the single description of the format),
  * cross-field validation and the public config API.
  */
+#define _GNU_SOURCE /* syscall() */
 #include "replay/config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "util/buf.h"
 #include "util/error.h"
@@ -143,6 +148,14 @@ static const struct rp_opt fileconf_opts[] = {
      "each transfer starts at a multiple of this (0: packed)"},
     {"fsync", RP_OPT_ENUM, F(fsync), "none", 0, 0, rp_fsync_names, NULL, 0, 0,
      "fsync policy: none, before each close, after every write (IOR -Y)"},
+    {"rank_blocks", RP_OPT_BOOL, F(rank_blocks), "false", 0, 1, NULL, NULL, 0, 0,
+     "shared file, sequential access: each rank's transfers of all chunks form one contiguous block and "
+     "the ranks' blocks follow each other (HACC-IO: a rank's arrays back to back); default: each chunk "
+     "has its own region holding the ranks one after another"},
+    {"seek", RP_OPT_BOOL, F(seek), "false", 0, 1, NULL, NULL, 0, 0,
+     "posix and metadata steps: position with lseek() before each read()/write(), as IOR's and "
+     "mdtest's POSIX back end and Python file objects do (Darshan counts POSIX_SEEKS), instead of "
+     "pread()/pwrite()"},
     {"verify", RP_OPT_BOOL, F(verify), "true", 0, 1, NULL, NULL, 0, 0,
      "reads compare the data with the written pattern"},
     {"hints", RP_OPT_OBJ, F(hints), NULL, 0, 0, NULL, &rp_hints_table, 0, 0,
@@ -329,11 +342,47 @@ done:
     return 0;
 }
 
+/* Reads the config with raw system calls: reading it is the replay's bookkeeping, not the
+ * workload, so a traced replay (iolens trace -- iolens replay CONFIG) must not show it (through
+ * stdio it became a STDIO record per rank in the replay's Darshan counters, which the
+ * benchmark a config stands for, configured on its command line, never has). */
+static int read_config_raw(const char *path, size_t max_bytes, iol_buf *out)
+{
+#if defined(SYS_openat) && defined(SYS_read) && defined(SYS_close)
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return iol_err(IOLENS_EIO, "cannot open '%s': %s", path, strerror(errno));
+    int rc = 0;
+    char chunk[65536];
+    for (;;) {
+        long n = syscall(SYS_read, fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = iol_err(IOLENS_EIO, "cannot read '%s' at byte %zu: %s", path, out->len, strerror(errno));
+            break;
+        }
+        if (n == 0)
+            break;
+        if (out->len + (size_t)n > max_bytes) {
+            rc = iol_err(IOLENS_ENOMEM, "'%s' is larger than the %zu-byte limit", path, max_bytes);
+            break;
+        }
+        if ((rc = iol_buf_append(out, chunk, (size_t)n)))
+            break;
+    }
+    syscall(SYS_close, fd);
+    return rc;
+#else
+    return iol_read_file(path, max_bytes, out);
+#endif
+}
+
 int iolens_replay_config_load(iolens_replay_config **out, const char *path)
 {
     iol_buf b = IOL_BUF_INIT;
     *out = NULL;
-    int rc = iol_read_file(path, 64u << 20, &b);
+    int rc = read_config_raw(path, 64u << 20, &b);
     if (rc == 0)
         rc = iolens_replay_config_parse(out, b.data ? b.data : "", b.len, path);
     iol_buf_release(&b);

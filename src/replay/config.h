@@ -77,6 +77,8 @@ struct rp_fileconf {
     int64_t alignment;
     int fsync;
     int verify;
+    int seek; /* posix: lseek() before each read()/write() (IOR's POSIX back end) instead of pread/pwrite */
+    int rank_blocks; /* shared file, sequential: each rank's transfers of all chunks form one block */
     struct rp_hints hints;
     struct rp_chunk *chunks;
     size_t nchunks;

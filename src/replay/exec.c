@@ -205,6 +205,28 @@ static int dir_mkdirat(int fd, const char *name)
 #endif
 }
 
+/* The root descriptor and its copies are bookkeeping as well: a traced open() of the root
+ * (and a dup() per file walked) would add a POSIX record for the root directory to the
+ * replay's Darshan counters, which a benchmark never has (it made is_shared_file 0 for
+ * every shared-file workload, and POSIX_DUPS up to thousands for mdtest trees). */
+static int raw_open_dir(const char *path)
+{
+#ifdef SYS_openat
+    return (int)syscall(SYS_openat, AT_FDCWD, path, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+#else
+    return open(path, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+#endif
+}
+
+static int raw_dup(int fd)
+{
+#ifdef SYS_fcntl
+    return (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 0);
+#else
+    return fcntl(fd, F_DUPFD_CLOEXEC, 0);
+#endif
+}
+
 static int raw_unlinkat(int fd, const char *name, int flags)
 {
 #ifdef SYS_unlinkat
@@ -219,7 +241,7 @@ static int raw_unlinkat(int fd, const char *name, int flags)
 static int walk(struct rp_exec *x, const char *rel, int create, int *dirfd, const char **base)
 {
     char part[4096];
-    int fd = dup(x->rootfd);
+    int fd = raw_dup(x->rootfd);
     if (fd < 0)
         return iol_err(IOLENS_EIO, "cannot duplicate the root descriptor: %s", strerror(errno));
     const char *c = rel;
@@ -300,7 +322,8 @@ struct layout {
     int64_t before;    /* transfers of lower ranks in this chunk (sequential) */
     int64_t n;         /* this rank's transfers */
     int64_t block, tpb; /* strided */
-    uint64_t a, b;     /* random: k -> (a k + b) mod n */
+    uint64_t key;      /* random: seed of the permutation of the rank's n transfers */
+    int bits;          /* random: the Feistel network's domain is 2^bits >= n */
     int64_t region;    /* bytes of the chunk's region */
 };
 
@@ -312,14 +335,31 @@ static uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
+/* A seeded pseudo-random permutation of [0, 2^bits) (bits even): a 4-round Feistel network.
+ * Random access (IOR -z shuffles its offsets) visits transfer permute(k) at step k, with
+ * cycle walking into [0, n): successive offsets then differ by unrelated strides, as a
+ * shuffle's do (an affine map k -> a k + b repeated one stride, which Darshan's STRIDE
+ * counters showed as a strided pattern), in O(1) memory. */
+static uint64_t feistel(uint64_t x, int bits, uint64_t key)
 {
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
+    int h = bits / 2;
+    uint64_t mask = (UINT64_C(1) << h) - 1, l = x >> h, r = x & mask;
+    for (uint64_t round = 0; round < 4; round++) {
+        uint64_t f = mix64(r ^ key ^ (round << 56)) & mask;
+        uint64_t t = r;
+        r = l ^ f;
+        l = t;
     }
-    return a;
+    return (l << h) | r;
+}
+
+static int64_t permute(const struct layout *L, int64_t k)
+{
+    uint64_t y = (uint64_t)k;
+    do
+        y = feistel(y, L->bits, L->key);
+    while (y >= (uint64_t)L->n);
+    return (int64_t)y;
 }
 
 /* Lays out chunk c for rank `me` of `size`; base is where the chunk starts. */
@@ -343,27 +383,37 @@ static void layout_chunk(const struct rp_fileconf *fc, size_t c, int me, int siz
         total += n;
         maxn = n > maxn ? n : maxn;
     }
+    if (fc->rank_blocks && !fpp && fc->access == RP_SEQUENTIAL) {
+        /* rank-major: the blocks of lower ranks (all chunks), then this rank's earlier chunks */
+        int64_t off = fc->offset;
+        for (size_t k = 0; k < fc->nchunks; k++) {
+            int64_t slot = fc->chunks[k].transfer_size;
+            if (fc->alignment > 1)
+                slot = (slot + fc->alignment - 1) / fc->alignment * fc->alignment;
+            for (int r = 0; r < me; r++)
+                off += rp_chunk_reps(fc, &fc->chunks[k], r) * slot;
+            if (k < c)
+                off += rp_chunk_reps(fc, &fc->chunks[k], me) * slot;
+        }
+        L->base = off;
+        L->before = 0;
+    }
     L->block = fc->block_size > L->slot ? fc->block_size / L->slot * L->slot : L->slot;
     L->tpb = L->block / L->slot;
     if (fc->access == RP_STRIDED)
         L->region = (maxn + L->tpb - 1) / L->tpb * L->nr * L->block;
     else
         L->region = total * L->slot;
-    L->a = 1;
-    L->b = 0;
-    if (fc->access == RP_RANDOM && L->n > 1) {
-        uint64_t n = (uint64_t)L->n, h = mix64((uint64_t)fc->seed ^ ((uint64_t)me << 32) ^ c);
-        L->a = h % n | 1;
-        while (gcd64(L->a, n) != 1)
-            L->a = (L->a + 2) % n;
-        L->b = mix64(h) % n;
-    }
+    L->key = mix64((uint64_t)fc->seed ^ ((uint64_t)me << 32) ^ c);
+    L->bits = 2;
+    while (L->bits < 62 && (UINT64_C(1) << L->bits) < (uint64_t)L->n)
+        L->bits += 2;
 }
 
 static int64_t layout_offset(const struct rp_fileconf *fc, const struct layout *L, int64_t k)
 {
     if (fc->access == RP_RANDOM && L->n > 1)
-        k = (int64_t)(((unsigned __int128)L->a * (uint64_t)k + L->b) % (uint64_t)L->n);
+        k = permute(L, k);
     if (fc->access == RP_STRIDED) {
         int64_t seg = k / L->tpb, w = k % L->tpb;
         return L->base + (seg * L->nr + L->r) * L->block + w * L->slot;
@@ -532,7 +582,8 @@ static int run_io(struct rp_exec *x, size_t step, struct rp_step_result *res)
     const char *base;
     rc = walk(x, rel, 0, &dirfd, &base);
     snprintf(full, sizeof full, "%s/%s", x->root, rel);
-    struct rp_file f = {x, res, &h, dirfd, base, full, 1, !fc->file_per_process, aligned, 0, extent, -1, NULL, NULL, 0};
+    struct rp_file f = {x, res, &h, dirfd, base, full, 1, !fc->file_per_process, aligned, 0, extent, -1, NULL, NULL, 0,
+                        fc->seek};
     if (rc == 0 && prefill) {
         struct io_tally pt = {0, 0, 0};
         const struct rp_backend_ops *pb = fc->interface == RP_MPIIO || fc->interface == RP_HDF5 ? be : &rp_backend_posix;
@@ -716,7 +767,9 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
             }
             mine[RK_OPS] += 2;
             if (m->write_bytes > 0) {
-                ssize_t k = pwrite(fd, buf, (size_t)m->write_bytes, 0);
+                /* mdtest writes through IOR's POSIX back end: lseek to 0, then write */
+                ssize_t k = fc->seek ? (lseek(fd, 0, SEEK_SET) == 0 ? write(fd, buf, (size_t)m->write_bytes) : -1)
+                                     : pwrite(fd, buf, (size_t)m->write_bytes, 0);
                 if (k != (ssize_t)m->write_bytes)
                     rc = iol_err(IOLENS_EIO, "cannot write '%s/%s': %s", x->root, path, strerror(errno));
                 mine[RK_BYTES] += (double)m->write_bytes;
@@ -736,7 +789,9 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
             meta_file(fc, top, x->rank, i, path, sizeof path);
             snprintf(full, sizeof full, "%s/%s", x->root, path);
             int fd = open(full, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-            ssize_t k = fd >= 0 ? pread(fd, x->rbuf, (size_t)m->read_bytes, 0) : -1;
+            ssize_t k = fd < 0 ? -1
+                        : fc->seek ? (lseek(fd, 0, SEEK_SET) == 0 ? read(fd, x->rbuf, (size_t)m->read_bytes) : -1)
+                                   : pread(fd, x->rbuf, (size_t)m->read_bytes, 0);
             if (k != (ssize_t)m->read_bytes)
                 rc = iol_err(IOLENS_EIO, "cannot read '%s/%s': %s", x->root, path, strerror(errno));
             else if (fc->verify)
@@ -836,7 +891,7 @@ static int setup_root(struct rp_exec *x)
     x->root = realpath(root, NULL);
     if (!x->root)
         return iol_err(IOLENS_EIO, "cannot resolve the replay root '%s': %s", root, strerror(errno));
-    x->rootfd = open(x->root, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+    x->rootfd = raw_open_dir(x->root);
     if (x->rootfd < 0)
         return iol_err(IOLENS_EIO, "cannot open the replay root '%s': %s", x->root, strerror(errno));
     return 0;

@@ -69,6 +69,7 @@ struct rp_file {
     FILE *fp;
     void *mpi;        /* MPI_File* */
     int direct;
+    int seek;         /* posix: lseek() + read()/write() instead of pread()/pwrite() */
 };
 
 /* A replay back end (fio ioengine_ops style, versioned, in a static table). */

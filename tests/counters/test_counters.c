@@ -464,6 +464,57 @@ static void test_dup_counts_open(void **state)
     iolens_counters_free(c);
 }
 
+/* The runtime wraps no mkdir/unlink/access: such calls on a path make no record (a traced
+ * replay's mkdir of its root made one, so no run had a single shared POSIX file); on a path
+ * that has a record they change nothing; rename is wrapped and keeps its record. */
+static void test_meta_calls_make_no_record(void **state)
+{
+    (void)state;
+    mock *m = mock_new(1);
+    add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_META, "mkdir", 1, -1, -1, 0.05, 0.06);
+    add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_OPEN, "open", 0, -1, -1, 0.1, 0.2);
+    add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_WRITE, "write", 0, 0, 100, 0.3, 0.4);
+    add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_CLOSE, "close", 0, -1, -1, 0.5, 0.6);
+    add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_META, "unlink", 0, -1, -1, 0.7, 0.8);
+    add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_META, "access", 3, -1, -1, 0.9, 1.0);
+    add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_META, "rename", 2, -1, -1, 1.1, 1.2);
+    iolens_counters *c = compute(m, NULL);
+    assert_null(rec_of(c, IOLENS_DARSHAN_POSIX, "/data/b", 0));
+    assert_null(rec_of(c, IOLENS_DARSHAN_POSIX, "/data/d", 0));
+    assert_non_null(rec_of(c, IOLENS_DARSHAN_POSIX, "/data/shared", 0));
+    const iolens_darshan_record *r = rec_of(c, IOLENS_DARSHAN_POSIX, "/data/a", 0);
+    assert_non_null(r);
+    assert_int_equal(C(r, "POSIX_OPENS"), 1);
+    assert_int_equal(C(r, "POSIX_WRITES"), 1);
+    assert_true(fabs(F(r, "POSIX_F_META_TIME") - 0.2) < 1e-9);
+    iolens_counters_free(c);
+}
+
+/* legacy_stat_only: stat/lstat/fstat (glibc >= 2.33 entry points) are not seen, __xstat is */
+static void test_legacy_stat_only(void **state)
+{
+    (void)state;
+    iolens_counters_opts o;
+    for (int legacy = 0; legacy < 2; legacy++) {
+        mock *m = mock_new(1);
+        add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_STAT, "lstat", 1, -1, -1, 0.05, 0.06);
+        add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_OPEN, "open", 0, -1, -1, 0.1, 0.2);
+        add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_STAT, "fstat", 0, -1, -1, 0.3, 0.4);
+        add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_STAT, "__xstat64", 0, -1, -1, 0.5, 0.6);
+        iolens_counters_opts_init(&o);
+        o.legacy_stat_only = legacy;
+        iolens_counters *c = compute(m, &o);
+        const iolens_darshan_record *r = rec_of(c, IOLENS_DARSHAN_POSIX, "/data/a", 0);
+        assert_non_null(r);
+        assert_int_equal(C(r, "POSIX_STATS"), legacy ? 1 : 2);
+        if (legacy)
+            assert_null(rec_of(c, IOLENS_DARSHAN_POSIX, "/data/b", 0));
+        else
+            assert_non_null(rec_of(c, IOLENS_DARSHAN_POSIX, "/data/b", 0));
+        iolens_counters_free(c);
+    }
+}
+
 /* lookup8: the id of every named record of the real generated logs */
 static void test_lookup8_ids(void **state)
 {
@@ -672,7 +723,7 @@ int main(void)
         cmocka_unit_test(test_shared_reduction),   cmocka_unit_test(test_mpiio_stdio),
         cmocka_unit_test(test_lookup8_ids),        cmocka_unit_test(test_recorder_shared),
         cmocka_unit_test(test_recorder_ckpt),      cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_progress),          cmocka_unit_test(test_dup_counts_open),
+        cmocka_unit_test(test_progress),          cmocka_unit_test(test_dup_counts_open), cmocka_unit_test(test_meta_calls_make_no_record), cmocka_unit_test(test_legacy_stat_only),
         cmocka_unit_test(test_stdio_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -66,6 +66,19 @@ for r in 1 2; do
   cw=$(col "$A/features.csv" MPIIO_COLL_WRITES | sed -n "$((row - 1))p")
   [ "$iw" -gt 0 ] && [ "$cw" = 0 ] && ok || fail "h5b_indep_small_r$r: independent $iw, collective $cw"
 done
+# the replay's bookkeeping stays out of the counters: h5b_indep_small's only POSIX file is its
+# shared .h5 (no record for the replay root, its mkdir or dups, no OMPIO lock-test or /tmp/ompi.*
+# files), the config file is not read through stdio; IOR's POSIX back end seeks before each transfer
+for r in 1 2; do
+  row=$(grep -n ",h5b_indep_small_r$r,h5b_indep_small," "$A/features.csv" | cut -d: -f1)
+  sh=$(col "$A/features.csv" is_shared_file | sed -n "$((row - 1))p")
+  [ "$sh" = 1 ] && ok || fail "h5b_indep_small_r$r: is_shared_file $sh, want 1 (one POSIX file)"
+  row=$(grep -n ",ior_small_posix_r$r,ior_small_posix," "$A/features.csv" | cut -d: -f1)
+  v() { col "$A/features.csv" "$1" | sed -n "$((row - 1))p"; }
+  [ "$(v POSIX_SEEKS)" = "$(( $(v POSIX_READS) + $(v POSIX_WRITES) ))" ] && [ "$(v POSIX_DUPS)" = 0 ] && \
+    [ "$(v STDIO_OPENS)" = 0 ] && ok || fail "ior_small_posix_r$r: seeks $(v POSIX_SEEKS) reads $(v POSIX_READS) \
+writes $(v POSIX_WRITES) dups $(v POSIX_DUPS) stdio opens $(v STDIO_OPENS)"
+done
 [ "$(col "$A/manifest.csv" status | sort -u)" = ok ] && ok || fail "manifest status"
 awk -F, 'NR > 1 && !($14 > 0 && $13 > 0) {exit 1}' "$A/manifest.csv" && ok || fail "manifest run time / trace size"
 
@@ -94,13 +107,16 @@ expect_grep "planned $n_ior runs of $n_ior scenarios" "$IOLENS_TMP/out"
 
 # training and held-out evaluation with the corpus as the third kind of rows
 expect_rc 0 "$IOLENS" train --trees 10 --corpus "$A" --corpus-weight 5 --out "$IOLENS_TMP/m"
-expect_grep '6 local corpus rows at weight 5' "$IOLENS_TMP/m/meta.json"
+expect_grep '6 local corpus rows at weight 5 (timing features missing)' "$IOLENS_TMP/m/meta.json"
+expect_rc 0 "$IOLENS" train --trees 10 --corpus "$A" --corpus-timing --out "$IOLENS_TMP/m2"
+expect_grep 'local corpus rows at weight 100 (timing features kept)' "$IOLENS_TMP/m2/meta.json"
 expect_rc 0 "$IOLENS" eval --trees 10 --folds 3 --bootstrap 20 --corpus "$A" --score corpus --json
 expect_grep '"scored": "corpus"' "$IOLENS_TMP/out"
 expect_grep '"rows": 6' "$IOLENS_TMP/out"
 expect_grep '"groups": 3' "$IOLENS_TMP/out"
 expect_grep '"dev_rows": 201' "$IOLENS_TMP/out"
 expect_rc 2 "$IOLENS" eval --score corpus
+expect_rc 0 "$IOLENS" eval --trees 5 --folds 3 --bootstrap 20 --corpus "$A" --corpus-timing --score corpus
 expect_rc 0 "$IOLENS" eval --trees 5 --folds 3 --bootstrap 20 --corpus "$A" --json
 expect_grep '"scored": "dev"' "$IOLENS_TMP/out"
 expect_grep '"rows": 201' "$IOLENS_TMP/out"

@@ -127,6 +127,25 @@ static void test_write_read_verified(void **state)
     iolens_replay_result_free(res);
 }
 
+/* random access visits every transfer slot exactly once (a permutation): random writes of
+ * 37 and 1000 slots read back sequentially without a hole; seek positioning as well */
+static void test_random_is_a_permutation(void **state)
+{
+    struct fixture *f = *state;
+    const char *j = "{\"file_configs\":["
+                    "{\"method\":\"write\",\"file_names\":[\"r\"],\"access\":\"random\",\"seed\":11,"
+                    " \"chunks\":[{\"transfer_size\":4096,\"repetitions\":37},{\"transfer_size\":100,\"repetitions\":1000}]},"
+                    "{\"method\":\"read\",\"file_names\":[\"r\"],\"seek\":true,"
+                    " \"chunks\":[{\"transfer_size\":4096,\"repetitions\":37},{\"transfer_size\":100,\"repetitions\":1000}]}]}";
+    iolens_replay_result *res = NULL;
+    assert_int_equal(run(f, j, 0, &res), 0);
+    iolens_replay_step_stats st;
+    iolens_replay_result_step(res, 1, &st);
+    assert_int_equal(st.bytes, 37 * 4096 + 1000 * 100);
+    assert_int_equal(st.verify_errors, 0);
+    iolens_replay_result_free(res);
+}
+
 static void test_verify_detects_holes(void **state)
 {
     struct fixture *f = *state;
@@ -295,6 +314,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_write_read_verified, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_random_is_a_permutation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verify_detects_holes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_posix_hints, setup, teardown),
         cmocka_unit_test_setup_teardown(test_safety, setup, teardown),

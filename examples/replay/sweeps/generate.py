@@ -21,6 +21,11 @@ def save(name, label, source, steps, nranks=4, params=None, note=None):
     cfg = {"version": 1, "name": name, "description": desc, "nranks": nranks}
     if params:
         cfg["optimization_params"] = params
+    for st in steps:
+        # IOR's and mdtest's POSIX back end, HACC-IO and the Python programs (DLIO, load_imbalance.py)
+        # position with lseek() before each read()/write(): the sweep logs have POSIX_SEEKS = reads + writes
+        if st.get("interface", "posix") == "posix" and st["method"] in ("write", "read", "metadata"):
+            st["seek"] = True
     cfg["file_configs"] = steps
     with open(os.path.join(OUT, name + ".json"), "w") as f:
         json.dump(cfg, f, indent=2)
@@ -179,19 +184,25 @@ save("dlio_shuffle", "access_pattern",
      note="shuffled samples as random 64 KiB reads of a shared file")
 
 
-# ---- h5bench (through its MPI-IO layer: the hdf5 interface is not implemented yet) ----
+# ---- h5bench: through the HDF5 library (parallel HDF5 over MPI-IO), so the logs carry HDF5's own
+# metadata I/O (superblock, object headers: small unaligned writes) as h5bench's do ----
 def h5b(name, label, source, dim, ts, coll, interleaved=False, params=None, nranks=4):
-    # 8 float particle properties per timestep; interleaved = compound type: one record per particle
     if interleaved:
-        chunk = {"transfer_size": 32, "repetitions": min(dim, 512) * ts}
-        acc = {"access": "strided"}
+        # compound type (array of structs, 32 B per particle): each timestep is one contiguous
+        # write of dim records per rank -- the sweep logs' dominant access is 32 x DIM_1 bytes and
+        # they have no read phase (hence h5b_interleaved_access relabeled healthy)
+        chunk = {"transfer_size": 32 * dim, "repetitions": ts}
     else:
+        # 8 float particle properties per timestep, one contiguous write of dim values each
         chunk = {"transfer_size": 4 * dim, "repetitions": 8 * ts}
-        acc = {"access": "strided"}
-    step = {"interface": "mpiio", "file_names": [f"{name}/h5bench.h5"], "hints": {"use_collective": coll},
-            "chunks": [chunk], **acc}
-    save(name, label, source, [dict(name="write", method="write", **step), dict(name="read", method="read", **step)],
-         nranks=nranks, params=params, note="HDF5 replayed at its MPI-IO layer (set interface to hdf5 to go through the library)")
+    step = {"interface": "hdf5", "file_names": [f"{name}/h5bench.h5"], "hints": {"use_collective": coll},
+            "chunks": [chunk], "access": "strided"}
+    # h5bench_write and h5bench_read are separate programs, so separate logs: every sweep log of h5bench
+    # has writes or reads, never both (POSIX_RW_SWITCHES 0). A read log would need its file written
+    # untraced beforehand, so the configs are the write logs.
+    steps = [dict(name="write", method="write", **step)]
+    save(name, label, source, steps, nranks=nranks, params=params,
+         note="through the HDF5 library: one 1-D dataset per transfer size; h5bench_write only")
 
 
 h5b("h5b_indep_small", "interface_choice", "COLLECTIVE_DATA=NO CONTIG DIM_1=1024 TIMESTEPS=10; stripe 1; cb disabled",
@@ -199,17 +210,20 @@ h5b("h5b_indep_small", "interface_choice", "COLLECTIVE_DATA=NO CONTIG DIM_1=1024
 h5b("h5b_interleaved_access", "healthy", "COLL=YES INTERLEAVED DIM_1=262144 TS=10", 262144, 2, True, interleaved=True)
 h5b("h5b_collective_small", "access_granularity", "COLL=YES CONTIG DIM_1=128 TS=20", 128, 20, True)
 h5b("h5b_collective_large_healthy", "healthy", "COLL=YES CONTIG DIM_1=4194304 TS=5; stripe -1; cb enabled",
-    262144, 2, True, params={"romio_cb_write": "enable", "romio_cb_read": "enable"})
-h5b("h5b_indep_large_healthy", "healthy", "COLL=NO CONTIG DIM_1=4194304 TS=5; stripe -1", 262144, 2, False)
+    4194304, 1, True, params={"romio_cb_write": "enable", "romio_cb_read": "enable"})
+h5b("h5b_indep_large_healthy", "healthy", "COLL=NO CONTIG DIM_1=4194304 TS=5; stripe -1", 4194304, 1, False)
 h5b("h5b_indep_small_interleaved", "access_granularity+interface_choice", "COLL=NO INTERLEAVED DIM_1=256 TS=20",
     256, 20, False, interleaved=True)
-h5b("h5b_indep_interleaved", "interface_choice", "COLL=NO INTERLEAVED DIM_1=524288 TS=10", 524288, 1, False,
+h5b("h5b_indep_interleaved", "interface_choice", "COLL=NO INTERLEAVED DIM_1=524288 TS=10", 524288, 2, False,
     interleaved=True)
 h5b("h5b_indep_small_single_ost", "access_granularity+interface_choice+throughput_utilization",
     "COLL=NO CONTIG DIM_1=512 TS=20; stripe 1", 512, 20, False, params={"striping_factor": 1})
 
 
 # ---- HACC-IO: 9 arrays per rank (7 floats, one int64, one uint16 = 38 B per particle) ----
+# As in the sweep logs: particle counts (so transfer sizes) of the sweep; a rank's 9 arrays back to back
+# (shared file: rank-major blocks, 8 of 9 writes consecutive), no fsync, and hacc_io_mpiio writes with
+# independent MPI_File_write_at (the logs: MPIIO_INDEP_WRITES 9 per rank, no collective writes).
 def hacc(name, label, source, particles, mode, params=None, nranks=4):
     sizes = [4] * 7 + [8, 2]
     chunks = [{"transfer_size": s * particles, "repetitions": 1} for s in sizes]
@@ -219,38 +233,48 @@ def hacc(name, label, source, particles, mode, params=None, nranks=4):
         step["file_per_process"] = True
     else:
         step["file_names"] = [f"{name}/hacc.shared"]
+        step["rank_blocks"] = True
     if mode == "mpiio":
         step["interface"] = "mpiio"
-        step["hints"] = {"use_collective": True}
-    save(name, label, source, [dict(name="checkpoint", method="write", fsync="close", **step),
+        step["hints"] = {"use_collective": False}
+    save(name, label, source, [dict(name="checkpoint", method="write", **step),
                                dict(name="restart", method="read", **step)], nranks=nranks, params=params)
 
 
-hacc("hacc_posix_shared_large", "interface_choice", "hacc_io_posix_shared 1,000,000 particles/rank", 100000, "shared")
-hacc("hacc_fpp_many_ranks", "file_strategy", "hacc_io_fpp 100,000 particles, 32-128 ranks", 10000, "fpp", nranks=16)
+hacc("hacc_posix_shared_large", "interface_choice", "hacc_io_posix_shared 1,000,000 particles/rank", 1000000, "shared")
+hacc("hacc_fpp_many_ranks", "file_strategy", "hacc_io_fpp 100,000 particles, 32-128 ranks", 100000, "fpp", nranks=16)
 hacc("hacc_posix_shared_single_ost", "throughput_utilization", "hacc_io_posix_shared 500,000 particles; stripe 1",
-     50000, "shared", params=STRIPE1)
-hacc("hacc_mpiio_collective_healthy", "healthy", "hacc_io_mpiio_shared 1,000,000 particles; cb enabled", 100000, "mpiio",
-     params={"romio_cb_write": "enable"})
-hacc("hacc_fpp_healthy", "healthy", "hacc_io_fpp 2,000,000 particles; stripe -1", 200000, "fpp", params=STRIPE_ALL)
+     500000, "shared", params=STRIPE1)
+hacc("hacc_mpiio_collective_healthy", "healthy", "hacc_io_mpiio_shared 1,000,000 particles; cb enabled", 1000000,
+     "mpiio", params={"romio_cb_write": "enable"})
+hacc("hacc_fpp_healthy", "healthy", "hacc_io_fpp 2,000,000 particles; stripe -1", 2000000, "fpp", params=STRIPE_ALL)
 hacc("hacc_posix_shared_small", "access_granularity+interface_choice", "hacc_io_posix_shared 100 particles", 100, "shared")
 hacc("hacc_posix_shared_small_single_ost", "access_granularity+interface_choice+throughput_utilization",
      "hacc_io_posix_shared 200 particles; stripe 1", 200, "shared", params=STRIPE1)
 hacc("hacc_fpp_small_many", "file_strategy+access_granularity", "hacc_io_fpp 50 particles, 32-128 ranks", 50, "fpp",
      nranks=16)
 hacc("hacc_posix_shared_many_single_ost", "interface_choice+throughput_utilization",
-     "hacc_io_posix_shared 500,000 particles; stripe 1", 50000, "shared", params=STRIPE1)
+     "hacc_io_posix_shared 500,000 particles; stripe 1", 500000, "shared", params=STRIPE1)
 
 
 # ---- custom load imbalance (mpi4py) ----
 def imbalance(name, label, factor, mb):
-    mib = max(1, mb // 5)
-    step = {"file_names": [f"{name}/rank.{{rank}}"], "file_per_process": True, "imbalance": [factor],
-            "chunks": [{"transfer_size": M, "repetitions": mib}]}
+    # load_imbalance.py writes (and reads back) a rank's MB in 64 MB chunks: mb MiB per rank (64 + 36 for
+    # 100), rank 0 factor x mb MiB in 64 MiB chunks (the sweep logs: f2_mb10 has one 20 MiB write and three
+    # 10 MiB ones). Sizes as in the sweep: transfer sizes are what the labels are read from.
+    def split(total):
+        return [64] * (total // 64) + ([total % 64] if total % 64 else [])
+    # (ranks 1-3 listed: the scenario runs on 4 ranks, its corpus variants on 2 or 4)
+    others = [{"rank": r, "repetitions": 1} for r in range(1, 4)]
+    chunks = [{"transfer_size": t * M, "ranks": others} for t in split(mb)]
+    for t in split(factor * mb):  # rank 0's own chunks
+        chunks.append({"transfer_size": t * M, "ranks": [{"rank": 0, "repetitions": 1}]})
+    # "imbalance": [1] only marks the workload as one that needs several ranks (iolens corpus variants)
+    step = {"file_names": [f"{name}/rank.{{rank}}"], "file_per_process": True, "imbalance": [1], "chunks": chunks}
     save(name, label, f"load_imbalance.py: own file per rank, rank 0 writes {factor}x{mb} MB, others {mb} MB; "
          "64 MB chunks + flush; fsync; read back",
          [dict(name="write", method="write", fsync="close", **step), dict(name="read", method="read", **step)],
-         note=f"{mib} MiB per rank in 1 MiB transfers, rank 0 x{factor}")
+         note=f"{mb} MiB per rank, rank 0 {factor * mb} MiB, in transfers of at most 64 MiB")
 
 
 for f in (2, 5, 10, 20):
