@@ -153,7 +153,11 @@ static int detect_log(const struct opts *o, iolens_detect_model *m, const char *
         cli_lib_error();
         goto out;
     }
-    unsigned set = iolens_detect_gate(probs, o->tau);
+    /* No POSIX, MPI-IO or STDIO record (a trace whose files are all under Darshan's excluded
+     * paths, or an empty log): the feature row is that of a run without file I/O, which the
+     * models never saw labeled, so nothing is detected; the probabilities are still shown. */
+    const int no_records = nfiles == 0;
+    unsigned set = no_records ? 0 : iolens_detect_gate(probs, o->tau);
     char codes[128];
     unsigned rules = iolens_detect_rules(x, codes, sizeof codes);
     char names[512];
@@ -169,6 +173,8 @@ static int detect_log(const struct opts *o, iolens_detect_model *m, const char *
         iol_jsonw_double(w, x[iolens_detect_feature_index("runtime_seconds")]);
         iol_jsonw_key(w, "tau");
         iol_jsonw_double(w, o->tau);
+        iol_jsonw_key(w, "no_file_records");
+        iol_jsonw_bool(w, no_records);
         iol_jsonw_key(w, "probabilities");
         iol_jsonw_obj_begin(w);
         for (int l = 0; l < IOLENS_DETECT_NLABELS; l++) {
@@ -184,7 +190,10 @@ static int detect_log(const struct opts *o, iolens_detect_model *m, const char *
         for (int l = 0; l < IOLENS_DETECT_NLABELS; l++)
             printf("  %-24s %.4f%s\n", iolens_detect_label_name(l), probs[l],
                    l < IOLENS_DETECT_NPATTERNS && (set & (1u << l)) ? "  detected" : "");
-        printf("  detected (tau %.2f): %s\n", o->tau, set ? names : "none (no registered pattern)");
+        printf("  detected (tau %.2f): %s\n", o->tau,
+               no_records ? "none (no file record: nothing to diagnose; --all-paths keeps excluded files)"
+               : set      ? names
+                          : "none (no registered pattern)");
     }
     for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++) {
         if (!(set & (1u << p)))

@@ -11,6 +11,11 @@ cp "$IOLENS_TMP/out" "$IOLENS_TMP/pred.csv"
 [ "$(wc -l <"$IOLENS_TMP/pred.csv")" -eq 202 ] && ok || fail "expected 201 rows + header"
 want_header="$(head -1 "$D/dev_labels.csv" | tr -d "\r" | cut -d, -f7-),detected"
 [ "$(head -1 "$IOLENS_TMP/pred.csv")" = "$want_header" ] && ok || fail "header '$(head -1 "$IOLENS_TMP/pred.csv")'"
+# the shipped models are what `iolens train` writes, byte for byte
+expect_rc 0 "$IOLENS" train --out "$IOLENS_TMP/retrained"
+for f in "$M"/*; do
+  cmp -s "$f" "$IOLENS_TMP/retrained/${f##*/}" && ok || fail "models/${f##*/} differs from the retrained one"
+done
 # the shipped models fit their training rows: the detected set equals the labels of every dev row
 mism=$(paste -d, <(tail -n +2 "$D/dev_labels.csv" | cut -d, -f7-13) <(tail -n +2 "$IOLENS_TMP/pred.csv") | awk -F, '{
   names="access_granularity metadata_intensity parallelism_efficiency access_pattern interface_choice file_strategy throughput_utilization";

@@ -28,7 +28,13 @@ expect_rc 0 "$IOLENS" detect "${M[@]}" --json "${traces[@]}"
 nshm=${#traces[@]}
 [ "$(grep -c 'every file of the trace is under a path Darshan leaves out' "$IOLENS_TMP/err")" -eq "$nshm" ] &&
   ok || fail "default: a warning per /dev/shm trace ($nshm): $(head -3 "$IOLENS_TMP/err")"
+# ... and, with no file record left, nothing is detected (the row is that of a run without I/O)
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d and all(x["no_file_records"] is True and x["detected"] == [] for x in d) else 1)' \
+  "$IOLENS_TMP/out" && ok || fail "default: no_file_records true and nothing detected on every trace"
 expect_rc 0 "$IOLENS" detect "${M[@]}" --json --all-paths "${traces[@]}"
+grep -q '"no_file_records": *true' "$IOLENS_TMP/out" && fail "--all-paths: a trace without file records" || ok
 [ "$(grep -c '"log":' "$IOLENS_TMP/out")" -eq "${#traces[@]}" ] && ok || fail "one result per trace (--all-paths)"
 grep -v 'pattern recognition is on' "$IOLENS_TMP/err" | grep -q . && fail "warnings: $(head -3 "$IOLENS_TMP/err")" || ok
 expect_rc 0 "$IOLENS" detect "${M[@]}" --all-paths --rules "$R/shared_n2_m100"
