@@ -23,7 +23,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: iolens replay CONFIG.json [--root DIR] [--json] [--dry-run [--ranks N]] [--keep]\n"
             "       iolens replay --schema | --print-config CONFIG.json\n"
-            "       iolens replay --config-from TRACE [-o CONFIG.json]\n"
+            "       iolens replay --config-from TRACE [-o CONFIG.json] [--all-paths]\n"
             "       iolens replay TRACE [--root DIR] [--delays | --no-delays | --speed X] [--json] [--keep]\n"
             "       mpirun -np N iolens replay CONFIG.json|TRACE --root DIR\n\n"
             "Runs the steps of a replay config (docs/REPLAY-CONFIG.md): each step is timed from the\n"
@@ -38,7 +38,11 @@ static void usage(FILE *out)
             "  --print-config  print the config normalised (sizes in bytes)\n"
             "  --config-from TRACE [-o CONFIG.json]\n"
             "                  build the global-view config of an iolens trace file or a Recorder\n"
-            "                  trace directory (detected by content); stdout without -o\n"
+            "                  trace directory (detected by content); stdout without -o. Files\n"
+            "                  Darshan excludes (/etc/ /proc/ /sys/ /usr/ /dev/ ..., but not /dev/shm/)\n"
+            "                  are left out, then the processes without reads or writes that are\n"
+            "                  not MPI ranks (an MPI singleton's helper processes)\n"
+            "  --all-paths     with --config-from: keep every file and process\n"
             "  TRACE           on-the-fly replay of a trace's POSIX, stdio, metadata and MPI-IO calls\n"
             "                  below --root; under mpirun -np N (N = the trace's ranks) process r\n"
             "                  replays rank r, else one process replays every rank in turn (MPI-IO\n"
@@ -67,16 +71,22 @@ static void progress_cb(void *ctx, size_t done, size_t total)
     cli_progress_step(p, (unsigned long)done);
 }
 
-static int config_from(const char *trace, const char *outpath)
+static int config_from(const char *trace, const char *outpath, int all_paths)
 {
     iolens_evsource *src = NULL;
     iolens_replay_config *cfg = NULL;
     FILE *out = stdout;
     int status = CLI_FAIL;
-    if (iolens_replay_trace_open(trace, &src) < 0 || iolens_replay_config_from_events(&cfg, src) < 0) {
+    iolens_replay_gv_options gvo = {all_paths};
+    iolens_replay_gv_report rep;
+    if (iolens_replay_trace_open(trace, &src) < 0 || iolens_replay_config_from_events_opts(&cfg, src, &gvo, &rep) < 0) {
         cli_lib_error();
         goto done;
     }
+    if (rep.files_excluded || rep.ranks_dropped)
+        cli_warn("left out %lld file(s) under system paths (as Darshan does) and %d of %d process(es) without "
+                 "other reads or writes that are not MPI ranks; --all-paths keeps them",
+                 (long long)rep.files_excluded, rep.ranks_dropped, rep.ranks_in);
     if (outpath && !(out = fopen(outpath, "w"))) {
         cli_error("cannot write '%s': %s", outpath, strerror(errno));
         goto done;
@@ -205,7 +215,7 @@ int cmd_replay(int argc, char **argv)
 {
     const char *config = NULL, *root = ".", *trace = NULL;
     const char *outpath = NULL;
-    int json = 0, dry = 0, keep = 0, ranks = 0, print_config = 0, delays = 0;
+    int json = 0, dry = 0, keep = 0, ranks = 0, print_config = 0, delays = 0, all_paths = 0;
     double speed = 1.0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -222,6 +232,8 @@ int cmd_replay(int argc, char **argv)
             delays = 1;
         } else if (!strcmp(a, "--no-delays")) {
             delays = 0;
+        } else if (!strcmp(a, "--all-paths")) {
+            all_paths = 1;
         } else if (!strcmp(a, "--print-config")) {
             print_config = 1;
         } else if (!strcmp(a, "--schema")) {
@@ -264,7 +276,11 @@ int cmd_replay(int argc, char **argv)
         }
     }
     if (trace)
-        return config_from(trace, outpath);
+        return config_from(trace, outpath, all_paths);
+    if (all_paths) {
+        cli_error("--all-paths goes with --config-from");
+        return CLI_USAGE;
+    }
     if (!config) {
         usage(stderr);
         return CLI_USAGE;
