@@ -47,6 +47,8 @@ IOLENS_API size_t iolens_replay_config_count(const iolens_replay_config *cfg);
 IOLENS_API int iolens_replay_config_nranks(const iolens_replay_config *cfg);
 /** 1 when a step uses the MPI-IO interface. */
 IOLENS_API int iolens_replay_config_needs_mpi(const iolens_replay_config *cfg);
+/** 1 if a step uses the HDF5 interface. */
+IOLENS_API int iolens_replay_config_needs_hdf5(const iolens_replay_config *cfg);
 /** Writes the config back as JSON (normalised: sizes in bytes). */
 IOLENS_API int iolens_replay_config_write(const iolens_replay_config *cfg, FILE *out);
 /** Writes the JSON Schema of the config format (generated from the option tables). */

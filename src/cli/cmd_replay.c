@@ -9,8 +9,10 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef IOLENS_HAVE_MPI
 #include <mpi.h>
@@ -62,6 +64,42 @@ static int launched_by_mpirun(void)
 {
     return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK") || getenv("PMI_SIZE");
 }
+
+#if defined(IOLENS_HAVE_MPI) && !defined(IOLENS_REPLAY_LEAN)
+/* Path of iolens-replay beside this program, if it is there and allowed: IOLENS_REPLAY_LEAN=0
+ * keeps the replay in this process, and so does `iolens trace` (its tracer would record the
+ * image before and after the exec as two processes; the replay's own trace must have one per
+ * rank, as the original's). */
+static int lean_path(char *out, size_t cap)
+{
+    const char *e = getenv("IOLENS_REPLAY_LEAN");
+    if ((e && !strcmp(e, "0")) || getenv("IOLENS_TRACE_DIR") || getenv("IOLENS_SHIM_SPILL"))
+        return 0;
+    ssize_t n = readlink("/proc/self/exe", out, cap);
+    if (n <= 0 || (size_t)n + sizeof "iolens-replay" > cap)
+        return 0;
+    out[n] = 0;
+    char *slash = strrchr(out, '/');
+    if (!slash)
+        return 0;
+    strcpy(slash + 1, "iolens-replay");
+    return access(out, X_OK) == 0;
+}
+
+/* Replaces this process by iolens-replay with the same arguments: an MPI replay in a process
+ * that has the shared libraries of an MPI application, not those of the whole toolkit (HDF5,
+ * XGBoost: 52 instead of 15). Open MPI loads its MPI-IO components inside the first
+ * MPI_File_open, in the replay's first timed phase, and the dynamic linker searches every
+ * loaded library for their symbols: 29% more instructions in that call (callgrind), time the
+ * original program does not spend (docs/REPLAY-CONFIG.md, fidelity). Returns only on failure. */
+static int exec_lean(const char *path, char **argv)
+{
+    argv[0] = (char *)path;
+    execv(path, argv);
+    cli_error("cannot run '%s': %s", path, strerror(errno));
+    return CLI_FAIL;
+}
+#endif
 
 static void progress_cb(void *ctx, size_t done, size_t total)
 {
@@ -158,7 +196,8 @@ static void print_sessions(const iolens_replay_trace_stats *st, int json)
     printf("]}\n");
 }
 
-static int on_the_fly(const char *trace, const char *root, int delays, double speed, int keep, int json)
+static int on_the_fly(const char *trace, const char *root, int delays, double speed, int keep, int json,
+                      char **argv)
 {
     iolens_evsource *src = NULL;
     if (iolens_replay_trace_open(trace, &src) < 0) {
@@ -173,6 +212,13 @@ static int on_the_fly(const char *trace, const char *root, int delays, double sp
         iolens_evsource_free(src);
         return CLI_FAIL;
     }
+#ifndef IOLENS_REPLAY_LEAN
+    char lean[PATH_MAX];
+    if (needs && lean_path(lean, sizeof lean)) {
+        iolens_evsource_free(src);
+        return exec_lean(lean, argv);
+    }
+#endif
     if (needs) {
         MPI_Init(NULL, NULL);
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -287,7 +333,7 @@ int cmd_replay(int argc, char **argv)
     }
     size_t len = strlen(config);
     if (len < 5 || strcmp(config + len - 5, ".json"))
-        return on_the_fly(config, root, delays, speed, keep, json);
+        return on_the_fly(config, root, delays, speed, keep, json, argv);
     iolens_replay_config *cfg = NULL;
     if (iolens_replay_config_load(&cfg, config) < 0) {
         cli_lib_error();
@@ -301,6 +347,13 @@ int cmd_replay(int argc, char **argv)
     int use_mpi = 0, rank = 0;
 #ifdef IOLENS_HAVE_MPI
     if (!dry && (launched_by_mpirun() || iolens_replay_config_needs_mpi(cfg))) {
+#ifndef IOLENS_REPLAY_LEAN
+        char lean[PATH_MAX];
+        if (!iolens_replay_config_needs_hdf5(cfg) && lean_path(lean, sizeof lean)) {
+            iolens_replay_config_free(cfg);
+            return exec_lean(lean, argv);
+        }
+#endif
         MPI_Init(NULL, NULL);
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         use_mpi = 1;

@@ -2,7 +2,7 @@
 # holds the ORTE/PMIx helper processes the singleton starts, which read /proc, /sys and /etc.
 # By default the config leaves out the files Darshan excludes and then the processes without
 # other reads or writes that are not MPI ranks: one rank, the program's own file. --all-paths
-# keeps every file and process. The config then replays as a singleton.
+# keeps every file and process. The config then replays as a singleton, in iolens-replay.
 . "$IOLENS_SOURCE_DIR/tests/cli/lib.sh"
 command -v mpicc >/dev/null || { echo "SKIP: mpicc missing"; exit 77; }
 "$IOLENS" replay --help | grep -q 'MPI-IO back end: yes' || { echo "SKIP: iolens built without MPI"; exit 77; }
@@ -45,4 +45,14 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["nranks"] == 1 and [s["bytes"] for s in r["steps"]] == [65536, 65536], r
 PY
+# MPI runs go to iolens-replay (beside iolens): the process then has an MPI application's shared
+# libraries, without HDF5 and XGBoost (docs/REPLAY-CONFIG.md, fidelity); IOLENS_REPLAY_LEAN=0
+# keeps the replay in iolens itself
+if [ -x "$(dirname "$IOLENS")/iolens-replay" ]; then
+  LD_DEBUG=files "$IOLENS" replay "$T/cfg.json" --root "$T/root2" > /dev/null 2> "$T/ld" && ok || fail "replay with LD_DEBUG"
+  grep -q 'needed by .*/iolens-replay' "$T/ld" && ok || fail "iolens replay did not run iolens-replay"
+  grep 'needed by .*/iolens-replay' "$T/ld" | grep -Eq 'libhdf5|libxgboost' && fail "iolens-replay loads HDF5 or XGBoost" || ok
+  IOLENS_REPLAY_LEAN=0 LD_DEBUG=files "$IOLENS" replay "$T/cfg.json" --root "$T/root3" > /dev/null 2> "$T/ld" && ok || fail "replay in iolens"
+  grep -q 'needed by .*/iolens-replay' "$T/ld" && fail "IOLENS_REPLAY_LEAN=0 still ran iolens-replay" || ok
+fi
 finish
