@@ -114,8 +114,9 @@ IOLENS_API int iolens_replay_config_from_events(iolens_replay_config **out, iole
 typedef struct iolens_replay_gv_options {
     int all_paths; /**< 1: keep every file. 0: leave out the files Darshan excludes by default
                         (iolens_counters_path_excluded: /etc/ /proc/ /sys/ /usr/ /dev/ ...), except
-                        under /dev/shm/, then drop the processes left without reads or writes
-                        that are not MPI ranks (an Open MPI singleton's ORTE/PMIx helpers) */
+                        under /dev/shm/, and those of the MPI runtime's session directory
+                        (<tmp>/ompi.<host>.<uid>/...), then drop the processes left without reads
+                        or writes that are not MPI ranks (an Open MPI singleton's ORTE/PMIx helper) */
 } iolens_replay_gv_options;
 
 /** What the global view left out. */

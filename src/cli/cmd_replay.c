@@ -42,7 +42,8 @@ static void usage(FILE *out)
             "                  build the global-view config of an iolens trace file or a Recorder\n"
             "                  trace directory (detected by content); stdout without -o. Files\n"
             "                  Darshan excludes (/etc/ /proc/ /sys/ /usr/ /dev/ ..., but not /dev/shm/)\n"
-            "                  are left out, then the processes without reads or writes that are\n"
+            "                  and the MPI runtime's session files (/tmp/ompi.*/) are left out,\n"
+            "                  then the processes without reads or writes that are\n"
             "                  not MPI ranks (an MPI singleton's helper processes)\n"
             "  --all-paths     with --config-from: keep every file and process\n"
             "  TRACE           on-the-fly replay of a trace's POSIX, stdio, metadata and MPI-IO calls\n"
@@ -122,8 +123,8 @@ static int config_from(const char *trace, const char *outpath, int all_paths)
         goto done;
     }
     if (rep.files_excluded || rep.ranks_dropped)
-        cli_warn("left out %lld file(s) under system paths (as Darshan does) and %d of %d process(es) without "
-                 "other reads or writes that are not MPI ranks; --all-paths keeps them",
+        cli_warn("left out %lld file(s) under system paths (as Darshan does) or of the MPI runtime, and %d of %d "
+                 "process(es) without other reads or writes that are not MPI ranks; --all-paths keeps them",
                  (long long)rep.files_excluded, rep.ranks_dropped, rep.ranks_in);
     if (outpath && !(out = fopen(outpath, "w"))) {
         cli_error("cannot write '%s': %s", outpath, strerror(errno));

@@ -11,10 +11,12 @@
  *
  * By default the files Darshan leaves out (iolens_counters_path_excluded:
  * /etc/ /proc/ /sys/ /usr/ ... and /dev/) are left out here too, except
- * /dev/shm/, a RAM file system where applications keep data. Then the
- * processes left without any read or write are dropped if they are not MPI
- * ranks (an Open MPI singleton's ORTE/PMIx helpers, which read /proc, /sys and
- * /etc), and the remaining ranks are numbered from 0 in their trace order.
+ * /dev/shm/, a RAM file system where applications keep data, and the files
+ * of the MPI runtime's session directory (<tmp>/ompi.<host>.<uid>/...). Then
+ * the processes left without any read or write are dropped if they are not
+ * MPI ranks (an Open MPI singleton's ORTE/PMIx helper, which reads /proc, /sys
+ * and /etc and writes its contact file), and the remaining ranks are numbered
+ * from 0 in their trace order.
  * MPI ranks always stay: they open shared files and take part in collective
  * calls even when they move no bytes themselves.
  */
@@ -425,9 +427,21 @@ static int try_fpp(struct gv_out *out, struct gv_sess *s, const size_t *glo, con
     return 0;
 }
 
+/* A file in an MPI runtime's session directory: Open MPI's <tmp>/ompi.<host>.<uid>/ (PRRTE's
+ * prte.<host>.<uid>/), where the singleton's helper writes contact.txt and hwloc.sm. */
+static int runtime_session_path(const char *p)
+{
+    for (const char *c = p; (c = strchr(c, '/')) != NULL; c++)
+        if ((!strncmp(c + 1, "ompi.", 5) || !strncmp(c + 1, "prte.", 5)) && strchr(c + 6, '/'))
+            return 1;
+    return 0;
+}
+
 static int excluded_path(const char *p)
 {
-    return p && iolens_counters_path_excluded(p) && strncmp(p, "/dev/shm/", 9) != 0;
+    if (!p)
+        return 0;
+    return (iolens_counters_path_excluded(p) && strncmp(p, "/dev/shm/", 9) != 0) || runtime_session_path(p);
 }
 
 /* An MPI rank of an iolens trace has a recorded MPI rank; every rank of another

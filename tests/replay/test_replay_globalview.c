@@ -177,14 +177,15 @@ static void test_exclusions(void **state)
         struct memsrc *m = calloc(1, sizeof *m);
         m->nranks = 2;
         const char *paths[] = {"/dev/shm/run/data", "/proc/cpuinfo", "/etc/openmpi/openmpi-mca-params.conf",
-                               "/dev/urandom"};
-        for (int i = 0; i < 4; i++)
+                               "/dev/urandom", "/tmp/ompi.vm.0/pid.27710/contact.txt"};
+        for (int i = 0; i < 5; i++)
             m->files[i] = (iolens_file){i, paths[i]};
-        m->nfiles = 4;
+        m->nfiles = 5;
         session(m, 0, 0, IOLENS_LAYER_POSIX, IOLENS_OP_WRITE, 4096, 4, 0);
         session(m, 0, 3, IOLENS_LAYER_POSIX, IOLENS_OP_READ, 16, 1, 0);
         session(m, 1, 1, IOLENS_LAYER_STDIO, IOLENS_OP_READ, 1024, 5, 0);
         session(m, 1, 2, IOLENS_LAYER_STDIO, IOLENS_OP_READ, 8192, 2, 0);
+        session(m, 1, 4, IOLENS_LAYER_POSIX, IOLENS_OP_WRITE, 60, 1, 0);
         iolens_evsource *src = NULL;
         assert_int_equal(iolens_evsource_new(&src, &mem_ops, m), 0);
         iolens_replay_config *cfg = NULL;
@@ -195,8 +196,8 @@ static void test_exclusions(void **state)
         assert_int_equal(cfg->nranks, 2);
         assert_int_equal(rep.ranks_in, 2);
         assert_int_equal(rep.ranks_dropped, 0);
-        assert_int_equal(rep.files_excluded, all ? 0 : 3);
-        assert_int_equal(iolens_replay_config_count(cfg), all ? 4 : 1);
+        assert_int_equal(rep.files_excluded, all ? 0 : 4);
+        assert_int_equal(iolens_replay_config_count(cfg), all ? 5 : 1);
         assert_string_equal(cfg->file_configs[0].file_names[0], "/dev/shm/run/data");
         iolens_replay_config_free(cfg);
         /* the report argument is optional; the defaults are the exclusions */
