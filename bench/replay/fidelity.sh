@@ -15,7 +15,8 @@
 # bandwidths over the rounds (replay's best / original's best): on a loaded machine the best of
 # N runs is the least disturbed one. RAW=FILE keeps every round's bandwidths.
 # MIB: MiB each rank writes then reads (at 4 KiB transfers a quarter of it). Output: one row per
-# (mode, transfer size, ranks), human table on stdout, CSV rows to CSV if given. Figures only.
+# (mode, transfer size, ranks), human table on stdout, CSV rows to CSV if given (Markdown:
+# bench/replay/fidelity_table.py CSV). Figures only.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}

@@ -65,6 +65,10 @@ typedef struct iolens_counters_opts {
 
 typedef struct iolens_counters iolens_counters;
 
+/** 1 if Darshan leaves the file out by default (its path starts with /etc/ /dev/
+ *  /usr/ /bin/ /boot/ /lib/ /opt/ /sbin/ /sys/ /proc/ or /var/), else 0 (also for NULL). */
+IOLENS_API int iolens_counters_path_excluded(const char *path);
+
 /** Fills o with the defaults above. */
 IOLENS_API void iolens_counters_opts_init(iolens_counters_opts *o);
 

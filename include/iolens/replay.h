@@ -47,6 +47,8 @@ IOLENS_API size_t iolens_replay_config_count(const iolens_replay_config *cfg);
 IOLENS_API int iolens_replay_config_nranks(const iolens_replay_config *cfg);
 /** 1 when a step uses the MPI-IO interface. */
 IOLENS_API int iolens_replay_config_needs_mpi(const iolens_replay_config *cfg);
+/** 1 if a step uses the HDF5 interface. */
+IOLENS_API int iolens_replay_config_needs_hdf5(const iolens_replay_config *cfg);
 /** Writes the config back as JSON (normalised: sizes in bytes). */
 IOLENS_API int iolens_replay_config_write(const iolens_replay_config *cfg, FILE *out);
 /** Writes the JSON Schema of the config format (generated from the option tables). */
@@ -107,6 +109,28 @@ IOLENS_API int iolens_replay_result_write_table(const iolens_replay_result *r, F
  * identical sessions as total_repeats.
  */
 IOLENS_API int iolens_replay_config_from_events(iolens_replay_config **out, iolens_evsource *src);
+
+/** Options of the global view; zeroed = the defaults. */
+typedef struct iolens_replay_gv_options {
+    int all_paths; /**< 1: keep every file. 0: leave out the files Darshan excludes by default
+                        (iolens_counters_path_excluded: /etc/ /proc/ /sys/ /usr/ /dev/ ...), except
+                        under /dev/shm/, and those of the MPI runtime's session directory
+                        (<tmp>/ompi.<host>.<uid>/...), then drop the processes left without reads
+                        or writes that are not MPI ranks (an Open MPI singleton's ORTE/PMIx helper) */
+} iolens_replay_gv_options;
+
+/** What the global view left out. */
+typedef struct iolens_replay_gv_report {
+    int64_t files_excluded; /**< files with reads or writes left out by the path exclusions */
+    int ranks_in;           /**< processes ("ranks") of the event source */
+    int ranks_dropped;      /**< non-MPI processes without reads or writes, left out */
+} iolens_replay_gv_report;
+
+/** iolens_replay_config_from_events with options (NULL: defaults, as
+ *  iolens_replay_config_from_events); report (may be NULL) says what was left out. */
+IOLENS_API int iolens_replay_config_from_events_opts(iolens_replay_config **out, iolens_evsource *src,
+                                                     const iolens_replay_gv_options *opts,
+                                                     iolens_replay_gv_report *report);
 
 /** Opens a trace for replay, detected by content: a directory is read as a
  *  Recorder trace (iolens_recorder_open), a file starting with "IOLTRACE" as

@@ -9,8 +9,10 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef IOLENS_HAVE_MPI
 #include <mpi.h>
@@ -23,7 +25,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: iolens replay CONFIG.json [--root DIR] [--json] [--dry-run [--ranks N]] [--keep]\n"
             "       iolens replay --schema | --print-config CONFIG.json\n"
-            "       iolens replay --config-from TRACE [-o CONFIG.json]\n"
+            "       iolens replay --config-from TRACE [-o CONFIG.json] [--all-paths]\n"
             "       iolens replay TRACE [--root DIR] [--delays | --no-delays | --speed X] [--json] [--keep]\n"
             "       mpirun -np N iolens replay CONFIG.json|TRACE --root DIR\n\n"
             "Runs the steps of a replay config (docs/REPLAY-CONFIG.md): each step is timed from the\n"
@@ -38,7 +40,12 @@ static void usage(FILE *out)
             "  --print-config  print the config normalised (sizes in bytes)\n"
             "  --config-from TRACE [-o CONFIG.json]\n"
             "                  build the global-view config of an iolens trace file or a Recorder\n"
-            "                  trace directory (detected by content); stdout without -o\n"
+            "                  trace directory (detected by content); stdout without -o. Files\n"
+            "                  Darshan excludes (/etc/ /proc/ /sys/ /usr/ /dev/ ..., but not /dev/shm/)\n"
+            "                  and the MPI runtime's session files (/tmp/ompi.*/) are left out,\n"
+            "                  then the processes without reads or writes that are\n"
+            "                  not MPI ranks (an MPI singleton's helper processes)\n"
+            "  --all-paths     with --config-from: keep every file and process\n"
             "  TRACE           on-the-fly replay of a trace's POSIX, stdio, metadata and MPI-IO calls\n"
             "                  below --root; under mpirun -np N (N = the trace's ranks) process r\n"
             "                  replays rank r, else one process replays every rank in turn (MPI-IO\n"
@@ -59,6 +66,42 @@ static int launched_by_mpirun(void)
     return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK") || getenv("PMI_SIZE");
 }
 
+#if defined(IOLENS_HAVE_MPI) && !defined(IOLENS_REPLAY_LEAN)
+/* Path of iolens-replay beside this program, if it is there and allowed: IOLENS_REPLAY_LEAN=0
+ * keeps the replay in this process, and so does `iolens trace` (its tracer would record the
+ * image before and after the exec as two processes; the replay's own trace must have one per
+ * rank, as the original's). */
+static int lean_path(char *out, size_t cap)
+{
+    const char *e = getenv("IOLENS_REPLAY_LEAN");
+    if ((e && !strcmp(e, "0")) || getenv("IOLENS_TRACE_DIR") || getenv("IOLENS_SHIM_SPILL"))
+        return 0;
+    ssize_t n = readlink("/proc/self/exe", out, cap);
+    if (n <= 0 || (size_t)n + sizeof "iolens-replay" > cap)
+        return 0;
+    out[n] = 0;
+    char *slash = strrchr(out, '/');
+    if (!slash)
+        return 0;
+    strcpy(slash + 1, "iolens-replay");
+    return access(out, X_OK) == 0;
+}
+
+/* Replaces this process by iolens-replay with the same arguments: an MPI replay in a process
+ * that has the shared libraries of an MPI application, not those of the whole toolkit (HDF5,
+ * XGBoost: 52 instead of 15). Open MPI loads its MPI-IO components inside the first
+ * MPI_File_open, in the replay's first timed phase, and the dynamic linker searches every
+ * loaded library for their symbols: 29% more instructions in that call (callgrind), time the
+ * original program does not spend (docs/REPLAY-CONFIG.md, fidelity). Returns only on failure. */
+static int exec_lean(const char *path, char **argv)
+{
+    argv[0] = (char *)path;
+    execv(path, argv);
+    cli_error("cannot run '%s': %s", path, strerror(errno));
+    return CLI_FAIL;
+}
+#endif
+
 static void progress_cb(void *ctx, size_t done, size_t total)
 {
     cli_progress *p = ctx;
@@ -67,16 +110,22 @@ static void progress_cb(void *ctx, size_t done, size_t total)
     cli_progress_step(p, (unsigned long)done);
 }
 
-static int config_from(const char *trace, const char *outpath)
+static int config_from(const char *trace, const char *outpath, int all_paths)
 {
     iolens_evsource *src = NULL;
     iolens_replay_config *cfg = NULL;
     FILE *out = stdout;
     int status = CLI_FAIL;
-    if (iolens_replay_trace_open(trace, &src) < 0 || iolens_replay_config_from_events(&cfg, src) < 0) {
+    iolens_replay_gv_options gvo = {all_paths};
+    iolens_replay_gv_report rep;
+    if (iolens_replay_trace_open(trace, &src) < 0 || iolens_replay_config_from_events_opts(&cfg, src, &gvo, &rep) < 0) {
         cli_lib_error();
         goto done;
     }
+    if (rep.files_excluded || rep.ranks_dropped)
+        cli_warn("left out %lld file(s) under system paths (as Darshan does) or of the MPI runtime, and %d of %d "
+                 "process(es) without other reads or writes that are not MPI ranks; --all-paths keeps them",
+                 (long long)rep.files_excluded, rep.ranks_dropped, rep.ranks_in);
     if (outpath && !(out = fopen(outpath, "w"))) {
         cli_error("cannot write '%s': %s", outpath, strerror(errno));
         goto done;
@@ -148,7 +197,8 @@ static void print_sessions(const iolens_replay_trace_stats *st, int json)
     printf("]}\n");
 }
 
-static int on_the_fly(const char *trace, const char *root, int delays, double speed, int keep, int json)
+static int on_the_fly(const char *trace, const char *root, int delays, double speed, int keep, int json,
+                      char **argv)
 {
     iolens_evsource *src = NULL;
     if (iolens_replay_trace_open(trace, &src) < 0) {
@@ -163,6 +213,13 @@ static int on_the_fly(const char *trace, const char *root, int delays, double sp
         iolens_evsource_free(src);
         return CLI_FAIL;
     }
+#ifndef IOLENS_REPLAY_LEAN
+    char lean[PATH_MAX];
+    if (needs && lean_path(lean, sizeof lean)) {
+        iolens_evsource_free(src);
+        return exec_lean(lean, argv);
+    }
+#endif
     if (needs) {
         MPI_Init(NULL, NULL);
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -205,7 +262,7 @@ int cmd_replay(int argc, char **argv)
 {
     const char *config = NULL, *root = ".", *trace = NULL;
     const char *outpath = NULL;
-    int json = 0, dry = 0, keep = 0, ranks = 0, print_config = 0, delays = 0;
+    int json = 0, dry = 0, keep = 0, ranks = 0, print_config = 0, delays = 0, all_paths = 0;
     double speed = 1.0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -222,6 +279,8 @@ int cmd_replay(int argc, char **argv)
             delays = 1;
         } else if (!strcmp(a, "--no-delays")) {
             delays = 0;
+        } else if (!strcmp(a, "--all-paths")) {
+            all_paths = 1;
         } else if (!strcmp(a, "--print-config")) {
             print_config = 1;
         } else if (!strcmp(a, "--schema")) {
@@ -264,14 +323,18 @@ int cmd_replay(int argc, char **argv)
         }
     }
     if (trace)
-        return config_from(trace, outpath);
+        return config_from(trace, outpath, all_paths);
+    if (all_paths) {
+        cli_error("--all-paths goes with --config-from");
+        return CLI_USAGE;
+    }
     if (!config) {
         usage(stderr);
         return CLI_USAGE;
     }
     size_t len = strlen(config);
     if (len < 5 || strcmp(config + len - 5, ".json"))
-        return on_the_fly(config, root, delays, speed, keep, json);
+        return on_the_fly(config, root, delays, speed, keep, json, argv);
     iolens_replay_config *cfg = NULL;
     if (iolens_replay_config_load(&cfg, config) < 0) {
         cli_lib_error();
@@ -285,6 +348,13 @@ int cmd_replay(int argc, char **argv)
     int use_mpi = 0, rank = 0;
 #ifdef IOLENS_HAVE_MPI
     if (!dry && (launched_by_mpirun() || iolens_replay_config_needs_mpi(cfg))) {
+#ifndef IOLENS_REPLAY_LEAN
+        char lean[PATH_MAX];
+        if (!iolens_replay_config_needs_hdf5(cfg) && lean_path(lean, sizeof lean)) {
+            iolens_replay_config_free(cfg);
+            return exec_lean(lean, argv);
+        }
+#endif
         MPI_Init(NULL, NULL);
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         use_mpi = 1;

@@ -610,8 +610,10 @@ static void heat_add(iol_heat *h, double t1, double t2, int64_t bytes, int is_wr
 static const char *const excluded[] = {"/etc/", "/dev/", "/usr/", "/bin/", "/boot/", "/lib/",
                                        "/opt/", "/sbin/", "/sys/", "/proc/", "/var/", NULL};
 
-static int path_excluded(const char *p)
+int iolens_counters_path_excluded(const char *p)
 {
+    if (!p)
+        return 0;
     for (int i = 0; excluded[i]; i++)
         if (!strncmp(p, excluded[i], strlen(excluded[i])))
             return 1;
@@ -660,7 +662,7 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const c
     }
     if (module < 0 || e->file < 0 || !path || !path[0] || (e->flags & IOLENS_EVF_FAILED))
         return 0;
-    if (!c->opts.all_paths && path_excluded(path))
+    if (!c->opts.all_paths && iolens_counters_path_excluded(path))
         return 0;
     /* The runtime's POSIX module wraps no mkdir, rmdir, unlink, access, opendir, ...: such a
      * call on a path no wrapped call touched leaves no record (a replay's mkdir of its root

@@ -55,7 +55,10 @@ static int mpiio_open(struct rp_file *f)
     }
     /* the file exists (the replay created it); MPI_MODE_CREATE as an application's writer has it */
     int amode = f->write ? MPI_MODE_RDWR | MPI_MODE_CREATE : MPI_MODE_RDONLY;
-    int rc = MPI_File_open(f->shared ? MPI_COMM_WORLD : MPI_COMM_SELF, f->full, amode, info, fh);
+    /* no hint requested: MPI_INFO_NULL, as an application without hints passes */
+    int nkeys = 0;
+    MPI_Info_get_nkeys(info, &nkeys);
+    int rc = MPI_File_open(f->shared ? MPI_COMM_WORLD : MPI_COMM_SELF, f->full, amode, nkeys ? info : MPI_INFO_NULL, fh);
     MPI_Info_free(&info);
     if (rc != MPI_SUCCESS) {
         free(fh);

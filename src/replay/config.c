@@ -409,6 +409,14 @@ int iolens_replay_config_needs_mpi(const iolens_replay_config *cfg)
     return 0;
 }
 
+int iolens_replay_config_needs_hdf5(const iolens_replay_config *cfg)
+{
+    for (size_t i = 0; i < cfg->nfile_configs; i++)
+        if (cfg->file_configs[i].interface == RP_HDF5)
+            return 1;
+    return 0;
+}
+
 int iolens_replay_config_write(const iolens_replay_config *cfg, FILE *out)
 {
     json_t *j = rp_table_to_json(&rp_config_table, cfg);

@@ -36,6 +36,7 @@ struct rp_exec {
     unsigned char *pattern; /* RP_PATTERN_PERIOD + max transfer, 4 KiB aligned */
     unsigned char *rbuf;
     size_t maxxfer;
+    int one_buffer; /* no step verifies: every transfer uses the pattern's start, as IOR's one buffer */
 };
 
 static const struct rp_backend_ops *backend_for(int iface)
@@ -514,12 +515,14 @@ static int do_transfers(struct rp_exec *x, const struct rp_fileconf *fc, const s
         for (int64_t k = 0; k < iters; k++) {
             int mine = k < L.n;
             int64_t off = mine ? layout_offset(fc, &L, k) : 0;
-            unsigned char *pat = x->pattern + (size_t)(off % RP_PATTERN_PERIOD);
-            /* Unverified reads land where the same offset's write came from, as an
-             * application (IOR) reads into the buffer it wrote from: a separate,
-             * colder destination made 1 MiB reads from the page cache 20-35% slower
-             * than the original program's (bench/replay/fidelity.sh). run_io()
-             * restores the pattern afterwards, outside the timed region. */
+            /* When no step verifies, every write comes from one buffer and every read lands
+             * in it, as an application (IOR) does: walking the pattern made the first write
+             * phase of a process 6% slower than writing one buffer (4 KiB MPI-IO, median of 20
+             * runs; docs/REPLAY-CONFIG.md, fidelity). Otherwise unverified reads land where the
+             * same offset's write came from (a separate, colder destination made 1 MiB reads
+             * 20-35% slower than the original program's). run_io() restores the pattern after
+             * unverified reads, outside the timed region. */
+            unsigned char *pat = x->one_buffer ? x->pattern : x->pattern + (size_t)(off % RP_PATTERN_PERIOD);
             unsigned char *buf = write ? pat : fc->verify ? x->rbuf : pat;
             int rc = be->xfer(f, write, buf, mine ? sz : 0, off, collective);
             if (rc < 0)
@@ -949,6 +952,10 @@ static int make_buffers(struct rp_exec *x)
             maxx = (size_t)fc->metadata.write_bytes;
     }
     maxx = (maxx + 4095) / 4096 * 4096;
+    x->one_buffer = 1;
+    for (size_t i = 0; i < x->cfg->nfile_configs; i++)
+        if (x->cfg->file_configs[i].verify)
+            x->one_buffer = 0;
     void *p = NULL, *q = NULL;
     if (posix_memalign(&p, 4096, RP_PATTERN_PERIOD + maxx) || posix_memalign(&q, 4096, maxx)) {
         free(p);

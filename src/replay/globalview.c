@@ -8,11 +8,24 @@
  *  4. merge identical consecutive sessions into total_repeats.
  * Only application-level calls (depth 0) count: an MPI-IO call is replayed
  * as MPI-IO, not as the POSIX calls it made.
+ *
+ * By default the files Darshan leaves out (iolens_counters_path_excluded:
+ * /etc/ /proc/ /sys/ /usr/ ... and /dev/) are left out here too, except
+ * /dev/shm/, a RAM file system where applications keep data, and the files
+ * of the MPI runtime's session directory (<tmp>/ompi.<host>.<uid>/...). Then
+ * the processes left without any read or write are dropped if they are not
+ * MPI ranks (an Open MPI singleton's ORTE/PMIx helper, which reads /proc, /sys
+ * and /etc and writes its contact file), and the remaining ranks are numbered
+ * from 0 in their trace order.
+ * MPI ranks always stay: they open shared files and take part in collective
+ * calls even when they move no bytes themselves.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "iolens/counters.h"
+#include "iolens/trace.h"
 #include "replay/config.h"
 #include "util/error.h"
 
@@ -93,7 +106,8 @@ struct gv_open {
     int layer;
 };
 
-static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles)
+/* excl[f]: 1 file f is left out; its reads and writes set it to 2 */
+static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles, unsigned char *excl)
 {
     struct gv_open *open = calloc(nfiles ? nfiles : 1, sizeof *open);
     if (!open)
@@ -102,8 +116,10 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
     for (int r = 0; r < nranks && rc == 0; r++) {
         memset(open, 0, (nfiles ? nfiles : 1) * sizeof *open);
         iolens_event e;
-        int got;
-        while ((got = iolens_evsource_next(src, r, &e)) > 0) {
+        int got = iolens_evsource_rewind(src, r);
+        if (got == IOLENS_EUNSUPPORTED) /* a source read once, from its start */
+            got = 0;
+        while (got >= 0 && (got = iolens_evsource_next(src, r, &e)) > 0) {
             if (e.depth != 0 || (e.flags & IOLENS_EVF_FAILED) || e.file < 0)
                 continue;
             if (e.layer != IOLENS_LAYER_POSIX && e.layer != IOLENS_LAYER_STDIO && e.layer != IOLENS_LAYER_MPIIO)
@@ -112,6 +128,11 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
                 rc = iol_err(IOLENS_EFORMAT, "rank %d: event '%s' names file %lld, beyond the %zu files of the source",
                              r, e.func ? e.func : "?", (long long)e.file, nfiles);
                 break;
+            }
+            if (excl[e.file]) {
+                if (e.op == IOLENS_OP_WRITE || e.op == IOLENS_OP_READ)
+                    excl[e.file] = 2;
+                continue;
             }
             struct gv_open *o = &open[e.file];
             if (e.op == IOLENS_OP_OPEN) {
@@ -406,9 +427,63 @@ static int try_fpp(struct gv_out *out, struct gv_sess *s, const size_t *glo, con
     return 0;
 }
 
+/* A file in an MPI runtime's session directory: Open MPI's <tmp>/ompi.<host>.<uid>/ (PRRTE's
+ * prte.<host>.<uid>/), where the singleton's helper writes contact.txt and hwloc.sm. */
+static int runtime_session_path(const char *p)
+{
+    for (const char *c = p; (c = strchr(c, '/')) != NULL; c++)
+        if ((!strncmp(c + 1, "ompi.", 5) || !strncmp(c + 1, "prte.", 5)) && strchr(c + 6, '/'))
+            return 1;
+    return 0;
+}
+
+static int excluded_path(const char *p)
+{
+    if (!p)
+        return 0;
+    return (iolens_counters_path_excluded(p) && strncmp(p, "/dev/shm/", 9) != 0) || runtime_session_path(p);
+}
+
+/* An MPI rank of an iolens trace has a recorded MPI rank; every rank of another
+ * source (Recorder: one trace per MPI rank) is one. */
+static int is_mpi_rank(iolens_evsource *src, int r)
+{
+    iolens_trace_proc pi;
+    if (iolens_trace_proc_info(src, r, &pi) < 0)
+        return 1;
+    return pi.mpi_rank >= 0;
+}
+
+/* Drops the non-MPI processes without sessions and numbers the rest from 0. */
+static int drop_ranks(struct gv *g, iolens_evsource *src, int *nranks, iolens_replay_gv_report *rep)
+{
+    int n = *nranks, kept = 0;
+    int *map = calloc((size_t)n, sizeof *map);
+    if (!map)
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < g->n; i++)
+        map[g->s[i].rank] = 1;
+    for (int r = 0; r < n; r++)
+        map[r] = (map[r] || is_mpi_rank(src, r)) ? kept++ : -1;
+    for (size_t i = 0; i < g->n; i++)
+        g->s[i].rank = map[g->s[i].rank];
+    free(map);
+    rep->ranks_dropped = n - kept;
+    *nranks = kept;
+    return 0;
+}
+
 int iolens_replay_config_from_events(iolens_replay_config **out, iolens_evsource *src)
 {
+    return iolens_replay_config_from_events_opts(out, src, NULL, NULL);
+}
+
+int iolens_replay_config_from_events_opts(iolens_replay_config **out, iolens_evsource *src,
+                                          const iolens_replay_gv_options *opts, iolens_replay_gv_report *report)
+{
     *out = NULL;
+    iolens_replay_gv_report rep = {0, 0, 0};
+    unsigned char *excl = NULL;
     struct gv g = {0};
     struct gv_out o = {0};
     size_t *glo = NULL, *ghi = NULL;
@@ -420,10 +495,19 @@ int iolens_replay_config_from_events(iolens_replay_config **out, iolens_evsource
     int rc = nranks > 0 ? 0 : iol_err(IOLENS_EFORMAT, "the event source has no ranks");
     if (rc == 0 && nranks > 1048576)
         rc = iol_err(IOLENS_EFORMAT, "the event source claims %d ranks", nranks);
+    rep.ranks_in = nranks > 0 ? nranks : 0;
     if (rc == 0)
         rc = iolens_evsource_files(src, &files, &nfiles);
+    if (rc >= 0 && !(excl = calloc(nfiles ? nfiles : 1, 1)))
+        rc = iol_err(IOLENS_ENOMEM, "out of memory");
+    for (size_t f = 0; rc >= 0 && f < nfiles; f++)
+        excl[f] = !(opts && opts->all_paths) && excluded_path(files[f].path);
     if (rc >= 0)
-        rc = collect(&g, src, nranks, nfiles);
+        rc = collect(&g, src, nranks, nfiles, excl);
+    for (size_t f = 0; rc >= 0 && f < nfiles; f++)
+        rep.files_excluded += excl[f] == 2;
+    if (rc >= 0 && !(opts && opts->all_paths))
+        rc = drop_ranks(&g, src, &nranks, &rep);
     if (rc < 0)
         goto done;
     if (g.n > 1)
@@ -457,7 +541,12 @@ int iolens_replay_config_from_events(iolens_replay_config **out, iolens_evsource
     if (rc < 0)
         goto done;
     if (o.n == 0) {
-        rc = iol_err(IOLENS_EFORMAT, "the event stream has no reads or writes to replay");
+        if (rep.files_excluded)
+            rc = iol_err(IOLENS_EFORMAT, "the event stream has no reads or writes to replay outside system paths "
+                         "(%lld file(s) under /etc/, /proc/, /sys/, /usr/, /dev/ ... left out, as Darshan does; "
+                         "--all-paths keeps them)", (long long)rep.files_excluded);
+        else
+            rc = iol_err(IOLENS_EFORMAT, "the event stream has no reads or writes to replay");
         goto done;
     }
     qsort(o.e, o.n, sizeof *o.e, cmp_entry);
@@ -486,6 +575,9 @@ done:
     free(glo);
     free(ghi);
     free(used);
+    free(excl);
+    if (report)
+        *report = rep;
     if (rc < 0) {
         iolens_replay_config_free(cfg);
         return rc;

@@ -168,6 +168,59 @@ static void test_global_view(void **state)
     iolens_evsource_free(src);
 }
 
+/* Darshan's path exclusions: system files are left out, /dev/shm is kept; a rank of a
+ * source that is not an iolens trace counts as an MPI rank, so it stays even without I/O. */
+static void test_exclusions(void **state)
+{
+    (void)state;
+    for (int all = 0; all < 2; all++) {
+        struct memsrc *m = calloc(1, sizeof *m);
+        m->nranks = 2;
+        const char *paths[] = {"/dev/shm/run/data", "/proc/cpuinfo", "/etc/openmpi/openmpi-mca-params.conf",
+                               "/dev/urandom", "/tmp/ompi.vm.0/pid.27710/contact.txt"};
+        for (int i = 0; i < 5; i++)
+            m->files[i] = (iolens_file){i, paths[i]};
+        m->nfiles = 5;
+        session(m, 0, 0, IOLENS_LAYER_POSIX, IOLENS_OP_WRITE, 4096, 4, 0);
+        session(m, 0, 3, IOLENS_LAYER_POSIX, IOLENS_OP_READ, 16, 1, 0);
+        session(m, 1, 1, IOLENS_LAYER_STDIO, IOLENS_OP_READ, 1024, 5, 0);
+        session(m, 1, 2, IOLENS_LAYER_STDIO, IOLENS_OP_READ, 8192, 2, 0);
+        session(m, 1, 4, IOLENS_LAYER_POSIX, IOLENS_OP_WRITE, 60, 1, 0);
+        iolens_evsource *src = NULL;
+        assert_int_equal(iolens_evsource_new(&src, &mem_ops, m), 0);
+        iolens_replay_config *cfg = NULL;
+        iolens_replay_gv_options o = {all};
+        iolens_replay_gv_report rep;
+        if (iolens_replay_config_from_events_opts(&cfg, src, &o, &rep) < 0)
+            fail_msg("%s", iolens_error_last());
+        assert_int_equal(cfg->nranks, 2);
+        assert_int_equal(rep.ranks_in, 2);
+        assert_int_equal(rep.ranks_dropped, 0);
+        assert_int_equal(rep.files_excluded, all ? 0 : 4);
+        assert_int_equal(iolens_replay_config_count(cfg), all ? 5 : 1);
+        assert_string_equal(cfg->file_configs[0].file_names[0], "/dev/shm/run/data");
+        iolens_replay_config_free(cfg);
+        /* the report argument is optional; the defaults are the exclusions */
+        assert_int_equal(iolens_replay_config_from_events_opts(&cfg, src, NULL, NULL), 0);
+        assert_int_equal(iolens_replay_config_count(cfg), 1);
+        iolens_replay_config_free(cfg);
+        iolens_evsource_free(src);
+    }
+    /* nothing left but system files: the message says why and how to keep them */
+    struct memsrc *m = calloc(1, sizeof *m);
+    m->nranks = 1;
+    m->files[0] = (iolens_file){0, "/sys/devices/system/cpu/online"};
+    m->nfiles = 1;
+    session(m, 0, 0, IOLENS_LAYER_POSIX, IOLENS_OP_READ, 64, 1, 0);
+    iolens_evsource *src = NULL;
+    assert_int_equal(iolens_evsource_new(&src, &mem_ops, m), 0);
+    iolens_replay_config *cfg = NULL;
+    assert_int_equal(iolens_replay_config_from_events(&cfg, src), IOLENS_EFORMAT);
+    assert_non_null(strstr(iolens_error_last(), "--all-paths"));
+    assert_null(cfg);
+    iolens_evsource_free(src);
+}
+
 static void test_bad_sources(void **state)
 {
     (void)state;
@@ -198,6 +251,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_global_view),
+        cmocka_unit_test(test_exclusions),
         cmocka_unit_test(test_bad_sources),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Turns the CSV of bench/replay/fidelity.sh into the Markdown table of docs/REPLAY-CONFIG.md.
+
+    python3 bench/replay/fidelity_table.py fid.csv
+
+Per cell: the original's median bandwidths, the median ratios replay/original (config and on the
+fly, write and read) and the A/A control (the original against itself). A ratio is marked with *
+when it is more than 5% from 1. Under the table: how many ratios are within 5%, and how many are
+within the control's own distance from 1 (where the control strays by more than 5%, 5% cannot be
+resolved in that cell)."""
+import csv
+import sys
+
+
+def main():
+    rows = list(csv.DictReader(open(sys.argv[1])))
+    out = ["| mode | transfer | ranks | orig W MB/s | cfg_w | otf_w | aa_w | orig R MB/s | cfg_r | otf_r | aa_r |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    within = {k: 0 for k in ("cfg_w", "otf_w", "cfg_r", "otf_r")}
+    within_aa = dict(within)
+
+    def fmt(v):
+        return "%.3f%s" % (v, "" if abs(v - 1) <= 0.05 else "*")
+
+    for r in rows:
+        v = {k: float(r[k + "_ratio"]) for k in ("cfg_w", "otf_w", "cfg_r", "otf_r", "aa_w", "aa_r")}
+        for k in within:
+            within[k] += abs(v[k] - 1) <= 0.05
+            aa = v["aa_" + k[-1]]
+            within_aa[k] += abs(v[k] - 1) <= max(0.05, abs(aa - 1))
+        out.append("| %s | %s | %s | %.0f | %s | %s | %s | %.0f | %s | %s | %s |" % (
+            r["mode"], r["transfer"], r["ranks"], float(r["orig_w"]) / 1e6, fmt(v["cfg_w"]), fmt(v["otf_w"]),
+            fmt(v["aa_w"]), float(r["orig_r"]) / 1e6, fmt(v["cfg_r"]), fmt(v["otf_r"]), fmt(v["aa_r"])))
+    n = len(rows)
+    out.append("")
+    out.append("Within 5%% of the original (of %d cells): %s." % (
+        n, ", ".join("%s %d" % (k, within[k]) for k in within)))
+    out.append("Within max(5%%, the control's distance from 1): %s." % (
+        ", ".join("%s %d" % (k, within_aa[k]) for k in within_aa)))
+    aa = [abs(float(r[k]) - 1) <= 0.05 for r in rows for k in ("aa_w_ratio", "aa_r_ratio")]
+    out.append("The control itself within 5%%: %d of %d." % (sum(aa), len(aa)))
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
