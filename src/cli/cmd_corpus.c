@@ -470,16 +470,11 @@ static int write_outputs(const struct opts *o, const struct run *runs, size_t nr
 
 static int bad_scratch(const char *dir)
 {
-    static const char *const excluded[] = {"/dev/", "/proc/", "/sys/", "/etc/", "/usr/", "/bin/", "/boot/",
-                                           "/lib/", "/opt/", "/sbin/", "/var/", "/lib64/"};
     char real[PATH_MAX + 2];
     if (!realpath(dir, real))
         return 0;
-    strcat(real, "/");
-    for (size_t i = 0; i < sizeof excluded / sizeof excluded[0]; i++)
-        if (!strncmp(real, excluded[i], strlen(excluded[i])))
-            return 1;
-    return 0;
+    strcat(real, "/"); /* "/dev" is under "/dev/" */
+    return iolens_counters_path_excluded(real); /* the counters' own list */
 }
 
 /* Ctrl-C / SIGTERM: the runs live in their own process groups (so a terminal's SIGINT does not reach
