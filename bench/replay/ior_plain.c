@@ -8,9 +8,14 @@
  *   mpirun -np N bench_replay_ior_plain MODE SIZE COUNT DIR
  *   MODE: posix-shared | posix-fpp | mpiio-indep | mpiio-coll
  * Prints "write_bw read_bw" in bytes/s on rank 0.
+ *
+ * The buffer is malloc'd (glibc: a 1 MiB block is mmap'd, its address a page
+ * start + 16). IOR_PLAIN_BUF_OFFSET=N (bench only, for the alignment A/B of
+ * docs/REPLAY-CONFIG.md) puts it N bytes after a page start instead.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +87,18 @@ int main(int argc, char **argv)
     else
         snprintf(path, sizeof path, "%s/testfile", argv[4]);
     long base = fpp ? 0 : rank * size * count;
-    char *buf = malloc((size_t)size);
+    const char *boff = getenv("IOR_PLAIN_BUF_OFFSET");
+    void *block = NULL;
+    char *buf;
+    if (boff) {
+        if (posix_memalign(&block, 4096, (size_t)size + 4096))
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        buf = (char *)block + (atol(boff) % 4096);
+    } else {
+        block = buf = malloc((size_t)size);
+    }
+    if (rank == 0 && getenv("IOR_PLAIN_PRINT_BUF"))
+        fprintf(stderr, "buffer at %p (page offset %lu)\n", (void *)buf, (unsigned long)((uintptr_t)buf % 4096));
     for (long i = 0; i < size; i++)
         buf[i] = (char)(i * 7);
     double tw = phase(mode, path, 1, buf, size, count, base);
@@ -92,7 +108,7 @@ int main(int argc, char **argv)
         printf("%.0f %.0f\n", bytes / tw, bytes / tr);
     MPI_Barrier(MPI_COMM_WORLD);
     unlink(path);
-    free(buf);
+    free(block);
     MPI_Finalize();
     return 0;
 }

@@ -39,8 +39,10 @@ extern "C" {
 /** Options of a computation. */
 typedef struct iolens_counters_opts {
     int64_t file_alignment;  /**< POSIX_FILE_ALIGNMENT (default 4096, the ext4/xfs block size) */
-    int64_t mem_alignment;   /**< POSIX_MEM_ALIGNMENT (default 8); buffer addresses are not in
-                                  events, so MEM_NOT_ALIGNED stays 0 */
+    int64_t mem_alignment;   /**< POSIX_MEM_ALIGNMENT (default 8); MEM_NOT_ALIGNED counts the
+                                  transfers whose event has buf_pgoff1 (iolens traces: read, write,
+                                  pread, pwrite) and a buffer not on a multiple of it (when it
+                                  divides 4096) */
     int keep_per_rank;       /**< 1: no shared-file reduction (DARSHAN_DISABLE_SHARED_REDUCTION) */
     int all_paths;           /**< 1: keep files under /etc/ /dev/ /usr/ /bin/ /boot/ /lib/ /opt/
                                   /sbin/ /sys/ /proc/ /var/, which Darshan excludes by default */

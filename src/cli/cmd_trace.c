@@ -374,6 +374,8 @@ static void print_text(const iolens_event *ev, int32_t fd, const int64_t *a, con
     }
     if (!strcmp(ev->func, "rename") && path_of(files, nf, a[2]))
         printf("%sto=\"%s\"", sep, path_of(files, nf, a[2]));
+    if (ev->buf_pgoff1)
+        printf("%sbuf=page+%u", sep, ev->buf_pgoff1 - 1);
     printf(") = %" PRId64, ev->ret);
     if (ev->err)
         printf(" errno=%d", ev->err);
@@ -403,6 +405,9 @@ static void print_json(iol_jsonw *w, const iolens_event *ev, int32_t fd, const i
     iol_jsonw_key(w, "size"); iol_jsonw_int(w, ev->size);
     iol_jsonw_key(w, "ret"); iol_jsonw_int(w, ev->ret);
     iol_jsonw_key(w, "errno"); iol_jsonw_int(w, ev->err);
+    if (ev->buf_pgoff1) {
+        iol_jsonw_key(w, "buf_page_offset"); iol_jsonw_int(w, (int64_t)ev->buf_pgoff1 - 1);
+    }
     iol_jsonw_key(w, "args");
     iol_jsonw_arr_begin(w);
     for (int i = 0; i < 4; i++)

@@ -288,6 +288,11 @@ static void posix_rw(iol_crec *r, const iolens_event *e, int64_t bytes, int is_w
     int64_t al = c[IOL_DC_POSIX_FILE_ALIGNMENT];
     if (al > 0 && off % al != 0)
         c[IOL_DC_POSIX_FILE_NOT_ALIGNED]++;
+    /* the buffer's address modulo the memory alignment, when the producer recorded where in
+     * its page the buffer starts (iolens traces: read, write, pread, pwrite) */
+    int64_t ma = c[IOL_DC_POSIX_MEM_ALIGNMENT];
+    if (ma > 0 && 4096 % ma == 0 && e->buf_pgoff1 >= 1 && e->buf_pgoff1 <= 4096 && (e->buf_pgoff1 - 1) % ma != 0)
+        c[IOL_DC_POSIX_MEM_NOT_ALIGNED]++;
     if (r->last_io == (is_write ? 1 : 2))
         c[IOL_DC_POSIX_RW_SWITCHES]++;
     r->last_io = is_write ? 2 : 1;

@@ -146,6 +146,10 @@ static const struct rp_opt fileconf_opts[] = {
     {"offset", RP_OPT_SIZE, F(offset), "0", 0, TIB, NULL, NULL, 0, 0, "byte offset where the step's region starts"},
     {"alignment", RP_OPT_SIZE, F(alignment), "0", 0, GIB, NULL, NULL, 0, 0,
      "each transfer starts at a multiple of this (0: packed)"},
+    {"buffer_offset", RP_OPT_INT, F(buffer_offset), "0", 0, 4095, NULL, NULL, 0, 0,
+     "where in a 4096-byte page the data buffer of the transfers starts (the application's buffer "
+     "alignment: glibc's malloc of a large block gives 16); --config-from takes it from the trace. "
+     "Not with use_direct (O_DIRECT needs aligned buffers)"},
     {"fsync", RP_OPT_ENUM, F(fsync), "none", 0, 0, rp_fsync_names, NULL, 0, 0,
      "fsync policy: none, before each close, after every write (IOR -Y)"},
     {"rank_blocks", RP_OPT_BOOL, F(rank_blocks), "false", 0, 1, NULL, NULL, 0, 0,

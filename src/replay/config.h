@@ -75,6 +75,7 @@ struct rp_fileconf {
     int64_t block_size;
     int64_t offset;
     int64_t alignment;
+    int64_t buffer_offset; /* the data buffer starts this many bytes after a page start */
     int fsync;
     int verify;
     int seek; /* posix: lseek() before each read()/write() (IOR's POSIX back end) instead of pread/pwrite */

@@ -37,6 +37,7 @@ struct gv_sess {
     int64_t file;
     int rank, op, layer, coll;
     int64_t syncs; /* fsync / MPI_File_sync calls in a write session */
+    uint32_t bufpos; /* iolens_event.buf_pgoff1 of the session's first transfer that has it */
     double t0;
     struct gv_chunk *ch;
     size_t nch, cap;
@@ -154,6 +155,8 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
                 }
                 if (e.size == 0)
                     continue;
+                if (!g->s[*slot - 1].bufpos)
+                    g->s[*slot - 1].bufpos = e.buf_pgoff1;
                 if ((rc = gv_add(&g->s[*slot - 1], e.size, (e.flags & IOLENS_EVF_COLLECTIVE) != 0)) < 0)
                     break;
             }
@@ -205,6 +208,8 @@ static int set_common(struct rp_fileconf *fc, const struct gv_sess *s, const cha
         fc->hints.use_collective = s->coll;
     /* the traced program did not check what it read: neither does the replay (fidelity) */
     fc->verify = 0;
+    /* where in a page the application's buffer started (the kernel's copy depends on it) */
+    fc->buffer_offset = s->bufpos >= 1 && s->bufpos <= 4096 ? (int64_t)s->bufpos - 1 : 0;
     if (s->op == RP_WRITE && s->syncs > 0) {
         int64_t writes = 0;
         for (size_t i = 0; i < s->nch; i++)

@@ -242,6 +242,9 @@ static const char *stdio_mode(int fl)
     return (fl & O_TRUNC) ? "w+" : "r+";
 }
 
+/* The transfer buffer has 4096 bytes more than bufcap: a call's data starts where in a page
+ * the application's buffer started (iolens_event.buf_pgoff1; a page start when the trace does
+ * not say), as the kernel's copy depends on it (docs/REPLAY-CONFIG.md, fidelity). */
 static int ensure_buf(struct otf *o, int64_t n)
 {
     if (n <= (int64_t)o->bufcap)
@@ -249,13 +252,19 @@ static int ensure_buf(struct otf *o, int64_t n)
     if (n > OTF_MAX_XFER)
         return iol_err(IOLENS_EUNSUPPORTED, "a traced MPI-IO call moves %lld bytes: more than the replay's limit "
                        "of %lld per call", (long long)n, (long long)OTF_MAX_XFER);
-    char *b = realloc(o->buf, (size_t)n);
-    if (!b)
+    void *b = NULL;
+    if (posix_memalign(&b, 4096, (size_t)n + 4096))
         return iol_err(IOLENS_ENOMEM, "out of memory for a %lld-byte transfer", (long long)n);
-    memset(b + o->bufcap, 'r', (size_t)n - o->bufcap);
+    memset(b, 'r', (size_t)n + 4096);
+    free(o->buf);
     o->buf = b;
     o->bufcap = (size_t)n;
     return 0;
+}
+
+static char *xbuf(const struct otf *o, const iolens_event *e)
+{
+    return o->buf + (e->buf_pgoff1 >= 1 && e->buf_pgoff1 <= 4096 ? e->buf_pgoff1 - 1 : 0);
 }
 
 static double *sess_of(struct otf *o, const struct otf_handle *h)
@@ -631,26 +640,27 @@ static int mpi_event(struct otf *o, struct otf_file *f, struct otf_handle *h, co
         if (n > INT_MAX || (rc = ensure_buf(o, n)) < 0)
             return n > INT_MAX ? iol_err(IOLENS_EUNSUPPORTED, "%s of %lld bytes: too large", fn, (long long)n) : rc;
         int all = strstr(fn, "_all") != NULL, cnt = (int)n;
+        char *buf = xbuf(o, e);
         /* non-blocking and split calls are re-issued as the blocking call of the same kind */
         if (strstr(fn, "_at")) {
             if (e->offset < 0)
                 return 0;
             MPI_Offset off = (MPI_Offset)e->offset;
-            mrc = w ? (all ? MPI_File_write_at_all(fh, off, o->buf, cnt, MPI_BYTE, &stt)
-                           : MPI_File_write_at(fh, off, o->buf, cnt, MPI_BYTE, &stt))
-                    : (all ? MPI_File_read_at_all(fh, off, o->buf, cnt, MPI_BYTE, &stt)
-                           : MPI_File_read_at(fh, off, o->buf, cnt, MPI_BYTE, &stt));
+            mrc = w ? (all ? MPI_File_write_at_all(fh, off, buf, cnt, MPI_BYTE, &stt)
+                           : MPI_File_write_at(fh, off, buf, cnt, MPI_BYTE, &stt))
+                    : (all ? MPI_File_read_at_all(fh, off, buf, cnt, MPI_BYTE, &stt)
+                           : MPI_File_read_at(fh, off, buf, cnt, MPI_BYTE, &stt));
         } else if (strstr(fn, "_shared")) {
-            mrc = w ? MPI_File_write_shared(fh, o->buf, cnt, MPI_BYTE, &stt)
-                    : MPI_File_read_shared(fh, o->buf, cnt, MPI_BYTE, &stt);
+            mrc = w ? MPI_File_write_shared(fh, buf, cnt, MPI_BYTE, &stt)
+                    : MPI_File_read_shared(fh, buf, cnt, MPI_BYTE, &stt);
         } else if (strstr(fn, "_ordered")) {
-            mrc = w ? MPI_File_write_ordered(fh, o->buf, cnt, MPI_BYTE, &stt)
-                    : MPI_File_read_ordered(fh, o->buf, cnt, MPI_BYTE, &stt);
+            mrc = w ? MPI_File_write_ordered(fh, buf, cnt, MPI_BYTE, &stt)
+                    : MPI_File_read_ordered(fh, buf, cnt, MPI_BYTE, &stt);
         } else {
-            mrc = w ? (all ? MPI_File_write_all(fh, o->buf, cnt, MPI_BYTE, &stt)
-                           : MPI_File_write(fh, o->buf, cnt, MPI_BYTE, &stt))
-                    : (all ? MPI_File_read_all(fh, o->buf, cnt, MPI_BYTE, &stt)
-                           : MPI_File_read(fh, o->buf, cnt, MPI_BYTE, &stt));
+            mrc = w ? (all ? MPI_File_write_all(fh, buf, cnt, MPI_BYTE, &stt)
+                           : MPI_File_write(fh, buf, cnt, MPI_BYTE, &stt))
+                    : (all ? MPI_File_read_all(fh, buf, cnt, MPI_BYTE, &stt)
+                           : MPI_File_read(fh, buf, cnt, MPI_BYTE, &stt));
         }
         if (mrc != MPI_SUCCESS)
             return mpi_fail(mrc, e, f->rel);
@@ -809,15 +819,16 @@ static int do_event(struct otf *o, const struct otf_ev *v)
         int w = e->op == IOLENS_OP_WRITE;
         int64_t done = 0;
         int pos = positional(e->func) && e->offset >= 0;
+        char *buf = xbuf(o, e);
         while (done < size) {
             size_t n = (size_t)(size - done < OTF_BUF ? size - done : OTF_BUF);
             ssize_t r;
             if (fp)
-                r = (ssize_t)(w ? fwrite(o->buf, 1, n, fp) : fread(o->buf, 1, n, fp));
+                r = (ssize_t)(w ? fwrite(buf, 1, n, fp) : fread(buf, 1, n, fp));
             else if (pos)
-                r = w ? pwrite(fd, o->buf, n, (off_t)(e->offset + done)) : pread(fd, o->buf, n, (off_t)(e->offset + done));
+                r = w ? pwrite(fd, buf, n, (off_t)(e->offset + done)) : pread(fd, buf, n, (off_t)(e->offset + done));
             else
-                r = w ? write(fd, o->buf, n) : read(fd, o->buf, n);
+                r = w ? write(fd, buf, n) : read(fd, buf, n);
             if (r < 0)
                 return iol_err(IOLENS_EIO, "%s of %lld bytes on '%s/%s' failed: %s", e->func, (long long)size,
                                o->opt->root, f->rel, strerror(errno));
@@ -1150,6 +1161,7 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
         return iol_err(IOLENS_EINVAL, "iolens_replay_trace_run: NULL argument");
     memset(st, 0, sizeof *st);
     struct otf o = {.opt = opt, .st = st, .np = 1};
+    void *obuf = NULL;
     int rc = 0, prepared = 0;
     o.iolens_kind = !strcmp(iolens_evsource_kind(src), "iolens");
 #ifdef IOLENS_HAVE_MPI
@@ -1182,13 +1194,14 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
     o.mpiio = o.mpi && o.np == o.nranks;
     o.cuts = o.mpi && o.np > 1;
     if (o.nfiles > SIZE_MAX / sizeof *o.f || !(o.f = calloc(o.nfiles ? o.nfiles : 1, sizeof *o.f)) ||
-        !(o.buf = malloc(OTF_BUF)) || !(o.sess_base = calloc((size_t)o.nranks + 1, sizeof *o.sess_base)) ||
+        posix_memalign(&obuf, 4096, OTF_BUF + 4096) || !(o.buf = obuf) ||
+        !(o.sess_base = calloc((size_t)o.nranks + 1, sizeof *o.sess_base)) ||
         !(o.first = calloc((size_t)o.nranks + 1, sizeof *o.first))) {
         rc = iol_err(IOLENS_ENOMEM, "out of memory");
         goto out;
     }
     o.bufcap = OTF_BUF;
-    memset(o.buf, 'r', OTF_BUF);
+    memset(o.buf, 'r', OTF_BUF + 4096);
     if ((rc = prepare(&o, src)) < 0)
         goto out;
     snapshot(&o);

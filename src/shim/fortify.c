@@ -85,7 +85,7 @@ IOL_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
     return r;
 }
 
-static void xfer(int func, uint64_t t0, ssize_t r, int fd, int64_t off, int64_t size)
+static void xfer(int func, uint64_t t0, ssize_t r, int fd, int64_t off, int64_t size, const void *buf)
 {
     iol_rawrec *rec = iol_end(func, t0, r < 0);
     if (rec) {
@@ -94,6 +94,7 @@ static void xfer(int func, uint64_t t0, ssize_t r, int fd, int64_t off, int64_t 
         rec->ret = r;
         rec->a[0] = off;
         rec->a[1] = size;
+        rec->a[2] = IOL_BUFPOS(buf); /* trace/format.h */
         iol_commit(rec);
     }
 }
@@ -105,7 +106,7 @@ IOL_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
         return real___read_chk(fd, buf, n, buflen);
     uint64_t t0 = iol_begin();
     ssize_t r = real___read_chk(fd, buf, n, buflen);
-    xfer(IOL_F_read, t0, r, fd, 0, (int64_t)n);
+    xfer(IOL_F_read, t0, r, fd, 0, (int64_t)n, buf);
     return r;
 }
 
@@ -116,7 +117,7 @@ IOL_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t bu
         return real___pread_chk(fd, buf, n, off, buflen);
     uint64_t t0 = iol_begin();
     ssize_t r = real___pread_chk(fd, buf, n, off, buflen);
-    xfer(IOL_F_pread, t0, r, fd, off, (int64_t)n);
+    xfer(IOL_F_pread, t0, r, fd, off, (int64_t)n, buf);
     return r;
 }
 
@@ -127,7 +128,7 @@ IOL_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_
         return real___pread64_chk(fd, buf, n, off, buflen);
     uint64_t t0 = iol_begin();
     ssize_t r = real___pread64_chk(fd, buf, n, off, buflen);
-    xfer(IOL_F_pread64, t0, r, fd, off, (int64_t)n);
+    xfer(IOL_F_pread64, t0, r, fd, off, (int64_t)n, buf);
     return r;
 }
 

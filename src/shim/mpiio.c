@@ -150,7 +150,8 @@ static int64_t type_size(MPI_Datatype dt)
     return sz;
 }
 
-static void io_rec(int func, uint64_t t0, int rc, MPI_File fh, MPI_Offset off, int count, MPI_Datatype dt)
+static void io_rec(int func, uint64_t t0, int rc, MPI_File fh, MPI_Offset off, int count, MPI_Datatype dt,
+                   const void *buf)
 {
     int32_t path;
     int h = handle_of(fh, &path);
@@ -165,6 +166,8 @@ static void io_rec(int func, uint64_t t0, int rc, MPI_File fh, MPI_Offset off, i
         rec->a[0] = off;
         rec->a[1] = ts * count;
         rec->a[2] = ts;
+        if (ts >= 0 && ts < ((int64_t)1 << IOL_BUFPOS_SHIFT))
+            rec->a[2] |= IOL_BUFPOS(buf); /* the buffer's place in its page (format.h) */
         rec->a[3] = count;
         iol_commit(rec);
     }
@@ -344,7 +347,7 @@ IOL_EXPORT int MPI_File_sync(MPI_File fh)
         return real(File_sync)(fh);
     uint64_t t0 = iol_begin();
     int rc = real(File_sync)(fh);
-    io_rec(IOL_F_MPI_File_sync, t0, rc, fh, 0, 0, NO_TYPE);
+    io_rec(IOL_F_MPI_File_sync, t0, rc, fh, 0, 0, NO_TYPE, NULL);
     return rc;
 }
 
@@ -565,7 +568,7 @@ IOL_EXPORT int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype dt,
         return real(File_read)(fh, buf, count, dt, st);
     uint64_t t0 = iol_begin();
     int rc = real(File_read)(fh, buf, count, dt, st);
-    io_rec(IOL_F_MPI_File_read, t0, rc, fh, 0, count, dt);
+    io_rec(IOL_F_MPI_File_read, t0, rc, fh, 0, count, dt, buf);
     return rc;
 }
 IOL_EXPORT int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
@@ -575,7 +578,7 @@ IOL_EXPORT int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype
         return real(File_read_all)(fh, buf, count, dt, st);
     uint64_t t0 = iol_begin();
     int rc = real(File_read_all)(fh, buf, count, dt, st);
-    io_rec(IOL_F_MPI_File_read_all, t0, rc, fh, 0, count, dt);
+    io_rec(IOL_F_MPI_File_read_all, t0, rc, fh, 0, count, dt, buf);
     return rc;
 }
 IOL_EXPORT int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
@@ -585,7 +588,7 @@ IOL_EXPORT int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datat
         return real(File_read_shared)(fh, buf, count, dt, st);
     uint64_t t0 = iol_begin();
     int rc = real(File_read_shared)(fh, buf, count, dt, st);
-    io_rec(IOL_F_MPI_File_read_shared, t0, rc, fh, 0, count, dt);
+    io_rec(IOL_F_MPI_File_read_shared, t0, rc, fh, 0, count, dt, buf);
     return rc;
 }
 IOL_EXPORT int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
@@ -595,7 +598,7 @@ IOL_EXPORT int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Data
         return real(File_read_ordered)(fh, buf, count, dt, st);
     uint64_t t0 = iol_begin();
     int rc = real(File_read_ordered)(fh, buf, count, dt, st);
-    io_rec(IOL_F_MPI_File_read_ordered, t0, rc, fh, 0, count, dt);
+    io_rec(IOL_F_MPI_File_read_ordered, t0, rc, fh, 0, count, dt, buf);
     return rc;
 }
 IOL_EXPORT int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Status *st)
@@ -605,7 +608,7 @@ IOL_EXPORT int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datat
         return real(File_write)(fh, buf, count, dt, st);
     uint64_t t0 = iol_begin();
     int rc = real(File_write)(fh, buf, count, dt, st);
-    io_rec(IOL_F_MPI_File_write, t0, rc, fh, 0, count, dt);
+    io_rec(IOL_F_MPI_File_write, t0, rc, fh, 0, count, dt, buf);
     return rc;
 }
 IOL_EXPORT int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Status *st)
@@ -615,7 +618,7 @@ IOL_EXPORT int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_D
         return real(File_write_all)(fh, buf, count, dt, st);
     uint64_t t0 = iol_begin();
     int rc = real(File_write_all)(fh, buf, count, dt, st);
-    io_rec(IOL_F_MPI_File_write_all, t0, rc, fh, 0, count, dt);
+    io_rec(IOL_F_MPI_File_write_all, t0, rc, fh, 0, count, dt, buf);
     return rc;
 }
 IOL_EXPORT int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Status *st)
@@ -625,7 +628,7 @@ IOL_EXPORT int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MP
         return real(File_write_shared)(fh, buf, count, dt, st);
     uint64_t t0 = iol_begin();
     int rc = real(File_write_shared)(fh, buf, count, dt, st);
-    io_rec(IOL_F_MPI_File_write_shared, t0, rc, fh, 0, count, dt);
+    io_rec(IOL_F_MPI_File_write_shared, t0, rc, fh, 0, count, dt, buf);
     return rc;
 }
 IOL_EXPORT int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Status *st)
@@ -635,7 +638,7 @@ IOL_EXPORT int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, M
         return real(File_write_ordered)(fh, buf, count, dt, st);
     uint64_t t0 = iol_begin();
     int rc = real(File_write_ordered)(fh, buf, count, dt, st);
-    io_rec(IOL_F_MPI_File_write_ordered, t0, rc, fh, 0, count, dt);
+    io_rec(IOL_F_MPI_File_write_ordered, t0, rc, fh, 0, count, dt, buf);
     return rc;
 }
 IOL_EXPORT int MPI_File_read_at(MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
@@ -645,7 +648,7 @@ IOL_EXPORT int MPI_File_read_at(MPI_File fh, MPI_Offset off, void *buf, int coun
         return real(File_read_at)(fh, off, buf, count, dt, st);
     uint64_t t0 = iol_begin();
     int rc = real(File_read_at)(fh, off, buf, count, dt, st);
-    io_rec(IOL_F_MPI_File_read_at, t0, rc, fh, off, count, dt);
+    io_rec(IOL_F_MPI_File_read_at, t0, rc, fh, off, count, dt, buf);
     return rc;
 }
 IOL_EXPORT int MPI_File_read_at_all(MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
@@ -655,7 +658,7 @@ IOL_EXPORT int MPI_File_read_at_all(MPI_File fh, MPI_Offset off, void *buf, int 
         return real(File_read_at_all)(fh, off, buf, count, dt, st);
     uint64_t t0 = iol_begin();
     int rc = real(File_read_at_all)(fh, off, buf, count, dt, st);
-    io_rec(IOL_F_MPI_File_read_at_all, t0, rc, fh, off, count, dt);
+    io_rec(IOL_F_MPI_File_read_at_all, t0, rc, fh, off, count, dt, buf);
     return rc;
 }
 IOL_EXPORT int MPI_File_write_at(MPI_File fh, MPI_Offset off, const void *buf, int count, MPI_Datatype dt, MPI_Status *st)
@@ -665,7 +668,7 @@ IOL_EXPORT int MPI_File_write_at(MPI_File fh, MPI_Offset off, const void *buf, i
         return real(File_write_at)(fh, off, buf, count, dt, st);
     uint64_t t0 = iol_begin();
     int rc = real(File_write_at)(fh, off, buf, count, dt, st);
-    io_rec(IOL_F_MPI_File_write_at, t0, rc, fh, off, count, dt);
+    io_rec(IOL_F_MPI_File_write_at, t0, rc, fh, off, count, dt, buf);
     return rc;
 }
 IOL_EXPORT int MPI_File_write_at_all(MPI_File fh, MPI_Offset off, const void *buf, int count, MPI_Datatype dt, MPI_Status *st)
@@ -675,7 +678,7 @@ IOL_EXPORT int MPI_File_write_at_all(MPI_File fh, MPI_Offset off, const void *bu
         return real(File_write_at_all)(fh, off, buf, count, dt, st);
     uint64_t t0 = iol_begin();
     int rc = real(File_write_at_all)(fh, off, buf, count, dt, st);
-    io_rec(IOL_F_MPI_File_write_at_all, t0, rc, fh, off, count, dt);
+    io_rec(IOL_F_MPI_File_write_at_all, t0, rc, fh, off, count, dt, buf);
     return rc;
 }
 IOL_EXPORT int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Request *req)
@@ -685,7 +688,7 @@ IOL_EXPORT int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype dt
         return real(File_iread)(fh, buf, count, dt, req);
     uint64_t t0 = iol_begin();
     int rc = real(File_iread)(fh, buf, count, dt, req);
-    io_rec(IOL_F_MPI_File_iread, t0, rc, fh, 0, count, dt);
+    io_rec(IOL_F_MPI_File_iread, t0, rc, fh, 0, count, dt, buf);
     req_add(rc, req);
     return rc;
 }
@@ -696,7 +699,7 @@ IOL_EXPORT int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Data
         return real(File_iwrite)(fh, buf, count, dt, req);
     uint64_t t0 = iol_begin();
     int rc = real(File_iwrite)(fh, buf, count, dt, req);
-    io_rec(IOL_F_MPI_File_iwrite, t0, rc, fh, 0, count, dt);
+    io_rec(IOL_F_MPI_File_iwrite, t0, rc, fh, 0, count, dt, buf);
     req_add(rc, req);
     return rc;
 }
@@ -707,7 +710,7 @@ IOL_EXPORT int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatyp
         return real(File_iread_all)(fh, buf, count, dt, req);
     uint64_t t0 = iol_begin();
     int rc = real(File_iread_all)(fh, buf, count, dt, req);
-    io_rec(IOL_F_MPI_File_iread_all, t0, rc, fh, 0, count, dt);
+    io_rec(IOL_F_MPI_File_iread_all, t0, rc, fh, 0, count, dt, buf);
     req_add(rc, req);
     return rc;
 }
@@ -718,7 +721,7 @@ IOL_EXPORT int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_
         return real(File_iwrite_all)(fh, buf, count, dt, req);
     uint64_t t0 = iol_begin();
     int rc = real(File_iwrite_all)(fh, buf, count, dt, req);
-    io_rec(IOL_F_MPI_File_iwrite_all, t0, rc, fh, 0, count, dt);
+    io_rec(IOL_F_MPI_File_iwrite_all, t0, rc, fh, 0, count, dt, buf);
     req_add(rc, req);
     return rc;
 }
@@ -729,7 +732,7 @@ IOL_EXPORT int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Data
         return real(File_iread_shared)(fh, buf, count, dt, req);
     uint64_t t0 = iol_begin();
     int rc = real(File_iread_shared)(fh, buf, count, dt, req);
-    io_rec(IOL_F_MPI_File_iread_shared, t0, rc, fh, 0, count, dt);
+    io_rec(IOL_F_MPI_File_iread_shared, t0, rc, fh, 0, count, dt, buf);
     req_add(rc, req);
     return rc;
 }
@@ -740,7 +743,7 @@ IOL_EXPORT int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, M
         return real(File_iwrite_shared)(fh, buf, count, dt, req);
     uint64_t t0 = iol_begin();
     int rc = real(File_iwrite_shared)(fh, buf, count, dt, req);
-    io_rec(IOL_F_MPI_File_iwrite_shared, t0, rc, fh, 0, count, dt);
+    io_rec(IOL_F_MPI_File_iwrite_shared, t0, rc, fh, 0, count, dt, buf);
     req_add(rc, req);
     return rc;
 }
@@ -751,7 +754,7 @@ IOL_EXPORT int MPI_File_iread_at(MPI_File fh, MPI_Offset off, void *buf, int cou
         return real(File_iread_at)(fh, off, buf, count, dt, req);
     uint64_t t0 = iol_begin();
     int rc = real(File_iread_at)(fh, off, buf, count, dt, req);
-    io_rec(IOL_F_MPI_File_iread_at, t0, rc, fh, off, count, dt);
+    io_rec(IOL_F_MPI_File_iread_at, t0, rc, fh, off, count, dt, buf);
     req_add(rc, req);
     return rc;
 }
@@ -762,7 +765,7 @@ IOL_EXPORT int MPI_File_iwrite_at(MPI_File fh, MPI_Offset off, const void *buf, 
         return real(File_iwrite_at)(fh, off, buf, count, dt, req);
     uint64_t t0 = iol_begin();
     int rc = real(File_iwrite_at)(fh, off, buf, count, dt, req);
-    io_rec(IOL_F_MPI_File_iwrite_at, t0, rc, fh, off, count, dt);
+    io_rec(IOL_F_MPI_File_iwrite_at, t0, rc, fh, off, count, dt, buf);
     req_add(rc, req);
     return rc;
 }
@@ -773,7 +776,7 @@ IOL_EXPORT int MPI_File_iread_at_all(MPI_File fh, MPI_Offset off, void *buf, int
         return real(File_iread_at_all)(fh, off, buf, count, dt, req);
     uint64_t t0 = iol_begin();
     int rc = real(File_iread_at_all)(fh, off, buf, count, dt, req);
-    io_rec(IOL_F_MPI_File_iread_at_all, t0, rc, fh, off, count, dt);
+    io_rec(IOL_F_MPI_File_iread_at_all, t0, rc, fh, off, count, dt, buf);
     req_add(rc, req);
     return rc;
 }
@@ -784,7 +787,7 @@ IOL_EXPORT int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset off, const void *b
         return real(File_iwrite_at_all)(fh, off, buf, count, dt, req);
     uint64_t t0 = iol_begin();
     int rc = real(File_iwrite_at_all)(fh, off, buf, count, dt, req);
-    io_rec(IOL_F_MPI_File_iwrite_at_all, t0, rc, fh, off, count, dt);
+    io_rec(IOL_F_MPI_File_iwrite_at_all, t0, rc, fh, off, count, dt, buf);
     req_add(rc, req);
     return rc;
 }
@@ -795,7 +798,7 @@ IOL_EXPORT int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Da
         return real(File_read_all_begin)(fh, buf, count, dt);
     uint64_t t0 = iol_begin();
     int rc = real(File_read_all_begin)(fh, buf, count, dt);
-    io_rec(IOL_F_MPI_File_read_all_begin, t0, rc, fh, 0, count, dt);
+    io_rec(IOL_F_MPI_File_read_all_begin, t0, rc, fh, 0, count, dt, buf);
     return rc;
 }
 IOL_EXPORT int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype dt)
@@ -805,7 +808,7 @@ IOL_EXPORT int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count,
         return real(File_write_all_begin)(fh, buf, count, dt);
     uint64_t t0 = iol_begin();
     int rc = real(File_write_all_begin)(fh, buf, count, dt);
-    io_rec(IOL_F_MPI_File_write_all_begin, t0, rc, fh, 0, count, dt);
+    io_rec(IOL_F_MPI_File_write_all_begin, t0, rc, fh, 0, count, dt, buf);
     return rc;
 }
 IOL_EXPORT int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype dt)
@@ -815,7 +818,7 @@ IOL_EXPORT int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MP
         return real(File_read_ordered_begin)(fh, buf, count, dt);
     uint64_t t0 = iol_begin();
     int rc = real(File_read_ordered_begin)(fh, buf, count, dt);
-    io_rec(IOL_F_MPI_File_read_ordered_begin, t0, rc, fh, 0, count, dt);
+    io_rec(IOL_F_MPI_File_read_ordered_begin, t0, rc, fh, 0, count, dt, buf);
     return rc;
 }
 IOL_EXPORT int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype dt)
@@ -825,7 +828,7 @@ IOL_EXPORT int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int co
         return real(File_write_ordered_begin)(fh, buf, count, dt);
     uint64_t t0 = iol_begin();
     int rc = real(File_write_ordered_begin)(fh, buf, count, dt);
-    io_rec(IOL_F_MPI_File_write_ordered_begin, t0, rc, fh, 0, count, dt);
+    io_rec(IOL_F_MPI_File_write_ordered_begin, t0, rc, fh, 0, count, dt, buf);
     return rc;
 }
 IOL_EXPORT int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype dt)
@@ -835,7 +838,7 @@ IOL_EXPORT int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset off, void *buf
         return real(File_read_at_all_begin)(fh, off, buf, count, dt);
     uint64_t t0 = iol_begin();
     int rc = real(File_read_at_all_begin)(fh, off, buf, count, dt);
-    io_rec(IOL_F_MPI_File_read_at_all_begin, t0, rc, fh, off, count, dt);
+    io_rec(IOL_F_MPI_File_read_at_all_begin, t0, rc, fh, off, count, dt, buf);
     return rc;
 }
 IOL_EXPORT int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset off, const void *buf, int count, MPI_Datatype dt)
@@ -845,7 +848,7 @@ IOL_EXPORT int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset off, const vo
         return real(File_write_at_all_begin)(fh, off, buf, count, dt);
     uint64_t t0 = iol_begin();
     int rc = real(File_write_at_all_begin)(fh, off, buf, count, dt);
-    io_rec(IOL_F_MPI_File_write_at_all_begin, t0, rc, fh, off, count, dt);
+    io_rec(IOL_F_MPI_File_write_at_all_begin, t0, rc, fh, off, count, dt, buf);
     return rc;
 }
 IOL_EXPORT int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *st)
@@ -855,7 +858,7 @@ IOL_EXPORT int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *st)
         return real(File_read_all_end)(fh, buf, st);
     uint64_t t0 = iol_begin();
     int rc = real(File_read_all_end)(fh, buf, st);
-    io_rec(IOL_F_MPI_File_read_all_end, t0, rc, fh, 0, 0, NO_TYPE);
+    io_rec(IOL_F_MPI_File_read_all_end, t0, rc, fh, 0, 0, NO_TYPE, NULL);
     return rc;
 }
 IOL_EXPORT int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *st)
@@ -865,7 +868,7 @@ IOL_EXPORT int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *
         return real(File_write_all_end)(fh, buf, st);
     uint64_t t0 = iol_begin();
     int rc = real(File_write_all_end)(fh, buf, st);
-    io_rec(IOL_F_MPI_File_write_all_end, t0, rc, fh, 0, 0, NO_TYPE);
+    io_rec(IOL_F_MPI_File_write_all_end, t0, rc, fh, 0, 0, NO_TYPE, NULL);
     return rc;
 }
 IOL_EXPORT int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *st)
@@ -875,7 +878,7 @@ IOL_EXPORT int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *st)
         return real(File_read_ordered_end)(fh, buf, st);
     uint64_t t0 = iol_begin();
     int rc = real(File_read_ordered_end)(fh, buf, st);
-    io_rec(IOL_F_MPI_File_read_ordered_end, t0, rc, fh, 0, 0, NO_TYPE);
+    io_rec(IOL_F_MPI_File_read_ordered_end, t0, rc, fh, 0, 0, NO_TYPE, NULL);
     return rc;
 }
 IOL_EXPORT int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *st)
@@ -885,7 +888,7 @@ IOL_EXPORT int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Stat
         return real(File_write_ordered_end)(fh, buf, st);
     uint64_t t0 = iol_begin();
     int rc = real(File_write_ordered_end)(fh, buf, st);
-    io_rec(IOL_F_MPI_File_write_ordered_end, t0, rc, fh, 0, 0, NO_TYPE);
+    io_rec(IOL_F_MPI_File_write_ordered_end, t0, rc, fh, 0, 0, NO_TYPE, NULL);
     return rc;
 }
 IOL_EXPORT int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *st)
@@ -895,7 +898,7 @@ IOL_EXPORT int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *st)
         return real(File_read_at_all_end)(fh, buf, st);
     uint64_t t0 = iol_begin();
     int rc = real(File_read_at_all_end)(fh, buf, st);
-    io_rec(IOL_F_MPI_File_read_at_all_end, t0, rc, fh, 0, 0, NO_TYPE);
+    io_rec(IOL_F_MPI_File_read_at_all_end, t0, rc, fh, 0, 0, NO_TYPE, NULL);
     return rc;
 }
 IOL_EXPORT int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *st)
@@ -905,6 +908,6 @@ IOL_EXPORT int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Statu
         return real(File_write_at_all_end)(fh, buf, st);
     uint64_t t0 = iol_begin();
     int rc = real(File_write_at_all_end)(fh, buf, st);
-    io_rec(IOL_F_MPI_File_write_at_all_end, t0, rc, fh, 0, 0, NO_TYPE);
+    io_rec(IOL_F_MPI_File_write_at_all_end, t0, rc, fh, 0, 0, NO_TYPE, NULL);
     return rc;
 }

@@ -182,7 +182,7 @@ IOL_EXPORT ssize_t read(int fd, void *buf, size_t n)
         return real_read(fd, buf, n);
     uint64_t t0 = iol_begin();
     ssize_t r = real_read(fd, buf, n);
-    xfer(IOL_F_read, t0, r, fd, 0, (int64_t)n, 0);
+    xfer(IOL_F_read, t0, r, fd, 0, (int64_t)n, IOL_BUFPOS(buf));
     return r;
 }
 
@@ -193,7 +193,7 @@ IOL_EXPORT ssize_t write(int fd, const void *buf, size_t n)
         return real_write(fd, buf, n);
     uint64_t t0 = iol_begin();
     ssize_t r = real_write(fd, buf, n);
-    xfer(IOL_F_write, t0, r, fd, 0, (int64_t)n, 0);
+    xfer(IOL_F_write, t0, r, fd, 0, (int64_t)n, IOL_BUFPOS(buf));
     return r;
 }
 
@@ -204,7 +204,7 @@ IOL_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
         return real_pread(fd, buf, n, off);
     uint64_t t0 = iol_begin();
     ssize_t r = real_pread(fd, buf, n, off);
-    xfer(IOL_F_pread, t0, r, fd, off, (int64_t)n, 0);
+    xfer(IOL_F_pread, t0, r, fd, off, (int64_t)n, IOL_BUFPOS(buf));
     return r;
 }
 
@@ -215,7 +215,7 @@ IOL_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
         return real_pwrite(fd, buf, n, off);
     uint64_t t0 = iol_begin();
     ssize_t r = real_pwrite(fd, buf, n, off);
-    xfer(IOL_F_pwrite, t0, r, fd, off, (int64_t)n, 0);
+    xfer(IOL_F_pwrite, t0, r, fd, off, (int64_t)n, IOL_BUFPOS(buf));
     return r;
 }
 
@@ -226,7 +226,7 @@ IOL_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
         return real_pread64(fd, buf, n, off);
     uint64_t t0 = iol_begin();
     ssize_t r = real_pread64(fd, buf, n, off);
-    xfer(IOL_F_pread64, t0, r, fd, off, (int64_t)n, 0);
+    xfer(IOL_F_pread64, t0, r, fd, off, (int64_t)n, IOL_BUFPOS(buf));
     return r;
 }
 
@@ -237,7 +237,7 @@ IOL_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
         return real_pwrite64(fd, buf, n, off);
     uint64_t t0 = iol_begin();
     ssize_t r = real_pwrite64(fd, buf, n, off);
-    xfer(IOL_F_pwrite64, t0, r, fd, off, (int64_t)n, 0);
+    xfer(IOL_F_pwrite64, t0, r, fd, off, (int64_t)n, IOL_BUFPOS(buf));
     return r;
 }
 

@@ -58,6 +58,15 @@ typedef struct iol_rawchunk {
     uint32_t bytes;
 } iol_rawchunk;
 
+/* The buffer of a read or write (POSIX read, write, pread(64), pwrite(64), also in their
+ * fortified forms, and every MPI-IO read/write): its address modulo 4096 plus 1, in bits
+ * 32-44 of slot a2, which those calls otherwise leave 0 (POSIX) or fill with a datatype size
+ * below 2^32 (MPI-IO). 0 there: not recorded (traces of older shims, converted Recorder traces).
+ * The reader moves it to iolens_event.buf_pgoff1 and clears those bits. */
+#define IOL_BUFPOS_SHIFT 32
+#define IOL_BUFPOS_MASK 0x1fffu
+#define IOL_BUFPOS(p) ((p) ? (int64_t)(((uintptr_t)(p) & 4095u) + 1u) << IOL_BUFPOS_SHIFT : 0)
+
 typedef struct iol_rawrec {
     uint16_t func;   /* enum iol_func_id */
     uint8_t depth;   /* 0 = called by the application */

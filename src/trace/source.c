@@ -325,6 +325,21 @@ static int src_files(void *impl, const iolens_file **out, size_t *count)
     return 0;
 }
 
+/* A read's or write's buffer position (format.h IOL_BUFPOS): taken out of slot a2, which then
+ * holds what it holds without it (0, or the MPI datatype size). 0 when not recorded. */
+static uint32_t take_bufpos(iol_rawrec *r)
+{
+    const iol_func_info *fi = iol_func_by_id(r->func);
+    if (!fi || (fi->op != IOLENS_OP_READ && fi->op != IOLENS_OP_WRITE) || r->a[2] < 0)
+        return 0;
+    if (fi->layer != IOLENS_LAYER_MPIIO && r->func != IOL_F_read && r->func != IOL_F_write &&
+        r->func != IOL_F_pread && r->func != IOL_F_pwrite && r->func != IOL_F_pread64 && r->func != IOL_F_pwrite64)
+        return 0;
+    uint32_t pos = (uint32_t)((uint64_t)r->a[2] >> IOL_BUFPOS_SHIFT) & IOL_BUFPOS_MASK;
+    r->a[2] &= (int64_t)0xffffffff;
+    return pos <= 4096 ? pos : 0;
+}
+
 static int src_next(void *impl, int rank, iolens_event *out)
 {
     iol_trace *t = impl;
@@ -344,12 +359,15 @@ static int src_next(void *impl, int rank, iolens_event *out)
     if (!best)
         return 0;
     best->has_head = 0;
-    p->last = best->head;
+    iol_rawrec r = best->head;
+    uint32_t bufpos = take_bufpos(&r);
+    p->last = r;
     p->has_last = 1;
-    if (best->head.func == IOL_F_rename) /* the target path: a process path id -> a file table id */
-        p->last.a[2] = (best->head.a[2] >= 0 && (uint64_t)best->head.a[2] < p->npaths) ? p->paths[best->head.a[2]] : -1;
-    fill_event(t, rank, p, best, &best->head, out);
-    fill_args(t, p, &best->head, out);
+    if (r.func == IOL_F_rename) /* the target path: a process path id -> a file table id */
+        p->last.a[2] = (r.a[2] >= 0 && (uint64_t)r.a[2] < p->npaths) ? p->paths[r.a[2]] : -1;
+    fill_event(t, rank, p, best, &r, out);
+    fill_args(t, p, &r, out);
+    out->buf_pgoff1 = bufpos;
     return 1;
 }
 

@@ -12,14 +12,27 @@ export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_R
 T="$IOLENS_TMP"
 mpicc -O1 -o "$T/plain" "$IOLENS_SOURCE_DIR/bench/replay/ior_plain.c" || { fail "cannot compile ior_plain.c"; finish; }
 
-check() { # MODE SIZE COUNT RANKS
-  local mode=$1 size=$2 count=$3 np=$4 d="$T/$1-$2-$4"
+check() { # MODE SIZE COUNT RANKS [BUFFER_OFFSET]
+  local mode=$1 size=$2 count=$3 np=$4 d="$T/$1-$2-$4${5:+-b$5}" x=()
+  [ -z "${5:-}" ] || x=(-x IOR_PLAIN_BUF_OFFSET="$5")
   mkdir -p "$d/orig"
-  expect_rc 0 mpirun -np "$np" "$IOLENS" trace -o "$d/T" --darshan "$d/T.darshan" -- "$T/plain" "$mode" "$size" "$count" "$d/orig"
+  expect_rc 0 mpirun -np "$np" "${x[@]}" "$IOLENS" trace -o "$d/T" --darshan "$d/T.darshan" -- "$T/plain" "$mode" "$size" "$count" "$d/orig"
   expect_rc 0 "$IOLENS" replay --config-from "$d/T" -o "$d/cfg.json"
+  if [ -n "${5:-}" ]; then
+    # the buffer's place in its page, carried from the trace into the config (write and read step)
+    [ "$(grep -c "\"buffer_offset\": $5," "$d/cfg.json")" -eq 2 ] && ok || { fail "config lacks buffer_offset $5"; cat "$d/cfg.json" >&2; }
+    "$IOLENS" trace --print "$d/T" | awk '$5 == 0' | grep -c "testfile.*buf=page+$5)" > "$d/nbuf"
+    [ "$(cat "$d/nbuf")" -eq $((2 * count * np)) ] && ok || fail "trace: $(cat "$d/nbuf") transfers at page+$5"
+  fi
   expect_rc 0 mpirun -np "$np" "$IOLENS" trace -o "$d/RC" --darshan "$d/RC.darshan" -- "$IOLENS" replay "$d/cfg.json" --root "$d/rc"
   expect_rc 0 mpirun -np "$np" "$IOLENS" trace -o "$d/RO" --darshan "$d/RO.darshan" -- "$IOLENS" replay "$d/T" --root "$d/ro"
   for x in T RC RO; do "$IOLENS" darshan --json "$d/$x.darshan" > "$d/$x.json" || fail "darshan --json $d/$x.darshan"; done
+  if [ -n "${5:-}" ]; then # a buffer off the 8-byte grid: Darshan's MEM_NOT_ALIGNED counts every transfer
+    for x in T RC RO; do
+      n=$(python3 -c 'import json,sys; print(sum(r["counters"]["POSIX_MEM_NOT_ALIGNED"] for r in json.load(open(sys.argv[1]))["modules"]["POSIX"]["records"]))' "$d/$x.json")
+      [ "$n" -eq $((2 * count * np)) ] && ok || fail "$x: POSIX_MEM_NOT_ALIGNED $n, expected $((2 * count * np))"
+    done
+  fi
   for x in RC:rc:config RO:ro:on-the-fly; do
     IFS=: read -r log root what <<< "$x"
     if python3 "$IOLENS_SOURCE_DIR/tests/replay/darshan_compare.py" "$d/T.json" "$d/$log.json" "$d/$root" \
@@ -32,4 +45,5 @@ check() { # MODE SIZE COUNT RANKS
 # two cells keep the test short (under ASan too); bench/replay/darshan.sh runs all 24
 check posix-shared 4096 16 2
 check mpiio-coll 4096 16 2
+check posix-shared 4096 16 2 100   # the original's buffer 100 bytes after a page start
 finish

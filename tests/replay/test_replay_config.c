@@ -205,6 +205,12 @@ static const struct bad_case bad[] = {
     {W "{\"method\":\"write\",\"file_names\":[\"f\"],\"seed\":1.5,\"chunks\":[{\"transfer_size\":1,\"repetitions\":1}]}]}",
      "file_configs[1].seed: must be an integer, got a number"},
     {W "{\"method\":\"write\",\"method\":\"read\"}]}", "duplicate object key"},
+    {W "{\"method\":\"read\",\"file_names\":[\"f\"],\"buffer_offset\":4096,\"chunks\":[{\"transfer_size\":1,\"repetitions\":1}]}]}",
+     "file_configs[1].buffer_offset: must be between 0 and 4095"},
+    {W "{\"method\":\"read\",\"file_names\":[\"f\"],\"buffer_offset\":-16,\"chunks\":[{\"transfer_size\":1,\"repetitions\":1}]}]}",
+     "file_configs[1].buffer_offset: must be between 0 and 4095"},
+    {W "{\"method\":\"read\",\"file_names\":[\"f\"],\"buffer_offset\":\"16\",\"chunks\":[{\"transfer_size\":1,\"repetitions\":1}]}]}",
+     "file_configs[1].buffer_offset: must be an integer"},
 };
 
 static void test_rejections(void **state)
@@ -218,6 +224,35 @@ static void test_rejections(void **state)
         assert_null(cfg);
         assert_non_null(strstr(iolens_error_last(), "'t.json': "));
     }
+}
+
+/* buffer_offset (where in a page the transfer buffer starts) survives parse -> write -> parse */
+static void test_buffer_offset(void **state)
+{
+    (void)state;
+    const char *json = W "{\"method\":\"read\",\"file_names\":[\"f\"],\"buffer_offset\":16,\"verify\":false,"
+                         "\"chunks\":[{\"transfer_size\":4096,\"repetitions\":1}]}]}";
+    iolens_replay_config *cfg = NULL, *again = NULL;
+    assert_int_equal(parse(json, &cfg), 0);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    assert_int_equal(iolens_replay_config_write(cfg, m), 0);
+    fclose(m);
+    assert_non_null(strstr(text, "\"buffer_offset\": 16"));
+    assert_int_equal(iolens_replay_config_parse(&again, text, len, "normalised"), 0);
+    free(text);
+    /* the default (0, a page start) is left out of the normalised form: step 0 does not show it */
+    m = open_memstream(&text, &len);
+    assert_int_equal(iolens_replay_config_write(again, m), 0);
+    fclose(m);
+    const char *at = strstr(text, "\"buffer_offset\": 16");
+    assert_non_null(at);
+    assert_null(strstr(at + 2, "buffer_offset")); /* only the step that set it */
+    assert_true(strstr(text, "buffer_offset") == at + 1);
+    free(text);
+    iolens_replay_config_free(again);
+    iolens_replay_config_free(cfg);
 }
 
 static void test_round_trip_and_schema(void **state)
@@ -257,7 +292,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_examples_parse),  cmocka_unit_test(test_fbench_form),
         cmocka_unit_test(test_sizes),           cmocka_unit_test(test_rejections),
-        cmocka_unit_test(test_round_trip_and_schema),
+        cmocka_unit_test(test_round_trip_and_schema), cmocka_unit_test(test_buffer_offset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
