@@ -98,6 +98,7 @@ struct otf_ev {
     iolens_event e;
     int64_t a[4];
     int has_a, rank;
+    int pos; /* a pread/pwrite with a known offset (worked out when decoded, not per issued call) */
 };
 
 struct otf_coll {
@@ -325,6 +326,11 @@ static int open_world(struct otf *o, const struct otf_ev *v, int *world)
     return 0;
 }
 
+static int positional(const char *func)
+{
+    return func && func[0] == 'p' && (!strncmp(func, "pread", 5) || !strncmp(func, "pwrite", 6));
+}
+
 /* Next depth-0 event of a rank, with its raw arguments. */
 static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v)
 {
@@ -335,6 +341,7 @@ static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v
         int32_t fd;
         v->rank = rank;
         v->has_a = o->iolens_kind && iolens_trace_last_args(src, rank, &fd, v->a) == 0;
+        v->pos = positional(v->e.func) && v->e.offset >= 0;
         return 1;
     }
     return rc;
@@ -608,11 +615,6 @@ static int close_handle(struct otf *o, struct otf_handle *h)
     return bad ? -1 : 0;
 }
 
-static int positional(const char *func)
-{
-    return func && func[0] == 'p' && (!strncmp(func, "pread", 5) || !strncmp(func, "pwrite", 6));
-}
-
 #ifdef IOLENS_HAVE_MPI
 static int mpi_fail(int mrc, const iolens_event *e, const char *path)
 {
@@ -818,7 +820,7 @@ static int do_event(struct otf *o, const struct otf_ev *v)
     case IOLENS_OP_READ: {
         int w = e->op == IOLENS_OP_WRITE;
         int64_t done = 0;
-        int pos = positional(e->func) && e->offset >= 0;
+        int pos = v->pos;
         char *buf = xbuf(o, e);
         while (done < size) {
             size_t n = (size_t)(size - done < OTF_BUF ? size - done : OTF_BUF);
