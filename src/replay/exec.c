@@ -3,6 +3,7 @@
  * Algorithm 1 timing, compute and metadata steps, cleanup.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -831,35 +832,36 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
 /* ---- interpreter start-up (a Python "import" of a library tree) ---- */
 
 /* glibc's pre-2.33 stat entry points, which an interpreter built against an older glibc calls
- * (and a Darshan runtime wrapping only those counts); still exported for old binaries. */
-#if defined(__GLIBC__) && defined(__x86_64__)
-int rp_old_xstat64(int ver, const char *path, struct stat64 *buf);
-int rp_old_fxstat64(int ver, int fd, struct stat64 *buf);
-__asm__(".symver rp_old_xstat64, __xstat64@GLIBC_2.2.5");
-__asm__(".symver rp_old_fxstat64, __fxstat64@GLIBC_2.2.5");
-#define RP_OLD_STAT 1
-#endif
+ * (and a Darshan runtime wrapping only those counts). glibc >= 2.33 keeps them as compat symbols
+ * only, which dlsym() does not return; a tracer's (or Darshan's) wrapper of them is found first
+ * and used. Without one: stat()/fstat() (then no tracer sees either). */
+typedef int (*su_xstat_fn)(int ver, const char *path, struct stat64 *buf);
+typedef int (*su_fxstat_fn)(int ver, int fd, struct stat64 *buf);
 
 static int su_stat(int legacy, const char *path)
 {
-#ifdef RP_OLD_STAT
-    struct stat64 st64;
-    if (legacy)
-        return rp_old_xstat64(1, path, &st64);
-#endif
-    (void)legacy;
+    if (legacy) {
+        su_xstat_fn f;
+        void *p = dlsym(RTLD_DEFAULT, "__xstat64");
+        memcpy(&f, &p, sizeof f);
+        struct stat64 st64;
+        if (f)
+            return f(1, path, &st64);
+    }
     struct stat st;
     return stat(path, &st);
 }
 
 static int su_fstat(int legacy, int fd)
 {
-#ifdef RP_OLD_STAT
-    struct stat64 st64;
-    if (legacy)
-        return rp_old_fxstat64(1, fd, &st64);
-#endif
-    (void)legacy;
+    if (legacy) {
+        su_fxstat_fn f;
+        void *p = dlsym(RTLD_DEFAULT, "__fxstat64");
+        memcpy(&f, &p, sizeof f);
+        struct stat64 st64;
+        if (f)
+            return f(1, fd, &st64);
+    }
     struct stat st;
     return fstat(fd, &st);
 }
