@@ -132,8 +132,10 @@ for r in csv.DictReader(open(f"{out}/manifest.csv")):
                 for e in ch["ranks"]:
                     assert e["rank"] < n
     if r["scenario"].startswith("custom_"):
-        others = cfg["file_configs"][1]["chunks"][0]["ranks"]
-        assert sorted(e["rank"] for e in others) == list(range(1, n)), (r["run"], others)
+        for st in cfg["file_configs"]:
+            if st["method"] in ("write", "read"):
+                others = st["chunks"][0]["ranks"]
+                assert sorted(e["rank"] for e in others) == list(range(1, n)), (r["run"], others)
 PY
 # the local policy ignores "_sweep_ranks": the configs of data/corpus, same hashes
 expect_rc 0 "$IOLENS" corpus -o "$IOLENS_TMP/l" --seed 1 --ranks local --only 'ior_small_posix,mdtest_healthy' --dry-run
