@@ -33,7 +33,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: iolens corpus [-o DIR] [--seed N] [--variants V] [--scale S] [--jobs J]\n"
             "                     [--only PATTERN[,...]] [--exclude PATTERN[,...]] [--configs DIR]\n"
-            "                     [--scratch DIR] [--file-alignment BYTES]\n"
+            "                     [--scratch DIR] [--file-alignment BYTES] [--ranks local|sweep] [--max-ranks N]\n"
             "                     [--timeout SEC] [--mpirun PROG] [--keep] [--dry-run] [-v]\n\n"
             "Builds a labeled corpus: every sweep scenario config (one per row of sweeps.tsv) in V\n"
             "seeded variants, each run as `mpirun -np R iolens trace -o TRACE -- iolens replay\n"
@@ -55,6 +55,11 @@ static void usage(FILE *out)
             "                   /etc, ...: Darshan's default exclusions would drop those files)\n"
             "  --file-alignment BYTES  POSIX_FILE_ALIGNMENT of the counters (default 1048576, the\n"
             "                   Lustre stripe size of the sweeps' logs; this machine's ext4: 4096)\n"
+            "  --ranks POLICY   rank counts of the variants: local (default: 1-4 ranks for 4-rank\n"
+            "                   configs, 12-20 for 16-rank ones) or sweep (the scenario's rank counts in\n"
+            "                   sweeps.tsv, its smallest for variant 1, up to --max-ranks; per-rank\n"
+            "                   counts and sizes shrink by config ranks / ranks)\n"
+            "  --max-ranks N    largest rank count of --ranks sweep (default 32)\n"
             "  --timeout SEC    per run (default 600)    --mpirun PROG  (default mpirun)\n"
             "  --keep           keep each run's folder (trace, Darshan log, output)\n"
             "  --dry-run        write the variant configs and the manifest, run nothing\n"
@@ -88,6 +93,7 @@ struct opts {
     double scale, timeout;
     long long file_alignment;
     char *only, *exclude;
+    corpus_rank_policy ranks;
 };
 
 static double now_s(void)
@@ -204,7 +210,7 @@ static int plan_scenario(const struct opts *o, const char *scenario, struct run 
         memcpy(r->labels, labels, NL);
         json_t *cfg = json_deep_copy(base);
         char *text = NULL;
-        if (!cfg || corpus_make_variant(cfg, scenario, labels, o->seed, v, o->scale, &r->info) ||
+        if (!cfg || corpus_make_variant(cfg, scenario, labels, o->seed, v, o->scale, &o->ranks, &r->info) ||
             !(text = json_dumps(cfg, JSON_INDENT(2)))) {
             cli_error("cannot make variant %d of '%s'", v + 1, path);
             rc = CLI_FAIL;
@@ -613,6 +619,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
                    o->scale > 0 && o->scale <= 100) {
         } else if (i + 1 < argc && !strcmp(a, "--file-alignment") &&
                    (o->file_alignment = strtoll(argv[++i], &end, 10), *end == '\0') && o->file_alignment >= 0) {
+        } else if (i + 1 < argc && !strcmp(a, "--ranks") &&
+                   (!strcmp(argv[i + 1], "local") || !strcmp(argv[i + 1], "sweep"))) {
+            o->ranks.sweep = !strcmp(argv[++i], "sweep");
+        } else if (i + 1 < argc && !strcmp(a, "--max-ranks") &&
+                   (o->ranks.max_ranks = (int)strtol(argv[++i], &end, 10), *end == '\0') && o->ranks.max_ranks >= 1 &&
+                   o->ranks.max_ranks <= 1024) {
         } else if (i + 1 < argc && !strcmp(a, "--timeout") &&
                    (o->timeout = strtod(argv[++i], &end), *end == '\0') && o->timeout > 0) {
         } else {
@@ -626,7 +638,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 int cmd_corpus(int argc, char **argv)
 {
-    struct opts o = {"corpus", IOLENS_SWEEPS_DIR, NULL, "mpirun", 1, 3, 1, 0, 0, 0, 1.0, 600.0, 1048576, NULL, NULL};
+    struct opts o = {"corpus", IOLENS_SWEEPS_DIR, NULL, "mpirun", 1, 3, 1, 0, 0, 0, 1.0, 600.0, 1048576, NULL, NULL, {0, 32}};
     int prc = parse_opts(argc, argv, &o);
     if (prc)
         return prc < 0 ? CLI_OK : prc;

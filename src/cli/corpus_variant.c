@@ -150,8 +150,54 @@ static int vary_chunks(json_t *step, double count_f, double size_f)
     return sized;
 }
 
+/* --ranks sweep: the sweep's rank counts of the scenario ("_sweep_ranks", sweeps.tsv) up to max_ranks
+ * (none: max_ranks); variant 0 takes the smallest, the others one of them. */
+static json_int_t sweep_rank_count(json_t *cfg, uint64_t *s, int variant, int max_ranks)
+{
+    json_int_t cand[16];
+    int n = 0;
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(cfg, "_sweep_ranks"), i, v)
+    {
+        json_int_t r = json_integer_value(v);
+        if (r >= 1 && r <= max_ranks && n < 16)
+            cand[n++] = r;
+    }
+    if (n == 0)
+        return max_ranks;
+    return variant == 0 ? cand[0] : cand[pick(s, n)];
+}
+
+/* Per-rank repetition lists (load_imbalance's "others") gain entries for added ranks: a copy of
+ * the last configured rank's entry. */
+static void extend_rank_lists(json_t *steps, json_int_t n0, json_int_t ranks)
+{
+    size_t i, ci;
+    json_t *st, *ch;
+    json_array_foreach(steps, i, st)
+    {
+        json_array_foreach(json_object_get(st, "chunks"), ci, ch)
+        {
+            json_t *rl = json_object_get(ch, "ranks");
+            json_t *last = NULL;
+            size_t k;
+            json_t *e;
+            json_array_foreach(rl, k, e) if (json_integer_value(json_object_get(e, "rank")) == n0 - 1) last = e;
+            for (json_int_t r = n0; last && r < ranks; r++) {
+                json_t *c = json_deep_copy(last);
+                if (!c)
+                    return;
+                json_object_set_new(c, "rank", json_integer(r));
+                json_array_append_new(rl, c);
+            }
+        }
+    }
+}
+
 int corpus_make_variant(json_t *cfg, const char *scenario, const unsigned char labels[CORPUS_NLABELS],
-                        uint64_t seed, int variant, double scale, corpus_variant_info *info)
+                        uint64_t seed, int variant, double scale, const corpus_rank_policy *policy,
+                        corpus_variant_info *info)
 {
     uint64_t s = seed ^ corpus_fnv1a(scenario, strlen(scenario)) ^ ((uint64_t)variant * 0xd1b54a32d192ed03ULL);
     mix64(&s);
@@ -180,6 +226,19 @@ int corpus_make_variant(json_t *cfg, const char *scenario, const unsigned char l
             ranks = need_many ? few[1 + pick(&s, 2)] : few[pick(&s, 3)];
         }
     }
+    /* --ranks sweep: the sweep's rank count, per-rank counts and one-transfer sizes shrunk by
+     * config ranks / ranks so that a run does about the work of the config at its own ranks */
+    double shrink = 1.0;
+    if (policy && policy->sweep) {
+        ranks = sweep_rank_count(cfg, &s, variant, policy->max_ranks);
+        if (ranks > n0) {
+            shrink = (double)n0 / (double)ranks;
+            extend_rank_lists(json_object_get(cfg, "file_configs"), n0, ranks);
+        }
+        count_f *= shrink;
+        size_f *= shrink;
+    }
+    json_object_del(cfg, "_sweep_ranks");
     json_object_set_new(cfg, "nranks", json_integer(ranks));
     int random_steps = 0, sized = 0;
     json_t *steps = json_object_get(cfg, "file_configs");

@@ -17,7 +17,7 @@
 #include "util/buf.h"
 #include "util/error.h"
 
-const char *const rp_method_names[] = {"write", "read", "compute", "metadata", NULL};
+const char *const rp_method_names[] = {"write", "read", "compute", "metadata", "startup", NULL};
 const char *const rp_iface_names[] = {"posix", "stdio", "mpiio", "hdf5", NULL};
 const char *const rp_access_names[] = {"sequential", "strided", "random", NULL};
 const char *const rp_fsync_names[] = {"none", "close", "every_write", NULL};
@@ -123,6 +123,32 @@ static const struct rp_opt meta_opts[] = {
 #undef M
 static const struct rp_table meta_table = {"metadata", meta_opts, sizeof(struct rp_metadata)};
 
+static const struct rp_opt module_opts[] = {
+    {"bytes", RP_OPT_SIZE, offsetof(struct rp_module, bytes), NULL, 0, 16 * 1048576.0, NULL, NULL, 0, 1,
+     "size of the module's compiled file"},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL},
+};
+static const struct rp_table module_table = {"module", module_opts, sizeof(struct rp_module)};
+
+#define S(field) offsetof(struct rp_startup, field)
+static const struct rp_opt startup_opts[] = {
+    {"modules", RP_OPT_OBJS, S(modules), NULL, 0, 100000, NULL, &module_table, S(nmodules), 1,
+     "the modules imported, in order (each: stat of its source twice, open of its compiled file, "
+     "fstat, two lseek, fstat, read of the whole file, read at end of file, close)"},
+    {"extensions", RP_OPT_INT, S(extensions), "0", 0, 100000, NULL, NULL, 0, 0,
+     "extension modules, stat()ed once each and not opened (the dynamic loader maps them)"},
+    {"config_lines", RP_OPT_INT, S(config_lines), "0", 0, 1e6, NULL, NULL, 0, 0,
+     "lines of one text file read through stdio with fgets (0: none)"},
+    {"config_line_bytes", RP_OPT_INT, S(config_line_bytes), "32", 1, 4096, NULL, NULL, 0, 0,
+     "bytes per line of that file"},
+    {"legacy_stat", RP_OPT_BOOL, S(legacy_stat), "true", 0, 1, NULL, NULL, 0, 0,
+     "stat through glibc's pre-2.33 entry points (__xstat64, __fxstat64), as an interpreter built "
+     "against an older glibc does and a Darshan runtime wrapping only those sees"},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL},
+};
+#undef S
+static const struct rp_table startup_table = {"startup", startup_opts, sizeof(struct rp_startup)};
+
 #define F(field) offsetof(struct rp_fileconf, field)
 static const struct rp_opt fileconf_opts[] = {
     {"name", RP_OPT_STR, F(name), NULL, 0, 0, NULL, NULL, 0, 0, "label of the step in the results"},
@@ -170,6 +196,8 @@ static const struct rp_opt fileconf_opts[] = {
      "per-rank factors on repetitions/seconds (rank i uses entry i, 1 beyond the list)"},
     {"compute", RP_OPT_OBJ, F(compute), NULL, 0, 0, NULL, &compute_table, 0, 0, "compute step parameters"},
     {"metadata", RP_OPT_OBJ, F(metadata), NULL, 0, 0, NULL, &meta_table, 0, 0, "metadata step parameters"},
+    {"startup", RP_OPT_OBJ, F(startup), NULL, 0, 0, NULL, &startup_table, 0, 0,
+     "startup step parameters (an interpreter's start-up I/O in a library tree)"},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL},
 };
 #undef F
@@ -260,6 +288,13 @@ static int validate_fileconf(struct iolens_replay_config *cfg, size_t idx, const
                         dirs);
         if (fc->nfile_names != 1)
             return VERR("'%s': %s.file_names: a metadata step takes exactly one directory", source, p);
+    }
+    if (fc->method == RP_STARTUP) {
+        if (fc->startup.nmodules == 0)
+            return VERR("'%s': %s.startup.modules: at least one module is required for method 'startup'", source, p);
+        if (fc->nfile_names != 1)
+            return VERR("'%s': %s.file_names: a startup step takes exactly one directory (the library tree)",
+                        source, p);
     }
     if (fc->nfile_names > 1) {
         if (fc->file_per_process == 0)

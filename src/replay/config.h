@@ -15,7 +15,7 @@
 
 #include "iolens/replay.h"
 
-enum rp_method { RP_WRITE = 0, RP_READ, RP_COMPUTE, RP_METADATA };
+enum rp_method { RP_WRITE = 0, RP_READ, RP_COMPUTE, RP_METADATA, RP_STARTUP };
 enum rp_iface { RP_POSIX = 0, RP_STDIO, RP_MPIIO, RP_HDF5 };
 enum rp_access { RP_SEQUENTIAL = 0, RP_STRIDED, RP_RANDOM };
 enum rp_fsync { RP_FSYNC_NONE = 0, RP_FSYNC_CLOSE, RP_FSYNC_WRITE };
@@ -62,6 +62,20 @@ struct rp_metadata {
     int unlink;
 };
 
+/* An interpreter's start-up I/O (a Python "import"): a library tree read module by module. */
+struct rp_module {
+    int64_t bytes;
+};
+
+struct rp_startup {
+    struct rp_module *modules; /* each compiled module file read */
+    size_t nmodules;
+    int64_t extensions;   /* extension modules: stat()ed only (the loader maps them) */
+    int64_t config_lines; /* lines of one text file read through stdio (fgets) */
+    int64_t config_line_bytes;
+    int legacy_stat;      /* stat through glibc's pre-2.33 entry points (__xstat64, __fxstat64) */
+};
+
 struct rp_fileconf {
     char *name;
     char **file_names;
@@ -87,6 +101,7 @@ struct rp_fileconf {
     size_t nimbalance;
     struct rp_compute compute;
     struct rp_metadata metadata;
+    struct rp_startup startup;
 };
 
 struct iolens_replay_config {

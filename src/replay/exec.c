@@ -3,6 +3,7 @@
  * Algorithm 1 timing, compute and metadata steps, cleanup.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -833,6 +834,194 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
     return 0;
 }
 
+/* ---- interpreter start-up (a Python "import" of a library tree) ---- */
+
+/* glibc's pre-2.33 stat entry points, which an interpreter built against an older glibc calls
+ * (and a Darshan runtime wrapping only those counts). glibc >= 2.33 keeps them as compat symbols
+ * only, which dlsym() does not return; a tracer's (or Darshan's) wrapper of them is found first
+ * and used. Without one: stat()/fstat() (then no tracer sees either). */
+typedef int (*su_xstat_fn)(int ver, const char *path, struct stat64 *buf);
+typedef int (*su_fxstat_fn)(int ver, int fd, struct stat64 *buf);
+
+static int su_stat(int legacy, const char *path)
+{
+    if (legacy) {
+        su_xstat_fn f;
+        void *p = dlsym(RTLD_DEFAULT, "__xstat64");
+        memcpy(&f, &p, sizeof f);
+        struct stat64 st64;
+        if (f)
+            return f(1, path, &st64);
+    }
+    struct stat st;
+    return stat(path, &st);
+}
+
+static int su_fstat(int legacy, int fd)
+{
+    if (legacy) {
+        su_fxstat_fn f;
+        void *p = dlsym(RTLD_DEFAULT, "__fxstat64");
+        memcpy(&f, &p, sizeof f);
+        struct stat64 st64;
+        if (f)
+            return f(1, fd, &st64);
+    }
+    struct stat st;
+    return fstat(fd, &st);
+}
+
+enum { SU_SOURCE, SU_COMPILED, SU_EXT, SU_CONFIG };
+
+static void su_path(const char *rel, int kind, int64_t i, char *out, size_t cap)
+{
+    switch (kind) {
+    case SU_SOURCE: snprintf(out, cap, "%s/mod%04" PRId64 ".py", rel, i); break;
+    case SU_COMPILED: snprintf(out, cap, "%s/__pycache__/mod%04" PRId64 ".pyc", rel, i); break;
+    case SU_EXT: snprintf(out, cap, "%s/ext%04" PRId64 ".so", rel, i); break;
+    default: snprintf(out, cap, "%s/interpreter.cfg", rel); break;
+    }
+}
+
+/* Bookkeeping (untraced, raw system calls): creates (bytes >= 0) or removes (bytes < 0) one file. */
+static int su_file(struct rp_exec *x, const char *path, int64_t bytes, int64_t line)
+{
+    int dfd;
+    const char *base;
+    int rc = walk(x, path, bytes >= 0, &dfd, &base);
+    if (rc < 0)
+        return rc;
+    if (bytes < 0) {
+        raw_unlinkat(dfd, base, 0);
+        syscall(SYS_close, dfd);
+        return 0;
+    }
+    int fd = (int)syscall(SYS_openat, dfd, base, O_CREAT | O_TRUNC | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+    syscall(SYS_close, dfd);
+    if (fd < 0)
+        return iol_err(IOLENS_EIO, "cannot create '%s/%s': %s", x->root, path, strerror(errno));
+    char blk[4096];
+    for (size_t k = 0; k < sizeof blk; k++)
+        blk[k] = line > 0 ? ((int64_t)(k + 1) % line == 0 ? '\n' : 'a' + (char)(k % 26)) : (char)x->pattern[k];
+    for (int64_t done = 0; done < bytes && rc == 0;) {
+        /* lines stay whole across blocks: the block length is a multiple of the line length */
+        int64_t step = line > 0 ? (int64_t)sizeof blk / line * line : (int64_t)sizeof blk;
+        int64_t n = bytes - done < step ? bytes - done : step;
+        if (syscall(SYS_write, fd, blk, (size_t)n) != n)
+            rc = iol_err(IOLENS_EIO, "cannot write '%s/%s': %s", x->root, path, strerror(errno));
+        done += n;
+    }
+    syscall(SYS_close, fd);
+    return rc;
+}
+
+static int su_tree(struct rp_exec *x, const struct rp_startup *su, const char *rel, int remove)
+{
+    char path[4400];
+    int rc = 0;
+    for (size_t i = 0; i < su->nmodules && rc == 0; i++) {
+        su_path(rel, SU_SOURCE, (int64_t)i, path, sizeof path);
+        rc = su_file(x, path, remove ? -1 : 0, 0);
+        su_path(rel, SU_COMPILED, (int64_t)i, path, sizeof path);
+        if (rc == 0)
+            rc = su_file(x, path, remove ? -1 : su->modules[i].bytes, 0);
+    }
+    for (int64_t i = 0; i < su->extensions && rc == 0; i++) {
+        su_path(rel, SU_EXT, i, path, sizeof path);
+        rc = su_file(x, path, remove ? -1 : 4096, 0);
+    }
+    if (su->config_lines > 0 && rc == 0) {
+        su_path(rel, SU_CONFIG, 0, path, sizeof path);
+        rc = su_file(x, path, remove ? -1 : su->config_lines * su->config_line_bytes, su->config_line_bytes);
+    }
+    return rc;
+}
+
+/* What the interpreter does per module (traced python3 on Debian 12): stat the search
+ * directory, stat the source twice, open the compiled file, fstat, lseek(0, SEEK_CUR) twice,
+ * fstat, read the whole file, read at end of file (one byte asked), close; extension
+ * modules are stat()ed only; one configuration file is read line by line through stdio. */
+static int run_startup(struct rp_exec *x, size_t step, struct rp_step_result *res)
+{
+    const struct rp_fileconf *fc = &x->cfg->file_configs[step];
+    const struct rp_startup *su = &fc->startup;
+    char rel[4096], path[4400], full[8600], line[4097];
+    double mine[RK_N] = {0, 0, INFINITY, 0, 0, 1};
+    int rc = iol_replay_rel_path(rel, sizeof rel, fc->file_names[0], "path");
+    if (rc == 0 && x->rank == 0)
+        rc = su_tree(x, su, rel, 0); /* the library tree is there before the program starts */
+    rc = x_agree(x, rc);
+    if (rc < 0)
+        return rc;
+    x_barrier(x);
+    int legacy = su->legacy_stat == 1;
+    for (int64_t rep = 0; rep < fc->total_repeats && rc == 0; rep++) {
+        double t0 = now();
+        for (size_t i = 0; i < su->nmodules && rc == 0; i++) {
+            int64_t b = su->modules[i].bytes;
+            snprintf(full, sizeof full, "%s/%s", x->root, rel);
+            su_stat(legacy, full);
+            su_path(rel, SU_SOURCE, (int64_t)i, path, sizeof path);
+            snprintf(full, sizeof full, "%s/%s", x->root, path);
+            su_stat(legacy, full);
+            su_stat(legacy, full);
+            su_path(rel, SU_COMPILED, (int64_t)i, path, sizeof path);
+            snprintf(full, sizeof full, "%s/%s", x->root, path);
+            int fd = open(full, O_RDONLY | O_CLOEXEC);
+            if (fd < 0) {
+                rc = iol_err(IOLENS_EIO, "cannot open '%s': %s", full, strerror(errno));
+                break;
+            }
+            su_fstat(legacy, fd);
+            lseek(fd, 0, SEEK_CUR);
+            lseek(fd, 0, SEEK_CUR);
+            su_fstat(legacy, fd);
+            ssize_t k = read(fd, x->rbuf, (size_t)b);
+            if (k != (ssize_t)b || read(fd, x->rbuf, 1) != 0)
+                rc = iol_err(IOLENS_EIO, "cannot read '%s': expected %" PRId64 " bytes", full, b);
+            close(fd);
+            mine[RK_BYTES] += (double)b;
+            mine[RK_OPS] += 11;
+        }
+        for (int64_t i = 0; i < su->extensions && rc == 0; i++) {
+            su_path(rel, SU_EXT, i, path, sizeof path);
+            snprintf(full, sizeof full, "%s/%s", x->root, path);
+            su_stat(legacy, full);
+            mine[RK_OPS]++;
+        }
+        if (su->config_lines > 0 && rc == 0) {
+            su_path(rel, SU_CONFIG, 0, path, sizeof path);
+            snprintf(full, sizeof full, "%s/%s", x->root, path);
+            FILE *f = fopen(full, "r");
+            if (!f) {
+                rc = iol_err(IOLENS_EIO, "cannot open '%s': %s", full, strerror(errno));
+            } else {
+                while (fgets(line, (int)sizeof line, f)) {
+                    mine[RK_BYTES] += (double)strlen(line);
+                    mine[RK_OPS]++;
+                }
+                fclose(f);
+                mine[RK_OPS] += 2;
+            }
+        }
+        double t1 = now();
+        mine[RK_TS] = fmin(mine[RK_TS], t0);
+        mine[RK_TE] = fmax(mine[RK_TE], t1);
+        res->rep_ts[rep] = t0;
+        res->rep_te[rep] = t1;
+    }
+    rc = x_agree(x, rc);
+    x_barrier(x);
+    if (x->rank == 0)
+        su_tree(x, su, rel, 1);
+    if (rc < 0)
+        return rc;
+    x_reduce(x, res->rep_ts, (int)fc->total_repeats, 0);
+    x_reduce(x, res->rep_te, (int)fc->total_repeats, 1);
+    result_rank(x, res, mine);
+    return 0;
+}
+
 /* ---- planning, space, the run ---- */
 
 static void plan_step(struct rp_exec *x, size_t step, struct rp_step_result *res, double *space)
@@ -855,6 +1044,19 @@ static void plan_step(struct rp_exec *x, size_t step, struct rp_step_result *res
             }
             if (fc->file_per_process || r == 0)
                 *space += (double)ext;
+        } else if (fc->method == RP_STARTUP) {
+            const struct rp_startup *su = &fc->startup;
+            double b = 0;
+            for (size_t m = 0; m < su->nmodules; m++)
+                b += (double)su->modules[m].bytes;
+            b += (double)(su->config_lines * su->config_line_bytes);
+            rk[RK_OPS] = (11.0 * (double)su->nmodules + (double)su->extensions +
+                          (su->config_lines > 0 ? 2.0 + (double)su->config_lines : 0)) *
+                         (double)fc->total_repeats;
+            rk[RK_BYTES] = b * (double)fc->total_repeats;
+            rk[RK_PART] = 1;
+            if (r == 0)
+                *space += b + 4096.0 * (double)(su->extensions + 2 * (int64_t)su->nmodules);
         } else if (fc->method == RP_METADATA) {
             const struct rp_metadata *m = &fc->metadata;
             double n = round((double)m->files_per_rank * rp_imbalance(fc, r));
@@ -955,6 +1157,9 @@ static int make_buffers(struct rp_exec *x)
             maxx = (size_t)fc->chunks[c].transfer_size > maxx ? (size_t)fc->chunks[c].transfer_size : maxx;
         if (fc->method == RP_METADATA && (size_t)fc->metadata.write_bytes > maxx)
             maxx = (size_t)fc->metadata.write_bytes;
+        for (size_t m = 0; fc->method == RP_STARTUP && m < fc->startup.nmodules; m++)
+            if ((size_t)fc->startup.modules[m].bytes + 1 > maxx)
+                maxx = (size_t)fc->startup.modules[m].bytes + 1;
     }
     maxx = (maxx + 4095) / 4096 * 4096;
     x->one_buffer = 1;
@@ -1123,6 +1328,7 @@ int iolens_replay_run(iolens_replay_result **out, const iolens_replay_config *cf
         case RP_WRITE:
         case RP_READ: rc = run_io(&x, i, s); break;
         case RP_COMPUTE: rc = run_compute(&x, i, s); break;
+        case RP_STARTUP: rc = run_startup(&x, i, s); break;
         default: rc = run_metadata(&x, i, s); break;
         }
         if (rc < 0)

@@ -105,6 +105,44 @@ expect_rc 0 "$IOLENS" corpus -o "$IOLENS_TMP/d" --only 'ior_*' --exclude 'ior_bo
 expect_grep "planned $n_ior runs of $n_ior scenarios" "$IOLENS_TMP/out"
 [ ! -e "$C/features.csv" ] || [ "$(wc -l <"$C/features.csv")" -eq 1 ] && ok || fail "dry run wrote rows"
 
+# --ranks sweep: the sweep's rank counts (sweeps.tsv, "_sweep_ranks"), at most --max-ranks; per-rank
+# counts shrink by config ranks / ranks; load_imbalance's "others" list gains the added ranks
+S="$IOLENS_TMP/s"
+expect_rc 0 "$IOLENS" corpus -o "$S" --seed 1 --variants 3 --ranks sweep --max-ranks 32 \
+    --only 'ior_interface_posix_shared,custom_balanced_mb50,ior_small_posix' --dry-run
+python3 - "$S" "$IOLENS_SOURCE_DIR/examples/replay/sweeps" <<'PY' && ok || fail "--ranks sweep configs"
+import csv, json, sys
+out, src = sys.argv[1], sys.argv[2]
+for r in csv.DictReader(open(f"{out}/manifest.csv")):
+    base = json.load(open(f"{src}/{r['scenario']}.json"))
+    cfg = json.load(open(f"{out}/{r['config']}"))
+    allowed = [n for n in base["_sweep_ranks"] if n <= 32]
+    n = cfg["nranks"]
+    assert "_sweep_ranks" not in cfg, r["run"]
+    assert n in allowed and (r["variant"] != "1" or n == allowed[0]), (r["run"], n, allowed)
+    assert int(r["ranks"]) == n
+    if r["scenario"] == "ior_interface_posix_shared" and r["variant"] == "1":
+        # 16 ranks for the config's 4: a quarter of the repetitions per rank, in whole segments
+        b = base["file_configs"][0]["chunks"][0]["repetitions"]
+        seg = base["file_configs"][0]["block_size"] // base["file_configs"][0]["chunks"][0]["transfer_size"]
+        assert cfg["file_configs"][0]["chunks"][0]["repetitions"] == max(seg, round(b / 4 / seg) * seg), r["run"]
+    for st in cfg["file_configs"]:
+        for ch in st.get("chunks", []):
+            if "ranks" in ch:
+                for e in ch["ranks"]:
+                    assert e["rank"] < n
+    if r["scenario"].startswith("custom_"):
+        for st in cfg["file_configs"]:
+            if st["method"] in ("write", "read"):
+                others = st["chunks"][0]["ranks"]
+                assert sorted(e["rank"] for e in others) == list(range(1, n)), (r["run"], others)
+PY
+# the local policy ignores "_sweep_ranks": the configs of data/corpus, same hashes
+expect_rc 0 "$IOLENS" corpus -o "$IOLENS_TMP/l" --seed 1 --ranks local --only 'ior_small_posix,mdtest_healthy' --dry-run
+[ "$(col "$IOLENS_TMP/l/manifest.csv" config_fnv1a)" = \
+  "$(grep -e '^ior_small_posix_r' -e '^mdtest_healthy_r' "$IOLENS_SOURCE_DIR/data/corpus/manifest.csv" | cut -d, -f11)" ] &&
+  ok || fail "--ranks local: not the configs of data/corpus"
+
 # training and held-out evaluation with the corpus as the third kind of rows
 expect_rc 0 "$IOLENS" train --trees 10 --corpus "$A" --corpus-weight 5 --out "$IOLENS_TMP/m"
 expect_grep '6 local corpus rows at weight 5 (timing features missing)' "$IOLENS_TMP/m/meta.json"

@@ -278,6 +278,32 @@ static void test_compute_metadata_dry(void **state)
     iolens_replay_config_free(cfg);
 }
 
+/* interpreter start-up: per module 11 calls (3 stats, open, 2 fstats, 2 lseeks, 2 reads, close),
+ * one stat per extension, fopen + fgets per line + fclose; the library tree is removed after */
+static void test_startup(void **state)
+{
+    struct fixture *f = *state;
+    const char *j = "{\"file_configs\":[{\"name\":\"interpreter start-up\",\"method\":\"startup\","
+                    "\"file_names\":[\"py\"],\"startup\":{\"modules\":[{\"bytes\":100},{\"bytes\":0},"
+                    "{\"bytes\":5000}],\"extensions\":2,\"config_lines\":4,\"config_line_bytes\":10}}]}";
+    iolens_replay_result *res = NULL;
+    assert_int_equal(run(f, j, 0, &res), 0);
+    iolens_replay_step_stats st;
+    iolens_replay_result_step(res, 0, &st);
+    assert_int_equal(st.ops, 11 * 3 + 2 + 2 + 4);
+    assert_int_equal(st.bytes, 5100 + 40);
+    iolens_replay_result_free(res);
+    assert_int_equal(count_entries(f->root), -1);
+
+    /* a startup step needs modules and one directory */
+    iolens_replay_config *cfg = NULL;
+    const char *bad = "{\"file_configs\":[{\"method\":\"startup\",\"file_names\":[\"py\"],"
+                      "\"startup\":{\"modules\":[]}}]}";
+    assert_true(iolens_replay_config_parse(&cfg, bad, strlen(bad), "t.json") < 0);
+    assert_non_null(strstr(iolens_error_last(), "startup.modules"));
+    iolens_replay_config_free(cfg);
+}
+
 static void test_space_check(void **state)
 {
     struct fixture *f = *state;
@@ -319,6 +345,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_posix_hints, setup, teardown),
         cmocka_unit_test_setup_teardown(test_safety, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compute_metadata_dry, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_startup, setup, teardown),
         cmocka_unit_test_setup_teardown(test_space_check, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_mpi_backend_without_mpi, setup, teardown),
     };

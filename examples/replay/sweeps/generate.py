@@ -5,20 +5,82 @@ Sizes are scaled down to fit a 2-core machine (4 ranks, a few MiB per rank)
 while keeping what induces each label: transfer sizes, access order, file
 strategy, interface, fsync policy, metadata counts, imbalance factors.
 Run from this folder: ./generate.py   (the JSON files are committed).
+./generate.py --python-startup: the DLIO and load_imbalance.py configs start with the
+interpreter's start-up I/O (a "startup" step; not committed, see PY_STARTUP).
 """
 import json
 import os
+import sys
 
 OUT = os.path.dirname(os.path.abspath(__file__))
 K, M = 1024, 1024 * 1024
 ALL = []
+
+# The sweep's rank counts per scenario (sweeps.tsv "ranks"), kept in each config as "_sweep_ranks"
+# (free text to the replay engine) for `iolens corpus --ranks sweep`.
+SWEEP_RANKS = [
+    ("ior_small_posix", [4, 16]), ("ior_small_direct", [4, 16]), ("ior_misaligned", [4, 16]),
+    ("ior_random_posix", [4, 16, 64]), ("ior_random_small", [4, 16]),
+    ("ior_interface_posix_shared", [16, 32, 64, 128]), ("ior_interface_mpiio_indep", [16, 32, 64, 128]),
+    ("ior_file_explosion", [64, 128, 256]), ("ior_fsync_per_write", [4, 16]),
+    ("ior_healthy_collective", [16, 32, 64, 128]), ("ior_healthy_posix_fpp", [16, 32, 64]),
+    ("ior_healthy_large_seq", [4, 16]), ("ior_io500_hard", [16, 64, 256]), ("ior_io500_easy", [16, 64, 256]),
+    ("ior_e2e_", [16, 64]), ("ior_boost_random_shared", [4, 16, 64]), ("ior_boost_fpp_many", [32, 64, 128]),
+    ("ior_boost_fsync", [4, 16, 32]), ("ior_boost_healthy_collective", [32, 64, 128]),
+    ("mdtest_meta_shared", [4, 16]), ("mdtest_meta_unique", [4, 16, 64]), ("mdtest_meta_cross", [32, 64, 128]),
+    ("mdtest_fpp_explosion", [32, 64, 128]), ("mdtest_deep_tree_", [4, 16]), ("mdtest_healthy", [4, 16]),
+    ("mdtest_io500_hard", [16, 64, 256]), ("mdtest_io500_easy", [16, 64]), ("dlio_", [4, 8]),
+    ("h5b_indep_small_single_ost", [32, 64, 128]), ("h5b_indep_large_healthy", [4, 8, 16]),
+    ("h5b_collective_large_healthy", [16, 32, 64, 128]), ("h5b_", [16, 32, 64]),
+    ("hacc_posix_shared_large", [16, 32, 64]), ("hacc_fpp_many_ranks", [32, 64, 128]),
+    ("hacc_posix_shared_single_ost", [32, 64, 128]), ("hacc_mpiio_collective_healthy", [16, 32, 64, 128]),
+    ("hacc_fpp_healthy", [4, 8, 16]), ("hacc_posix_shared_small_single_ost", [32, 64, 128]),
+    ("hacc_posix_shared_small", [16, 32, 64]), ("hacc_fpp_small_many", [32, 64, 128]),
+    ("hacc_posix_shared_many_single_ost", [32, 64, 128]), ("custom_", [4, 16, 64]),
+]
+
+
+def sweep_ranks(name):
+    for prefix, ranks in SWEEP_RANKS:  # the first matching prefix (specific ones come first)
+        if name.startswith(prefix):
+            return ranks
+    raise SystemExit(f"{name}: no sweeps.tsv rank counts")
+
+
+# The Python programs (DLIO, load_imbalance.py) start with the interpreter's import I/O, which the
+# sweep logs of these scenarios carry (hundreds of library files per rank). Its shape, measured on
+# this machine: `iolens trace -o T -- /usr/bin/python3 -c 'import argparse, json, os, sys, time,
+# numpy'` (Debian 12, Python 3.11, python3-numpy 1.24.2; `iolens view T`): 140 compiled modules
+# read (sizes below, in import order), 17 extension modules stat()ed only, OpenSSL's configuration
+# read through stdio (391 fgets, 12,843 bytes). The replay's "startup" step does the same calls in
+# a library tree of the run (docs/REPLAY-CONFIG.md).
+PY_MODULE_BYTES = [
+    6458, 12648, 2317, 11133, 335, 113663, 19315, 86449, 14820, 18760, 46634, 78038, 1069, 9679, 31821,
+    49873, 5951, 1847, 8179, 25033, 23809, 14221, 15188, 3648, 16810, 16279, 5158, 6604, 516, 5907, 868,
+    4912, 564, 57327, 9218, 101509, 796, 10350, 6352, 67772, 7470, 148, 55219, 96209, 86634, 381, 7514,
+    1793, 21022, 15251, 3690, 9166, 13682, 91749, 34680, 134304, 14239, 32612, 13198, 17469, 295, 298,
+    75585, 4834, 87576, 44097, 13411, 21320, 12781, 29520, 54929, 205951, 13850, 5269, 37827, 108975,
+    26800, 3981, 7454, 2736, 9207, 18185, 23845, 9879, 37840, 496, 37603, 2101, 104615, 37844, 20931,
+    209849, 41821, 70346, 45913, 56259, 44479, 19596, 37157, 105307, 34958, 13138, 36732, 26952, 37725,
+    10311, 30440, 7087, 8447, 57038, 8403, 7167, 56072, 32804, 49415, 74291, 60149, 61807, 61571, 59512,
+    7736, 2702, 2863, 28445, 11471, 12337, 34525, 3699, 69834, 21986, 1700, 312787, 141793, 36725,
+    13853, 6661, 7470, 30359, 3724, 79154,
+]
+PY_STARTUP = {"name": "interpreter start-up", "method": "startup",
+              "startup": {"modules": [{"bytes": b} for b in PY_MODULE_BYTES], "extensions": 17,
+                          "config_lines": 391, "config_line_bytes": 33}}
+PYTHON_PROGRAMS = ("dlio_", "custom_")
+# Off by default: tried for the held-out corpus score and rejected (docs/detect.md, "Rank scale and
+# interpreter start-up"); `./generate.py --python-startup` writes the configs with the step.
+WITH_STARTUP = "--python-startup" in sys.argv[1:]
 
 
 def save(name, label, source, steps, nranks=4, params=None, note=None):
     desc = f"sweeps.tsv scenario {name}: label {label}. Original: {source}"
     if note:
         desc += f". Replay: {note}"
-    cfg = {"version": 1, "name": name, "description": desc, "nranks": nranks}
+    cfg = {"version": 1, "name": name, "description": desc, "nranks": nranks,
+           "_sweep_ranks": sweep_ranks(name)}
     if params:
         cfg["optimization_params"] = params
     for st in steps:
@@ -26,6 +88,8 @@ def save(name, label, source, steps, nranks=4, params=None, note=None):
         # position with lseek() before each read()/write(): the sweep logs have POSIX_SEEKS = reads + writes
         if st.get("interface", "posix") == "posix" and st["method"] in ("write", "read", "metadata"):
             st["seek"] = True
+    if WITH_STARTUP and name.startswith(PYTHON_PROGRAMS):
+        steps = [dict(PY_STARTUP, file_names=[f"{name}/python"])] + steps
     cfg["file_configs"] = steps
     with open(os.path.join(OUT, name + ".json"), "w") as f:
         json.dump(cfg, f, indent=2)
