@@ -13,7 +13,7 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin   # MPI-IO replay and tracing, MPI tests
   libhdf5-openmpi-dev           # HDF5 replay back end
   python3                       # test scripts parse JSON with it (tests only)
-  python3-numpy python3-mpi4py  # measurement only: the traced Python start-up behind generate.py's PY_STARTUP
+  python3-numpy python3-mpi4py  # mpi4py programs under the tracer (cli_trace_mpi4py); the traced Python start-up behind generate.py's PY_STARTUP
 )
 
 SUDO=""

@@ -22,9 +22,22 @@
 #include <string.h>
 
 #ifdef OMPI_MAJOR_VERSION
-/* MPI_COMM_WORLD is the address of this libmpi object: weak, so that the shim
- * loads into programs without MPI (it is only used once MPI_Init ran). */
-#pragma weak ompi_mpi_comm_world
+/* Open MPI's MPI_COMM_WORLD is the address of a libmpi object. It is looked up
+ * at run time (only once MPI_Init ran), not bound at load time: a weak
+ * reference would stay NULL when libmpi is loaded after the shim, as Python
+ * loads it for mpi4py. The global scope first: a program that names
+ * MPI_COMM_WORLD has a copy of the object, which libmpi then uses too.
+ * NULL: no world communicator found. */
+static MPI_Comm world_comm(void)
+{
+    static void *w;
+    if (!w)
+        w = iol_data("ompi_mpi_comm_world");
+    return (MPI_Comm)w;
+}
+#define IOL_COMM_WORLD world_comm()
+#else
+#define IOL_COMM_WORLD MPI_COMM_WORLD
 #endif
 
 #define PMPI_FN(fn)                                                                                \
@@ -213,9 +226,10 @@ static void init_done(int func, uint64_t t0, int rc)
     PMPI_FN(Comm_rank);
     PMPI_FN(Comm_size);
     int rank = -1, size = 0;
-    if (rc == MPI_SUCCESS) {
-        real(Comm_rank)(MPI_COMM_WORLD, &rank);
-        real(Comm_size)(MPI_COMM_WORLD, &size);
+    MPI_Comm world = IOL_COMM_WORLD;
+    if (rc == MPI_SUCCESS && world && real(Comm_rank) && real(Comm_size)) {
+        real(Comm_rank)(world, &rank);
+        real(Comm_size)(world, &size);
         iol_shim_set_rank(rank, size);
     }
     iol_rawrec *rec = iol_end(func, t0, 0);
@@ -270,12 +284,14 @@ IOL_EXPORT int MPI_Finalize(void)
         if (rec)
             iol_commit(rec);
     }
-    int build = iol_shim_builds_trace() && !iol_shim_inside, rank = -1;
+    MPI_Comm world = IOL_COMM_WORLD;
+    int build = iol_shim_builds_trace() && !iol_shim_inside && world && real(Comm_rank) && real(Barrier),
+        rank = -1;
     if (build) {
         iol_shim_close();
         iol_shim_inside++;
-        real(Comm_rank)(MPI_COMM_WORLD, &rank);
-        real(Barrier)(MPI_COMM_WORLD);
+        real(Comm_rank)(world, &rank);
+        real(Barrier)(world);
         iol_shim_inside--;
     }
     int quiet = !internal_io() || build;

@@ -11,6 +11,7 @@
 #include "shim/shim.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -87,10 +88,77 @@ static int spin_trylock(int *l, int tries)
 }
 static void spin_unlock(int *l) { __atomic_clear(l, __ATOMIC_RELEASE); }
 
+/* Names of the loaded objects other than the shim, NUL-separated in one
+ * malloc'd block (collected first: dlopen is not called while
+ * dl_iterate_phdr holds the loader's lock). */
+struct objnames {
+    const char *self;
+    char *buf;
+    size_t len, cap;
+};
+
+static int collect_obj(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct objnames *o = data;
+    const char *n = info->dlpi_name;
+    if (!n || !n[0] || (o->self && strcmp(n, o->self) == 0))
+        return 0;
+    size_t len = strlen(n) + 1;
+    if (o->len + len > o->cap) {
+        size_t cap = o->cap ? o->cap * 2 : 4096;
+        while (cap < o->len + len)
+            cap *= 2;
+        char *b = realloc(o->buf, cap);
+        if (!b)
+            return 1;
+        o->buf = b;
+        o->cap = cap;
+    }
+    memcpy(o->buf + o->len, n, len);
+    o->len += len;
+    return 0;
+}
+
+/* A symbol of an object that was loaded after the shim with RTLD_LOCAL is not
+ * in RTLD_NEXT's scope: Python loads mpi4py's extension module that way, and
+ * with it libmpi, so the shim's MPI_Init_thread found no PMPI_Init_thread.
+ * Such symbols are looked up in every loaded object, in load order. */
+static void *find_local(const char *name)
+{
+    Dl_info self;
+    struct objnames o = {0};
+    if (dladdr((void *)&find_local, &self) && self.dli_fname)
+        o.self = self.dli_fname;
+    dl_iterate_phdr(collect_obj, &o);
+    void *p = NULL;
+    for (size_t at = 0; at < o.len && !p; at += strlen(o.buf + at) + 1) {
+        void *h = dlopen(o.buf + at, RTLD_LAZY | RTLD_NOLOAD);
+        if (!h)
+            continue;
+        p = dlsym(h, name);
+        dlclose(h);
+    }
+    free(o.buf);
+    return p;
+}
+
+void *iol_data(const char *name)
+{
+    iol_shim_inside++;
+    void *p = dlsym(RTLD_DEFAULT, name);
+    if (!p)
+        p = find_local(name);
+    iol_shim_inside--;
+    return p;
+}
+
 void *iol_real(const char *name)
 {
     iol_shim_inside++;
     void *p = dlsym(RTLD_NEXT, name);
+    if (!p)
+        p = find_local(name);
     iol_shim_inside--;
     return p;
 }

@@ -37,6 +37,9 @@ extern __thread int iol_shim_inside __attribute__((tls_model("initial-exec")));
 extern __thread int iol_shim_depth __attribute__((tls_model("initial-exec")));
 
 void *iol_real(const char *name);
+/* A library's data object as the program sees it: the global scope first (an
+ * executable's copy relocation of it wins), then objects loaded RTLD_LOCAL. */
+void *iol_data(const char *name);
 
 #define IOL_REAL(fn)                                                                               \
     static __typeof__(&fn) real_##fn;                                                              \
