@@ -596,7 +596,12 @@ int cmd_whatif(int argc, char **argv)
     }
     for (int k = 0; k < nv && cdir; k++)
         if (v[k].cfg) {
-            snprintf(v[k].path, sizeof v[k].path, "%s/%s.json", cdir, v[k].name);
+            int n = snprintf(v[k].path, sizeof v[k].path, "%s/%s.json", cdir, v[k].name);
+            if (n < 0 || (size_t)n >= sizeof v[k].path) {
+                cli_error("path too long: '%s/%s.json'", cdir, v[k].name);
+                v[k].path[0] = 0;
+                goto out;
+            }
             if (write_config(v[k].cfg, v[k].path) < 0)
                 goto out;
         }
