@@ -22,6 +22,7 @@
 
 #define MIB 1048576
 #define MAX_CHUNKS 100000 /* the parser's limit of chunks per step */
+#define MAX_CELLS 64e6    /* rank x chunk cells a transform may hold (as a dry-run plan) */
 
 struct wi {
     const iolens_replay_config *base;
@@ -96,8 +97,9 @@ static int nlist_add(struct nlist *l, size_t from, int64_t size, int r, int64_t 
             l->c[i].reps[r] += reps;
             return 0;
         }
-    if (l->n >= MAX_CHUNKS)
-        return iol_err(IOLENS_EINVAL, "more than %d chunks", MAX_CHUNKS);
+    if (l->n >= MAX_CHUNKS || (double)(l->n + 1) * l->nranks > MAX_CELLS)
+        return iol_err(IOLENS_EINVAL, "more than %zu chunks of %d ranks (limit %d chunks, %.0f rank-chunk cells)",
+                       l->n, l->nranks, MAX_CHUNKS, MAX_CELLS);
     if (l->n == l->cap) {
         size_t nc = l->cap ? l->cap * 2 : 8;
         struct nchunk *p = realloc(l->c, nc * sizeof *p);
@@ -608,6 +610,13 @@ int iolens_replay_whatif(iolens_replay_config **out, const iolens_replay_config 
         nranks = base->nranks > 0 ? (int)base->nranks : 1;
     if (nranks > 1048576)
         return iol_err(IOLENS_EINVAL, "%d ranks is absurd (limit 1048576)", nranks);
+    /* the transforms walk every rank of every chunk: bound the work (hostile configs) */
+    double cells = 0;
+    for (size_t i = 0; i < base->nfile_configs; i++)
+        cells += (double)nranks * (double)(base->file_configs[i].nchunks + 1);
+    if (cells > MAX_CELLS)
+        return iol_err(IOLENS_EINVAL, "a what-if of %zu steps for %d ranks is too large (limit %.0f rank-chunk cells)",
+                       base->nfile_configs, nranks, MAX_CELLS);
     json_t *root = rp_table_to_json(&rp_config_table, base);
     struct wi w = {base, root ? json_object_get(root, "file_configs") : NULL, nranks, note_buf, note_size, 0, 0};
     int rc = 0, no_transform = 0;
