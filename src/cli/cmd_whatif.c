@@ -34,7 +34,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: iolens whatif TRACE [--np N] [--root DIR] [--rounds R] [--pattern P[,P...]] [--json]\n"
-            "                     [--dry-run] [--keep DIR] [--models DIR]\n"
+            "                     [--dry-run] [--keep DIR] [--models DIR] [--all-paths]\n"
             "       iolens whatif CONFIG.json --pattern P[,P...] [options]\n\n"
             "The closed loop: detects the I/O bottleneck patterns of a trace (iolens trace file or\n"
             "Recorder trace directory) with the shipped models (gate tau 0.3), builds the replay\n"
@@ -53,7 +53,9 @@ static void usage(FILE *out)
             "  --json           machine-readable report (every round's figures)\n"
             "  --dry-run        write (--keep DIR) or print the base and variant configs; run nothing\n"
             "  --keep DIR       keep the configs and each run's results JSON in DIR\n"
-            "  --models DIR     model folder (default $IOLENS_MODELS or %s)\n",
+            "  --models DIR     model folder (default $IOLENS_MODELS or %s)\n"
+            "  --all-paths      detection keeps files under /dev/ (incl. /dev/shm) /proc/ /etc/ ..., which\n"
+            "                   Darshan (and so `iolens detect` by default) leaves out\n",
             iolens_detect_default_models_dir());
 }
 
@@ -75,7 +77,7 @@ struct variant {
 
 struct opts {
     const char *input, *root, *keep, *models, *patterns;
-    int np, rounds, json, dry;
+    int np, rounds, json, dry, all_paths;
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -131,7 +133,7 @@ static int detect_patterns(const struct opts *o, const char **names, int *n, dou
     const char *models = o->models ? o->models : getenv("IOLENS_MODELS");
     if (!models)
         models = iolens_detect_default_models_dir();
-    if (iolens_detect_model_load(&m, models) < 0 || cli_detect_read(&in, o->input, 0) < 0 ||
+    if (iolens_detect_model_load(&m, models) < 0 || cli_detect_read(&in, o->input, o->all_paths) < 0 ||
         iolens_detect_input_features(in, x) < 0 || (nfiles = iolens_detect_input_top_files(in, files, 1)) < 0 ||
         iolens_detect_predict(m, x, 1, probs) < 0) {
         cli_lib_error();
@@ -482,7 +484,7 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 
 int cmd_whatif(int argc, char **argv)
 {
-    struct opts o = {NULL, NULL, NULL, NULL, NULL, 0, 5, 0, 0};
+    struct opts o = {NULL, NULL, NULL, NULL, NULL, 0, 5, 0, 0, 0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -492,6 +494,8 @@ int cmd_whatif(int argc, char **argv)
             o.json = 1;
         } else if (!strcmp(a, "--dry-run") || !strcmp(a, "-n")) {
             o.dry = 1;
+        } else if (!strcmp(a, "--all-paths")) {
+            o.all_paths = 1;
         } else if ((!strcmp(a, "--np") || !strcmp(a, "--root") || !strcmp(a, "--rounds") ||
                     !strcmp(a, "--pattern") || !strcmp(a, "--keep") || !strcmp(a, "--models")) &&
                    i + 1 >= argc) {

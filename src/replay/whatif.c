@@ -373,7 +373,8 @@ static int t_access(struct wi *w)
         w->changed = 1;
     }
     if (!w->changed)
-        note(w, "every read and write step is already sequential");
+        note(w, "every read and write step is already sequential (a --config-from config keeps no access order: "
+                "its steps replay sequentially)");
     return 0;
 }
 
