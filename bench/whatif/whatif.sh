@@ -8,7 +8,7 @@
 # median, min-max), and one line per config with every round's time. Figures only.
 #
 #   [NP=2] [SIZE=4096] [COUNT=4096] [MODE=posix-shared] [DIR=/dev/shm]
-#   [PATTERNS=access_granularity,interface_choice] [OUT=FILE.json]
+#   [PATTERNS=access_granularity,interface_choice | PATTERNS=detected] [OUT=FILE.json]
 #   bench/whatif/whatif.sh [BUILD_DIR] [ROUNDS]
 #
 # The traced program writes below /tmp (so that the trace's files are not under /dev/, which
@@ -39,7 +39,9 @@ import json, sys
 d = json.load(open(sys.argv[1]))["detection"]
 print("# detected (tau 0.3): " + (", ".join(f"{p} ({d['probabilities'][p]:.3f})" for p in d["patterns"]) or "none"))
 PY
-"$iolens" whatif "$work/run.trace" --np "$np" --rounds "$rounds" --pattern "$patterns" --root "$scratch" --json \
+pat=(--pattern "$patterns")
+[ "$patterns" != detected ] || pat=()   # the closed loop: the patterns the classifier detects
+"$iolens" whatif "$work/run.trace" --np "$np" --rounds "$rounds" "${pat[@]}" --root "$scratch" --json \
   > "$work/whatif.json"
 [ -z "${OUT:-}" ] || cp "$work/whatif.json" "$OUT"
 python3 - "$work/whatif.json" <<'PY'

@@ -15,11 +15,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -34,7 +36,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: iolens whatif TRACE [--np N] [--root DIR] [--rounds R] [--pattern P[,P...]] [--json]\n"
-            "                     [--dry-run] [--keep DIR] [--models DIR] [--all-paths]\n"
+            "                     [--dry-run] [--keep DIR] [--models DIR] [--all-paths] [--timeout SEC]\n"
             "       iolens whatif CONFIG.json --pattern P[,P...] [options]\n\n"
             "The closed loop: detects the I/O bottleneck patterns of a trace (iolens trace file or\n"
             "Recorder trace directory) with the shipped models (gate tau 0.3), builds the replay\n"
@@ -53,6 +55,8 @@ static void usage(FILE *out)
             "  --json           machine-readable report (every round's figures)\n"
             "  --dry-run        write (--keep DIR) or print the base and variant configs; run nothing\n"
             "  --keep DIR       keep the configs and each run's results JSON in DIR\n"
+            "  --timeout SEC    a replay still running after SEC seconds is stopped and whatif fails\n"
+            "                   (default 600)\n"
             "  --models DIR     model folder (default $IOLENS_MODELS or %s)\n"
             "  --all-paths      detection keeps files under /dev/ (incl. /dev/shm) /proc/ /etc/ ..., which\n"
             "                   Darshan (and so `iolens detect` by default) leaves out\n",
@@ -78,6 +82,7 @@ struct variant {
 struct opts {
     const char *input, *root, *keep, *models, *patterns;
     int np, rounds, json, dry, all_paths;
+    double timeout;
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -235,6 +240,14 @@ static const char *status_name(int s)
                                                     : "does not apply";
 }
 
+/* Ctrl-C / SIGTERM while a replay runs: it runs in its own process group, so it is stopped
+ * by hand (then whatif fails and cleans up). */
+static volatile sig_atomic_t interrupted;
+static void on_signal(int sig)
+{
+    interrupted = sig;
+}
+
 /* One replay of a config in a fresh folder; results JSON into res, stderr into err. */
 static int run_one(const struct opts *o, const char *exe, const struct variant *v, int use_mpi, const char *rundir,
                    const char *res, const char *err)
@@ -266,6 +279,7 @@ static int run_one(const struct opts *o, const char *exe, const struct variant *
         return -1;
     }
     if (pid == 0) {
+        setpgid(0, 0); /* its own process group: a timeout stops mpirun and the ranks together */
         int fo = open(res, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -275,12 +289,39 @@ static int run_one(const struct opts *o, const char *exe, const struct variant *
         dprintf(2, "iolens whatif: cannot run '%s': %s\n", argv[0], strerror(errno));
         _exit(127);
     }
+    setpgid(pid, pid);
+    /* wait, polling every 20 ms (the parent sleeps: no load on the replay's cores) */
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) {
+    struct timespec t0, now, nap = {0, 20 * 1000 * 1000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int killed = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid)
+            break;
+        if (w < 0 && errno != EINTR) {
             cli_error("waitpid: %s", strerror(errno));
             return -1;
         }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double el = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) * 1e-9;
+        if (!killed && (el > o->timeout || interrupted)) {
+            kill(-pid, SIGTERM);
+            killed = 1;
+        } else if (killed == 1 && el > o->timeout + 5) {
+            kill(-pid, SIGKILL);
+            killed = 2;
+        }
+        nanosleep(&nap, NULL);
+    }
+    if (killed && interrupted) {
+        cli_error("interrupted: the replay of the %s config was stopped", v->name);
+        return -1;
+    }
+    if (killed) {
+        cli_error("the replay of the %s config ran longer than %.0f s (--timeout): stopped", v->name, o->timeout);
+        return -1;
+    }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         char line[512] = "";
         FILE *f = fopen(err, "r");
@@ -484,7 +525,7 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 
 int cmd_whatif(int argc, char **argv)
 {
-    struct opts o = {NULL, NULL, NULL, NULL, NULL, 0, 5, 0, 0, 0};
+    struct opts o = {NULL, NULL, NULL, NULL, NULL, 0, 5, 0, 0, 0, 600.0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -497,7 +538,8 @@ int cmd_whatif(int argc, char **argv)
         } else if (!strcmp(a, "--all-paths")) {
             o.all_paths = 1;
         } else if ((!strcmp(a, "--np") || !strcmp(a, "--root") || !strcmp(a, "--rounds") ||
-                    !strcmp(a, "--pattern") || !strcmp(a, "--keep") || !strcmp(a, "--models")) &&
+                    !strcmp(a, "--pattern") || !strcmp(a, "--keep") || !strcmp(a, "--models") ||
+                    !strcmp(a, "--timeout")) &&
                    i + 1 >= argc) {
             cli_error("%s needs a value", a);
             return CLI_USAGE;
@@ -509,6 +551,13 @@ int cmd_whatif(int argc, char **argv)
         } else if (!strcmp(a, "--rounds")) {
             if (parse_int(argv[++i], 1, 1000, &o.rounds)) {
                 cli_error("--rounds wants a number from 1 to 1000, got '%s'", argv[i]);
+                return CLI_USAGE;
+            }
+        } else if (!strcmp(a, "--timeout")) {
+            char *end;
+            o.timeout = strtod(argv[++i], &end);
+            if (*end || end == argv[i] || !(o.timeout > 0 && o.timeout <= 86400 * 7)) {
+                cli_error("--timeout wants seconds (> 0, at most a week), got '%s'", argv[i]);
                 return CLI_USAGE;
             }
         } else if (!strcmp(a, "--root")) {
@@ -626,10 +675,15 @@ int cmd_whatif(int argc, char **argv)
                     goto out;
                 }
             }
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
         cli_progress prog;
         cli_progress_init(&prog, "whatif runs", (unsigned long)(o.rounds * m));
         int failed = 0;
-        for (int r = 0; r < o.rounds && !failed; r++) {
+        for (int r = 0; r < o.rounds && !failed && !interrupted; r++) {
             for (int j = 0; j < m && !failed; j++) {
                 struct variant *x = &v[order[(r + j) % m]];
                 char rundir[PATH_MAX + 64], res[PATH_MAX + 64], err[PATH_MAX + 64];
@@ -647,7 +701,7 @@ int cmd_whatif(int argc, char **argv)
             done_rounds = r + 1;
         }
         cli_progress_end(&prog);
-        if (failed)
+        if (failed || interrupted)
             goto out;
         for (int k = 0; k < nv; k++)
             if (v[k].runs)

@@ -109,4 +109,12 @@ JSON
 expect_rc 0 "$IOLENS" whatif "$T/one.json" --pattern throughput_utilization,interface_choice --rounds 1 --root "$T/wroot1"
 expect_grep '^throughput_utilization .* [0-9.]*x ' "$T/out"
 expect_grep 'interface_choice: does not apply: one rank' "$T/out"
+# a replay that runs too long is stopped (--timeout), nothing is left behind
+cat > "$T/slow.json" <<JSON
+{"file_configs": [{"method": "compute", "compute": {"seconds": 60}},
+  {"method": "write", "file_names": ["x.dat"], "chunks": [{"transfer_size": 10, "repetitions": 1}]}]}
+JSON
+expect_rc 1 "$IOLENS" whatif "$T/slow.json" --pattern access_granularity --rounds 1 --timeout 1 --root "$T/wroot2"
+expect_grep 'ran longer than 1 s (--timeout): stopped' "$T/err"
+[ -z "$(ls -A "$T/wroot2")" ] && ok || fail "the stopped run left files: $(ls -A "$T/wroot2")"
 finish
