@@ -83,6 +83,7 @@ struct opts {
     const char *input, *root, *keep, *models, *patterns;
     int np, rounds, json, dry, all_paths;
     double timeout;
+    int measured; /* set once runs were made: some variant applies and not a dry run */
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -382,8 +383,9 @@ static void report_json(const struct opts *o, struct variant *v, int nv, const c
     json_t *out = json_object();
     json_object_set_new(out, "input", json_string(o->input));
     json_object_set_new(out, "nranks", json_integer(o->np));
-    json_object_set_new(out, "rounds", json_integer(o->dry ? 0 : o->rounds));
+    json_object_set_new(out, "rounds", json_integer(o->measured ? o->rounds : 0));
     json_object_set_new(out, "dry_run", json_boolean(o->dry));
+    json_object_set_new(out, "measured", json_boolean(o->measured));
     if (where)
         json_object_set_new(out, "configs_dir", json_string(where));
     json_t *det = json_object();
@@ -467,6 +469,9 @@ static void report_table(const struct opts *o, struct variant *v, int nv, const 
     }
     if (o->dry) {
         printf("dry run, %d rank(s): nothing replayed\n", o->np);
+    } else if (!o->measured) {
+        printf("nothing to measure: no change of the %s applies to this config; nothing replayed\n",
+               probs ? "detected patterns" : "patterns given");
     } else {
         printf("%d round(s) of %d rank(s); time = sum of the steps' earliest-open-to-latest-close times\n\n",
                o->rounds, o->np);
@@ -476,7 +481,7 @@ static void report_table(const struct opts *o, struct variant *v, int nv, const 
                v[0].min, v[0].max, v[0].runs[0].bytes);
     }
     for (int k = 1; k < nv; k++) {
-        if (o->dry || v[k].status != IOLENS_REPLAY_WHATIF_APPLIED || !v[k].runs)
+        if (!o->measured || v[k].status != IOLENS_REPLAY_WHATIF_APPLIED || !v[k].runs)
             printf("%-24s %-58s %s\n", v[k].name, iolens_replay_whatif_summary(v[k].name), status_name(v[k].status));
         else
             printf("%-24s %-58s %10.4f %10.4f %7.2fx %10.4f-%-10.4f %12lld\n", v[k].name,
@@ -525,7 +530,7 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 
 int cmd_whatif(int argc, char **argv)
 {
-    struct opts o = {NULL, NULL, NULL, NULL, NULL, 0, 5, 0, 0, 0, 600.0};
+    struct opts o = {NULL, NULL, NULL, NULL, NULL, 0, 5, 0, 0, 0, 600.0, 0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -623,6 +628,9 @@ int cmd_whatif(int argc, char **argv)
         if (!strcmp(names[i], "throughput_utilization"))
             striping_note(x, fsroot);
     }
+    /* runs only when there is something to compare the base with */
+    for (int k = 1; k < nv; k++)
+        o.measured |= !o.dry && v[k].status == IOLENS_REPLAY_WHATIF_APPLIED;
 
     /* where configs and results go */
     const char *cdir = NULL;
@@ -633,7 +641,7 @@ int cmd_whatif(int argc, char **argv)
         }
         cdir = o.keep;
     }
-    if (!o.dry) {
+    if (o.measured) {
         if (o.root && mkdir(o.root, 0777) && errno != EEXIST) {
             cli_error("cannot create '%s': %s", o.root, strerror(errno));
             goto out;
@@ -659,7 +667,7 @@ int cmd_whatif(int argc, char **argv)
                 goto out;
         }
 
-    if (!o.dry) {
+    if (o.measured) {
         ssize_t l = readlink("/proc/self/exe", exe, sizeof exe - 1);
         if (l <= 0) {
             cli_error("cannot find the iolens program (/proc/self/exe)");

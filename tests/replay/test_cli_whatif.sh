@@ -86,7 +86,7 @@ cp "$T/out" "$T/run1.json"
 python3 - "$T/run1.json" <<'PY' && ok || fail "whatif --rounds 1 ($T/run1.json)"
 import json, sys
 rep = json.load(open(sys.argv[1]))
-assert rep["rounds"] == 1 and not rep["dry_run"]
+assert rep["rounds"] == 1 and not rep["dry_run"] and rep["measured"]
 base, g, a = rep["configs"]
 assert base["name"] == "base" and g["name"] == "access_granularity" and g["status"] == "applied"
 assert a["status"] == "does not apply" and "runs" not in a
@@ -109,10 +109,14 @@ JSON
 expect_rc 0 "$IOLENS" whatif "$T/one.json" --pattern throughput_utilization,interface_choice --rounds 1 --root "$T/wroot1"
 expect_grep '^throughput_utilization .* [0-9.]*x ' "$T/out"
 expect_grep 'interface_choice: does not apply: one rank' "$T/out"
+# no change applies: nothing is replayed
+expect_rc 0 "$IOLENS" whatif "$T/one.json" --pattern access_pattern,file_strategy --json --root "$T/wroot3"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert not r["measured"] and r["rounds"] == 0 and all("runs" not in c for c in r["configs"])' "$T/out" && ok || fail "nothing to measure ($T/out)"
+[ ! -e "$T/wroot3" ] && ok || fail "whatif created --root with nothing to run"
 # a replay that runs too long is stopped (--timeout), nothing is left behind
 cat > "$T/slow.json" <<JSON
 {"file_configs": [{"method": "compute", "compute": {"seconds": 60}},
-  {"method": "write", "file_names": ["x.dat"], "chunks": [{"transfer_size": 10, "repetitions": 1}]}]}
+  {"method": "write", "file_names": ["x.dat"], "chunks": [{"transfer_size": 10, "repetitions": 2}]}]}
 JSON
 expect_rc 1 "$IOLENS" whatif "$T/slow.json" --pattern access_granularity --rounds 1 --timeout 1 --root "$T/wroot2"
 expect_grep 'ran longer than 1 s (--timeout): stopped' "$T/err"
