@@ -421,7 +421,7 @@ static void report_json(const struct opts *o, struct variant *v, int nv, const c
         }
         json_object_set_new(e, "note", json_string(v[k].note));
         if (v[k].cfg) {
-            if (v[k].path[0])
+            if (v[k].path[0] && o->keep) /* else the file went with the work folder */
                 json_object_set_new(e, "config_path", json_string(v[k].path));
             json_t *c = config_json(v[k].cfg);
             if (c)

@@ -454,24 +454,9 @@ static int t_balance(struct wi *w)
         }
         if (!is_io(fc))
             continue;
-        struct nlist l = {NULL, 0, 0, n};
-        int unequal = 0, rc = 0;
+        /* per-rank bytes: a step whose ranks already move the same bytes is left alone (the
+         * chunks may split the ranks differently, as a rank list per chunk) */
         int64_t lo = INT64_MAX, hi = 0;
-        for (size_t c = 0; c < fc->nchunks && rc == 0; c++) {
-            const struct rp_chunk *ch = &fc->chunks[c];
-            int64_t total = 0, first = rp_chunk_reps(fc, ch, 0);
-            size_t at = l.n;
-            for (int r = 0; r < n; r++) {
-                int64_t k = rp_chunk_reps(fc, ch, r);
-                unequal |= k != first;
-                total += k;
-            }
-            for (int r = 0; r < n && rc == 0; r++) {
-                int64_t k = total / n + (r < total % n);
-                rc = nlist_add(&l, at, ch->transfer_size, r, k);
-            }
-        }
-        /* per-rank bytes before, for the note */
         for (int r = 0; r < n; r++) {
             int64_t b = 0;
             for (size_t c = 0; c < fc->nchunks; c++)
@@ -479,12 +464,48 @@ static int t_balance(struct wi *w)
             lo = b < lo ? b : lo;
             hi = b > hi ? b : hi;
         }
-        if (rc == 0 && unequal && (rc = set_chunks(w, i, &l)) == 0) {
-            int64_t nb = 0;
-            for (size_t c = 0; c < l.n; c++)
-                nb += l.c[c].reps[0] * l.c[c].size;
-            note(w, "%s (%s): %" PRId64 "-%" PRId64 " bytes per rank -> about %" PRId64
-                 " on every rank (same transfers in all)", lab, rp_method_names[fc->method], lo, hi, nb);
+        if (lo == hi)
+            continue;
+        /* the transfers of each size (all chunks of that size together) dealt out evenly: every
+         * rank gets floor(total / n); the remainders go to the next ranks in turn, continuing
+         * from size to size, so no rank collects them all */
+        struct nlist l = {NULL, 0, 0, n};
+        int rc = 0, next = 0;
+        for (size_t c = 0; c < fc->nchunks && rc == 0; c++) {
+            int64_t size = fc->chunks[c].transfer_size, total = 0;
+            int seen = 0;
+            for (size_t k = 0; k < c; k++)
+                seen |= fc->chunks[k].transfer_size == size;
+            if (seen)
+                continue;
+            for (size_t k = c; k < fc->nchunks; k++)
+                if (fc->chunks[k].transfer_size == size)
+                    for (int r = 0; r < n; r++)
+                        total += rp_chunk_reps(fc, &fc->chunks[k], r);
+            int64_t rem = total % n;
+            size_t at = l.n;
+            for (int r = 0; r < n && rc == 0; r++) {
+                int extra = ((r - next + n) % n) < rem;
+                rc = nlist_add(&l, at, size, r, total / n + extra);
+            }
+            next = (int)((next + rem) % n);
+        }
+        if (rc == 0 && (rc = set_chunks(w, i, &l)) == 0) {
+            int64_t nlo = INT64_MAX, nhi = 0;
+            for (int r = 0; r < n; r++) {
+                int64_t b = 0;
+                for (size_t c = 0; c < l.n; c++)
+                    b += l.c[c].reps[r] * l.c[c].size;
+                nlo = b < nlo ? b : nlo;
+                nhi = b > nhi ? b : nhi;
+            }
+            if (nlo == nhi)
+                note(w, "%s (%s): %" PRId64 "-%" PRId64 " bytes per rank -> %" PRId64
+                     " on every rank (the same transfers in all)", lab, rp_method_names[fc->method], lo, hi, nlo);
+            else
+                note(w, "%s (%s): %" PRId64 "-%" PRId64 " bytes per rank -> %" PRId64 "-%" PRId64
+                     " (the same transfers in all, dealt out evenly)", lab, rp_method_names[fc->method], lo, hi,
+                     nlo, nhi);
             w->changed = 1;
         }
         nlist_release(&l);
@@ -492,7 +513,7 @@ static int t_balance(struct wi *w)
             return iol_err_prefix(rc, "%s", lab);
     }
     if (!w->changed)
-        note(w, "every rank already does the same I/O (no imbalance factors, equal repetitions)");
+        note(w, "every rank already does the same I/O (the same bytes in every step)");
     return 0;
 }
 

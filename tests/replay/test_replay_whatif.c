@@ -190,6 +190,26 @@ static void test_balance(void **state)
     iolens_replay_config_free(v);
     apply(base, "parallelism_efficiency", 1, IOLENS_REPLAY_WHATIF_NOTHING, note, sizeof note);
     iolens_replay_config_free(base);
+
+    /* equal bytes per rank, the ranks split over two chunks (as the load_imbalance sweep
+     * configs): nothing to balance */
+    base = parse("{\"nranks\": 3, \"file_configs\": [{\"method\": \"write\", \"file_names\": [\"f\"], \"chunks\": ["
+                 "{\"transfer_size\": 100, \"ranks\": [{\"rank\": 1, \"repetitions\": 1}, {\"rank\": 2, \"repetitions\": 1}]},"
+                 "{\"transfer_size\": 100, \"ranks\": [{\"rank\": 0, \"repetitions\": 1}]}]}]}");
+    apply(base, "parallelism_efficiency", 3, IOLENS_REPLAY_WHATIF_NOTHING, note, sizeof note);
+    iolens_replay_config_free(base);
+    /* one size in several chunks: dealt out together, remainders to successive ranks */
+    base = parse("{\"nranks\": 3, \"file_configs\": [{\"method\": \"write\", \"file_names\": [\"f\"], \"chunks\": ["
+                 "{\"transfer_size\": 100, \"ranks\": [{\"rank\": 0, \"repetitions\": 4}]},"
+                 "{\"transfer_size\": 7, \"ranks\": [{\"rank\": 0, \"repetitions\": 2}]},"
+                 "{\"transfer_size\": 100, \"ranks\": [{\"rank\": 0, \"repetitions\": 3}]}]}]}");
+    v = apply(base, "parallelism_efficiency", 3, IOLENS_REPLAY_WHATIF_APPLIED, note, sizeof note);
+    assert_int_equal(v->file_configs[0].nchunks, 2);
+    assert_int_equal(rank_bytes(v, 0, 0), 3 * 100); /* 7 x 100: 3, 2, 2; 2 x 7: ranks 1 and 2 */
+    assert_int_equal(rank_bytes(v, 0, 1), 2 * 100 + 7);
+    assert_int_equal(rank_bytes(v, 0, 2), 2 * 100 + 7);
+    iolens_replay_config_free(v);
+    iolens_replay_config_free(base);
 }
 
 static void test_metadata(void **state)
