@@ -1,4 +1,5 @@
-/* Fuzz target: the replay config parser (then normalisation round trip and a dry-run plan). */
+/* Fuzz target: the replay config parser (then normalisation round trip, a dry-run plan, and
+ * every what-if transform of iolens whatif, whose variants must parse again). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     iolens_replay_result_free(res);
+    static const char *const patterns[] = {"access_granularity", "metadata_intensity", "parallelism_efficiency",
+                                           "access_pattern",     "interface_choice",   "file_strategy",
+                                           "throughput_utilization"};
+    for (size_t p = 0; p < sizeof patterns / sizeof patterns[0]; p++) {
+        iolens_replay_config *v = NULL;
+        char note[512];
+        int rc = iolens_replay_whatif(&v, cfg, patterns[p], 0, note, sizeof note);
+        if ((rc == IOLENS_REPLAY_WHATIF_APPLIED) != (v != NULL))
+            abort();
+        iolens_replay_config_free(v);
+    }
     iolens_replay_config_free(cfg);
     return 0;
 }

@@ -203,6 +203,43 @@ IOLENS_API int iolens_replay_trace_needs_mpi(iolens_evsource *src);
 IOLENS_API int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_options *opt,
                                        iolens_replay_trace_stats *stats);
 
+/* ------------------------------------------------------------------ */
+/* What-if transforms (docs/whatif.md)                                  */
+/* ------------------------------------------------------------------ */
+
+/** Outcomes of iolens_replay_whatif (>= 0). */
+enum {
+    IOLENS_REPLAY_WHATIF_NOTHING = 0,     /**< the change does not apply: nothing to change in this config */
+    IOLENS_REPLAY_WHATIF_APPLIED = 1,     /**< *out is the changed config */
+    IOLENS_REPLAY_WHATIF_NO_TRANSFORM = 2 /**< the card's change cannot be expressed as a replay config here */
+};
+
+/** One-line summary of the transform of a pattern (a detect label such as
+ *  "access_granularity"), or NULL when the name is not one of the seven patterns. */
+IOLENS_API const char *iolens_replay_whatif_summary(const char *pattern);
+
+/**
+ * The change template of a pattern's card (iolens_detect_card_get) applied to a
+ * config, for a run of nranks ranks (<= 0: the config's nranks, else 1):
+ *   access_granularity      read/write transfers < 1 MiB become 1 MiB (or the rank's whole extent
+ *                           of the chunk when smaller; a strided block caps them), same bytes per
+ *                           rank and chunk: repetitions recomputed, a remainder kept as a last chunk
+ *   interface_choice        shared-file posix/stdio steps -> mpiio, and mpiio/hdf5 steps, with
+ *                           use_collective (needs nranks >= 2)
+ *   access_pattern          random/strided -> sequential
+ *   file_strategy           file-per-process read/write steps -> one shared file, collective MPI-IO
+ *   throughput_utilization  "fsync": "every_write" -> "close"
+ *   parallelism_efficiency  per-rank repetitions (imbalance factors, FBench rank lists) equalised
+ *                           per chunk, same total; compute seconds and metadata file counts too
+ *   metadata_intensity      metadata steps with data: their small files become records of one
+ *                           shared file (a write step, and a read step when they are read back)
+ * Returns IOLENS_REPLAY_WHATIF_APPLIED with *out (free with iolens_replay_config_free),
+ * IOLENS_REPLAY_WHATIF_NOTHING or _NO_TRANSFORM with *out NULL, or a negative IOLENS_E* code.
+ * note (may be NULL) receives what was changed, step by step, or why nothing was.
+ */
+IOLENS_API int iolens_replay_whatif(iolens_replay_config **out, const iolens_replay_config *base,
+                                    const char *pattern, int nranks, char *note, size_t note_size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,741 @@
+/*
+ * iolens whatif TRACE|CONFIG.json [--np N] [--root DIR] [--rounds R] [--pattern P[,P...]]
+ *               [--json] [--dry-run] [--keep DIR] [--models DIR]
+ *
+ * The closed loop (docs/whatif.md): detect the patterns of a trace (the shipped models, gate
+ * tau 0.3) or take them from --pattern, build the base config as `iolens replay --config-from`
+ * does, derive one variant per pattern with its card's change (iolens_replay_whatif), replay the
+ * base and every variant R times in an order that rotates per round, and report the measured
+ * speed-ups.
+ */
+#define _GNU_SOURCE /* mkdtemp, open_memstream */
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "iolens/detect.h"
+#include "iolens/replay.h"
+
+#define MAX_VARIANTS IOLENS_DETECT_NPATTERNS
+#define LUSTRE_MAGIC 0x0BD00BD0
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: iolens whatif TRACE [--np N] [--root DIR] [--rounds R] [--pattern P[,P...]] [--json]\n"
+            "                     [--dry-run] [--keep DIR] [--models DIR] [--all-paths] [--timeout SEC]\n"
+            "       iolens whatif CONFIG.json --pattern P[,P...] [options]\n\n"
+            "The closed loop: detects the I/O bottleneck patterns of a trace (iolens trace file or\n"
+            "Recorder trace directory) with the shipped models (gate tau 0.3), builds the replay\n"
+            "config of the trace (as `iolens replay --config-from`), derives one variant per pattern\n"
+            "with the change of its card, replays the base and every variant, and reports the\n"
+            "measured speed-ups (docs/whatif.md).\n\n"
+            "  --pattern P,...  patterns to try instead of detecting them (needed with a CONFIG.json):\n"
+            "                   access_granularity metadata_intensity parallelism_efficiency\n"
+            "                   access_pattern interface_choice file_strategy throughput_utilization\n"
+            "  --np N           ranks of each replay (default: the config's nranks, else 1); runs use\n"
+            "                   `mpirun -np N` when N > 1 or a config has an MPI-IO/HDF5 step\n"
+            "  --root DIR       each run gets a fresh folder below DIR (default: a new folder in\n"
+            "                   $TMPDIR or /tmp, removed at the end)\n"
+            "  --rounds R       rounds (default 5); each runs the base and every variant once, in an\n"
+            "                   order that rotates from round to round\n"
+            "  --json           machine-readable report (every round's figures)\n"
+            "  --dry-run        write (--keep DIR) or print the base and variant configs; run nothing\n"
+            "  --keep DIR       keep the configs and each run's results JSON in DIR\n"
+            "  --timeout SEC    a replay still running after SEC seconds is stopped and whatif fails\n"
+            "                   (default 600)\n"
+            "  --models DIR     model folder (default $IOLENS_MODELS or %s)\n"
+            "  --all-paths      detection keeps files under /dev/ (incl. /dev/shm) /proc/ /etc/ ..., which\n"
+            "                   Darshan (and so `iolens detect` by default) leaves out\n",
+            iolens_detect_default_models_dir());
+}
+
+struct run {
+    double seconds; /* sum of the steps' Algorithm-1 times */
+    long long bytes;
+    json_t *steps;  /* [{name, method, bytes, seconds, bandwidth_bytes_per_s}] */
+};
+
+struct variant {
+    const char *name; /* "base" or the pattern */
+    int status;       /* IOLENS_REPLAY_WHATIF_* (base: APPLIED) */
+    char note[4096];
+    iolens_replay_config *cfg;
+    char path[PATH_MAX];
+    struct run *runs;
+    double median, min, max;
+};
+
+struct opts {
+    const char *input, *root, *keep, *models, *patterns;
+    int np, rounds, json, dry, all_paths;
+    double timeout;
+    int measured; /* set once runs were made: some variant applies and not a dry run */
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median_of(const struct run *r, int n, double *mn, double *mx)
+{
+    double v[1024];
+    int k = n < 1024 ? n : 1024;
+    for (int i = 0; i < k; i++)
+        v[i] = r[i].seconds;
+    qsort(v, (size_t)k, sizeof v[0], cmp_double);
+    *mn = k ? v[0] : 0;
+    *mx = k ? v[k - 1] : 0;
+    return k == 0 ? 0 : k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+static int is_json_config(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 5 && !strcmp(path + n - 5, ".json");
+}
+
+/* The base config: a CONFIG.json as given, or the global view of a trace. */
+static int load_base(const char *input, iolens_replay_config **cfg)
+{
+    if (is_json_config(input))
+        return iolens_replay_config_load(cfg, input) < 0 ? -1 : 0;
+    iolens_evsource *src = NULL;
+    iolens_replay_gv_report rep;
+    int rc = iolens_replay_trace_open(input, &src);
+    if (rc == 0)
+        rc = iolens_replay_config_from_events_opts(cfg, src, NULL, &rep);
+    iolens_evsource_free(src);
+    if (rc == 0 && (rep.files_excluded || rep.ranks_dropped))
+        cli_warn("the base config leaves out %lld file(s) under system paths or of the MPI runtime, and %d of %d "
+                 "process(es) without other reads or writes that are not MPI ranks (as iolens replay --config-from)",
+                 (long long)rep.files_excluded, rep.ranks_dropped, rep.ranks_in);
+    return rc < 0 ? -1 : 0;
+}
+
+/* Detection as `iolens detect` does it: patterns at the gate, probabilities into probs. */
+static int detect_patterns(const struct opts *o, const char **names, int *n, double *probs, int *no_records)
+{
+    iolens_detect_input *in = NULL;
+    iolens_detect_model *m = NULL;
+    iolens_detect_file files[1];
+    double x[IOLENS_DETECT_NFEATURES];
+    int rc = -1, nfiles;
+    const char *models = o->models ? o->models : getenv("IOLENS_MODELS");
+    if (!models)
+        models = iolens_detect_default_models_dir();
+    if (iolens_detect_model_load(&m, models) < 0 || cli_detect_read(&in, o->input, o->all_paths) < 0 ||
+        iolens_detect_input_features(in, x) < 0 || (nfiles = iolens_detect_input_top_files(in, files, 1)) < 0 ||
+        iolens_detect_predict(m, x, 1, probs) < 0) {
+        cli_lib_error();
+        goto out;
+    }
+    *no_records = nfiles == 0;
+    unsigned set = *no_records ? 0 : iolens_detect_gate(probs, IOLENS_DETECT_TAU);
+    *n = 0;
+    for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++)
+        if (set & (1u << p))
+            names[(*n)++] = iolens_detect_label_name(p);
+    rc = 0;
+out:
+    iolens_detect_input_free(in);
+    iolens_detect_model_free(m);
+    return rc;
+}
+
+static int parse_patterns(const char *list, const char **names, int *n)
+{
+    char buf[1024];
+    if (strlen(list) >= sizeof buf) {
+        cli_error("--pattern: list too long");
+        return -1;
+    }
+    strcpy(buf, list);
+    *n = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int found = -1;
+        for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++)
+            if (!strcmp(t, iolens_detect_label_name(p)))
+                found = p;
+        if (found < 0) {
+            cli_error("--pattern: unknown pattern '%s' (one of access_granularity, metadata_intensity, "
+                      "parallelism_efficiency, access_pattern, interface_choice, file_strategy, "
+                      "throughput_utilization)", t);
+            return -1;
+        }
+        int dup = 0;
+        for (int k = 0; k < *n; k++)
+            dup |= names[k] == iolens_detect_label_name(found);
+        if (!dup)
+            names[(*n)++] = iolens_detect_label_name(found);
+    }
+    if (*n == 0) {
+        cli_error("--pattern: no pattern given");
+        return -1;
+    }
+    return 0;
+}
+
+/* Striping is part of the throughput card; the replay sets no Lustre stripes. */
+static void striping_note(struct variant *v, const char *root)
+{
+    struct statfs sf;
+    size_t len = strlen(v->note);
+    const char *sep = len ? "; " : "";
+    if (statfs(root, &sf) == 0 && (unsigned long)sf.f_type == LUSTRE_MAGIC)
+        snprintf(v->note + len, sizeof v->note - len,
+                 "%sstriping: not expressed (the replay sets no Lustre stripes: that needs liblustreapi)", sep);
+    else
+        snprintf(v->note + len, sizeof v->note - len, "%sstriping: not applicable here ('%s' is not on Lustre)",
+                 sep, root);
+}
+
+static json_t *config_json(const iolens_replay_config *cfg)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    int rc = iolens_replay_config_write(cfg, f);
+    fclose(f);
+    json_t *j = rc == 0 ? json_loadb(text, len, 0, NULL) : NULL;
+    free(text);
+    return j;
+}
+
+static int write_config(const iolens_replay_config *cfg, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        cli_error("cannot write '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = iolens_replay_config_write(cfg, f);
+    if (fclose(f) != 0 || rc < 0) {
+        cli_error("cannot write '%s'", path);
+        return -1;
+    }
+    return 0;
+}
+
+static const char *status_name(int s)
+{
+    return s == IOLENS_REPLAY_WHATIF_APPLIED ? "applied"
+           : s == IOLENS_REPLAY_WHATIF_NO_TRANSFORM ? "no replay transform"
+                                                    : "does not apply";
+}
+
+/* Ctrl-C / SIGTERM while a replay runs: it runs in its own process group, so it is stopped
+ * by hand (then whatif fails and cleans up). */
+static volatile sig_atomic_t interrupted;
+static void on_signal(int sig)
+{
+    interrupted = sig;
+}
+
+/* One replay of a config in a fresh folder; results JSON into res, stderr into err. */
+static int run_one(const struct opts *o, const char *exe, const struct variant *v, int use_mpi, const char *rundir,
+                   const char *res, const char *err)
+{
+    char np[16];
+    snprintf(np, sizeof np, "%d", o->np);
+    const char *argv[20];
+    int a = 0;
+    if (use_mpi) {
+        argv[a++] = "mpirun";
+        argv[a++] = "--oversubscribe";
+        if (geteuid() == 0)
+            argv[a++] = "--allow-run-as-root";
+        argv[a++] = "-np";
+        argv[a++] = np;
+    }
+    argv[a++] = exe;
+    argv[a++] = "replay";
+    argv[a++] = v->path;
+    argv[a++] = "--root";
+    argv[a++] = rundir;
+    argv[a++] = "--json";
+    argv[a] = NULL;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        cli_error("cannot fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        setpgid(0, 0); /* its own process group: a timeout stops mpirun and the ranks together */
+        int fo = open(res, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fo < 0 || fe < 0 || in < 0 || dup2(in, 0) < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
+            _exit(126);
+        execvp(argv[0], (char *const *)argv);
+        dprintf(2, "iolens whatif: cannot run '%s': %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    /* wait, polling every 20 ms (the parent sleeps: no load on the replay's cores) */
+    int status = 0;
+    struct timespec t0, now, nap = {0, 20 * 1000 * 1000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int killed = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid)
+            break;
+        if (w < 0 && errno != EINTR) {
+            cli_error("waitpid: %s", strerror(errno));
+            return -1;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double el = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) * 1e-9;
+        if (!killed && (el > o->timeout || interrupted)) {
+            kill(-pid, SIGTERM);
+            killed = 1;
+        } else if (killed == 1 && el > o->timeout + 5) {
+            kill(-pid, SIGKILL);
+            killed = 2;
+        }
+        nanosleep(&nap, NULL);
+    }
+    if (killed && interrupted) {
+        cli_error("interrupted: the replay of the %s config was stopped", v->name);
+        return -1;
+    }
+    if (killed) {
+        cli_error("the replay of the %s config ran longer than %.0f s (--timeout): stopped", v->name, o->timeout);
+        return -1;
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        char line[512] = "";
+        FILE *f = fopen(err, "r");
+        if (f) {
+            char l[512];
+            while (fgets(l, sizeof l, f))
+                if (l[0] != '\n')
+                    snprintf(line, sizeof line, "%s", l);
+            fclose(f);
+        }
+        line[strcspn(line, "\n")] = 0;
+        cli_error("the replay of the %s config failed (%s %d)%s%s", v->name,
+                  WIFEXITED(status) ? "exit" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+                  line[0] ? ": " : "", line);
+        return -1;
+    }
+    return 0;
+}
+
+/* The figures of a run from the replay's results JSON. */
+static int read_results(const char *path, struct run *r)
+{
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    json_t *steps = j ? json_object_get(j, "steps") : NULL;
+    if (!json_is_array(steps)) {
+        cli_error("cannot read the replay results '%s': %s", path, j ? "no steps" : je.text);
+        json_decref(j);
+        return -1;
+    }
+    r->seconds = 0;
+    r->bytes = 0;
+    r->steps = json_array();
+    size_t i;
+    json_t *s;
+    json_array_foreach(steps, i, s)
+    {
+        double sec = json_number_value(json_object_get(s, "seconds"));
+        json_int_t b = json_integer_value(json_object_get(s, "bytes"));
+        const char *method = json_string_value(json_object_get(s, "method"));
+        r->seconds += sec;
+        if (method && (!strcmp(method, "write") || !strcmp(method, "read")))
+            r->bytes += b;
+        json_array_append_new(r->steps,
+                              json_pack("{s:O?, s:O?, s:O?, s:I, s:f, s:f}", "name", json_object_get(s, "name"),
+                                        "method", json_object_get(s, "method"), "interface",
+                                        json_object_get(s, "interface"), "bytes", b, "seconds", sec,
+                                        "bandwidth_bytes_per_s",
+                                        json_number_value(json_object_get(s, "bandwidth_bytes_per_s"))));
+    }
+    json_decref(j);
+    return 0;
+}
+
+static void report_json(const struct opts *o, struct variant *v, int nv, const char **detected, int ndet,
+                        const double *probs, int no_records, const char *where)
+{
+    json_t *out = json_object();
+    json_object_set_new(out, "input", json_string(o->input));
+    json_object_set_new(out, "nranks", json_integer(o->np));
+    json_object_set_new(out, "rounds", json_integer(o->measured ? o->rounds : 0));
+    json_object_set_new(out, "dry_run", json_boolean(o->dry));
+    json_object_set_new(out, "measured", json_boolean(o->measured));
+    if (where)
+        json_object_set_new(out, "configs_dir", json_string(where));
+    json_t *det = json_object();
+    json_object_set_new(det, "source", json_string(probs ? "classifier" : "--pattern"));
+    if (probs) {
+        json_object_set_new(det, "tau", json_real(IOLENS_DETECT_TAU));
+        json_object_set_new(det, "no_file_records", json_boolean(no_records));
+        json_t *p = json_object();
+        for (int l = 0; l < IOLENS_DETECT_NLABELS; l++)
+            json_object_set_new(p, iolens_detect_label_name(l), json_real(probs[l]));
+        json_object_set_new(det, "probabilities", p);
+    }
+    json_t *pl = json_array();
+    for (int i = 0; i < ndet; i++)
+        json_array_append_new(pl, json_string(detected[i]));
+    json_object_set_new(det, "patterns", pl);
+    json_object_set_new(out, "detection", det);
+    json_t *arr = json_array();
+    for (int k = 0; k < nv; k++) {
+        json_t *e = json_object();
+        json_object_set_new(e, "name", json_string(v[k].name));
+        if (k > 0) {
+            const iolens_detect_card *card = NULL;
+            for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++)
+                if (!strcmp(iolens_detect_label_name(p), v[k].name))
+                    card = iolens_detect_card_get(p);
+            json_object_set_new(e, "status", json_string(status_name(v[k].status)));
+            json_object_set_new(e, "change", json_string(iolens_replay_whatif_summary(v[k].name)));
+            if (card) {
+                json_object_set_new(e, "card_change", json_string(card->change));
+                json_object_set_new(e, "does_not_apply_when", json_string(card->not_applicable));
+            }
+        }
+        json_object_set_new(e, "note", json_string(v[k].note));
+        if (v[k].cfg) {
+            if (v[k].path[0] && o->keep) /* else the file went with the work folder */
+                json_object_set_new(e, "config_path", json_string(v[k].path));
+            json_t *c = config_json(v[k].cfg);
+            if (c)
+                json_object_set_new(e, "config", c);
+        }
+        if (v[k].runs) {
+            json_t *runs = json_array();
+            for (int r = 0; r < o->rounds; r++)
+                json_array_append_new(runs, json_pack("{s:i, s:f, s:I, s:O}", "round", r + 1, "seconds",
+                                                      v[k].runs[r].seconds, "bytes",
+                                                      (json_int_t)v[k].runs[r].bytes, "steps", v[k].runs[r].steps));
+            json_object_set_new(e, "runs", runs);
+            json_object_set_new(e, "median_seconds", json_real(v[k].median));
+            json_object_set_new(e, "min_seconds", json_real(v[k].min));
+            json_object_set_new(e, "max_seconds", json_real(v[k].max));
+            json_object_set_new(e, "bytes", json_integer(v[k].runs[0].bytes));
+            if (k > 0)
+                json_object_set_new(e, "speedup", json_real(v[k].median > 0 ? v[0].median / v[k].median : 0));
+        }
+        json_array_append_new(arr, e);
+    }
+    json_object_set_new(out, "configs", arr);
+    json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    putchar('\n');
+    json_decref(out);
+}
+
+static void report_table(const struct opts *o, struct variant *v, int nv, const char **detected, int ndet,
+                         const double *probs, int no_records)
+{
+    if (probs) {
+        printf("%s: detected (tau %.2f): ", o->input, IOLENS_DETECT_TAU);
+        if (no_records)
+            printf("none (no file record: nothing to diagnose)\n");
+        else if (!ndet)
+            printf("none (no registered pattern)\n");
+        for (int i = 0; i < ndet; i++) {
+            int p = 0;
+            while (p < IOLENS_DETECT_NPATTERNS && strcmp(iolens_detect_label_name(p), detected[i]))
+                p++;
+            printf("%s (%.3f)%s", detected[i], probs[p], i + 1 < ndet ? ", " : "\n");
+        }
+    } else {
+        printf("%s: patterns from --pattern\n", o->input);
+    }
+    if (o->dry) {
+        printf("dry run, %d rank(s): nothing replayed\n", o->np);
+    } else if (!o->measured) {
+        printf("nothing to measure: no change of the %s applies to this config; nothing replayed\n",
+               probs ? "detected patterns" : "patterns given");
+    } else {
+        printf("%d round(s) of %d rank(s); time = sum of the steps' earliest-open-to-latest-close times\n\n",
+               o->rounds, o->np);
+        printf("%-24s %-58s %10s %10s %8s %21s %12s\n", "pattern", "change", "base s", "variant s", "speed-up",
+               "variant min-max s", "bytes");
+        printf("%-24s %-58s %10.4f %10s %8s %10.4f-%-10.4f %12lld\n", "(base)", "as traced", v[0].median, "-", "-",
+               v[0].min, v[0].max, v[0].runs[0].bytes);
+    }
+    for (int k = 1; k < nv; k++) {
+        if (!o->measured || v[k].status != IOLENS_REPLAY_WHATIF_APPLIED || !v[k].runs)
+            printf("%-24s %-58s %s\n", v[k].name, iolens_replay_whatif_summary(v[k].name), status_name(v[k].status));
+        else
+            printf("%-24s %-58s %10.4f %10.4f %7.2fx %10.4f-%-10.4f %12lld\n", v[k].name,
+                   iolens_replay_whatif_summary(v[k].name), v[0].median, v[k].median,
+                   v[k].median > 0 ? v[0].median / v[k].median : 0, v[k].min, v[k].max, v[k].runs[0].bytes);
+    }
+    printf("\n");
+    for (int k = 1; k < nv; k++) {
+        printf("%s: %s: %s\n", v[k].name, status_name(v[k].status), v[k].note);
+        if (v[k].path[0] && o->keep)
+            printf("  config: %s\n", v[k].path);
+    }
+    if (o->dry && !o->keep)
+        for (int k = 0; k < nv; k++)
+            if (v[k].cfg) {
+                printf("\n== %s config ==\n", v[k].name);
+                iolens_replay_config_write(v[k].cfg, stdout);
+            }
+}
+
+/* Removes a file if it exists, and the configs/results of the work folder. */
+static void cleanup_work(const char *work, struct variant *v, int nv, int rounds, int keep_files)
+{
+    char p[PATH_MAX + 64];
+    for (int k = 0; k < nv && !keep_files; k++) {
+        if (v[k].path[0])
+            unlink(v[k].path);
+        for (int r = 0; r < rounds; r++) {
+            snprintf(p, sizeof p, "%s/round%d-%s.json", work, r + 1, v[k].name);
+            unlink(p);
+            snprintf(p, sizeof p, "%s/round%d-%s.err", work, r + 1, v[k].name);
+            unlink(p);
+        }
+    }
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*end || end == s || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int cmd_whatif(int argc, char **argv)
+{
+    struct opts o = {NULL, NULL, NULL, NULL, NULL, 0, 5, 0, 0, 0, 600.0, 0};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return CLI_OK;
+        } else if (!strcmp(a, "--json")) {
+            o.json = 1;
+        } else if (!strcmp(a, "--dry-run") || !strcmp(a, "-n")) {
+            o.dry = 1;
+        } else if (!strcmp(a, "--all-paths")) {
+            o.all_paths = 1;
+        } else if ((!strcmp(a, "--np") || !strcmp(a, "--root") || !strcmp(a, "--rounds") ||
+                    !strcmp(a, "--pattern") || !strcmp(a, "--keep") || !strcmp(a, "--models") ||
+                    !strcmp(a, "--timeout")) &&
+                   i + 1 >= argc) {
+            cli_error("%s needs a value", a);
+            return CLI_USAGE;
+        } else if (!strcmp(a, "--np")) {
+            if (parse_int(argv[++i], 1, 4096, &o.np)) {
+                cli_error("--np wants a number from 1 to 4096, got '%s'", argv[i]);
+                return CLI_USAGE;
+            }
+        } else if (!strcmp(a, "--rounds")) {
+            if (parse_int(argv[++i], 1, 1000, &o.rounds)) {
+                cli_error("--rounds wants a number from 1 to 1000, got '%s'", argv[i]);
+                return CLI_USAGE;
+            }
+        } else if (!strcmp(a, "--timeout")) {
+            char *end;
+            o.timeout = strtod(argv[++i], &end);
+            if (*end || end == argv[i] || !(o.timeout > 0 && o.timeout <= 86400 * 7)) {
+                cli_error("--timeout wants seconds (> 0, at most a week), got '%s'", argv[i]);
+                return CLI_USAGE;
+            }
+        } else if (!strcmp(a, "--root")) {
+            o.root = argv[++i];
+        } else if (!strcmp(a, "--pattern")) {
+            o.patterns = argv[++i];
+        } else if (!strcmp(a, "--keep")) {
+            o.keep = argv[++i];
+        } else if (!strcmp(a, "--models")) {
+            o.models = argv[++i];
+        } else if (a[0] == '-' && a[1]) {
+            cli_error("unknown option '%s'", a);
+            usage(stderr);
+            return CLI_USAGE;
+        } else if (!o.input) {
+            o.input = a;
+        } else {
+            cli_error("one input at a time ('%s' and '%s')", o.input, a);
+            return CLI_USAGE;
+        }
+    }
+    if (!o.input) {
+        cli_error("no trace or config given");
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    if (is_json_config(o.input) && !o.patterns) {
+        cli_error("'%s' is a replay config: no detection without counters; name the patterns with --pattern",
+                  o.input);
+        return CLI_USAGE;
+    }
+
+    struct variant v[1 + MAX_VARIANTS];
+    memset(v, 0, sizeof v);
+    const char *names[IOLENS_DETECT_NPATTERNS];
+    double probs[IOLENS_DETECT_NLABELS];
+    int npat = 0, no_records = 0, nv = 0, status = CLI_FAIL;
+    char work[PATH_MAX] = "", exe[PATH_MAX];
+    int made_work = 0, done_rounds = 0;
+
+    if (o.patterns ? parse_patterns(o.patterns, names, &npat) : detect_patterns(&o, names, &npat, probs, &no_records))
+        return o.patterns ? CLI_USAGE : CLI_FAIL;
+    iolens_replay_config *base = NULL;
+    if (load_base(o.input, &base) < 0) {
+        cli_lib_error();
+        return CLI_FAIL;
+    }
+    if (o.np == 0)
+        o.np = iolens_replay_config_nranks(base) > 0 ? iolens_replay_config_nranks(base) : 1;
+    v[nv].name = "base";
+    v[nv].status = IOLENS_REPLAY_WHATIF_APPLIED;
+    v[nv++].cfg = base;
+    const char *fsroot = o.root ? o.root : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    for (int i = 0; i < npat; i++) {
+        struct variant *x = &v[nv++];
+        x->name = names[i];
+        int rc = iolens_replay_whatif(&x->cfg, base, names[i], o.np, x->note, sizeof x->note);
+        if (rc < 0) {
+            cli_lib_error();
+            goto out;
+        }
+        x->status = rc;
+        if (!strcmp(names[i], "throughput_utilization"))
+            striping_note(x, fsroot);
+    }
+    /* runs only when there is something to compare the base with */
+    for (int k = 1; k < nv; k++)
+        o.measured |= !o.dry && v[k].status == IOLENS_REPLAY_WHATIF_APPLIED;
+
+    /* where configs and results go */
+    const char *cdir = NULL;
+    if (o.keep) {
+        if (mkdir(o.keep, 0777) && errno != EEXIST) {
+            cli_error("cannot create '%s': %s", o.keep, strerror(errno));
+            goto out;
+        }
+        cdir = o.keep;
+    }
+    if (o.measured) {
+        if (o.root && mkdir(o.root, 0777) && errno != EEXIST) {
+            cli_error("cannot create '%s': %s", o.root, strerror(errno));
+            goto out;
+        }
+        snprintf(work, sizeof work, "%s/iolens-whatif.XXXXXX", fsroot);
+        if (!mkdtemp(work)) {
+            cli_error("cannot create a folder in '%s': %s", fsroot, strerror(errno));
+            goto out;
+        }
+        made_work = 1;
+        if (!cdir)
+            cdir = work;
+    }
+    for (int k = 0; k < nv && cdir; k++)
+        if (v[k].cfg) {
+            int n = snprintf(v[k].path, sizeof v[k].path, "%s/%s.json", cdir, v[k].name);
+            if (n < 0 || (size_t)n >= sizeof v[k].path) {
+                cli_error("path too long: '%s/%s.json'", cdir, v[k].name);
+                v[k].path[0] = 0;
+                goto out;
+            }
+            if (write_config(v[k].cfg, v[k].path) < 0)
+                goto out;
+        }
+
+    if (o.measured) {
+        ssize_t l = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (l <= 0) {
+            cli_error("cannot find the iolens program (/proc/self/exe)");
+            goto out;
+        }
+        exe[l] = 0;
+        int order[1 + MAX_VARIANTS], m = 0;
+        for (int k = 0; k < nv; k++)
+            if (v[k].cfg) {
+                order[m++] = k;
+                if (!(v[k].runs = calloc((size_t)o.rounds, sizeof *v[k].runs))) {
+                    cli_error("out of memory");
+                    goto out;
+                }
+            }
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        cli_progress prog;
+        cli_progress_init(&prog, "whatif runs", (unsigned long)(o.rounds * m));
+        int failed = 0;
+        for (int r = 0; r < o.rounds && !failed && !interrupted; r++) {
+            for (int j = 0; j < m && !failed; j++) {
+                struct variant *x = &v[order[(r + j) % m]];
+                char rundir[PATH_MAX + 64], res[PATH_MAX + 64], err[PATH_MAX + 64];
+                snprintf(rundir, sizeof rundir, "%s/run%d-%s", work, r + 1, x->name);
+                snprintf(res, sizeof res, "%s/round%d-%s.json", cdir, r + 1, x->name);
+                snprintf(err, sizeof err, "%s/round%d-%s.err", cdir, r + 1, x->name);
+                int use_mpi = o.np > 1 || iolens_replay_config_needs_mpi(x->cfg);
+                if (run_one(&o, exe, x, use_mpi, rundir, res, err) < 0 || read_results(res, &x->runs[r]) < 0)
+                    failed = 1;
+                rmdir(rundir); /* the replay removes what it created; an empty leftover goes too */
+                if (!failed && !o.keep)
+                    unlink(err);
+                cli_progress_step(&prog, 1);
+            }
+            done_rounds = r + 1;
+        }
+        cli_progress_end(&prog);
+        if (failed || interrupted)
+            goto out;
+        for (int k = 0; k < nv; k++)
+            if (v[k].runs)
+                v[k].median = median_of(v[k].runs, o.rounds, &v[k].min, &v[k].max);
+        for (int k = 1; k < nv; k++)
+            if (v[k].runs && v[k].runs[0].bytes != v[0].runs[0].bytes)
+                cli_warn("the %s variant moved %lld bytes, the base %lld", v[k].name, v[k].runs[0].bytes,
+                         v[0].runs[0].bytes);
+    }
+    if (o.json)
+        report_json(&o, v, nv, names, npat, o.patterns ? NULL : probs, no_records, o.keep);
+    else
+        report_table(&o, v, nv, names, npat, o.patterns ? NULL : probs, no_records);
+    status = fflush(stdout) == 0 ? CLI_OK : CLI_FAIL;
+out:
+    if (made_work) {
+        cleanup_work(work, v, nv, done_rounds ? done_rounds : o.rounds, o.keep != NULL);
+        if (!o.keep || strcmp(o.keep, work))
+            rmdir(work);
+    }
+    for (int k = 0; k < nv; k++) {
+        if (v[k].runs)
+            for (int r = 0; r < o.rounds; r++)
+                json_decref(v[k].runs[r].steps);
+        free(v[k].runs);
+        iolens_replay_config_free(v[k].cfg);
+    }
+    return status;
+}

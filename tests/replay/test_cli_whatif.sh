@@ -1,0 +1,124 @@
+# iolens whatif: a small real workload (2 ranks: 4 KiB shared-file writes with an fsync after each,
+# reads, a file-per-process write) traced with iolens, its configs derived (--dry-run) and checked
+# transform by transform, then one real round (base + variant replayed, same bytes moved).
+. "$IOLENS_SOURCE_DIR/tests/cli/lib.sh"
+command -v mpirun >/dev/null || { echo "SKIP: mpirun missing"; exit 77; }
+"$IOLENS" replay --help | grep -q 'MPI-IO back end: yes' || { echo "SKIP: iolens built without MPI"; exit 77; }
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+T=$IOLENS_TMP
+cat > "$T/small.json" <<JSON
+{"nranks": 2, "file_configs": [
+ {"name": "w", "method": "write", "file_names": ["$T/data/shared.dat"], "fsync": "every_write",
+  "chunks": [{"transfer_size": "4k", "repetitions": 64}]},
+ {"name": "r", "method": "read", "file_names": ["$T/data/shared.dat"],
+  "chunks": [{"transfer_size": "4k", "repetitions": 64}]},
+ {"name": "fpp", "method": "write", "file_names": ["$T/data/part.{rank}"], "file_per_process": true,
+  "chunks": [{"transfer_size": "4k", "repetitions": 16}]}]}
+JSON
+# Under ASan the leak scan races Open MPI's threads in multi-rank jobs (see test_cli_replay_mpi.sh)
+mpi=(env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" mpirun --oversubscribe --allow-run-as-root)
+expect_rc 0 "${mpi[@]}" -np 2 "$IOLENS" trace -o "$T/run.trace" -- "$IOLENS" replay "$T/small.json" --root "$T/orig"
+
+# usage errors
+expect_rc 2 "$IOLENS" whatif "$T/small.json"
+expect_grep 'name the patterns with --pattern' "$T/err"
+expect_rc 2 "$IOLENS" whatif "$T/run.trace" --rounds 0
+expect_rc 2 "$IOLENS" whatif "$T/run.trace" --pattern healthy
+"$IOLENS" whatif --help | grep -q '^usage: iolens whatif' && ok || fail "whatif --help"
+
+# every transform, written to files (--dry-run --keep)
+all=access_granularity,metadata_intensity,parallelism_efficiency,access_pattern,interface_choice,file_strategy,throughput_utilization
+expect_rc 0 "$IOLENS" whatif "$T/run.trace" --dry-run --pattern $all --keep "$T/cfgs" --json
+cp "$T/out" "$T/dry.json"
+python3 - "$T/dry.json" "$T/cfgs" <<'PY' && ok || fail "dry-run configs ($T/dry.json)"
+import json, os, sys
+rep = json.load(open(sys.argv[1])); d = sys.argv[2]
+assert rep["dry_run"] and rep["nranks"] == 2 and rep["detection"]["source"] == "--pattern"
+st = {c["name"]: c for c in rep["configs"]}
+applied = {"access_granularity", "interface_choice", "file_strategy", "throughput_utilization"}
+for p in applied:
+    assert st[p]["status"] == "applied", (p, st[p])
+    assert os.path.exists(f"{d}/{p}.json"), p
+assert st["access_pattern"]["status"] == "does not apply" and "already sequential" in st["access_pattern"]["note"]
+assert st["parallelism_efficiency"]["status"] == "does not apply"
+assert st["metadata_intensity"]["status"] == "no replay transform"
+for p in ("access_pattern", "parallelism_efficiency", "metadata_intensity"):
+    assert not os.path.exists(f"{d}/{p}.json"), p
+load = lambda n: json.load(open(f"{d}/{n}.json"))
+base = load("base")["file_configs"]
+def step_bytes(s, nranks=2):
+    return sum(c["transfer_size"] * c.get("repetitions", 0) for c in s["chunks"]) * nranks
+# base = the global view of the trace: shared write with fsync per write, read, file per process
+assert [s["method"] for s in base] == ["write", "read", "write"], base
+assert base[0]["fsync"] == "every_write" and base[2]["file_per_process"]
+assert all(c["transfer_size"] == 4096 for s in base for c in s["chunks"])
+g = load("access_granularity")["file_configs"]
+assert [c["transfer_size"] for c in g[0]["chunks"]] == [262144]   # 64 x 4 KiB: the rank's whole extent
+assert [c["transfer_size"] for c in g[2]["chunks"]] == [65536]
+for a, b in zip(base, g):
+    assert step_bytes(a) == step_bytes(b), (a, b)
+i = load("interface_choice")["file_configs"]
+for k in (0, 1):
+    assert i[k]["interface"] == "mpiio" and i[k]["hints"]["use_collective"] is True
+assert i[2].get("interface", "posix") == "posix"            # file per process: not this card's
+f = load("file_strategy")["file_configs"]
+assert f[2]["file_per_process"] is False and len(f[2]["file_names"]) == 1
+assert f[2]["interface"] == "mpiio" and f[2]["hints"]["use_collective"] is True
+assert f[0].get("interface", "posix") == "posix"
+t = load("throughput_utilization")["file_configs"]
+assert t[0]["fsync"] == "close" and "striping: not applicable here" in st["throughput_utilization"]["note"]
+PY
+
+# detection (the shipped models) picks the patterns when --pattern is not given
+expect_rc 0 "$IOLENS" whatif "$T/run.trace" --dry-run --json
+python3 - "$T/out" <<'PY' && ok || fail "whatif detection ($T/out)"
+import json, sys
+rep = json.load(open(sys.argv[1])); d = rep["detection"]
+assert d["source"] == "classifier" and abs(d["tau"] - 0.3) < 1e-9 and len(d["probabilities"]) == 8
+assert [c["name"] for c in rep["configs"]] == ["base"] + d["patterns"]
+assert all(d["probabilities"][p] >= 0.3 for p in d["patterns"])
+PY
+
+# one real round: the base and the access_granularity variant both run (mpirun -np 2)
+# (its replays run under mpirun: no leak scan there, as above; the dry runs and the 1-rank run below keep it)
+expect_rc 0 env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$IOLENS" whatif "$T/run.trace" --rounds 1 --pattern access_granularity,access_pattern --json --root "$T/wroot"
+cp "$T/out" "$T/run1.json"
+python3 - "$T/run1.json" <<'PY' && ok || fail "whatif --rounds 1 ($T/run1.json)"
+import json, sys
+rep = json.load(open(sys.argv[1]))
+assert rep["rounds"] == 1 and not rep["dry_run"] and rep["measured"]
+base, g, a = rep["configs"]
+assert base["name"] == "base" and g["name"] == "access_granularity" and g["status"] == "applied"
+assert a["status"] == "does not apply" and "runs" not in a
+for c in (base, g):
+    assert len(c["runs"]) == 1 and c["median_seconds"] > 0 and c["min_seconds"] <= c["max_seconds"]
+    run = c["runs"][0]
+    assert [s["method"] for s in run["steps"]] == ["write", "read", "write"]
+    assert all(s["seconds"] > 0 and s["bandwidth_bytes_per_s"] > 0 for s in run["steps"])
+assert base["bytes"] == g["bytes"] == 2 * (2 * 64 + 16) * 4096, (base["bytes"], g["bytes"])
+assert [s["bytes"] for s in base["runs"][0]["steps"]] == [s["bytes"] for s in g["runs"][0]["steps"]]
+assert g["speedup"] > 0 and abs(g["speedup"] - base["median_seconds"] / g["median_seconds"]) < 1e-9
+PY
+[ -d "$T/wroot" ] && [ -z "$(ls -A "$T/wroot")" ] && ok || fail "whatif left files below --root: $(ls -A "$T/wroot")"
+
+# a config with --pattern, one rank: runs without mpirun; the human table
+cat > "$T/one.json" <<JSON
+{"file_configs": [{"method": "write", "file_names": ["x.dat"], "fsync": "every_write",
+  "chunks": [{"transfer_size": "4k", "repetitions": 32}]}]}
+JSON
+expect_rc 0 "$IOLENS" whatif "$T/one.json" --pattern throughput_utilization,interface_choice --rounds 1 --root "$T/wroot1"
+expect_grep '^throughput_utilization .* [0-9.]*x ' "$T/out"
+expect_grep 'interface_choice: does not apply: one rank' "$T/out"
+# no change applies: nothing is replayed
+expect_rc 0 "$IOLENS" whatif "$T/one.json" --pattern access_pattern,file_strategy --json --root "$T/wroot3"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert not r["measured"] and r["rounds"] == 0 and all("runs" not in c for c in r["configs"])' "$T/out" && ok || fail "nothing to measure ($T/out)"
+[ ! -e "$T/wroot3" ] && ok || fail "whatif created --root with nothing to run"
+# a replay that runs too long is stopped (--timeout), nothing is left behind
+cat > "$T/slow.json" <<JSON
+{"file_configs": [{"method": "compute", "compute": {"seconds": 60}},
+  {"method": "write", "file_names": ["x.dat"], "chunks": [{"transfer_size": 10, "repetitions": 2}]}]}
+JSON
+expect_rc 1 "$IOLENS" whatif "$T/slow.json" --pattern access_granularity --rounds 1 --timeout 1 --root "$T/wroot2"
+expect_grep 'ran longer than 1 s (--timeout): stopped' "$T/err"
+[ -z "$(ls -A "$T/wroot2")" ] && ok || fail "the stopped run left files: $(ls -A "$T/wroot2")"
+finish
