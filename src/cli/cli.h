@@ -14,6 +14,15 @@ typedef int (*cli_cmd_fn)(int argc, char **argv);
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
+/* The running program's path (/proc/self/exe) into out; -1 when it cannot be read or does not fit. */
+int cli_self_exe(char *out, size_t n);
+
+/* Starts argv (argv[0] looked up in PATH) in its own process group (so a timeout or Ctrl-C
+ * stops it and all its children, e.g. mpirun and the ranks), stdin from /dev/null, stdout to
+ * the file out and stderr to the file err (the same path: one file). Returns the pid, or -1
+ * (message printed) when it cannot fork; `who` names the caller in the child's exec error. */
+int cli_spawn_group(const char *const *argv, const char *out, const char *err, const char *who);
+
 /* git-style messages on stderr: "iolens: error: ..." */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -234,15 +234,6 @@ static int plan_scenario(const struct opts *o, const char *scenario, struct run 
     return rc;
 }
 
-static int self_exe(char *out, size_t n)
-{
-    ssize_t l = readlink("/proc/self/exe", out, n - 1);
-    if (l <= 0)
-        return -1;
-    out[l] = '\0';
-    return 0;
-}
-
 /* Starts one run in its own process group; output goes to WORK/output.txt. */
 static int start_run(const struct opts *o, struct run *r, const char *scratch, const char *exe)
 {
@@ -280,29 +271,11 @@ static int start_run(const struct opts *o, struct run *r, const char *scratch, c
     argv[a++] = "--root";
     argv[a++] = root;
     argv[a] = NULL;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
+    pid_t pid = cli_spawn_group(argv, outp, outp, "corpus");
     if (pid < 0) {
-        snprintf(r->why, sizeof r->why, "cannot fork: %s", strerror(errno));
+        snprintf(r->why, sizeof r->why, "cannot fork");
         return -1;
     }
-    if (pid == 0) {
-        setpgid(0, 0);
-        /* Open MPI's ROMIO, not OMPIO: the sweeps ran on Cray MPICH, whose MPI-IO is ROMIO; the
-         * configs' romio_cb_* / romio_ds_* hints only act in ROMIO, and OMPIO adds files of its
-         * own to the run's Darshan counters (a /tmp/ompi.* shared-file-pointer segment and one
-         * <file>.locktest.<rank> per rank) that no sweep log has. A value already set wins. */
-        setenv("OMPI_MCA_io", "romio321", 0);
-        int fd = open(outp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
-        if (fd < 0 || in < 0 || dup2(in, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-            _exit(126);
-        execvp(argv[0], (char *const *)argv);
-        dprintf(2, "iolens corpus: cannot run '%s': %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    setpgid(pid, pid);
     r->pid = pid;
     r->t0 = now_s();
     r->state = RUN_RUNNING;
@@ -498,10 +471,16 @@ static size_t execute(const struct opts *o, struct run *runs, size_t nruns, cons
     char exe[PATH_MAX];
     size_t failed = 0, next = 0, done = 0;
     int running = 0;
-    if (self_exe(exe, sizeof exe)) {
+    if (cli_self_exe(exe, sizeof exe)) {
         cli_error("cannot find the iolens program (/proc/self/exe)");
         return nruns;
     }
+    /* The runs use Open MPI's ROMIO, not OMPIO: the sweeps ran on Cray MPICH, whose MPI-IO is
+     * ROMIO; the configs' romio_cb_* / romio_ds_* hints only act in ROMIO, and OMPIO adds files of
+     * its own to the run's Darshan counters (a /tmp/ompi.* shared-file-pointer segment and one
+     * <file>.locktest.<rank> per rank) that no sweep log has. A value already set wins. The runs
+     * inherit it; this process starts no MPI. */
+    setenv("OMPI_MCA_io", "romio321", 0);
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

@@ -76,10 +76,8 @@ static int lean_path(char *out, size_t cap)
     const char *e = getenv("IOLENS_REPLAY_LEAN");
     if ((e && !strcmp(e, "0")) || getenv("IOLENS_TRACE_DIR") || getenv("IOLENS_SHIM_SPILL"))
         return 0;
-    ssize_t n = readlink("/proc/self/exe", out, cap);
-    if (n <= 0 || (size_t)n + sizeof "iolens-replay" > cap)
+    if (cli_self_exe(out, cap) < 0 || strlen(out) + sizeof "iolens-replay" > cap)
         return 0;
-    out[n] = 0;
     char *slash = strrchr(out, '/');
     if (!slash)
         return 0;

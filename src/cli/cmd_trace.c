@@ -56,10 +56,8 @@ static int find_shim(char *out, size_t n)
         return 0;
     }
     char exe[PATH_MAX];
-    ssize_t l = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (l <= 0)
+    if (cli_self_exe(exe, sizeof exe) < 0)
         return -1;
-    exe[l] = 0;
     char *slash = strrchr(exe, '/');
     if (!slash)
         return -1;

@@ -272,25 +272,9 @@ static int run_one(const struct opts *o, const char *exe, const struct variant *
     argv[a++] = rundir;
     argv[a++] = "--json";
     argv[a] = NULL;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        cli_error("cannot fork: %s", strerror(errno));
+    pid_t pid = cli_spawn_group(argv, res, err, "whatif"); /* a timeout stops mpirun and the ranks together */
+    if (pid < 0)
         return -1;
-    }
-    if (pid == 0) {
-        setpgid(0, 0); /* its own process group: a timeout stops mpirun and the ranks together */
-        int fo = open(res, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
-        if (fo < 0 || fe < 0 || in < 0 || dup2(in, 0) < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
-            _exit(126);
-        execvp(argv[0], (char *const *)argv);
-        dprintf(2, "iolens whatif: cannot run '%s': %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    setpgid(pid, pid);
     /* wait, polling every 20 ms (the parent sleeps: no load on the replay's cores) */
     int status = 0;
     struct timespec t0, now, nap = {0, 20 * 1000 * 1000};
@@ -668,12 +652,10 @@ int cmd_whatif(int argc, char **argv)
         }
 
     if (o.measured) {
-        ssize_t l = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        if (l <= 0) {
+        if (cli_self_exe(exe, sizeof exe) < 0) {
             cli_error("cannot find the iolens program (/proc/self/exe)");
             goto out;
         }
-        exe[l] = 0;
         int order[1 + MAX_VARIANTS], m = 0;
         for (int k = 0; k < nv; k++)
             if (v[k].cfg) {

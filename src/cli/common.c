@@ -3,10 +3,13 @@
 
 #include "iolens/iolens.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 void cli_error(const char *fmt, ...)
@@ -90,4 +93,39 @@ void cli_progress_end(cli_progress *p)
         return;
     progress_draw(p);
     fputc('\n', stderr);
+}
+
+int cli_self_exe(char *out, size_t n)
+{
+    if (n < 2)
+        return -1;
+    ssize_t l = readlink("/proc/self/exe", out, n - 1);
+    if (l <= 0 || (size_t)l >= n - 1)
+        return -1;
+    out[l] = '\0';
+    return 0;
+}
+
+int cli_spawn_group(const char *const *argv, const char *out, const char *err, const char *who)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        cli_error("cannot fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        int fe = strcmp(out, err) ? open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : fo;
+        int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fo < 0 || fe < 0 || in < 0 || dup2(in, 0) < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
+            _exit(126);
+        execvp(argv[0], (char *const *)argv);
+        dprintf(2, "iolens %s: cannot run '%s': %s\n", who, argv[0], strerror(errno));
+        _exit(127);
+    }
+    setpgid(pid, pid); /* also here: no window in which a signal to the group misses the child */
+    return pid;
 }
