@@ -36,10 +36,12 @@ extern "C" {
 /** Gate threshold of the seed (Section III-C). */
 #define IOLENS_DETECT_TAU 0.3
 
-/** Compile-time defaults: the shipped model folder (<source>/models) and the
- *  shared data folder (<source>/../shared/data). Callers may override them. */
+/** Compile-time defaults: the shipped model folder (<source>/models), the
+ *  shared data folder (<source>/../shared/data) and the folder of the shipped models' other
+ *  training inputs (<source>/data: corpus/, rule-logs.txt). Callers may override them. */
 IOLENS_API const char *iolens_detect_default_models_dir(void);
 IOLENS_API const char *iolens_detect_default_data_dir(void);
+IOLENS_API const char *iolens_detect_default_training_dir(void);
 
 /** Name of feature i (0..156) in model order, NULL out of range. */
 IOLENS_API const char *iolens_detect_feature_name(int i);
@@ -273,7 +275,8 @@ IOLENS_API int iolens_detect_model_load(iolens_detect_model **out, const char *d
 IOLENS_API void iolens_detect_model_free(iolens_detect_model *m);
 
 /** Key counters of a label's card (seed Section III-D): the features with the largest mean
- *  |SHAP| over the training rows, and their median over the training rows with the label. */
+ *  |SHAP| over the training rows, and their median over the training rows with the label
+ *  (NaN when the feature is missing in all of them, e.g. a timing feature of corpus rows). */
 #define IOLENS_DETECT_NKEY 5
 typedef struct iolens_detect_key_feature {
     int feature;

@@ -66,6 +66,7 @@ struct cli_detect_sources {
     int corpus_timing; /* 1: keep the corpus rows' timing features; 0: mark them missing (default) */
     const char *rule_list;
     double rule_weight;
+    const char *rule_base; /* relative paths of rule_list are below this folder (NULL: as given) */
 };
 /* 1 for the features that measure time (runtime, *_F_*TIME*, *_TIME_SIZE, bandwidths, time
  * shares, time_imbalance, io_duration, io_active_fraction). */

@@ -260,8 +260,12 @@ static int detect_log(const struct opts *o, iolens_detect_model *m, const char *
             if (nkey > 0) {
                 printf("    key counters of the card (this log / median of training runs with the pattern):\n");
                 for (int k = 0; k < nkey; k++)
-                    printf("      %-28s %12.6g / %.6g\n", iolens_detect_feature_name(key[k].feature), x[key[k].feature],
-                           key[k].median_with_label);
+                    if (isnan(key[k].median_with_label))
+                        printf("      %-28s %12.6g / (missing)\n", iolens_detect_feature_name(key[k].feature),
+                               x[key[k].feature]);
+                    else
+                        printf("      %-28s %12.6g / %.6g\n", iolens_detect_feature_name(key[k].feature),
+                               x[key[k].feature], key[k].median_with_label);
             }
             printf("    change: %s\n", card->change);
             printf("    does not apply when: %s\n", card->not_applicable);

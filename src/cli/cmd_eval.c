@@ -252,7 +252,7 @@ int cmd_eval(int argc, char **argv)
     for (int m = 0; m < nmethods; m++)
         methods[m].name = method_names[m];
     struct cli_detect_sources src = {features, labels, weight, corpus, corpus_weight, score_corpus, corpus_timing,
-                                     rule_list, rule_weight};
+                                     rule_list, rule_weight, NULL};
     if (cli_detect_rows_load(&rows, &src) != CLI_OK)
         goto out;
     const double scored_weight = score_corpus ? corpus_weight : weight;

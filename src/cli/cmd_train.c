@@ -13,31 +13,36 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: iolens train [--data DIR] [--features CSV --labels CSV] [--weight W]\n"
-            "                    [--corpus DIR [--corpus-weight W] [--corpus-timing]]\n"
-            "                    [--rule-logs LIST [--rule-weight W]]\n"
+            "                    [--corpus DIR | --no-corpus] [--corpus-weight W] [--corpus-timing]\n"
+            "                    [--rule-logs LIST | --no-rule-logs] [--rule-weight W]\n"
             "                    [--out DIR] [--seed N] [--trees N]\n\n"
             "Trains one XGBoost model per pattern plus one for \"healthy\" (seed hyper-parameters,\n"
             "per-label scale_pos_weight = min(neg/pos, 100)) with biquality weights: configuration-\n"
             "labeled rows at W (100), local corpus rows at the corpus weight, rule-labeled logs at the\n"
             "rule weight (1). Deterministic for a seed (one thread). Without options it rebuilds the\n"
-            "shipped models/.\n\n"
+            "shipped models/ from all three kinds: the dev rows, %s/corpus and the logs\n"
+            "that %s/rule-logs.txt names (paths below the data folder).\n\n"
             "  --data DIR        shared data folder (default $IOLENS_SHARED_DATA or %s);\n"
             "                    reads DIR/iosage/dev_features.csv and dev_labels.csv\n"
             "  --features CSV    feature rows in the layout of dev_features.csv\n"
             "  --labels CSV      label rows in the layout of dev_labels.csv\n"
             "  --weight W        weight of those rows (default 100)\n"
             "  --corpus DIR      labeled rows of a local corpus (iolens corpus -o DIR: features.csv,\n"
-            "                    labels.csv), e.g. data/corpus (iolens corpus --seed 1)\n"
+            "                    labels.csv); default the shipped data/corpus (iolens corpus --seed 1)\n"
+            "  --no-corpus       no corpus rows\n"
             "  --corpus-weight W weight of the corpus rows (default %g)\n"
             "  --corpus-timing   keep the corpus rows' timing features (default: missing, since\n"
             "                    they were measured on this machine, not the labeled runs' system)\n"
             "  --rule-logs LIST  file listing logs (one path a line: binary .darshan logs or\n"
             "                    darshan-parser dumps) labeled by the\n"
             "                    Drishti-rule mapping of drishti_code_to_label.tsv\n"
+            "                    (default the shipped data/rule-logs.txt)\n"
+            "  --no-rule-logs    no rule-labeled rows (with --no-corpus: the dev rows only)\n"
             "  --rule-weight W   weight of the rule-labeled rows (default 1)\n"
             "  --out DIR         model folder to write (default %s)\n"
             "  --seed N          random seed (default 42)\n"
             "  --trees N         trees per model (default 500)\n",
+            iolens_detect_default_training_dir(), iolens_detect_default_training_dir(),
             iolens_detect_default_data_dir(), CLI_CORPUS_WEIGHT, iolens_detect_default_models_dir());
 }
 
@@ -60,8 +65,9 @@ void cli_detect_rows_release(struct cli_detect_rows *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Paths of a list file: one a line, blank lines and '#' comments skipped. */
-static int read_list(const char *list, char ***out, size_t *n)
+/* Paths of a list file: one a line, blank lines and '#' comments skipped; relative paths are
+ * taken relative to base when base is given (the default list names logs below the data folder). */
+static int read_list(const char *list, const char *base, char ***out, size_t *n)
 {
     FILE *f = fopen(list, "r");
     if (!f) {
@@ -84,7 +90,12 @@ static int read_list(const char *list, char ***out, size_t *n)
             paths = p;
             cap = ncap;
         }
-        if (!(paths[*n] = strdup(line)))
+        if (base && line[0] != '/') {
+            size_t len = strlen(base) + strlen(line) + 2;
+            if (!(paths[*n] = malloc(len)))
+                goto oom;
+            snprintf(paths[*n], len, "%s/%s", base, line);
+        } else if (!(paths[*n] = strdup(line)))
             goto oom;
         (*n)++;
     }
@@ -146,7 +157,7 @@ int cli_detect_rows_load(struct cli_detect_rows *r, const struct cli_detect_sour
             goto out;
     }
     if (src->rule_list) {
-        if (read_list(src->rule_list, &paths, &npaths) != CLI_OK)
+        if (read_list(src->rule_list, src->rule_base, &paths, &npaths) != CLI_OK)
             goto out;
         if (iolens_detect_rule_rows(&rx, &ry, (const char *const *)paths, npaths, cli_warn_cb, NULL) < 0) {
             cli_lib_error();
@@ -226,7 +237,7 @@ int cmd_train(int argc, char **argv)
     const char *features = NULL, *labels = NULL, *rule_list = NULL, *out = iolens_detect_default_models_dir();
     const char *corpus = NULL;
     double weight = 100.0, rule_weight = 1.0, corpus_weight = CLI_CORPUS_WEIGHT;
-    int corpus_timing = 0;
+    int corpus_timing = 0, no_corpus = 0, no_rule_logs = 0;
     iolens_detect_params params;
     iolens_detect_params_default(&params);
     for (int i = 1; i < argc; i++) {
@@ -237,6 +248,14 @@ int cmd_train(int argc, char **argv)
         }
         if (!strcmp(a, "--corpus-timing")) {
             corpus_timing = 1;
+            continue;
+        }
+        if (!strcmp(a, "--no-corpus")) {
+            no_corpus = 1;
+            continue;
+        }
+        if (!strcmp(a, "--no-rule-logs")) {
+            no_rule_logs = 1;
             continue;
         }
         if (i + 1 >= argc) {
@@ -282,11 +301,26 @@ int cmd_train(int argc, char **argv)
     if (!labels)
         snprintf(lpath, sizeof lpath, "%s/iosage/dev_labels.csv", data), labels = lpath;
 
+    if ((no_corpus && corpus) || (no_rule_logs && rule_list)) {
+        cli_error("--no-corpus / --no-rule-logs contradict --corpus / --rule-logs");
+        return CLI_USAGE;
+    }
+    /* the shipped models' training inputs (docs/detect.md, "Models") */
+    char cpath[4096], rpath[4096];
+    const char *rule_base = NULL;
+    if (!corpus && !no_corpus)
+        snprintf(cpath, sizeof cpath, "%s/corpus", iolens_detect_default_training_dir()), corpus = cpath;
+    if (!rule_list && !no_rule_logs) {
+        snprintf(rpath, sizeof rpath, "%s/rule-logs.txt", iolens_detect_default_training_dir());
+        rule_list = rpath;
+        rule_base = data;
+    }
+
     int rc = CLI_FAIL;
     struct cli_detect_rows rows;
     iolens_detect_model *m = NULL;
     struct cli_detect_sources src = {features, labels, weight, corpus, corpus_weight, 0, corpus_timing, rule_list,
-                                     rule_weight};
+                                     rule_weight, rule_base};
     if (cli_detect_rows_load(&rows, &src) != CLI_OK)
         return CLI_FAIL;
     cli_progress prog;

@@ -64,6 +64,11 @@ const char *iolens_detect_default_data_dir(void)
     return IOLENS_DATA_DIR;
 }
 
+const char *iolens_detect_default_training_dir(void)
+{
+    return IOLENS_TRAINING_DIR;
+}
+
 static float *to_float(const double *x, size_t n)
 {
     float *f = malloc((n ? n : 1) * IOLENS_DETECT_NFEATURES * sizeof *f);
@@ -369,11 +374,13 @@ int iolens_detect_model_load(iolens_detect_model **out, const char *dir)
         {
             int fi = iolens_detect_feature_index(json_string_value(json_object_get(kf, "name")));
             json_t *ms = json_object_get(kf, "mean_abs_shap"), *md = json_object_get(kf, "median_with_label");
-            if (fi < 0 || !json_is_number(ms) || !json_is_number(md) || m->nkey[l] >= IOLENS_DETECT_NKEY) {
+            if (fi < 0 || !json_is_number(ms) || !(json_is_number(md) || json_is_null(md)) ||
+                m->nkey[l] >= IOLENS_DETECT_NKEY) {
                 rc = iol_err(IOLENS_EFORMAT, "cannot read '%s/meta.json': bad key feature %zu of '%s'", dir, ki, name);
                 goto out;
             }
-            m->key[l][m->nkey[l]++] = (iolens_detect_key_feature){fi, json_number_value(ms), json_number_value(md)};
+            m->key[l][m->nkey[l]++] = (iolens_detect_key_feature){fi, json_number_value(ms),
+                                                                        json_is_null(md) ? NAN : json_number_value(md)};
         }
         snprintf(path, sizeof path, "%s/%s.ubj", dir, name);
         if (XGBoosterCreate(NULL, 0, &m->booster[l]) != 0) {
@@ -508,9 +515,9 @@ static int compute_key_features(iolens_detect_model *m, int l, DMatrixHandle dm,
         used[best] = 1;
         size_t nv = 0;
         for (size_t i = 0; i < ts->n; i++)
-            if (ts->y[i * IOLENS_DETECT_NLABELS + l])
-                v[nv++] = ts->x[i * IOLENS_DETECT_NFEATURES + best];
-        double med = 0.0;
+            if (ts->y[i * IOLENS_DETECT_NLABELS + l] && !isnan(ts->x[i * IOLENS_DETECT_NFEATURES + best]))
+                v[nv++] = ts->x[i * IOLENS_DETECT_NFEATURES + best]; /* missing (NaN) values have no median */
+        double med = NAN;
         if (nv) {
             qsort(v, nv, sizeof *v, cmp_dbl);
             med = nv % 2 ? v[nv / 2] : 0.5 * (v[nv / 2 - 1] + v[nv / 2]);
