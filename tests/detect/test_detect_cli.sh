@@ -63,4 +63,11 @@ expect_rc 1 "$IOLENS" detect --models "$IOLENS_TMP" "$S/2024/sample_2024_base.tx
 expect_rc 2 "$IOLENS" detect
 expect_rc 2 "$IOLENS" detect --csv "$S/2024/sample_2024_base.txt"
 expect_rc 2 "$IOLENS" features
+# a key feature missing (NaN) in every training row with the label has no median: meta.json
+# stores null, which loads, and the card says "(missing)"
+mkdir -p "$IOLENS_TMP/nullmed" && cp "$M"/* "$IOLENS_TMP/nullmed/"
+sed -i 's/"median_with_label": [^,}]*/"median_with_label": null/' "$IOLENS_TMP/nullmed/meta.json"
+expect_rc 0 "$IOLENS" detect --models "$IOLENS_TMP/nullmed" "$IOLENS_SHARED_DATA/darshan/generated/small_writes_4proc_dxt_heatmap.darshan"
+expect_grep 'POSIX_ACCESS1_ACCESS .* / (missing)' "$IOLENS_TMP/out"
+
 finish
