@@ -33,11 +33,16 @@ struct gv_chunk {
     int64_t size, count;
 };
 
+#define GV_NBUFPOS 4
+
 struct gv_sess {
     int64_t file;
     int rank, op, layer, coll;
     int64_t syncs; /* fsync / MPI_File_sync calls in a write session */
-    uint32_t bufpos; /* iolens_event.buf_pgoff1 of the session's first transfer that has it */
+    /* where in a page the transfers' buffers started (iolens_event.buf_pgoff1, 0: not recorded):
+     * the first GV_NBUFPOS positions seen and the bytes moved from each */
+    uint32_t bufpos[GV_NBUFPOS];
+    int64_t bufbytes[GV_NBUFPOS];
     double t0;
     struct gv_chunk *ch;
     size_t nch, cap;
@@ -87,6 +92,26 @@ static int gv_add(struct gv_sess *s, int64_t size, int coll)
     }
     s->ch[s->nch++] = (struct gv_chunk){size, 1};
     return 0;
+}
+
+static void note_bufpos(struct gv_sess *s, uint32_t pos, int64_t bytes)
+{
+    for (int i = 0; i < GV_NBUFPOS; i++)
+        if (s->bufpos[i] == pos || !s->bufpos[i]) {
+            s->bufpos[i] = pos;
+            s->bufbytes[i] += bytes;
+            return;
+        }
+}
+
+/* The buffer position that moved the most bytes (the first seen on a tie), 0: none recorded. */
+static uint32_t main_bufpos(const struct gv_sess *s)
+{
+    int best = 0;
+    for (int i = 1; i < GV_NBUFPOS && s->bufpos[i]; i++)
+        if (s->bufbytes[i] > s->bufbytes[best])
+            best = i;
+    return s->bufpos[best];
 }
 
 static int same_chunks(const struct gv_sess *a, const struct gv_sess *b)
@@ -155,8 +180,8 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
                 }
                 if (e.size == 0)
                     continue;
-                if (!g->s[*slot - 1].bufpos)
-                    g->s[*slot - 1].bufpos = e.buf_pgoff1;
+                if (e.buf_pgoff1)
+                    note_bufpos(&g->s[*slot - 1], e.buf_pgoff1, e.size);
                 if ((rc = gv_add(&g->s[*slot - 1], e.size, (e.flags & IOLENS_EVF_COLLECTIVE) != 0)) < 0)
                     break;
             }
@@ -209,7 +234,8 @@ static int set_common(struct rp_fileconf *fc, const struct gv_sess *s, const cha
     /* the traced program did not check what it read: neither does the replay (fidelity) */
     fc->verify = 0;
     /* where in a page the application's buffer started (the kernel's copy depends on it) */
-    fc->buffer_offset = s->bufpos >= 1 && s->bufpos <= 4096 ? (int64_t)s->bufpos - 1 : 0;
+    uint32_t bufpos = main_bufpos(s);
+    fc->buffer_offset = bufpos >= 1 && bufpos <= 4096 ? (int64_t)bufpos - 1 : 0;
     if (s->op == RP_WRITE && s->syncs > 0) {
         int64_t writes = 0;
         for (size_t i = 0; i < s->nch; i++)

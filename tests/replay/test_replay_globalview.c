@@ -247,10 +247,40 @@ static void test_bad_sources(void **state)
     iolens_evsource_free(src);
 }
 
+/* buffer_offset: the buffer position that moved the most bytes, not the first transfer's
+ * (a 100-byte header from a stack buffer at page+100, then 1 MiB blocks from malloc at page+16) */
+static void test_buffer_position(void **state)
+{
+    (void)state;
+    struct memsrc *m = calloc(1, sizeof *m);
+    m->nranks = 1;
+    m->files[0] = (iolens_file){0, "/out/data"};
+    m->nfiles = 1;
+    add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_OPEN, 0, -1, 0, 0);
+    add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_WRITE, 0, 100, 0, 0);
+    m->ev[0][m->nev[0] - 1].buf_pgoff1 = 1 + 100;
+    for (int i = 0; i < 4; i++) {
+        add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_WRITE, 0, 1 << 20, 0, 0);
+        m->ev[0][m->nev[0] - 1].buf_pgoff1 = 1 + 16;
+    }
+    add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_WRITE, 0, 1 << 20, 0, 0); /* position not recorded */
+    add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_CLOSE, 0, -1, 0, 0);
+    iolens_evsource *src = NULL;
+    assert_int_equal(iolens_evsource_new(&src, &mem_ops, m), 0);
+    iolens_replay_config *cfg = NULL;
+    if (iolens_replay_config_from_events(&cfg, src) < 0)
+        fail_msg("%s", iolens_error_last());
+    assert_int_equal(iolens_replay_config_count(cfg), 1);
+    assert_int_equal(cfg->file_configs[0].buffer_offset, 16);
+    iolens_replay_config_free(cfg);
+    iolens_evsource_free(src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_global_view),
+        cmocka_unit_test(test_buffer_position),
         cmocka_unit_test(test_exclusions),
         cmocka_unit_test(test_bad_sources),
     };
