@@ -43,6 +43,10 @@ struct gv_sess {
      * the first GV_NBUFPOS positions seen and the bytes moved from each */
     uint32_t bufpos[GV_NBUFPOS];
     int64_t bufbytes[GV_NBUFPOS];
+    /* access order of the transfers (offsets as resolved by the trace reader) */
+    int64_t nx, nconsec, last_end, run_start, run_len, run_k, run_d, nruns;
+    int runs_regular, off_unknown;
+    int64_t nseeked, nimplicit; /* transfers after an lseek(); transfers at the file pointer */
     double t0;
     struct gv_chunk *ch;
     size_t nch, cap;
@@ -104,6 +108,57 @@ static void note_bufpos(struct gv_sess *s, uint32_t pos, int64_t bytes)
         }
 }
 
+/* Order of a session's transfers: runs of consecutive transfers, the distance between run starts. */
+static void note_order(struct gv_sess *s, const iolens_event *e, int after_seek)
+{
+    if (e->flags & IOLENS_EVF_OFFSET_UNKNOWN || e->offset < 0)
+        s->off_unknown = 1;
+    s->nseeked += after_seek;
+    s->nimplicit += (e->flags & IOLENS_EVF_OFFSET_IMPLICIT) != 0;
+    if (s->nx == 0) {
+        s->run_start = e->offset;
+        s->run_len = 1;
+        s->runs_regular = 1;
+    } else if (e->offset == s->last_end) {
+        s->nconsec++;
+        s->run_len++;
+    } else {
+        if (!s->run_k)
+            s->run_k = s->run_len;
+        else if (s->run_len != s->run_k)
+            s->runs_regular = 0;
+        int64_t d = e->offset - s->run_start;
+        if (!s->run_d)
+            s->run_d = d;
+        else if (d != s->run_d)
+            s->runs_regular = 0;
+        s->nruns++;
+        s->run_start = e->offset;
+        s->run_len = 1;
+    }
+    s->last_end = e->offset + e->size;
+    s->nx++;
+}
+
+/* Config access order of a session used by nr ranks of one file (1: its own file). Strided only
+ * as the config defines it (shared file, IOR -b/-s: runs of k transfers, the next run of the
+ * same rank nr * k transfers further); random when fewer than half the transfers follow their
+ * predecessor; otherwise sequential (also when an offset is unknown or sizes are mixed). */
+static int session_access(const struct gv_sess *s, int nr, int64_t *block)
+{
+    if (s->off_unknown || s->nch != 1 || s->nx < 4)
+        return RP_SEQUENTIAL;
+    int64_t size = s->ch[0].size;
+    if (s->nruns >= 1 && s->runs_regular && s->run_len <= s->run_k && nr > 1 &&
+        s->run_d == (int64_t)nr * s->run_k * size) {
+        *block = s->run_k * size;
+        return RP_STRIDED;
+    }
+    if (2 * s->nconsec < s->nx - 1)
+        return RP_RANDOM;
+    return RP_SEQUENTIAL;
+}
+
 /* The buffer position that moved the most bytes (the first seen on a tie), 0: none recorded. */
 static uint32_t main_bufpos(const struct gv_sess *s)
 {
@@ -130,6 +185,7 @@ struct gv_open {
     int open;
     double t0;
     int layer;
+    int seek_pending; /* a POSIX lseek() since the last transfer */
 };
 
 /* excl[f]: 1 file f is left out; its reads and writes set it to 2 */
@@ -162,14 +218,16 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
             }
             struct gv_open *o = &open[e.file];
             if (e.op == IOLENS_OP_OPEN) {
-                *o = (struct gv_open){0, 0, 1, e.tstart, e.layer};
+                *o = (struct gv_open){0, 0, 1, e.tstart, e.layer, 0};
             } else if (e.op == IOLENS_OP_CLOSE) {
-                *o = (struct gv_open){0, 0, 0, 0, 0};
+                *o = (struct gv_open){0, 0, 0, 0, 0, 0};
+            } else if (e.op == IOLENS_OP_SEEK && o->open) {
+                o->seek_pending = e.layer == IOLENS_LAYER_POSIX;
             } else if (e.op == IOLENS_OP_SYNC && o->open && o->w) {
                 g->s[o->w - 1].syncs++;
             } else if ((e.op == IOLENS_OP_WRITE || e.op == IOLENS_OP_READ) && e.size >= 0) {
                 if (!o->open) /* I/O without a seen open: a session of its own */
-                    *o = (struct gv_open){0, 0, 1, e.tstart, e.layer};
+                    *o = (struct gv_open){0, 0, 1, e.tstart, e.layer, 0};
                 size_t *slot = e.op == IOLENS_OP_WRITE ? &o->w : &o->r;
                 if (!*slot) {
                     size_t idx = 0;
@@ -182,6 +240,8 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
                     continue;
                 if (e.buf_pgoff1)
                     note_bufpos(&g->s[*slot - 1], e.buf_pgoff1, e.size);
+                note_order(&g->s[*slot - 1], &e, o->seek_pending);
+                o->seek_pending = 0;
                 if ((rc = gv_add(&g->s[*slot - 1], e.size, (e.flags & IOLENS_EVF_COLLECTIVE) != 0)) < 0)
                     break;
             }
@@ -222,7 +282,7 @@ static struct rp_fileconf *entry_new(struct gv_out *o, double t0)
 }
 
 static int set_common(struct rp_fileconf *fc, const struct gv_sess *s, const char *const *paths, size_t npaths,
-                      int64_t repeats)
+                      int64_t repeats, int nr)
 {
     rp_table_defaults(&rp_fileconf_table, fc);
     fc->file_per_process = npaths > 1;
@@ -234,6 +294,12 @@ static int set_common(struct rp_fileconf *fc, const struct gv_sess *s, const cha
     /* the traced program did not check what it read: neither does the replay (fidelity) */
     fc->verify = 0;
     /* where in a page the application's buffer started (the kernel's copy depends on it) */
+    /* access order, and lseek() + read()/write() (IOR's POSIX back end) instead of pread/pwrite */
+    int64_t block = 0;
+    fc->access = session_access(s, nr, &block);
+    if (fc->access == RP_STRIDED)
+        fc->block_size = block;
+    fc->seek = fc->interface == RP_POSIX && s->nx > 0 && 2 * s->nseeked >= s->nx && 2 * s->nimplicit >= s->nx;
     uint32_t bufpos = main_bufpos(s);
     fc->buffer_offset = bufpos >= 1 && bufpos <= 4096 ? (int64_t)bufpos - 1 : 0;
     if (s->op == RP_WRITE && s->syncs > 0) {
@@ -357,8 +423,13 @@ static int build_group(struct gv_out *out, struct gv_sess *s, size_t lo, size_t 
             goto done;
         }
         const char *p[1] = {path};
-        if ((rc = set_common(fc, round[0], p, 1, 1)) < 0 || (rc = shared_chunks(fc, round, nr, nranks)) < 0)
+        if ((rc = set_common(fc, round[0], p, 1, 1, (int)nr)) < 0 || (rc = shared_chunks(fc, round, nr, nranks)) < 0)
             goto done;
+        for (size_t i = 1; i < nr && fc->access != RP_SEQUENTIAL; i++) { /* every rank's order agrees */
+            int64_t b = 0;
+            if (session_access(round[i], (int)nr, &b) != fc->access || b != (fc->access == RP_STRIDED ? fc->block_size : 0))
+                fc->access = RP_SEQUENTIAL, fc->block_size = 0;
+        }
         memcpy(prev, round, nr * sizeof *round);
         nprev = nr;
     }
@@ -386,7 +457,7 @@ static int build_single(struct gv_out *out, struct gv_sess *s, size_t lo, size_t
         if (!fc)
             return iol_err(IOLENS_ENOMEM, "out of memory");
         struct gv_sess *one = &s[i];
-        if ((rc = set_common(fc, one, p, 1, (int64_t)(j - i))) < 0 || (rc = shared_chunks(fc, &one, 1, nranks)) < 0)
+        if ((rc = set_common(fc, one, p, 1, (int64_t)(j - i), 1)) < 0 || (rc = shared_chunks(fc, &one, 1, nranks)) < 0)
             return rc;
         i = j;
     }
@@ -442,7 +513,7 @@ static int try_fpp(struct gv_out *out, struct gv_sess *s, const size_t *glo, con
                     break;
                 }
                 struct gv_sess *one = &A[i];
-                rc = set_common(fc, one, paths, (size_t)nranks, (int64_t)(j - i));
+                rc = set_common(fc, one, paths, (size_t)nranks, (int64_t)(j - i), 1);
                 if (rc == 0)
                     rc = shared_chunks(fc, &one, 1, 1); /* counts of one rank: the shorthand for all */
                 i = j;

@@ -276,11 +276,74 @@ static void test_buffer_position(void **state)
     iolens_evsource_free(src);
 }
 
+/* access order and lseek positioning from the offsets of the trace: a strided shared file
+ * (IOR -b 4k -s 8 on 2 ranks), a random file of one rank, lseek() + write() (IOR's POSIX back end) */
+static void xfer(struct memsrc *m, int rank, int64_t file, iolens_op op, int64_t size, int64_t off, uint32_t flags)
+{
+    add(m, rank, IOLENS_LAYER_POSIX, op, file, size, flags, 0);
+    m->ev[rank][m->nev[rank] - 1].offset = off;
+}
+
+static void test_access_order(void **state)
+{
+    (void)state;
+    struct memsrc *m = calloc(1, sizeof *m);
+    m->nranks = 2;
+    m->files[0] = (iolens_file){0, "/out/strided"};
+    m->files[1] = (iolens_file){1, "/out/random"};
+    m->files[2] = (iolens_file){2, "/out/seek"};
+    m->nfiles = 3;
+    for (int r = 0; r < 2; r++) {
+        add(m, r, IOLENS_LAYER_POSIX, IOLENS_OP_OPEN, 0, -1, 0, 0);
+        for (int seg = 0; seg < 8; seg++)
+            xfer(m, r, 0, IOLENS_OP_WRITE, 4096, (int64_t)(seg * 2 + r) * 4096, 0);
+        add(m, r, IOLENS_LAYER_POSIX, IOLENS_OP_CLOSE, 0, -1, 0, 0);
+    }
+    static const int perm[8] = {5, 2, 7, 0, 3, 6, 1, 4};
+    add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_OPEN, 1, -1, 0, 0);
+    for (int i = 0; i < 8; i++)
+        xfer(m, 0, 1, IOLENS_OP_READ, 65536, (int64_t)perm[i] * 65536, 0);
+    add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_CLOSE, 1, -1, 0, 0);
+    add(m, 1, IOLENS_LAYER_POSIX, IOLENS_OP_OPEN, 2, -1, 0, 0);
+    for (int i = 0; i < 6; i++) {
+        xfer(m, 1, 2, IOLENS_OP_SEEK, -1, (int64_t)i * 8192, 0);
+        xfer(m, 1, 2, IOLENS_OP_WRITE, 8192, (int64_t)i * 8192, IOLENS_EVF_OFFSET_IMPLICIT);
+    }
+    add(m, 1, IOLENS_LAYER_POSIX, IOLENS_OP_CLOSE, 2, -1, 0, 0);
+    iolens_evsource *src = NULL;
+    assert_int_equal(iolens_evsource_new(&src, &mem_ops, m), 0);
+    iolens_replay_config *cfg = NULL;
+    if (iolens_replay_config_from_events(&cfg, src) < 0)
+        fail_msg("%s", iolens_error_last());
+    assert_int_equal(iolens_replay_config_count(cfg), 3);
+    int seen = 0;
+    for (size_t i = 0; i < iolens_replay_config_count(cfg); i++) {
+        const struct rp_fileconf *f = &cfg->file_configs[i];
+        if (!strcmp(f->file_names[0], "/out/strided")) {
+            assert_int_equal(f->access, RP_STRIDED);
+            assert_int_equal(f->block_size, 4096);
+            assert_int_equal(f->seek, 0);
+            seen |= 1;
+        } else if (!strcmp(f->file_names[0], "/out/random")) {
+            assert_int_equal(f->access, RP_RANDOM);
+            seen |= 2;
+        } else if (!strcmp(f->file_names[0], "/out/seek")) {
+            assert_int_equal(f->access, RP_SEQUENTIAL);
+            assert_int_equal(f->seek, 1);
+            seen |= 4;
+        }
+    }
+    assert_int_equal(seen, 7);
+    iolens_replay_config_free(cfg);
+    iolens_evsource_free(src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_global_view),
         cmocka_unit_test(test_buffer_position),
+        cmocka_unit_test(test_access_order),
         cmocka_unit_test(test_exclusions),
         cmocka_unit_test(test_bad_sources),
     };
