@@ -42,6 +42,7 @@
 
 #define OTF_BUF (1 << 20)
 #define OTF_MAX_XFER ((int64_t)1 << 30) /* one MPI-IO call moves at most 1 GiB in a replay */
+#define OTF_MAX_POSIX ((int64_t)64 << 20) /* a larger POSIX or stdio transfer is issued in pieces of this */
 #define OTF_MAX_DEPTH 8                 /* nested opens of one file within a rank */
 
 enum { SS_OPEN, SS_CLOSE, SS_READ, SS_WRITE, SS_N }; /* per-session figures */
@@ -98,7 +99,9 @@ struct otf_ev {
     iolens_event e;
     int64_t a[4];
     int has_a, rank;
-    int pos; /* a pread/pwrite with a known offset (worked out when decoded, not per issued call) */
+    int pos;  /* a pread/pwrite with a known offset (worked out when decoded, not per issued call) */
+    int cons; /* considered(): replayed, not skipped (worked out when decoded) */
+    int fast; /* a positional POSIX read or write of at most the buffer's size, no delays: the tight loop */
 };
 
 struct otf_coll {
@@ -136,7 +139,9 @@ struct otf {
     int64_t *sess_file; /* file of each session (pre-pass) */
     size_t nsf, capsf;
     int64_t sess_next;
-    double *first; /* per rank: time of the first depth-0 call */
+    double *first;  /* per rank: time of the first depth-0 call */
+    int64_t *nev0;  /* per rank: depth-0 calls (the size of its first batch) */
+    int64_t maxio;  /* the largest transfer the replay issues as one call (pre-pass) */
     double t_origin;
 };
 
@@ -342,6 +347,10 @@ static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v
         v->rank = rank;
         v->has_a = o->iolens_kind && iolens_trace_last_args(src, rank, &fd, v->a) == 0;
         v->pos = positional(v->e.func) && v->e.offset >= 0;
+        v->cons = considered(o, &v->e);
+        v->fast = v->cons && v->pos && v->e.layer == IOLENS_LAYER_POSIX &&
+                  (v->e.op == IOLENS_OP_READ || v->e.op == IOLENS_OP_WRITE) && v->e.size > 0 &&
+                  v->e.size <= (int64_t)o->bufcap && !o->opt->delays;
         return 1;
     }
     return rc;
@@ -412,15 +421,20 @@ static int prepare_rank(struct otf *o, iolens_evsource *src, int r, int64_t *nse
     o->first[r] = -1;
     for (size_t i = 0; i < o->nfiles; i++)
         o->f[i].pre_world = 0;
+    o->nev0[r] = 0;
     while ((rc = fetch(o, src, r, &v)) > 0) {
+        o->nev0[r]++;
         if (o->first[r] < 0)
             o->first[r] = e->tstart;
         if (e->file >= 0 && (uint64_t)e->file < o->nfiles && e->op == IOLENS_OP_READ && e->offset >= 0 &&
             e->offset + e->size > o->f[e->file].extent)
             o->f[e->file].extent = e->offset + e->size;
-        if (!considered(o, e))
+        if (!v.cons)
             continue;
         struct otf_file *f = &o->f[e->file];
+        if ((e->op == IOLENS_OP_READ || e->op == IOLENS_OP_WRITE) && e->size > o->maxio)
+            o->maxio = e->layer == IOLENS_LAYER_MPIIO ? (e->size < OTF_MAX_XFER ? e->size : OTF_MAX_XFER)
+                                                      : (e->size < OTF_MAX_POSIX ? e->size : OTF_MAX_POSIX);
         if (e->op == IOLENS_OP_OPEN) {
             if (e->layer == IOLENS_LAYER_MPIIO && (rc = open_world(o, &v, &f->pre_world)) < 0)
                 return rc;
@@ -786,6 +800,97 @@ counted:
     return 1;
 }
 
+/* A POSIX or stdio read or write, issued in pieces of at most the buffer's size. first: the
+ * result of the first piece when the caller issued it (a short or failed call of the tight
+ * loop), else -2. Returns 1, or <0 on error. */
+static int rw_event(struct otf *o, struct otf_file *f, struct otf_handle *h, const struct otf_ev *v, ssize_t first)
+{
+    const iolens_event *e = &v->e;
+    int fd = h->fd;
+    FILE *fp = h->fp;
+    int64_t size = e->size > 0 ? e->size : 0;
+    int w = e->op == IOLENS_OP_WRITE;
+    int64_t done = 0;
+    int pos = v->pos;
+    char *buf = xbuf(o, e);
+    while (done < size) {
+        size_t n = (size_t)(size - done < (int64_t)o->bufcap ? size - done : (int64_t)o->bufcap);
+        ssize_t r;
+        if (first != -2)
+            r = first;
+        else if (fp)
+            r = (ssize_t)(w ? fwrite(buf, 1, n, fp) : fread(buf, 1, n, fp));
+        else if (pos)
+            r = w ? pwrite(fd, buf, n, (off_t)(e->offset + done)) : pread(fd, buf, n, (off_t)(e->offset + done));
+        else
+            r = w ? write(fd, buf, n) : read(fd, buf, n);
+        first = -2;
+        if (r < 0)
+            return iol_err(IOLENS_EIO, "%s of %lld bytes on '%s/%s' failed: %s", e->func, (long long)size,
+                           o->opt->root, f->rel, strerror(errno));
+        if (r == 0)
+            break; /* end of file: the recorded read was short too */
+        done += r;
+    }
+    double *s = sess_of(o, h);
+    if (s)
+        s[w ? SS_WRITE : SS_READ] += (double)done;
+    if (w)
+        o->st->bytes_written += done;
+    else
+        o->st->bytes_read += done;
+    return 1;
+}
+
+/* The common case at small transfers, a run of positional POSIX reads (or writes) of one open
+ * descriptor, issued in a loop with as little of the replay's own work between the calls as
+ * the application's loop has (fidelity: at 4 KiB, ~150 instructions of dispatch per call were
+ * ~5% of a read from tmpfs). At most `limit` calls (the next barrier). Returns the index after
+ * the last call issued (i: none); a short or failed call is finished as rw_event does. */
+static size_t fast_run(struct otf *o, const struct otf_ev *b, size_t i, size_t n, int64_t limit, int *rc)
+{
+    const iolens_event *e0 = &b[i].e;
+    struct otf_file *f = &o->f[e0->file];
+    if (!f->n)
+        return i;
+    struct otf_handle *h = &f->h[f->n - 1];
+    if (h->fd < 0 || h->fp || h->dir || h->mfh)
+        return i;
+    int fd = h->fd, w = e0->op == IOLENS_OP_WRITE;
+    int64_t file = e0->file, moved = 0;
+    if ((int64_t)(n - i) > limit)
+        n = i + (size_t)limit;
+    size_t j = i;
+    ssize_t r = 0;
+    for (; j < n && b[j].fast && b[j].e.file == file && b[j].e.op == e0->op; j++) {
+        const iolens_event *e = &b[j].e;
+        r = w ? pwrite(fd, xbuf(o, e), (size_t)e->size, (off_t)e->offset)
+              : pread(fd, xbuf(o, e), (size_t)e->size, (off_t)e->offset);
+        if (r != (ssize_t)e->size)
+            break;
+        moved += r;
+    }
+    int err = errno;
+    double *s = sess_of(o, h);
+    if (s)
+        s[w ? SS_WRITE : SS_READ] += (double)moved;
+    if (w)
+        o->st->bytes_written += moved;
+    else
+        o->st->bytes_read += moved;
+    o->st->calls += (int64_t)(j - i);
+    if (j < n && b[j].fast && b[j].e.file == file && b[j].e.op == e0->op) { /* stopped by a short or failed call */
+        errno = err;
+        int x = rw_event(o, f, h, &b[j], r);
+        if (x < 0)
+            *rc = x;
+        else
+            o->st->calls++;
+        j++;
+    }
+    return j;
+}
+
 /* Re-issues one considered event. Returns 1 replayed, 0 skipped, <0 error. */
 static int do_event(struct otf *o, const struct otf_ev *v)
 {
@@ -814,39 +919,9 @@ static int do_event(struct otf *o, const struct otf_ev *v)
         return 0;
     int fd = h->fd;
     FILE *fp = h->fp;
-    int64_t size = e->size > 0 ? e->size : 0;
     switch (e->op) {
     case IOLENS_OP_WRITE:
-    case IOLENS_OP_READ: {
-        int w = e->op == IOLENS_OP_WRITE;
-        int64_t done = 0;
-        int pos = v->pos;
-        char *buf = xbuf(o, e);
-        while (done < size) {
-            size_t n = (size_t)(size - done < OTF_BUF ? size - done : OTF_BUF);
-            ssize_t r;
-            if (fp)
-                r = (ssize_t)(w ? fwrite(buf, 1, n, fp) : fread(buf, 1, n, fp));
-            else if (pos)
-                r = w ? pwrite(fd, buf, n, (off_t)(e->offset + done)) : pread(fd, buf, n, (off_t)(e->offset + done));
-            else
-                r = w ? write(fd, buf, n) : read(fd, buf, n);
-            if (r < 0)
-                return iol_err(IOLENS_EIO, "%s of %lld bytes on '%s/%s' failed: %s", e->func, (long long)size,
-                               o->opt->root, f->rel, strerror(errno));
-            if (r == 0)
-                break; /* end of file: the recorded read was short too */
-            done += r;
-        }
-        double *s = sess_of(o, h);
-        if (s)
-            s[w ? SS_WRITE : SS_READ] += (double)done;
-        if (w)
-            o->st->bytes_written += done;
-        else
-            o->st->bytes_read += done;
-        return 1;
-    }
+    case IOLENS_OP_READ: return rw_event(o, f, h, v, -2);
     case IOLENS_OP_SEEK:
         if (e->offset < 0)
             return 0;
@@ -899,7 +974,8 @@ static void sleep_until(double t)
 static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double first)
 {
     double speed = o->opt->speed > 0 ? o->opt->speed : 1.0;
-    struct otf_ev *batch = malloc(OTF_BATCH * sizeof *batch);
+    size_t cap = o->nev0[rank] < OTF_BATCH ? (size_t)o->nev0[rank] + 1 : OTF_BATCH;
+    struct otf_ev *batch = malloc(cap * sizeof *batch);
     if (!batch)
         return iol_err(IOLENS_ENOMEM, "out of memory");
     o->sess_next = o->sess_base[rank];
@@ -909,8 +985,13 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
     size_t n = 0;
     /* the first batch is decoded before the ranks start together: decoding must neither skew
      * the ranks' starts nor compete for the processors with another rank's first calls */
-    while (n < OTF_BATCH && (rc = fetch(o, src, rank, &batch[n])) > 0)
+    while (n < cap && (rc = fetch(o, src, rank, &batch[n])) > 0)
         n++;
+    /* the transfer buffer is written now, just before the calls, as an application writes its
+     * buffer before its I/O phase (IOR, bench_replay_ior_plain): not at set-up, before the
+     * trace's pre-pass and the decoding of the first batch, which left it cold (fidelity) */
+    if (rc >= 0)
+        memset(o->buf, 'r', o->bufcap + 4096);
     barrier(o);
     double t0 = now();
     for (int first_batch = 1; rc >= 0; first_batch = 0) {
@@ -918,7 +999,7 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
             if (rc == 0)
                 break;
             n = 0;
-            while (n < OTF_BATCH && (rc = fetch(o, src, rank, &batch[n])) > 0)
+            while (n < cap && (rc = fetch(o, src, rank, &batch[n])) > 0)
                 n++;
             if (rc < 0)
                 break;
@@ -927,9 +1008,18 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
             const iolens_event *e = &batch[i].e;
             if (o->opt->delays && first >= 0)
                 sleep_until(t0 + (e->tstart - first) / speed);
-            if (!considered(o, e)) {
+            if (!batch[i].cons) {
                 o->st->skipped++;
                 continue;
+            }
+            if (batch[i].fast) {
+                int64_t lim = o->ibar < o->nbar ? o->bar[o->ibar] - idx : INT64_MAX;
+                size_t j = lim > 0 ? fast_run(o, batch, i, n, lim, &rc) : i;
+                if (j > i) {
+                    idx += (int64_t)(j - i);
+                    i = j - 1;
+                    continue;
+                }
             }
             while (o->ibar < o->nbar && o->bar[o->ibar] <= idx) {
                 barrier(o);
@@ -1163,7 +1253,6 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
         return iol_err(IOLENS_EINVAL, "iolens_replay_trace_run: NULL argument");
     memset(st, 0, sizeof *st);
     struct otf o = {.opt = opt, .st = st, .np = 1};
-    void *obuf = NULL;
     int rc = 0, prepared = 0;
     o.iolens_kind = !strcmp(iolens_evsource_kind(src), "iolens");
 #ifdef IOLENS_HAVE_MPI
@@ -1196,15 +1285,18 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
     o.mpiio = o.mpi && o.np == o.nranks;
     o.cuts = o.mpi && o.np > 1;
     if (o.nfiles > SIZE_MAX / sizeof *o.f || !(o.f = calloc(o.nfiles ? o.nfiles : 1, sizeof *o.f)) ||
-        posix_memalign(&obuf, 4096, OTF_BUF + 4096) || !(o.buf = obuf) ||
         !(o.sess_base = calloc((size_t)o.nranks + 1, sizeof *o.sess_base)) ||
-        !(o.first = calloc((size_t)o.nranks + 1, sizeof *o.first))) {
+        !(o.first = calloc((size_t)o.nranks + 1, sizeof *o.first)) ||
+        !(o.nev0 = calloc((size_t)o.nranks + 1, sizeof *o.nev0))) {
         rc = iol_err(IOLENS_ENOMEM, "out of memory");
         goto out;
     }
-    o.bufcap = OTF_BUF;
-    memset(o.buf, 'r', OTF_BUF + 4096);
+    o.maxio = OTF_BUF;
     if ((rc = prepare(&o, src)) < 0)
+        goto out;
+    /* one buffer for the largest transfer, allocated before the replay starts: none is
+     * allocated (and its pages faulted in) inside a timed session */
+    if ((rc = agree(&o, ensure_buf(&o, o.maxio))) < 0)
         goto out;
     snapshot(&o);
     barrier(&o); /* every rank looked before anything is created */
@@ -1266,5 +1358,6 @@ out:
     free(o.sess);
     free(o.sess_file);
     free(o.first);
+    free(o.nev0);
     return rc < 0 ? rc : 0;
 }

@@ -130,6 +130,10 @@ static void resolve_offset(iol_proc *p, const iol_rawrec *r, const iol_func_info
                 moved = wmul(r->ret, r->a[2]);
             else if (r->func == IOL_F_fgets && r->ret < 0)
                 moved = 0;
+            else if (r->func == IOL_F_fgetc || r->func == IOL_F_fputc) /* ret: the character, or EOF */
+                moved = r->ret >= 0;
+            else if (r->func == IOL_F_fputs) /* ret: non-negative (glibc: 1); a1: the string's length */
+                moved = r->ret >= 0 ? r->a[1] : 0;
             if (ok && moved > 0)
                 st->off = wadd(st->off, moved);
         } else {
