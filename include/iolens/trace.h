@@ -111,6 +111,14 @@ IOLENS_API int iolens_trace_info(iolens_evsource *s, iolens_trace_stats *out);
  */
 IOLENS_API int iolens_trace_last_args(iolens_evsource *s, int rank, int32_t *fd, int64_t a[4]);
 
+/**
+ * For the last event iolens_evsource_next() returned for rank from an iolens trace: turns the
+ * C return value of a stdio read or write into the bytes it moved, as the Darshan runtime
+ * counts them (fgets at end of file 0, fgetc/fputc 1, fputs the string, fread/fwrite items x
+ * size). Other events and other sources (Recorder: no return values) are left as they are.
+ */
+IOLENS_API void iolens_trace_stdio_moved(iolens_evsource *s, int rank, iolens_event *e);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "iolens/event.h"
+#include "iolens/trace.h"
 #include "temporal/internal.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -781,6 +782,7 @@ int iolens_series_from_events(iolens_series_set *set, struct iolens_evsource *sr
             if (ev.depth != 0 || (ev.op != IOLENS_OP_READ && ev.op != IOLENS_OP_WRITE) ||
                 (layer >= 0 && (int)ev.layer != layer) || (ev.flags & IOLENS_EVF_FAILED))
                 continue;
+            iolens_trace_stdio_moved(src, r, &ev); /* stdio return values as bytes moved */
             double bytes = (double)(ev.ret >= 0 ? ev.ret : ev.size);
             if (bytes <= 0)
                 continue;

@@ -534,3 +534,30 @@ int iol_trace_write_spills(iol_trace *t, const char *dir, unsigned *seq)
     free(batch);
     return rc;
 }
+
+/* An iolens trace records the C return value of a stdio call (docs/TRACE-FORMAT.md); what
+ * the Darshan runtime counts is the bytes it moved: fgets' line (the shim records its strlen;
+ * NULL at end of file: -1, 0 bytes), one byte for a character fgetc or fputc returned (EOF: 0),
+ * fputs' string (glibc returns 1 on success; the string's length is the request, e->size),
+ * fread's and fwrite's items times the item size (a2). A Recorder trace has no return values
+ * (ret -1: the request size stands in), and a trace converted from one carries the request
+ * size as the return value, which these rules keep. */
+void iolens_trace_stdio_moved(iolens_evsource *src, int rank, iolens_event *e)
+{
+    const char *fn = e->func;
+    if (!fn || strcmp(iolens_evsource_kind(src), "iolens") || e->layer != IOLENS_LAYER_STDIO || (e->op != IOLENS_OP_READ && e->op != IOLENS_OP_WRITE))
+        return;
+    if (!strcmp(fn, "fgets")) {
+        if (e->ret < 0)
+            e->ret = 0;
+    } else if (!strcmp(fn, "fgetc") || !strcmp(fn, "fputc")) {
+        e->ret = e->ret >= 0 ? 1 : 0;
+    } else if (!strcmp(fn, "fputs")) {
+        e->ret = e->ret >= 0 && e->size >= 0 ? e->size : 0;
+    } else if (!strcmp(fn, "fread") || !strcmp(fn, "fwrite")) {
+        int32_t fd;
+        int64_t a[4];
+        if (e->ret > 0 && iolens_trace_last_args(src, rank, &fd, a) == 0 && a[2] > 0)
+            e->ret = e->ret <= INT64_MAX / a[2] ? e->ret * a[2] : INT64_MAX;
+    }
+}
