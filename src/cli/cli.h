@@ -67,6 +67,7 @@ struct cli_detect_sources {
     const char *rule_list;
     double rule_weight;
     const char *rule_base; /* relative paths of rule_list are below this folder (NULL: as given) */
+    int timing;            /* 1: the model sees the timing features of the dev and rule rows (--timing) */
 };
 /* 1 for the features that measure time (runtime, *_F_*TIME*, *_TIME_SIZE, bandwidths, time
  * shares, time_imbalance, io_duration, io_active_fraction). */

@@ -17,7 +17,8 @@ static void usage(FILE *out)
             "usage: iolens eval [--data DIR] [--features CSV --labels CSV] [--folds K] [--seed N]\n"
             "                   [--group row|config] [--bootstrap B] [--trees N] [--json]\n"
             "                   [--weight W] [--rule-logs LIST [--rule-weight W]]\n"
-            "                   [--corpus DIR [--corpus-weight W] [--corpus-timing] [--score dev|corpus]]\n\n"
+            "                   [--corpus DIR [--corpus-weight W] [--corpus-timing] [--score dev|corpus]]\n"
+            "                   [--timing]\n\n"
             "k-fold cross-validation of the pattern classifier on labeled feature rows (default: the\n"
             "201 dev rows of IOSage), stratified by label set, with Micro-F1, Macro-F1, Hamming loss,\n"
             "subset accuracy and per-label precision / recall / F1 with 95%% bootstrap intervals, for\n"
@@ -33,7 +34,9 @@ static void usage(FILE *out)
             "                   added to every training fold at --rule-weight (default 1), never scored\n"
             "  --corpus DIR     rows of a local corpus (iolens corpus -o DIR) at --corpus-weight\n"
             "                   (default %g); with --score dev (default) they join every training fold\n"
-            "  --corpus-timing  keep the corpus rows' timing features (default: missing)\n"
+            "  --timing         let the model use the timing features of the dev and rule rows\n"
+            "                   (default: missing to the model in every row, as in the shipped models)\n"
+            "  --corpus-timing  keep the corpus rows' timing features too (implies --timing)\n"
             "  --score corpus   score the corpus rows instead: folds over the corpus grouped by\n"
             "                   scenario (every variant of a held-out scenario is out of training;\n"
             "                   --group row splits by run), the dev rows in every training fold\n"
@@ -174,7 +177,7 @@ int cmd_eval(int argc, char **argv)
     const char *data = getenv("IOLENS_SHARED_DATA"), *features = NULL, *labels = NULL, *rule_list = NULL;
     const char *corpus = NULL, *pred_path = NULL;
     double weight = 100.0, rule_weight = 1.0, corpus_weight = CLI_CORPUS_WEIGHT;
-    int corpus_timing = 0;
+    int corpus_timing = 0, timing = 0;
     int k = 5, reps = 1000, json = 0, by_config = -1, score_corpus = 0;
     iolens_detect_params params;
     iolens_detect_params_default(&params);
@@ -197,7 +200,9 @@ int cmd_eval(int argc, char **argv)
         } else if (i + 1 < argc && !strcmp(a, "--predictions")) {
             pred_path = argv[++i];
         } else if (!strcmp(a, "--corpus-timing")) {
-            corpus_timing = 1;
+            corpus_timing = timing = 1;
+        } else if (!strcmp(a, "--timing")) {
+            timing = 1;
         } else if (i + 1 < argc && !strcmp(a, "--corpus")) {
             corpus = argv[++i];
         } else if (i + 1 < argc && !strcmp(a, "--corpus-weight") &&
@@ -252,7 +257,7 @@ int cmd_eval(int argc, char **argv)
     for (int m = 0; m < nmethods; m++)
         methods[m].name = method_names[m];
     struct cli_detect_sources src = {features, labels, weight, corpus, corpus_weight, score_corpus, corpus_timing,
-                                     rule_list, rule_weight, NULL};
+                                     rule_list, rule_weight, NULL, timing};
     if (cli_detect_rows_load(&rows, &src) != CLI_OK)
         goto out;
     const double scored_weight = score_corpus ? corpus_weight : weight;

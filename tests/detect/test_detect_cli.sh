@@ -70,4 +70,12 @@ sed -i 's/"median_with_label": [^,}]*/"median_with_label": null/' "$IOLENS_TMP/n
 expect_rc 0 "$IOLENS" detect --models "$IOLENS_TMP/nullmed" "$IOLENS_SHARED_DATA/darshan/generated/small_writes_4proc_dxt_heatmap.darshan"
 expect_grep 'POSIX_ACCESS1_ACCESS .* / (missing)' "$IOLENS_TMP/out"
 
+# the shipped models use no timing feature (run time, *_TIME*, bandwidths, time shares): none
+# has a SHAP contribution or is a card's key counter
+expect_rc 0 "$IOLENS" detect --json --models "$M" "$IOLENS_SHARED_DATA"/darshan/generated/*.darshan
+expect_grep '"top_contributions"' "$IOLENS_TMP/out"
+if grep -E '"feature": "(runtime_seconds|[A-Z]+_F_[A-Z_]*TIME|[A-Z_]*_TIME_SIZE|[a-z]+_bw_mb_s|metadata_time_ratio|read_time_fraction|write_time_fraction|time_imbalance|io_duration|io_active_fraction)"' "$IOLENS_TMP/out" >/dev/null; then
+  fail "a timing feature in the shipped models' contributions"
+else ok; fi
+
 finish
