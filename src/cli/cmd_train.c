@@ -210,12 +210,12 @@ int cli_detect_rows_load(struct cli_detect_rows *r, const struct cli_detect_sour
      * features"): dev-row cross-validation rises without them (5-fold 0.951 -> 0.966, grouped by
      * configuration 0.904 -> 0.929), so run times, bandwidths and time shares of one system
      * generalise worse than the counts; the features are still computed and printed. */
-    if (!src->timing)
+    if (!src->timing) {
         for (size_t i = 0; i < r->n; i++)
             for (size_t f = 0; f < nf; f++)
                 if (cli_detect_timing_feature((int)f))
                     r->xm[i * nf + f] = NAN;
-    if (cor && !src->corpus_timing) {
+    } else if (cor && !src->corpus_timing) {
         size_t c0 = corpus_first ? 0 : r->n_dev;
         for (size_t i = c0; i < c0 + r->n_corpus; i++)
             for (size_t f = 0; f < nf; f++)

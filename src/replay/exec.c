@@ -843,32 +843,25 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
 typedef int (*su_xstat_fn)(int ver, const char *path, struct stat64 *buf);
 typedef int (*su_fxstat_fn)(int ver, int fd, struct stat64 *buf);
 
-static int su_stat(int legacy, const char *path)
+/* stat() of path, or fstat() of fd when path is NULL */
+static int su_stat(int legacy, const char *path, int fd)
 {
     if (legacy) {
-        su_xstat_fn f;
-        void *p = dlsym(RTLD_DEFAULT, "__xstat64");
-        memcpy(&f, &p, sizeof f);
+        void *p = dlsym(RTLD_DEFAULT, path ? "__xstat64" : "__fxstat64");
         struct stat64 st64;
-        if (f)
+        if (p && path) {
+            su_xstat_fn f;
+            memcpy(&f, &p, sizeof f);
             return f(1, path, &st64);
-    }
-    struct stat st;
-    return stat(path, &st);
-}
-
-static int su_fstat(int legacy, int fd)
-{
-    if (legacy) {
-        su_fxstat_fn f;
-        void *p = dlsym(RTLD_DEFAULT, "__fxstat64");
-        memcpy(&f, &p, sizeof f);
-        struct stat64 st64;
-        if (f)
+        }
+        if (p) {
+            su_fxstat_fn f;
+            memcpy(&f, &p, sizeof f);
             return f(1, fd, &st64);
+        }
     }
     struct stat st;
-    return fstat(fd, &st);
+    return path ? stat(path, &st) : fstat(fd, &st);
 }
 
 enum { SU_SOURCE, SU_COMPILED, SU_EXT, SU_CONFIG };
@@ -960,11 +953,11 @@ static int run_startup(struct rp_exec *x, size_t step, struct rp_step_result *re
         for (size_t i = 0; i < su->nmodules && rc == 0; i++) {
             int64_t b = su->modules[i].bytes;
             snprintf(full, sizeof full, "%s/%s", x->root, rel);
-            su_stat(legacy, full);
+            su_stat(legacy, full, -1);
             su_path(rel, SU_SOURCE, (int64_t)i, path, sizeof path);
             snprintf(full, sizeof full, "%s/%s", x->root, path);
-            su_stat(legacy, full);
-            su_stat(legacy, full);
+            su_stat(legacy, full, -1);
+            su_stat(legacy, full, -1);
             su_path(rel, SU_COMPILED, (int64_t)i, path, sizeof path);
             snprintf(full, sizeof full, "%s/%s", x->root, path);
             int fd = open(full, O_RDONLY | O_CLOEXEC);
@@ -972,10 +965,10 @@ static int run_startup(struct rp_exec *x, size_t step, struct rp_step_result *re
                 rc = iol_err(IOLENS_EIO, "cannot open '%s': %s", full, strerror(errno));
                 break;
             }
-            su_fstat(legacy, fd);
+            su_stat(legacy, NULL, fd);
             lseek(fd, 0, SEEK_CUR);
             lseek(fd, 0, SEEK_CUR);
-            su_fstat(legacy, fd);
+            su_stat(legacy, NULL, fd);
             ssize_t k = read(fd, x->rbuf, (size_t)b);
             if (k != (ssize_t)b || read(fd, x->rbuf, 1) != 0)
                 rc = iol_err(IOLENS_EIO, "cannot read '%s': expected %" PRId64 " bytes", full, b);
@@ -986,7 +979,7 @@ static int run_startup(struct rp_exec *x, size_t step, struct rp_step_result *re
         for (int64_t i = 0; i < su->extensions && rc == 0; i++) {
             su_path(rel, SU_EXT, i, path, sizeof path);
             snprintf(full, sizeof full, "%s/%s", x->root, path);
-            su_stat(legacy, full);
+            su_stat(legacy, full, -1);
             mine[RK_OPS]++;
         }
         if (su->config_lines > 0 && rc == 0) {

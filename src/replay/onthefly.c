@@ -278,6 +278,18 @@ static double *sess_of(struct otf *o, const struct otf_handle *h)
     return h->sess >= 0 ? o->sess + (size_t)h->sess * SS_N : NULL;
 }
 
+/* Bytes a read or write moved: to its open-close session's and the run's totals. */
+static void count_moved(struct otf *o, const struct otf_handle *h, int w, int64_t bytes)
+{
+    double *s = sess_of(o, h);
+    if (s)
+        s[w ? SS_WRITE : SS_READ] += (double)bytes;
+    if (w)
+        o->st->bytes_written += bytes;
+    else
+        o->st->bytes_read += bytes;
+}
+
 /* Session times: CLOCK_REALTIME (comparable across the ranks of a node, as MPI_Wtime), from
  * an origin common to every rank (the earliest rank's start). */
 static double realtime(void)
@@ -682,12 +694,7 @@ static int mpi_event(struct otf *o, struct otf_file *f, struct otf_handle *h, co
             return mpi_fail(mrc, e, f->rel);
         int got = 0;
         MPI_Get_count(&stt, MPI_BYTE, &got);
-        double *s = sess_of(o, h);
-        s[w ? SS_WRITE : SS_READ] += got;
-        if (w)
-            o->st->bytes_written += got;
-        else
-            o->st->bytes_read += got;
+        count_moved(o, h, w, got);
         return 1;
     }
     case IOLENS_OP_SEEK:
@@ -832,13 +839,7 @@ static int rw_event(struct otf *o, struct otf_file *f, struct otf_handle *h, con
             break; /* end of file: the recorded read was short too */
         done += r;
     }
-    double *s = sess_of(o, h);
-    if (s)
-        s[w ? SS_WRITE : SS_READ] += (double)done;
-    if (w)
-        o->st->bytes_written += done;
-    else
-        o->st->bytes_read += done;
+    count_moved(o, h, w, done);
     return 1;
 }
 
@@ -871,13 +872,7 @@ static size_t fast_run(struct otf *o, const struct otf_ev *b, size_t i, size_t n
         moved += r;
     }
     int err = errno;
-    double *s = sess_of(o, h);
-    if (s)
-        s[w ? SS_WRITE : SS_READ] += (double)moved;
-    if (w)
-        o->st->bytes_written += moved;
-    else
-        o->st->bytes_read += moved;
+    count_moved(o, h, w, moved);
     o->st->calls += (int64_t)(j - i);
     if (j < n && b[j].fast && b[j].e.file == file && b[j].e.op == e0->op) { /* stopped by a short or failed call */
         errno = err;

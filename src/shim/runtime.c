@@ -143,24 +143,24 @@ static void *find_local(const char *name)
     return p;
 }
 
-void *iol_data(const char *name)
+static void *lookup(void *scope, const char *name)
 {
     iol_shim_inside++;
-    void *p = dlsym(RTLD_DEFAULT, name);
+    void *p = dlsym(scope, name);
     if (!p)
         p = find_local(name);
     iol_shim_inside--;
     return p;
 }
 
+void *iol_data(const char *name)
+{
+    return lookup(RTLD_DEFAULT, name);
+}
+
 void *iol_real(const char *name)
 {
-    iol_shim_inside++;
-    void *p = dlsym(RTLD_NEXT, name);
-    if (!p)
-        p = find_local(name);
-    iol_shim_inside--;
-    return p;
+    return lookup(RTLD_NEXT, name);
 }
 
 uint64_t iol_now(void)

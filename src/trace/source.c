@@ -545,7 +545,8 @@ int iol_trace_write_spills(iol_trace *t, const char *dir, unsigned *seq)
 void iolens_trace_stdio_moved(iolens_evsource *src, int rank, iolens_event *e)
 {
     const char *fn = e->func;
-    if (!fn || strcmp(iolens_evsource_kind(src), "iolens") || e->layer != IOLENS_LAYER_STDIO || (e->op != IOLENS_OP_READ && e->op != IOLENS_OP_WRITE))
+    if (!fn || e->layer != IOLENS_LAYER_STDIO || (e->op != IOLENS_OP_READ && e->op != IOLENS_OP_WRITE) ||
+        strcmp(iolens_evsource_kind(src), "iolens"))
         return;
     if (!strcmp(fn, "fgets")) {
         if (e->ret < 0)
