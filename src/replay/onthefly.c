@@ -102,7 +102,20 @@ struct otf_ev {
     int pos;  /* a pread/pwrite with a known offset (worked out when decoded, not per issued call) */
     int cons; /* considered(): replayed, not skipped (worked out when decoded) */
     int fast; /* a positional POSIX read or write of at most the buffer's size, no delays: the tight loop */
+    int mk;   /* MPI-IO data calls: MK_* of the entry point's name (worked out when decoded) */
 };
+
+/* What an MPI-IO read or write entry point is, from its name: decided when the call is
+ * decoded, so that re-issuing it compares no strings (fidelity at small transfers). */
+enum { MK_END = 1, MK_ALL = 2, MK_AT = 4, MK_SHARED = 8, MK_ORDERED = 16 };
+
+static int mpi_kind(const char *fn)
+{
+    if (!fn)
+        return 0;
+    return (strstr(fn, "_end") ? MK_END : 0) | (strstr(fn, "_all") ? MK_ALL : 0) | (strstr(fn, "_at") ? MK_AT : 0) |
+           (strstr(fn, "_shared") ? MK_SHARED : 0) | (strstr(fn, "_ordered") ? MK_ORDERED : 0);
+}
 
 struct otf_coll {
     const char *func;
@@ -360,9 +373,15 @@ static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v
         v->has_a = o->iolens_kind && iolens_trace_last_args(src, rank, &fd, v->a) == 0;
         v->pos = positional(v->e.func) && v->e.offset >= 0;
         v->cons = considered(o, &v->e);
-        v->fast = v->cons && v->pos && v->e.layer == IOLENS_LAYER_POSIX &&
-                  (v->e.op == IOLENS_OP_READ || v->e.op == IOLENS_OP_WRITE) && v->e.size > 0 &&
-                  v->e.size <= (int64_t)o->bufcap && !o->opt->delays;
+        int rw = v->e.op == IOLENS_OP_READ || v->e.op == IOLENS_OP_WRITE;
+        v->mk = v->e.layer == IOLENS_LAYER_MPIIO && rw ? mpi_kind(v->e.func) : 0;
+        /* the tight loop: positional POSIX calls, and MPI-IO's explicit-offset calls
+         * (MPI_File_{read,write}_at[_all]; not split collectives) */
+        int fastkind = v->e.layer == IOLENS_LAYER_POSIX ? v->pos
+                                                         : v->e.layer == IOLENS_LAYER_MPIIO && (v->mk & MK_AT) &&
+                                                               !(v->mk & MK_END) && v->e.offset >= 0;
+        v->fast = v->cons && fastkind && rw && v->e.size > 0 && v->e.size <= (int64_t)o->bufcap &&
+                  v->e.size <= INT_MAX && !o->opt->delays;
         return 1;
     }
     return rc;
@@ -661,16 +680,16 @@ static int mpi_event(struct otf *o, struct otf_file *f, struct otf_handle *h, co
     switch (e->op) {
     case IOLENS_OP_READ:
     case IOLENS_OP_WRITE: {
-        if (strstr(fn, "_end"))
+        if (v->mk & MK_END)
             return 1; /* split collective: the data moved at _begin */
         int w = e->op == IOLENS_OP_WRITE, rc;
         int64_t n = e->size > 0 ? e->size : 0;
         if (n > INT_MAX || (rc = ensure_buf(o, n)) < 0)
             return n > INT_MAX ? iol_err(IOLENS_EUNSUPPORTED, "%s of %lld bytes: too large", fn, (long long)n) : rc;
-        int all = strstr(fn, "_all") != NULL, cnt = (int)n;
+        int all = (v->mk & MK_ALL) != 0, cnt = (int)n;
         char *buf = xbuf(o, e);
         /* non-blocking and split calls are re-issued as the blocking call of the same kind */
-        if (strstr(fn, "_at")) {
+        if (v->mk & MK_AT) {
             if (e->offset < 0)
                 return 0;
             MPI_Offset off = (MPI_Offset)e->offset;
@@ -678,10 +697,10 @@ static int mpi_event(struct otf *o, struct otf_file *f, struct otf_handle *h, co
                            : MPI_File_write_at(fh, off, buf, cnt, MPI_BYTE, &stt))
                     : (all ? MPI_File_read_at_all(fh, off, buf, cnt, MPI_BYTE, &stt)
                            : MPI_File_read_at(fh, off, buf, cnt, MPI_BYTE, &stt));
-        } else if (strstr(fn, "_shared")) {
+        } else if (v->mk & MK_SHARED) {
             mrc = w ? MPI_File_write_shared(fh, buf, cnt, MPI_BYTE, &stt)
                     : MPI_File_read_shared(fh, buf, cnt, MPI_BYTE, &stt);
-        } else if (strstr(fn, "_ordered")) {
+        } else if (v->mk & MK_ORDERED) {
             mrc = w ? MPI_File_write_ordered(fh, buf, cnt, MPI_BYTE, &stt)
                     : MPI_File_read_ordered(fh, buf, cnt, MPI_BYTE, &stt);
         } else {
@@ -843,6 +862,45 @@ static int rw_event(struct otf *o, struct otf_file *f, struct otf_handle *h, con
     return 1;
 }
 
+#ifdef IOLENS_HAVE_MPI
+/* fast_run (below) for MPI_File_{read,write}_at[_all] of one file handle. A write that succeeds
+ * moved all its bytes (MPI-IO reports a write it could not finish as an error); a read may stop
+ * at the end of the file, so its status gives what it moved. (Asking MPI_File_get_size instead
+ * would add lseek calls to the replay's own trace.) */
+static size_t fast_run_mpi(struct otf *o, struct otf_file *f, struct otf_handle *h, const struct otf_ev *b, size_t i,
+                           size_t n, int *rc)
+{
+    const iolens_event *e0 = &b[i].e;
+    MPI_File fh = *(MPI_File *)h->mfh;
+    int w = e0->op == IOLENS_OP_WRITE, all = (b[i].mk & MK_ALL) != 0, mk = b[i].mk;
+    int64_t file = e0->file, moved = 0;
+    size_t j = i;
+    MPI_Status st;
+    for (; j < n && b[j].fast && b[j].e.file == file && b[j].e.op == e0->op && b[j].mk == mk; j++) {
+        const iolens_event *e = &b[j].e;
+        MPI_Offset off = (MPI_Offset)e->offset;
+        int cnt = (int)e->size, mrc;
+        char *buf = xbuf(o, e);
+        mrc = w ? (all ? MPI_File_write_at_all(fh, off, buf, cnt, MPI_BYTE, &st)
+                       : MPI_File_write_at(fh, off, buf, cnt, MPI_BYTE, &st))
+                : (all ? MPI_File_read_at_all(fh, off, buf, cnt, MPI_BYTE, &st)
+                       : MPI_File_read_at(fh, off, buf, cnt, MPI_BYTE, &st));
+        if (mrc != MPI_SUCCESS) {
+            *rc = mpi_fail(mrc, e, f->rel);
+            j++; /* issued: not again */
+            break;
+        }
+        int got = cnt;
+        if (!w)
+            MPI_Get_count(&st, MPI_BYTE, &got);
+        moved += got;
+    }
+    count_moved(o, h, w, moved);
+    o->st->calls += (int64_t)(j - i);
+    return j;
+}
+#endif
+
 /* The common case at small transfers, a run of positional POSIX reads (or writes) of one open
  * descriptor, issued in a loop with as little of the replay's own work between the calls as
  * the application's loop has (fidelity: at 4 KiB, ~150 instructions of dispatch per call were
@@ -855,15 +913,19 @@ static size_t fast_run(struct otf *o, const struct otf_ev *b, size_t i, size_t n
     if (!f->n)
         return i;
     struct otf_handle *h = &f->h[f->n - 1];
-    if (h->fd < 0 || h->fp || h->dir || h->mfh)
+    if ((int64_t)(n - i) > limit)
+        n = i + (size_t)limit;
+#ifdef IOLENS_HAVE_MPI
+    if (e0->layer == IOLENS_LAYER_MPIIO)
+        return h->mfh ? fast_run_mpi(o, f, h, b, i, n, rc) : i;
+#endif
+    if (e0->layer != IOLENS_LAYER_POSIX || h->fd < 0 || h->fp || h->dir || h->mfh)
         return i;
     int fd = h->fd, w = e0->op == IOLENS_OP_WRITE;
     int64_t file = e0->file, moved = 0;
-    if ((int64_t)(n - i) > limit)
-        n = i + (size_t)limit;
     size_t j = i;
     ssize_t r = 0;
-    for (; j < n && b[j].fast && b[j].e.file == file && b[j].e.op == e0->op; j++) {
+    for (; j < n && b[j].fast && b[j].e.file == file && b[j].e.op == e0->op && b[j].e.layer == e0->layer; j++) {
         const iolens_event *e = &b[j].e;
         r = w ? pwrite(fd, xbuf(o, e), (size_t)e->size, (off_t)e->offset)
               : pread(fd, xbuf(o, e), (size_t)e->size, (off_t)e->offset);
@@ -874,7 +936,8 @@ static size_t fast_run(struct otf *o, const struct otf_ev *b, size_t i, size_t n
     int err = errno;
     count_moved(o, h, w, moved);
     o->st->calls += (int64_t)(j - i);
-    if (j < n && b[j].fast && b[j].e.file == file && b[j].e.op == e0->op) { /* stopped by a short or failed call */
+    if (j < n && b[j].fast && b[j].e.file == file && b[j].e.op == e0->op && b[j].e.layer == e0->layer) {
+        /* stopped by a short or failed call */
         errno = err;
         int x = rw_event(o, f, h, &b[j], r);
         if (x < 0)
