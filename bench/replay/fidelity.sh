@@ -16,7 +16,8 @@
 # N runs is the least disturbed one. RAW=FILE keeps every round's bandwidths.
 # MIB: MiB each rank writes then reads (at 4 KiB transfers a quarter of it). Output: one row per
 # (mode, transfer size, ranks), human table on stdout, CSV rows to CSV if given (Markdown:
-# bench/replay/fidelity_table.py CSV). Figures only.
+# bench/replay/fidelity_table.py CSV). Figures only. pcfg_*/potf_* (pooled): each replay's
+# median bandwidth over the median of all 2 x ROUNDS runs of the original (see below).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
@@ -52,10 +53,10 @@ run_otf() {
 }
 
 echo "# load: $(uptime)"
-printf "%-12s %8s %5s %10s %10s %10s %7s %7s %10s %10s %10s %7s %7s %7s %7s %7s %7s %7s %7s\n" mode transfer ranks \
+printf "%-12s %8s %5s %10s %10s %10s %7s %7s %10s %10s %10s %7s %7s %7s %7s %7s %7s %7s %7s %7s %7s %7s %7s\n" mode transfer ranks \
   orig_w_MB/s cfg_w_MB/s otf_w_MB/s cfg_w otf_w orig_r_MB/s cfg_r_MB/s otf_r_MB/s cfg_r otf_r aa_w aa_r \
-  bcfg_w botf_w bcfg_r botf_r
-[ -z "$csv" ] || echo "mode,transfer,ranks,rounds,orig_w,cfg_w,otf_w,cfg_w_ratio,otf_w_ratio,orig_r,cfg_r,otf_r,cfg_r_ratio,otf_r_ratio,aa_w_ratio,aa_r_ratio,best_cfg_w,best_otf_w,best_cfg_r,best_otf_r" > "$csv"
+  bcfg_w botf_w bcfg_r botf_r pcfg_w potf_w pcfg_r potf_r
+[ -z "$csv" ] || echo "mode,transfer,ranks,rounds,orig_w,cfg_w,otf_w,cfg_w_ratio,otf_w_ratio,orig_r,cfg_r,otf_r,cfg_r_ratio,otf_r_ratio,aa_w_ratio,aa_r_ratio,best_cfg_w,best_otf_w,best_cfg_r,best_otf_r,pooled_cfg_w,pooled_otf_w,pooled_cfg_r,pooled_otf_r" > "$csv"
 for mode in ${MODES:-posix-shared posix-fpp mpiio-indep mpiio-coll}; do
   for size in ${SIZES:-1048576 4096}; do
     count=$(( size == 4096 ? mib * 64 : mib * 1048576 / size ))
@@ -88,9 +89,18 @@ for mode in ${MODES:-posix-shared posix-fpp mpiio-indep mpiio-coll}; do
         END { ow = x[1] > x[7] ? x[1] : x[7]; orr = x[2] > x[8] ? x[2] : x[8];
               print x[3]/ow, x[5]/ow, x[4]/orr, x[6]/orr }' "$scratch/rows")
       m+=($b)
+      # pooled: the replays' median bandwidth over the original's median over both of its runs
+      # per round (2 x ROUNDS runs): the original's bandwidth can fall into a few levels from run
+      # to run (1 MiB reads from tmpfs: ~4.4, ~6.4 or ~8.0 GB/s at 1 rank), which pairing does
+      # not cancel; pooling its two runs halves the noise of the reference
+      pw=$( (cut -d' ' -f1 "$scratch/rows"; cut -d' ' -f7 "$scratch/rows") | median)
+      pr=$( (cut -d' ' -f2 "$scratch/rows"; cut -d' ' -f8 "$scratch/rows") | median)
+      pl=$(awk -v a="${m[1]}" -v b="${m[2]}" -v c="${m[6]}" -v d="${m[7]}" -v w="$pw" -v r="$pr" \
+        'BEGIN { print a / w, b / w, c / r, d / r }')
+      m+=($pl)
       awk -v mo="$mode" -v s="$size" -v n="$np" -v a="${m[*]}" 'BEGIN { split(a, v, " ");
-        printf "%-12s %8d %5d %10.0f %10.0f %10.0f %7.3f %7.3f %10.0f %10.0f %10.0f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f\n",
-          mo, s, n, v[1]/1e6, v[2]/1e6, v[3]/1e6, v[4], v[5], v[6]/1e6, v[7]/1e6, v[8]/1e6, v[9], v[10], v[11], v[12], v[13], v[14], v[15], v[16] }'
+        printf "%-12s %8d %5d %10.0f %10.0f %10.0f %7.3f %7.3f %10.0f %10.0f %10.0f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f\n",
+          mo, s, n, v[1]/1e6, v[2]/1e6, v[3]/1e6, v[4], v[5], v[6]/1e6, v[7]/1e6, v[8]/1e6, v[9], v[10], v[11], v[12], v[13], v[14], v[15], v[16], v[17], v[18], v[19], v[20] }'
       [ -z "$csv" ] || echo "$mode,$size,$np,$rounds,$(echo "${m[*]}" | tr ' ' ',')" >> "$csv"
     done
   done

@@ -102,7 +102,29 @@ struct otf_ev {
     int pos;  /* a pread/pwrite with a known offset (worked out when decoded, not per issued call) */
     int cons; /* considered(): replayed, not skipped (worked out when decoded) */
     int fast; /* a positional POSIX read or write of at most the buffer's size, no delays: the tight loop */
+    int mk;   /* MPI-IO data calls: MK_* of the entry point's name (worked out when decoded) */
 };
+
+/* What an MPI-IO read or write entry point is, from its name: decided when the call is
+ * decoded, so that re-issuing it compares no strings (fidelity at small transfers). */
+enum { MK_END = 1, MK_ALL = 2, MK_AT = 4, MK_SHARED = 8, MK_ORDERED = 16 };
+
+/* What the tight loop reads of a call (fast_run): 16 bytes instead of the decoded event's ~180,
+ * so that a large batch streams through the cache as an application's loop does not have to
+ * (fidelity: with 262144 decoded 4 KiB calls per batch, reading the events themselves cost ~10%). */
+struct otf_fx {
+    int64_t offset;
+    int32_t size;
+    int32_t bufoff; /* where in the transfer buffer the data starts (xbuf) */
+};
+
+static int mpi_kind(const char *fn)
+{
+    if (!fn)
+        return 0;
+    return (strstr(fn, "_end") ? MK_END : 0) | (strstr(fn, "_all") ? MK_ALL : 0) | (strstr(fn, "_at") ? MK_AT : 0) |
+           (strstr(fn, "_shared") ? MK_SHARED : 0) | (strstr(fn, "_ordered") ? MK_ORDERED : 0);
+}
 
 struct otf_coll {
     const char *func;
@@ -117,6 +139,9 @@ struct otf_cut {
 
 struct otf {
     const iolens_replay_trace_options *opt;
+    const char *mk_func; /* fetch(): the last MPI-IO read/write entry point decoded, and its MK_* */
+    int mk_last;
+    size_t nopen; /* handles open now (files, streams, MPI files, directories) */
     iolens_replay_trace_stats *st;
     const iolens_file *files;
     size_t nfiles;
@@ -360,9 +385,23 @@ static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v
         v->has_a = o->iolens_kind && iolens_trace_last_args(src, rank, &fd, v->a) == 0;
         v->pos = positional(v->e.func) && v->e.offset >= 0;
         v->cons = considered(o, &v->e);
-        v->fast = v->cons && v->pos && v->e.layer == IOLENS_LAYER_POSIX &&
-                  (v->e.op == IOLENS_OP_READ || v->e.op == IOLENS_OP_WRITE) && v->e.size > 0 &&
-                  v->e.size <= (int64_t)o->bufcap && !o->opt->delays;
+        int rw = v->e.op == IOLENS_OP_READ || v->e.op == IOLENS_OP_WRITE;
+        if (v->e.layer == IOLENS_LAYER_MPIIO && rw) { /* names repeat: the last one's kind is kept */
+            if (v->e.func != o->mk_func) {
+                o->mk_func = v->e.func;
+                o->mk_last = mpi_kind(v->e.func);
+            }
+            v->mk = o->mk_last;
+        } else {
+            v->mk = 0;
+        }
+        /* the tight loop: positional POSIX calls, and MPI-IO's explicit-offset calls
+         * (MPI_File_{read,write}_at[_all]; not split collectives) */
+        int fastkind = v->e.layer == IOLENS_LAYER_POSIX ? v->pos
+                                                         : v->e.layer == IOLENS_LAYER_MPIIO && (v->mk & MK_AT) &&
+                                                               !(v->mk & MK_END) && v->e.offset >= 0;
+        v->fast = v->cons && fastkind && rw && v->e.size > 0 && v->e.size <= (int64_t)o->bufcap &&
+                  v->e.size <= INT_MAX && !o->opt->delays;
         return 1;
     }
     return rc;
@@ -616,12 +655,14 @@ static int do_open(struct otf *o, struct otf_file *f, const struct otf_ev *v)
         h->fd = fd;
     }
     f->n++;
+    o->nopen++;
     return 1;
 }
 
 static int close_handle(struct otf *o, struct otf_handle *h)
 {
     int bad = 0;
+    o->nopen--;
 #ifdef IOLENS_HAVE_MPI
     if (h->mfh) {
         bad = MPI_File_close(h->mfh) != MPI_SUCCESS;
@@ -661,16 +702,16 @@ static int mpi_event(struct otf *o, struct otf_file *f, struct otf_handle *h, co
     switch (e->op) {
     case IOLENS_OP_READ:
     case IOLENS_OP_WRITE: {
-        if (strstr(fn, "_end"))
+        if (v->mk & MK_END)
             return 1; /* split collective: the data moved at _begin */
         int w = e->op == IOLENS_OP_WRITE, rc;
         int64_t n = e->size > 0 ? e->size : 0;
         if (n > INT_MAX || (rc = ensure_buf(o, n)) < 0)
             return n > INT_MAX ? iol_err(IOLENS_EUNSUPPORTED, "%s of %lld bytes: too large", fn, (long long)n) : rc;
-        int all = strstr(fn, "_all") != NULL, cnt = (int)n;
+        int all = (v->mk & MK_ALL) != 0, cnt = (int)n;
         char *buf = xbuf(o, e);
         /* non-blocking and split calls are re-issued as the blocking call of the same kind */
-        if (strstr(fn, "_at")) {
+        if (v->mk & MK_AT) {
             if (e->offset < 0)
                 return 0;
             MPI_Offset off = (MPI_Offset)e->offset;
@@ -678,10 +719,10 @@ static int mpi_event(struct otf *o, struct otf_file *f, struct otf_handle *h, co
                            : MPI_File_write_at(fh, off, buf, cnt, MPI_BYTE, &stt))
                     : (all ? MPI_File_read_at_all(fh, off, buf, cnt, MPI_BYTE, &stt)
                            : MPI_File_read_at(fh, off, buf, cnt, MPI_BYTE, &stt));
-        } else if (strstr(fn, "_shared")) {
+        } else if (v->mk & MK_SHARED) {
             mrc = w ? MPI_File_write_shared(fh, buf, cnt, MPI_BYTE, &stt)
                     : MPI_File_read_shared(fh, buf, cnt, MPI_BYTE, &stt);
-        } else if (strstr(fn, "_ordered")) {
+        } else if (v->mk & MK_ORDERED) {
             mrc = w ? MPI_File_write_ordered(fh, buf, cnt, MPI_BYTE, &stt)
                     : MPI_File_read_ordered(fh, buf, cnt, MPI_BYTE, &stt);
         } else {
@@ -778,6 +819,7 @@ static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
             bad = 1;
         } else {
             f->h[f->n++] = (struct otf_handle){-1, NULL, d, NULL, 0, -1};
+            o->nopen++;
         }
     } else if (!strcmp(fn, "unlink") || !strcmp(fn, "rmdir") || !strcmp(fn, "rename")) {
         if (f->existed) { /* a replay never removes what it did not create */
@@ -843,38 +885,80 @@ static int rw_event(struct otf *o, struct otf_file *f, struct otf_handle *h, con
     return 1;
 }
 
+#ifdef IOLENS_HAVE_MPI
+/* fast_run (below) for MPI_File_{read,write}_at[_all] of one file handle. A write that succeeds
+ * moved all its bytes (MPI-IO reports a write it could not finish as an error); a read may stop
+ * at the end of the file, so its status gives what it moved. (Asking MPI_File_get_size instead
+ * would add lseek calls to the replay's own trace.) */
+static size_t fast_run_mpi(struct otf *o, struct otf_file *f, struct otf_handle *h, const struct otf_ev *b,
+                           const struct otf_fx *fx, size_t i, size_t end, int *rc)
+{
+    const iolens_event *e0 = &b[i].e;
+    MPI_File fh = *(MPI_File *)h->mfh;
+    int w = e0->op == IOLENS_OP_WRITE, all = (b[i].mk & MK_ALL) != 0;
+    int64_t moved = 0;
+    size_t j = i;
+    MPI_Status st;
+    for (; j < end; j++) {
+        MPI_Offset off = (MPI_Offset)fx[j].offset;
+        int cnt = fx[j].size, mrc;
+        char *buf = o->buf + fx[j].bufoff;
+        mrc = w ? (all ? MPI_File_write_at_all(fh, off, buf, cnt, MPI_BYTE, &st)
+                       : MPI_File_write_at(fh, off, buf, cnt, MPI_BYTE, &st))
+                : (all ? MPI_File_read_at_all(fh, off, buf, cnt, MPI_BYTE, &st)
+                       : MPI_File_read_at(fh, off, buf, cnt, MPI_BYTE, &st));
+        if (mrc != MPI_SUCCESS) {
+            *rc = mpi_fail(mrc, &b[j].e, f->rel);
+            j++; /* issued: not again */
+            break;
+        }
+        int got = cnt;
+        if (!w)
+            MPI_Get_count(&st, MPI_BYTE, &got);
+        moved += got;
+    }
+    count_moved(o, h, w, moved);
+    o->st->calls += (int64_t)(j - i);
+    return j;
+}
+#endif
+
 /* The common case at small transfers, a run of positional POSIX reads (or writes) of one open
  * descriptor, issued in a loop with as little of the replay's own work between the calls as
  * the application's loop has (fidelity: at 4 KiB, ~150 instructions of dispatch per call were
  * ~5% of a read from tmpfs). At most `limit` calls (the next barrier). Returns the index after
  * the last call issued (i: none); a short or failed call is finished as rw_event does. */
-static size_t fast_run(struct otf *o, const struct otf_ev *b, size_t i, size_t n, int64_t limit, int *rc)
+static size_t fast_run(struct otf *o, const struct otf_ev *b, const struct otf_fx *fx, const uint32_t *run, size_t i,
+                       int64_t limit, int *rc)
 {
     const iolens_event *e0 = &b[i].e;
     struct otf_file *f = &o->f[e0->file];
     if (!f->n)
         return i;
     struct otf_handle *h = &f->h[f->n - 1];
-    if (h->fd < 0 || h->fp || h->dir || h->mfh)
+    size_t end = i + ((int64_t)run[i] > limit ? (size_t)limit : run[i]);
+#ifdef IOLENS_HAVE_MPI
+    if (e0->layer == IOLENS_LAYER_MPIIO)
+        return h->mfh ? fast_run_mpi(o, f, h, b, fx, i, end, rc) : i;
+#endif
+    if (e0->layer != IOLENS_LAYER_POSIX || h->fd < 0 || h->fp || h->dir || h->mfh)
         return i;
     int fd = h->fd, w = e0->op == IOLENS_OP_WRITE;
-    int64_t file = e0->file, moved = 0;
-    if ((int64_t)(n - i) > limit)
-        n = i + (size_t)limit;
+    int64_t moved = 0;
     size_t j = i;
     ssize_t r = 0;
-    for (; j < n && b[j].fast && b[j].e.file == file && b[j].e.op == e0->op; j++) {
-        const iolens_event *e = &b[j].e;
-        r = w ? pwrite(fd, xbuf(o, e), (size_t)e->size, (off_t)e->offset)
-              : pread(fd, xbuf(o, e), (size_t)e->size, (off_t)e->offset);
-        if (r != (ssize_t)e->size)
+    for (; j < end; j++) {
+        r = w ? pwrite(fd, o->buf + fx[j].bufoff, (size_t)fx[j].size, (off_t)fx[j].offset)
+              : pread(fd, o->buf + fx[j].bufoff, (size_t)fx[j].size, (off_t)fx[j].offset);
+        if (r != (ssize_t)fx[j].size)
             break;
         moved += r;
     }
     int err = errno;
     count_moved(o, h, w, moved);
     o->st->calls += (int64_t)(j - i);
-    if (j < n && b[j].fast && b[j].e.file == file && b[j].e.op == e0->op) { /* stopped by a short or failed call */
+    if (j < end) {
+        /* stopped by a short or failed call */
         errno = err;
         int x = rw_event(o, f, h, &b[j], r);
         if (x < 0)
@@ -964,15 +1048,53 @@ static void sleep_until(double t)
 
 /* The rank's calls are decoded in batches before they are issued, so that decoding the
  * trace does not slow the replayed calls down (it would, at small transfers). */
-#define OTF_BATCH 65536
+#define OTF_BATCH 262144
+#define OTF_CHUNK 4096
+
+/* IOLENS_REPLAY_BATCH=N: batches of N calls instead (N >= 2; for tests, which need several
+ * batches of a small trace) */
+static size_t otf_batch(void)
+{
+    const char *s = getenv("IOLENS_REPLAY_BATCH");
+    char *end = NULL;
+    unsigned long long v = s ? strtoull(s, &end, 10) : 0;
+    return s && end != s && *end == '\0' && v >= 2 && v <= OTF_BATCH ? (size_t)v : OTF_BATCH;
+}
+
+/* The tight loop's view of a batch: fx[i] for each call it may issue, and run[i] = how many
+ * calls from i on it can issue in one go (same file, operation, layer and MPI-IO kind; 0 when
+ * call i is not for the tight loop). */
+static void index_batch(const struct otf *o, const struct otf_ev *b, size_t n, struct otf_fx *fx, uint32_t *run)
+{
+    for (size_t k = n; k-- > 0;) {
+        const struct otf_ev *v = &b[k];
+        if (!v->fast) {
+            run[k] = 0;
+            continue;
+        }
+        fx[k] = (struct otf_fx){v->e.offset, (int32_t)v->e.size, (int32_t)(xbuf(o, &v->e) - o->buf)};
+        const struct otf_ev *u = k + 1 < n ? &b[k + 1] : NULL;
+        run[k] = u && u->fast && u->e.file == v->e.file && u->e.op == v->e.op && u->e.layer == v->e.layer &&
+                         u->mk == v->mk && run[k + 1] < UINT32_MAX
+                     ? run[k + 1] + 1
+                     : 1;
+    }
+}
 
 static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double first)
 {
     double speed = o->opt->speed > 0 ? o->opt->speed : 1.0;
-    size_t cap = o->nev0[rank] < OTF_BATCH ? (size_t)o->nev0[rank] + 1 : OTF_BATCH;
+    size_t batch_max = otf_batch();
+    size_t cap = (uint64_t)o->nev0[rank] < batch_max ? (size_t)o->nev0[rank] + 1 : batch_max;
     struct otf_ev *batch = malloc(cap * sizeof *batch);
-    if (!batch)
+    struct otf_fx *fx = malloc(cap * sizeof *fx);
+    uint32_t *run = malloc(cap * sizeof *run);
+    if (!batch || !fx || !run) {
+        free(batch);
+        free(fx);
+        free(run);
         return iol_err(IOLENS_ENOMEM, "out of memory");
+    }
     o->sess_next = o->sess_base[rank];
     o->ibar = 0;
     int64_t idx = 0;
@@ -982,6 +1104,7 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
      * the ranks' starts nor compete for the processors with another rank's first calls */
     while (n < cap && (rc = fetch(o, src, rank, &batch[n])) > 0)
         n++;
+    index_batch(o, batch, n, fx, run);
     /* the transfer buffer is written now, just before the calls, as an application writes its
      * buffer before its I/O phase (IOR, bench_replay_ior_plain): not at set-up, before the
      * trace's pre-pass and the decoding of the first batch, which left it cold (fidelity) */
@@ -993,13 +1116,31 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
         if (!first_batch) {
             if (rc == 0)
                 break;
+            /* the batch ran out: inside a session, decode only what the next calls need (the
+             * rest follows at the next gap between sessions, above) */
+            size_t want = o->nopen && cap > OTF_CHUNK ? OTF_CHUNK : cap;
             n = 0;
-            while (n < cap && (rc = fetch(o, src, rank, &batch[n])) > 0)
+            while (n < want && (rc = fetch(o, src, rank, &batch[n])) > 0)
                 n++;
             if (rc < 0)
                 break;
+            index_batch(o, batch, n, fx, run);
         }
         for (size_t i = 0; i < n && rc >= 0; i++) {
+            /* Between sessions (nothing open), once half the batch is free, the trace is decoded
+             * into the free part now: decoding at the end of a batch would otherwise fall inside
+             * whatever session is open then (a 262144-call write phase lost ~5% to decoding
+             * the next batch before its last calls and its close). */
+            if (o->nopen == 0 && n - i <= cap / 2 && rc > 0) {
+                memmove(batch, batch + i, (n - i) * sizeof *batch);
+                n -= i;
+                i = 0;
+                while (n < cap && (rc = fetch(o, src, rank, &batch[n])) > 0)
+                    n++;
+                if (rc < 0)
+                    break;
+                index_batch(o, batch, n, fx, run);
+            }
             const iolens_event *e = &batch[i].e;
             if (o->opt->delays && first >= 0)
                 sleep_until(t0 + (e->tstart - first) / speed);
@@ -1009,7 +1150,7 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
             }
             if (batch[i].fast) {
                 int64_t lim = o->ibar < o->nbar ? o->bar[o->ibar] - idx : INT64_MAX;
-                size_t j = lim > 0 ? fast_run(o, batch, i, n, lim, &rc) : i;
+                size_t j = lim > 0 ? fast_run(o, batch, fx, run, i, lim, &rc) : i;
                 if (j > i) {
                     idx += (int64_t)(j - i);
                     i = j - 1;
@@ -1031,6 +1172,8 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
         }
     }
     free(batch);
+    free(fx);
+    free(run);
     if (rc < 0)
         return rc;
     for (; o->ibar < o->nbar; o->ibar++)

@@ -70,6 +70,8 @@ typedef struct iol_trace {
     iol_proc *procs;
     const char *func_names[IOL_F_COUNT]; /* by stored id */
     int func_map[IOL_F_COUNT];           /* stored id -> this reader's id, -1 */
+    const char *arg_spec[IOL_F_COUNT];   /* by this reader's id: source.c's argument spec, NULL until looked up */
+    uint8_t mpi_kind[IOL_F_COUNT];       /* by this reader's id: source.c's MPI-IO flags of the name, 0 until worked out */
     iolens_file *files;
     uint64_t *fhash;
     size_t nfiles, filescap;

@@ -212,9 +212,14 @@ static void fill_event(iol_trace *t, int rank, iol_proc *p, const iol_thread *th
     if (r->err)
         ev->flags |= IOLENS_EVF_FAILED;
     if (fi->layer == IOLENS_LAYER_MPIIO) {
-        if (strstr(fi->name, "_all") || strstr(fi->name, "_ordered"))
+        /* what the name says, worked out once per function and trace (not per event) */
+        uint8_t *k = &t->mpi_kind[r->func];
+        if (!*k)
+            *k = (uint8_t)(1 | (strstr(fi->name, "_all") || strstr(fi->name, "_ordered") ? 2 : 0) |
+                           (!strncmp(fi->name, "MPI_File_i", 10) ? 4 : 0));
+        if (*k & 2)
             ev->flags |= IOLENS_EVF_COLLECTIVE;
-        if (!strncmp(fi->name, "MPI_File_i", 10))
+        if (*k & 4)
             ev->flags |= IOLENS_EVF_NONBLOCKING;
         if (fi->op == IOLENS_OP_OPEN)
             ev->open_flags = (int32_t)r->a[0];
@@ -289,9 +294,34 @@ static const char *spec_of(const char *func)
     return "";
 }
 
+/* v in decimal into out (at least 21 bytes); snprintf's cost per argument was most of the
+ * decoding time of a read or write */
+static void fmt_i64(char *out, int64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        tmp[n++] = '-';
+    for (int k = 0; k < n; k++)
+        out[k] = tmp[n - 1 - k];
+    out[n] = '\0';
+}
+
 static void fill_args(iol_trace *t, iol_proc *p, const iol_rawrec *r, iolens_event *ev)
 {
-    const char *spec = spec_of(ev->func);
+    /* the spec by function, looked up once per trace (a linear search of the table per event
+     * was the other half of the decoding time) */
+    const char *spec = r->func < IOL_F_COUNT ? t->arg_spec[r->func] : NULL;
+    if (!spec) {
+        spec = spec_of(ev->func);
+        if (r->func < IOL_F_COUNT)
+            t->arg_spec[r->func] = spec;
+    }
     uint32_t n = 0;
     for (; *spec && n < 8; spec++, n++) {
         char *num = p->argtext[n];
@@ -305,8 +335,8 @@ static void fill_args(iol_trace *t, iol_proc *p, const iol_rawrec *r, iolens_eve
             break;
         case 'B': a = "%p"; break;
         case 'M': a = fopen_mode(r->a[0]); break;
-        case 'd': snprintf(num, sizeof p->argtext[0], "%d", (int)r->fd); break;
-        default: snprintf(num, sizeof p->argtext[0], "%lld", (long long)r->a[*spec - '0']); break;
+        case 'd': fmt_i64(num, (int)r->fd); break;
+        default: fmt_i64(num, r->a[*spec - '0']); break;
         }
         p->argv[n] = a;
     }

@@ -27,6 +27,8 @@ int main(int argc, char **argv)
     MPI_File_close(&fh);
     MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
     MPI_File_read_at(fh, (MPI_Offset)rank * 65536, buf, 65536, MPI_BYTE, &st);
+    /* past the end: 100 of 4096 bytes (the file ends after the last rank's 4 KiB at 16 MiB) */
+    MPI_File_read_at(fh, (MPI_Offset)(ncoll + 1) * n * 4096 + (1 << 24) - 100, buf, 4096, MPI_BYTE, &st);
     MPI_File_read_at_all(fh, (MPI_Offset)((n - 1 - rank) * 65536), buf, 32768, MPI_BYTE, &st);
     MPI_File_close(&fh);
     /* metadata: a directory per rank, a file created, stat-ed, renamed, removed */

@@ -109,6 +109,12 @@ calls "$T/R" > "$T/R.calls"
 [ "$(wc -l < "$T/T.calls")" -eq 19 ] && ok || fail "original trace: $(wc -l < "$T/T.calls") data calls, want 19"
 if diff "$T/T.calls" "$T/R.calls" > "$T/calls.diff"; then ok; else fail "replay calls differ:"; cat "$T/calls.diff" >&2; fi
 "$IOLENS" trace --print "$T/R" | grep -q "\"$T/D$T/d/a.dat\"" && ok || fail "replay did not use the remapped path"
+# the same in batches of 2 calls (IOLENS_REPLAY_BATCH): decoding between batches and between
+# sessions, the tight loop's pwrite run cut at batch ends
+expect_rc 0 env IOLENS_REPLAY_BATCH=2 "$IOLENS" trace -o "$T/RB" -- "$IOLENS" replay "$T/T" --root "$T/DB" --json
+expect_grep '"calls": 19, "skipped": 0, "bytes_written": 269450, "bytes_read": 9192' "$IOLENS_TMP/out"
+calls "$T/RB" > "$T/RB.calls"
+if diff "$T/T.calls" "$T/RB.calls" > "$T/callsb.diff"; then ok; else fail "batches of 2: replay calls differ:"; cat "$T/callsb.diff" >&2; fi
 
 # without --keep the files the replay created are removed; the original ones are untouched
 expect_rc 0 "$IOLENS" replay "$T/T" --root "$T/D2"
