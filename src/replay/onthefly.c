@@ -691,6 +691,15 @@ static int mpi_fail(int mrc, const iolens_event *e, const char *path)
     return iol_err(IOLENS_EIO, "%s on '%s' failed: %s", e->func, path, msg);
 }
 
+/* MPI_File_{write,read}_at[_all] */
+static int mpi_rw_at(MPI_File fh, int w, int all, MPI_Offset off, char *buf, int cnt, MPI_Status *st)
+{
+    return w ? (all ? MPI_File_write_at_all(fh, off, buf, cnt, MPI_BYTE, st)
+                    : MPI_File_write_at(fh, off, buf, cnt, MPI_BYTE, st))
+             : (all ? MPI_File_read_at_all(fh, off, buf, cnt, MPI_BYTE, st)
+                    : MPI_File_read_at(fh, off, buf, cnt, MPI_BYTE, st));
+}
+
 /* MPI-IO data and control calls (the open is do_open's). */
 static int mpi_event(struct otf *o, struct otf_file *f, struct otf_handle *h, const struct otf_ev *v)
 {
@@ -714,11 +723,7 @@ static int mpi_event(struct otf *o, struct otf_file *f, struct otf_handle *h, co
         if (v->mk & MK_AT) {
             if (e->offset < 0)
                 return 0;
-            MPI_Offset off = (MPI_Offset)e->offset;
-            mrc = w ? (all ? MPI_File_write_at_all(fh, off, buf, cnt, MPI_BYTE, &stt)
-                           : MPI_File_write_at(fh, off, buf, cnt, MPI_BYTE, &stt))
-                    : (all ? MPI_File_read_at_all(fh, off, buf, cnt, MPI_BYTE, &stt)
-                           : MPI_File_read_at(fh, off, buf, cnt, MPI_BYTE, &stt));
+            mrc = mpi_rw_at(fh, w, all, (MPI_Offset)e->offset, buf, cnt, &stt);
         } else if (v->mk & MK_SHARED) {
             mrc = w ? MPI_File_write_shared(fh, buf, cnt, MPI_BYTE, &stt)
                     : MPI_File_read_shared(fh, buf, cnt, MPI_BYTE, &stt);
@@ -900,13 +905,8 @@ static size_t fast_run_mpi(struct otf *o, struct otf_file *f, struct otf_handle 
     size_t j = i;
     MPI_Status st;
     for (; j < end; j++) {
-        MPI_Offset off = (MPI_Offset)fx[j].offset;
-        int cnt = fx[j].size, mrc;
-        char *buf = o->buf + fx[j].bufoff;
-        mrc = w ? (all ? MPI_File_write_at_all(fh, off, buf, cnt, MPI_BYTE, &st)
-                       : MPI_File_write_at(fh, off, buf, cnt, MPI_BYTE, &st))
-                : (all ? MPI_File_read_at_all(fh, off, buf, cnt, MPI_BYTE, &st)
-                       : MPI_File_read_at(fh, off, buf, cnt, MPI_BYTE, &st));
+        int cnt = fx[j].size;
+        int mrc = mpi_rw_at(fh, w, all, (MPI_Offset)fx[j].offset, o->buf + fx[j].bufoff, cnt, &st);
         if (mrc != MPI_SUCCESS) {
             *rc = mpi_fail(mrc, &b[j].e, f->rel);
             j++; /* issued: not again */
@@ -1081,6 +1081,20 @@ static void index_batch(const struct otf *o, const struct otf_ev *b, size_t n, s
     }
 }
 
+/* Decodes calls into batch[*n..want) (fewer when the trace ends) and indexes the batch for the
+ * tight loop. Returns fetch()'s last result: > 0 more calls follow, 0 the rank's calls are all
+ * decoded, < 0 error. */
+static int fill_batch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *batch, struct otf_fx *fx,
+                      uint32_t *run, size_t *n, size_t want)
+{
+    int rc = 1;
+    while (*n < want && (rc = fetch(o, src, rank, &batch[*n])) > 0)
+        (*n)++;
+    if (rc >= 0)
+        index_batch(o, batch, *n, fx, run);
+    return rc;
+}
+
 static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double first)
 {
     double speed = o->opt->speed > 0 ? o->opt->speed : 1.0;
@@ -1102,9 +1116,7 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
     size_t n = 0;
     /* the first batch is decoded before the ranks start together: decoding must neither skew
      * the ranks' starts nor compete for the processors with another rank's first calls */
-    while (n < cap && (rc = fetch(o, src, rank, &batch[n])) > 0)
-        n++;
-    index_batch(o, batch, n, fx, run);
+    rc = fill_batch(o, src, rank, batch, fx, run, &n, cap);
     /* the transfer buffer is written now, just before the calls, as an application writes its
      * buffer before its I/O phase (IOR, bench_replay_ior_plain): not at set-up, before the
      * trace's pre-pass and the decoding of the first batch, which left it cold (fidelity) */
@@ -1120,11 +1132,8 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
              * rest follows at the next gap between sessions, above) */
             size_t want = o->nopen && cap > OTF_CHUNK ? OTF_CHUNK : cap;
             n = 0;
-            while (n < want && (rc = fetch(o, src, rank, &batch[n])) > 0)
-                n++;
-            if (rc < 0)
+            if ((rc = fill_batch(o, src, rank, batch, fx, run, &n, want)) < 0)
                 break;
-            index_batch(o, batch, n, fx, run);
         }
         for (size_t i = 0; i < n && rc >= 0; i++) {
             /* Between sessions (nothing open), once half the batch is free, the trace is decoded
@@ -1135,11 +1144,8 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
                 memmove(batch, batch + i, (n - i) * sizeof *batch);
                 n -= i;
                 i = 0;
-                while (n < cap && (rc = fetch(o, src, rank, &batch[n])) > 0)
-                    n++;
-                if (rc < 0)
+                if ((rc = fill_batch(o, src, rank, batch, fx, run, &n, cap)) < 0)
                     break;
-                index_batch(o, batch, n, fx, run);
             }
             const iolens_event *e = &batch[i].e;
             if (o->opt->delays && first >= 0)
