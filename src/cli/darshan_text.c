@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "darshan_totals.h"
 #include "iolens/darshan.h"
+#include "util/buf.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -167,16 +168,9 @@ static void line_s(const struct line_ctx *c, const char *cname, const char *val)
 
 static void line_i(const struct line_ctx *c, const char *cname, int64_t v)
 {
-    char buf[24], *p = buf + sizeof buf;
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    *--p = '\0';
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *--p = '-';
-    line_s(c, cname, p);
+    char buf[IOL_FMT_INT_MAX];
+    iol_fmt_i64(buf, v);
+    line_s(c, cname, buf);
 }
 
 static void line_f(const struct line_ctx *c, const char *cname, double v)

@@ -107,3 +107,24 @@ done:
     fclose(f);
     return rc;
 }
+
+size_t iol_fmt_u64(char *out, uint64_t v, int neg)
+{
+    char tmp[IOL_FMT_INT_MAX];
+    size_t n = 0, k = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    if (neg)
+        out[k++] = '-';
+    while (n)
+        out[k++] = tmp[--n];
+    out[k] = '\0';
+    return k;
+}
+
+size_t iol_fmt_i64(char *out, int64_t v)
+{
+    return iol_fmt_u64(out, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
+}

@@ -23,6 +23,13 @@ void iol_buf_release(iol_buf *b); /* frees memory; b is reusable */
 /* Hands the data to the caller (who frees it); b becomes empty. */
 char *iol_buf_detach(iol_buf *b, size_t *len);
 
+/* Decimal digits of an integer without printf (hot paths: trace decoding, JSON, text dumps):
+ * writes them NUL-terminated at out[0..], which holds IOL_FMT_INT_MAX bytes; returns the length.
+ * iol_fmt_u64 writes a '-' first when neg (for a magnitude taken from a negative int64_t). */
+#define IOL_FMT_INT_MAX 22
+size_t iol_fmt_u64(char *out, uint64_t v, int neg);
+size_t iol_fmt_i64(char *out, int64_t v);
+
 /* Reads a whole file; refuses files larger than max_bytes. */
 int iol_read_file(const char *path, size_t max_bytes, iol_buf *out);
 

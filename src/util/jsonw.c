@@ -1,4 +1,5 @@
 #include "util/jsonw.h"
+#include "util/buf.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -92,15 +93,8 @@ static void write_string(FILE *out, const char *s, size_t n)
 /* Decimal digits of v without printf (the writer's hot path). */
 static void write_u64(FILE *out, uint64_t v, int neg)
 {
-    char buf[24];
-    size_t k = sizeof buf;
-    do {
-        buf[--k] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    if (neg)
-        buf[--k] = '-';
-    fwrite(buf + k, 1, sizeof buf - k, out);
+    char buf[IOL_FMT_INT_MAX];
+    fwrite(buf, 1, iol_fmt_u64(buf, v, neg), out);
 }
 
 void iol_jsonw_key(iol_jsonw *w, const char *key)

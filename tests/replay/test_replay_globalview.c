@@ -82,15 +82,23 @@ static void session(struct memsrc *m, int rank, int64_t file, iolens_layer layer
     add(m, rank, layer, IOLENS_OP_CLOSE, file, -1, 0, 0);
 }
 
+/* A source of nranks ranks over the files paths[0..nfiles) (ids 0..nfiles-1), no events yet. */
+static struct memsrc *memsrc_new(int nranks, size_t nfiles, const char *const *paths)
+{
+    struct memsrc *m = calloc(1, sizeof *m);
+    assert_non_null(m);
+    m->nranks = nranks;
+    for (size_t i = 0; i < nfiles; i++)
+        m->files[i] = (iolens_file){(int64_t)i, paths[i]};
+    m->nfiles = nfiles;
+    return m;
+}
+
 static void test_global_view(void **state)
 {
     (void)state;
-    struct memsrc *m = calloc(1, sizeof *m);
-    m->nranks = 2;
     const char *paths[] = {"/out/shared.dat", "/out/fpp.0", "/out/fpp.1", "/out/coll.dat", "/out/solo"};
-    for (int i = 0; i < 5; i++)
-        m->files[i] = (iolens_file){i, paths[i]};
-    m->nfiles = 5;
+    struct memsrc *m = memsrc_new(2, 5, paths);
     for (int r = 0; r < 2; r++) {
         /* two identical sessions on a shared file: 1 MiB x4 then 4 KiB x2 -> total_repeats 2 */
         for (int k = 0; k < 2; k++) {
@@ -174,13 +182,9 @@ static void test_exclusions(void **state)
 {
     (void)state;
     for (int all = 0; all < 2; all++) {
-        struct memsrc *m = calloc(1, sizeof *m);
-        m->nranks = 2;
         const char *paths[] = {"/dev/shm/run/data", "/proc/cpuinfo", "/etc/openmpi/openmpi-mca-params.conf",
                                "/dev/urandom", "/tmp/ompi.vm.0/pid.27710/contact.txt"};
-        for (int i = 0; i < 5; i++)
-            m->files[i] = (iolens_file){i, paths[i]};
-        m->nfiles = 5;
+        struct memsrc *m = memsrc_new(2, 5, paths);
         session(m, 0, 0, IOLENS_LAYER_POSIX, IOLENS_OP_WRITE, 4096, 4, 0);
         session(m, 0, 3, IOLENS_LAYER_POSIX, IOLENS_OP_READ, 16, 1, 0);
         session(m, 1, 1, IOLENS_LAYER_STDIO, IOLENS_OP_READ, 1024, 5, 0);
@@ -207,10 +211,7 @@ static void test_exclusions(void **state)
         iolens_evsource_free(src);
     }
     /* nothing left but system files: the message says why and how to keep them */
-    struct memsrc *m = calloc(1, sizeof *m);
-    m->nranks = 1;
-    m->files[0] = (iolens_file){0, "/sys/devices/system/cpu/online"};
-    m->nfiles = 1;
+    struct memsrc *m = memsrc_new(1, 1, (const char *[]){"/sys/devices/system/cpu/online"});
     session(m, 0, 0, IOLENS_LAYER_POSIX, IOLENS_OP_READ, 64, 1, 0);
     iolens_evsource *src = NULL;
     assert_int_equal(iolens_evsource_new(&src, &mem_ops, m), 0);
@@ -224,10 +225,7 @@ static void test_exclusions(void **state)
 static void test_bad_sources(void **state)
 {
     (void)state;
-    struct memsrc *m = calloc(1, sizeof *m);
-    m->nranks = 1;
-    m->files[0] = (iolens_file){0, "/a"};
-    m->nfiles = 1;
+    struct memsrc *m = memsrc_new(1, 1, (const char *[]){"/a"});
     add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_WRITE, 7, 10, 0, 0); /* file id out of range */
     iolens_evsource *src = NULL;
     assert_int_equal(iolens_evsource_new(&src, &mem_ops, m), 0);
@@ -236,9 +234,7 @@ static void test_bad_sources(void **state)
     assert_non_null(strstr(iolens_error_last(), "file 7"));
     iolens_evsource_free(src);
 
-    m = calloc(1, sizeof *m);
-    m->nranks = 1;
-    m->nfiles = 0;
+    m = memsrc_new(1, 0, NULL);
     add(m, 0, IOLENS_LAYER_MPI, IOLENS_OP_INIT, -1, -1, 0, 0);
     assert_int_equal(iolens_evsource_new(&src, &mem_ops, m), 0);
     assert_int_equal(iolens_replay_config_from_events(&cfg, src), IOLENS_EFORMAT);
@@ -247,15 +243,23 @@ static void test_bad_sources(void **state)
     iolens_evsource_free(src);
 }
 
+/* The global view of m's events (a test failure with the message when it cannot be built);
+ * *src (the source over m) is the caller's to free after the config. */
+static iolens_replay_config *global_view(struct memsrc *m, iolens_evsource **src)
+{
+    assert_int_equal(iolens_evsource_new(src, &mem_ops, m), 0);
+    iolens_replay_config *cfg = NULL;
+    if (iolens_replay_config_from_events(&cfg, *src) < 0)
+        fail_msg("%s", iolens_error_last());
+    return cfg;
+}
+
 /* buffer_offset: the buffer position that moved the most bytes, not the first transfer's
  * (a 100-byte header from a stack buffer at page+100, then 1 MiB blocks from malloc at page+16) */
 static void test_buffer_position(void **state)
 {
     (void)state;
-    struct memsrc *m = calloc(1, sizeof *m);
-    m->nranks = 1;
-    m->files[0] = (iolens_file){0, "/out/data"};
-    m->nfiles = 1;
+    struct memsrc *m = memsrc_new(1, 1, (const char *[]){"/out/data"});
     add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_OPEN, 0, -1, 0, 0);
     add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_WRITE, 0, 100, 0, 0);
     m->ev[0][m->nev[0] - 1].buf_pgoff1 = 1 + 100;
@@ -266,10 +270,7 @@ static void test_buffer_position(void **state)
     add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_WRITE, 0, 1 << 20, 0, 0); /* position not recorded */
     add(m, 0, IOLENS_LAYER_POSIX, IOLENS_OP_CLOSE, 0, -1, 0, 0);
     iolens_evsource *src = NULL;
-    assert_int_equal(iolens_evsource_new(&src, &mem_ops, m), 0);
-    iolens_replay_config *cfg = NULL;
-    if (iolens_replay_config_from_events(&cfg, src) < 0)
-        fail_msg("%s", iolens_error_last());
+    iolens_replay_config *cfg = global_view(m, &src);
     assert_int_equal(iolens_replay_config_count(cfg), 1);
     assert_int_equal(cfg->file_configs[0].buffer_offset, 16);
     iolens_replay_config_free(cfg);
@@ -287,12 +288,7 @@ static void xfer(struct memsrc *m, int rank, int64_t file, iolens_op op, int64_t
 static void test_access_order(void **state)
 {
     (void)state;
-    struct memsrc *m = calloc(1, sizeof *m);
-    m->nranks = 2;
-    m->files[0] = (iolens_file){0, "/out/strided"};
-    m->files[1] = (iolens_file){1, "/out/random"};
-    m->files[2] = (iolens_file){2, "/out/seek"};
-    m->nfiles = 3;
+    struct memsrc *m = memsrc_new(2, 3, (const char *[]){"/out/strided", "/out/random", "/out/seek"});
     for (int r = 0; r < 2; r++) {
         add(m, r, IOLENS_LAYER_POSIX, IOLENS_OP_OPEN, 0, -1, 0, 0);
         for (int seg = 0; seg < 8; seg++)
@@ -311,10 +307,7 @@ static void test_access_order(void **state)
     }
     add(m, 1, IOLENS_LAYER_POSIX, IOLENS_OP_CLOSE, 2, -1, 0, 0);
     iolens_evsource *src = NULL;
-    assert_int_equal(iolens_evsource_new(&src, &mem_ops, m), 0);
-    iolens_replay_config *cfg = NULL;
-    if (iolens_replay_config_from_events(&cfg, src) < 0)
-        fail_msg("%s", iolens_error_last());
+    iolens_replay_config *cfg = global_view(m, &src);
     assert_int_equal(iolens_replay_config_count(cfg), 3);
     int seen = 0;
     for (size_t i = 0; i < iolens_replay_config_count(cfg); i++) {
