@@ -149,6 +149,9 @@ typedef struct iolens_replay_trace_options {
     int use_mpi;         /**< MPI is initialised by the caller: with N > 1 processes (the trace's ranks),
                               process r replays rank r, MPI-IO included; with one process MPI-IO calls
                               of a one-rank trace are replayed too */
+    int all_processes;   /**< replay every process of the trace; by default, in a trace with MPI ranks, the
+                              processes that are not MPI ranks and read or write no replayed file (an MPI
+                              runtime's helpers) are left out and the ranks keep their trace order */
 } iolens_replay_trace_options;
 
 /** One open-close session of the on-the-fly replay (times in seconds since the replay started). */

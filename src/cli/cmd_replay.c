@@ -45,11 +45,14 @@ static void usage(FILE *out)
             "                  and the MPI runtime's session files (/tmp/ompi.*/) are left out,\n"
             "                  then the processes without reads or writes that are\n"
             "                  not MPI ranks (an MPI singleton's helper processes)\n"
-            "  --all-paths     with --config-from: keep every file and process\n"
+            "  --all-paths     with --config-from: keep every file and process; on the fly: replay\n"
+            "                  every process (files under system paths are never replayed)\n"
             "  TRACE           on-the-fly replay of a trace's POSIX, stdio, metadata and MPI-IO calls\n"
             "                  below --root; under mpirun -np N (N = the trace's ranks) process r\n"
             "                  replays rank r, else one process replays every rank in turn (MPI-IO\n"
-            "                  skipped)\n"
+            "                  skipped). In a trace with MPI ranks, the processes that are not MPI\n"
+            "                  ranks and read or write no replayed file (an MPI singleton's helpers)\n"
+            "                  are left out\n"
             "  --delays        on the fly: reproduce the recorded gaps between calls\n"
             "  --no-delays     on the fly: issue calls back to back (default)\n"
             "  --speed X       on the fly: reproduce gaps divided by X (implies --delays)\n\n"
@@ -196,7 +199,7 @@ static void print_sessions(const iolens_replay_trace_stats *st, int json)
 }
 
 static int on_the_fly(const char *trace, const char *root, int delays, double speed, int keep, int json,
-                      char **argv)
+                      int all_paths, char **argv)
 {
     iolens_evsource *src = NULL;
     if (iolens_replay_trace_open(trace, &src) < 0) {
@@ -225,10 +228,8 @@ static int on_the_fly(const char *trace, const char *root, int delays, double sp
         use_mpi = 1;
     }
 #endif
-    if (size == 1 && iolens_evsource_nranks(src) > 1)
-        cli_warn("one process replays every rank of the trace, one after the other (MPI-IO calls need mpirun "
-                 "-np %d)", iolens_evsource_nranks(src));
-    iolens_replay_trace_options opt = {root, delays, speed, keep, -1, rank == 0 ? cli_warn_cb : NULL, NULL, use_mpi};
+    iolens_replay_trace_options opt = {root,    delays, speed, keep, -1, rank == 0 ? cli_warn_cb : NULL, NULL,
+                                       use_mpi, all_paths};
     iolens_replay_trace_stats st;
     int rc = iolens_replay_trace_run(src, &opt, &st);
     int status = CLI_OK;
@@ -322,17 +323,17 @@ int cmd_replay(int argc, char **argv)
     }
     if (trace)
         return config_from(trace, outpath, all_paths);
-    if (all_paths) {
-        cli_error("--all-paths goes with --config-from");
-        return CLI_USAGE;
-    }
     if (!config) {
         usage(stderr);
         return CLI_USAGE;
     }
     size_t len = strlen(config);
     if (len < 5 || strcmp(config + len - 5, ".json"))
-        return on_the_fly(config, root, delays, speed, keep, json, argv);
+        return on_the_fly(config, root, delays, speed, keep, json, all_paths, argv);
+    if (all_paths) {
+        cli_error("--all-paths goes with --config-from or a trace");
+        return CLI_USAGE;
+    }
     iolens_replay_config *cfg = NULL;
     if (iolens_replay_config_load(&cfg, config) < 0) {
         cli_lib_error();

@@ -187,6 +187,14 @@ int iol_replay_rel_path(char *out, size_t cap, const char *p, const char *what)
     return 0;
 }
 
+int iol_replay_runtime_path(const char *p)
+{
+    for (const char *c = p; (c = strchr(c, '/')) != NULL; c++)
+        if ((!strncmp(c + 1, "ompi.", 5) || !strncmp(c + 1, "prte.", 5)) && strchr(c + 6, '/'))
+            return 1;
+    return 0;
+}
+
 /* Directory walking is the replay's bookkeeping, not the workload: raw system calls,
  * so that a trace of the replay (and its Darshan log) holds the workload's calls only. */
 static int dir_openat(int fd, const char *name)

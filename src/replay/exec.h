@@ -103,5 +103,8 @@ const char *rp_fs_name(int fd, int *is_lustre);
 /* A path below the replay root, normalised: no leading '/', no ".", ".." refused
  * (error names the path as `what`). Returns 0 or IOLENS_EINVAL. */
 int iol_replay_rel_path(char *out, size_t cap, const char *p, const char *what);
+/* 1 if p is a file in an MPI runtime's session directory: Open MPI's <tmp>/ompi.<host>.<uid>/
+ * (PRRTE's prte.<host>.<uid>/), where a singleton's helper writes contact.txt and hwloc.sm. */
+int iol_replay_runtime_path(const char *p);
 
 #endif

@@ -27,6 +27,7 @@
 #include "iolens/counters.h"
 #include "iolens/trace.h"
 #include "replay/config.h"
+#include "replay/exec.h"
 #include "util/error.h"
 
 struct gv_chunk {
@@ -529,21 +530,11 @@ static int try_fpp(struct gv_out *out, struct gv_sess *s, const size_t *glo, con
     return 0;
 }
 
-/* A file in an MPI runtime's session directory: Open MPI's <tmp>/ompi.<host>.<uid>/ (PRRTE's
- * prte.<host>.<uid>/), where the singleton's helper writes contact.txt and hwloc.sm. */
-static int runtime_session_path(const char *p)
-{
-    for (const char *c = p; (c = strchr(c, '/')) != NULL; c++)
-        if ((!strncmp(c + 1, "ompi.", 5) || !strncmp(c + 1, "prte.", 5)) && strchr(c + 6, '/'))
-            return 1;
-    return 0;
-}
-
 static int excluded_path(const char *p)
 {
     if (!p)
         return 0;
-    return (iolens_counters_path_excluded(p) && strncmp(p, "/dev/shm/", 9) != 0) || runtime_session_path(p);
+    return (iolens_counters_path_excluded(p) && strncmp(p, "/dev/shm/", 9) != 0) || iol_replay_runtime_path(p);
 }
 
 /* An MPI rank of an iolens trace has a recorded MPI rank; every rank of another

@@ -83,7 +83,8 @@ struct otf_handle {
 struct otf_file {
     struct otf_handle h[OTF_MAX_DEPTH];
     int n;            /* open handles (stack) */
-    int skip;         /* not replayable (system path) */
+    int skip;         /* not replayable (system path, or bad below) */
+    int bad;          /* its path cannot be remapped below the root ('..', the root itself) */
     int existed;      /* existed below the root before the replay: never removed */
     int opened;       /* the pre-pass saw an open */
     int input;        /* its first open (in time) does not create it: created before the replay */
@@ -149,7 +150,9 @@ struct otf {
     char *buf;
     size_t bufcap;
     int iolens_kind; /* the source has raw arguments (iolens_trace_last_args) */
-    int nranks;
+    int nranks;      /* ranks replayed: the trace's processes less those left out (select_ranks) */
+    int *src_rank;   /* nranks: the source rank of each */
+    int left_out;    /* processes of the trace left out */
     int mpi, me, np; /* MPI: this process replays rank me of np */
     int mpiio;       /* MPI-IO calls are replayed */
     int cuts;        /* barriers at the trace's synchronisation points */
@@ -222,7 +225,7 @@ static int system_path(const char *p)
     for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
         if (!strncmp(p, pre[i], strlen(pre[i])))
             return 1;
-    return !*p;
+    return !*p || !strcmp(p, "/") || iol_replay_runtime_path(p);
 }
 
 /* root/rel as an absolute path; parent directories created, none may be a symbolic link. */
@@ -376,13 +379,13 @@ static int positional(const char *func)
 /* Next depth-0 event of a rank, with its raw arguments. */
 static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v)
 {
-    int rc;
-    while ((rc = iolens_evsource_next(src, rank, &v->e)) > 0) {
+    int rc, sr = o->src_rank[rank];
+    while ((rc = iolens_evsource_next(src, sr, &v->e)) > 0) {
         if (v->e.depth)
             continue;
         int32_t fd;
         v->rank = rank;
-        v->has_a = o->iolens_kind && iolens_trace_last_args(src, rank, &fd, v->a) == 0;
+        v->has_a = o->iolens_kind && iolens_trace_last_args(src, sr, &fd, v->a) == 0;
         v->pos = positional(v->e.func) && v->e.offset >= 0;
         v->cons = considered(o, &v->e);
         int rw = v->e.op == IOLENS_OP_READ || v->e.op == IOLENS_OP_WRITE;
@@ -480,6 +483,11 @@ static int prepare_rank(struct otf *o, iolens_evsource *src, int r, int64_t *nse
         if (e->file >= 0 && (uint64_t)e->file < o->nfiles && e->op == IOLENS_OP_READ && e->offset >= 0 &&
             e->offset + e->size > o->f[e->file].extent)
             o->f[e->file].extent = e->offset + e->size;
+        if (!e->depth && !(e->flags & IOLENS_EVF_FAILED) && e->file >= 0 && (uint64_t)e->file < o->nfiles &&
+            o->f[e->file].bad) {
+            char rel[PATH_MAX];
+            return iol_replay_rel_path(rel, sizeof rel, o->files[e->file].path, "trace path");
+        }
         if (!v.cons)
             continue;
         struct otf_file *f = &o->f[e->file];
@@ -531,7 +539,7 @@ static int prepare_rank(struct otf *o, iolens_evsource *src, int r, int64_t *nse
     if (r > 0 && ncoll != o->ncoll)
         return iol_err(IOLENS_EINVAL, "rank %d makes %zu collective MPI-IO calls, rank 0 makes %zu: replaying "
                        "would deadlock; refusing", r, ncoll, o->ncoll);
-    return iolens_evsource_rewind(src, r);
+    return iolens_evsource_rewind(src, o->src_rank[r]);
 }
 
 static int cmp_cut(const void *a, const void *b)
@@ -1189,7 +1197,10 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
 
 /* ---- set-up and results ---- */
 
-static int prepare(struct otf *o, iolens_evsource *src)
+/* Which files are replayed, and their paths below the root. A path that cannot be remapped is
+ * an error only if a replayed rank uses it (prepare_rank): an MPI runtime helper left out by
+ * select_ranks may walk '..' from a directory descriptor. */
+static int mark_files(struct otf *o)
 {
     for (size_t i = 0; i < o->nfiles; i++) {
         struct otf_file *f = &o->f[i];
@@ -1199,12 +1210,58 @@ static int prepare(struct otf *o, iolens_evsource *src)
             continue;
         }
         char rel[PATH_MAX];
-        int rc = iol_replay_rel_path(rel, sizeof rel, p, "trace path");
-        if (rc < 0)
-            return rc;
+        if (iol_replay_rel_path(rel, sizeof rel, p, "trace path") < 0) {
+            f->skip = f->bad = 1;
+            continue;
+        }
         if (!(f->rel = strdup(rel)))
             return iol_err(IOLENS_ENOMEM, "out of memory");
     }
+    return 0;
+}
+
+/* Whether a process that is not an MPI rank reads or writes a replayed file (application level). */
+static int moves_data(struct otf *o, iolens_evsource *src, int r)
+{
+    iolens_event e;
+    int rc, found = 0;
+    while (!found && (rc = iolens_evsource_next(src, r, &e)) > 0)
+        found = !e.depth && !(e.flags & IOLENS_EVF_FAILED) && (e.op == IOLENS_OP_READ || e.op == IOLENS_OP_WRITE) &&
+                e.file >= 0 && (uint64_t)e.file < o->nfiles && !o->f[e.file].skip;
+    if (rc < 0)
+        return rc;
+    rc = iolens_evsource_rewind(src, r);
+    return rc < 0 ? rc : found;
+}
+
+/* The ranks to replay. In an iolens trace with MPI ranks, the processes that are not MPI ranks
+ * and read or write no replayed file are left out, as --config-from does: an Open MPI
+ * singleton's ORTE/PMIx helper, which reads /proc, /sys and /etc. The rest keep their trace
+ * order; opt->all_processes keeps every process. */
+static int select_ranks(struct otf *o, iolens_evsource *src, int n)
+{
+    if (!(o->src_rank = calloc(n > 0 ? (size_t)n : 1, sizeof *o->src_rank)))
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    int any_mpi = 0;
+    iolens_trace_proc pi;
+    for (int r = 0; r < n && !any_mpi && !o->opt->all_processes; r++)
+        any_mpi = iolens_trace_proc_info(src, r, &pi) == 0 && pi.mpi_rank >= 0;
+    o->nranks = 0;
+    for (int r = 0; r < n; r++) {
+        int keep = !any_mpi || (iolens_trace_proc_info(src, r, &pi) == 0 && pi.mpi_rank >= 0);
+        if (!keep && (keep = moves_data(o, src, r)) < 0)
+            return keep;
+        if (keep)
+            o->src_rank[o->nranks++] = r;
+    }
+    o->left_out = n - o->nranks;
+    if (!o->nranks)
+        return iol_err(IOLENS_EFORMAT, "the trace has no process to replay");
+    return 0;
+}
+
+static int prepare(struct otf *o, iolens_evsource *src)
+{
     int64_t total = 0;
     for (int r = 0; r < o->nranks; r++) {
         int64_t n = 0;
@@ -1412,10 +1469,28 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
         goto out;
     if ((rc = iolens_evsource_files(src, &o.files, &o.nfiles)) < 0)
         goto out;
-    o.nranks = iolens_evsource_nranks(src);
-    if (o.nranks < 0) {
-        rc = o.nranks;
+    int nsrc = iolens_evsource_nranks(src);
+    if (nsrc < 0) {
+        rc = nsrc;
         goto out;
+    }
+    if (o.nfiles > SIZE_MAX / sizeof *o.f || !(o.f = calloc(o.nfiles ? o.nfiles : 1, sizeof *o.f))) {
+        rc = iol_err(IOLENS_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = mark_files(&o)) < 0 || (rc = select_ranks(&o, src, nsrc)) < 0)
+        goto out;
+    if (o.me == 0 && o.left_out) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "left out %d of the trace's %d processes: not MPI ranks, and they read or write "
+                 "no replayed file (an MPI runtime's helpers); --all-paths keeps them", o.left_out, nsrc);
+        warn(&o, msg);
+    }
+    if (o.me == 0 && o.np == 1 && opt->rank < 0 && o.nranks > 1) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "one process replays every rank of the trace, one after the other (MPI-IO calls "
+                 "need mpirun -np %d)", o.nranks);
+        warn(&o, msg);
     }
     if (o.np > 1 && o.np != o.nranks) {
         rc = iol_err(IOLENS_EINVAL, "the trace has %d rank(s) but %d processes were started: run one process per "
@@ -1428,8 +1503,7 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
     }
     o.mpiio = o.mpi && o.np == o.nranks;
     o.cuts = o.mpi && o.np > 1;
-    if (o.nfiles > SIZE_MAX / sizeof *o.f || !(o.f = calloc(o.nfiles ? o.nfiles : 1, sizeof *o.f)) ||
-        !(o.sess_base = calloc((size_t)o.nranks + 1, sizeof *o.sess_base)) ||
+    if (!(o.sess_base = calloc((size_t)o.nranks + 1, sizeof *o.sess_base)) ||
         !(o.first = calloc((size_t)o.nranks + 1, sizeof *o.first)) ||
         !(o.nev0 = calloc((size_t)o.nranks + 1, sizeof *o.nev0))) {
         rc = iol_err(IOLENS_ENOMEM, "out of memory");
@@ -1494,6 +1568,7 @@ out:
     for (size_t i = 0; o.f && i < o.nfiles; i++)
         free(o.f[i].rel);
     free(o.f);
+    free(o.src_rank);
     free(o.buf);
     free(o.coll);
     free(o.ev);

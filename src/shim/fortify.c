@@ -29,7 +29,7 @@ int fcntl64(int fd, int cmd, ...);
 static void opened(int func, uint64_t t0, int r, const char *path, int flags, int dirfd)
 {
     iol_rawrec *rec = iol_end(func, t0, r < 0);
-    int32_t id = iol_path_id(path);
+    int32_t id = iol_path_id_at(dirfd, path);
     if (r >= 0)
         iol_fd_set(r, id);
     if (rec) {

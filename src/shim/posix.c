@@ -39,7 +39,7 @@ static int64_t iov_bytes(const struct iovec *iov, int n)
 static void opened(int func, uint64_t t0, int r, const char *path, int flags, mode_t mode, int dirfd)
 {
     iol_rawrec *rec = iol_end(func, t0, r < 0);
-    int32_t id = iol_path_id(path);
+    int32_t id = iol_path_id_at(dirfd, path);
     if (r >= 0)
         iol_fd_set(r, id);
     if (rec) {
@@ -374,17 +374,36 @@ IOL_EXPORT int ftruncate64(int fd, off64_t len)
 }
 
 /* ---- metadata ---- */
-static void on_path(int func, uint64_t t0, int r, const char *path, int64_t a1, int64_t a2, int64_t a3)
+static void on_path_id(int func, uint64_t t0, int r, int32_t (*id)(int, const char *), const char *path, int64_t a1,
+                       int64_t a2, int64_t a3)
 {
     iol_rawrec *rec = iol_end(func, t0, r < 0);
     if (rec) {
-        rec->file = iol_path_id(path);
+        rec->file = id((int)a2, path);
         rec->ret = r;
         rec->a[1] = a1;
         rec->a[2] = a2;
         rec->a[3] = a3;
         iol_commit(rec);
     }
+}
+
+static int32_t path_id(int dirfd, const char *path)
+{
+    (void)dirfd;
+    return iol_path_id(path);
+}
+
+/* A call on a path: a1..a3 are its argument slots (a2 is the directory descriptor of the *at calls). */
+static void on_path(int func, uint64_t t0, int r, const char *path, int64_t a1, int64_t a2, int64_t a3)
+{
+    on_path_id(func, t0, r, path_id, path, a1, a2, a3);
+}
+
+/* A call on a path relative to the directory descriptor dirfd (fstatat, statx). */
+static void on_path_at(int func, uint64_t t0, int r, const char *path, int64_t a1, int dirfd, int64_t a3)
+{
+    on_path_id(func, t0, r, iol_path_id_at, path, a1, dirfd, a3);
 }
 
 IOL_EXPORT int stat(const char *path, struct stat *buf)
@@ -438,7 +457,7 @@ IOL_EXPORT int fstatat(int dirfd, const char *path, struct stat *buf, int flags)
         return real_fstatat(dirfd, path, buf, flags);
     uint64_t t0 = iol_begin();
     int r = real_fstatat(dirfd, path, buf, flags);
-    on_path(IOL_F_fstatat, t0, r, path, 0, dirfd, flags);
+    on_path_at(IOL_F_fstatat, t0, r, path, 0, dirfd, flags);
     return r;
 }
 
@@ -449,7 +468,7 @@ IOL_EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *buf, int fl
         return real_fstatat64(dirfd, path, buf, flags);
     uint64_t t0 = iol_begin();
     int r = real_fstatat64(dirfd, path, buf, flags);
-    on_path(IOL_F_fstatat64, t0, r, path, 0, dirfd, flags);
+    on_path_at(IOL_F_fstatat64, t0, r, path, 0, dirfd, flags);
     return r;
 }
 
@@ -504,7 +523,7 @@ IOL_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, stru
         return real_statx(dirfd, path, flags, mask, buf);
     uint64_t t0 = iol_begin();
     int r = real_statx(dirfd, path, flags, mask, buf);
-    on_path(IOL_F_statx, t0, r, path, mask, dirfd, flags);
+    on_path_at(IOL_F_statx, t0, r, path, mask, dirfd, flags);
     return r;
 }
 

@@ -65,6 +65,7 @@ static struct {
     /* path table */
     int path_lock;
     uint32_t *slots; /* IOL_PATH_SLOTS entries: offset in arena + 1 */
+    uint32_t *idoff; /* IOL_PATH_SLOTS / 2 entries: offset in arena of path id i */
     char *arena;
     size_t arena_len;
     int32_t npaths;
@@ -387,6 +388,7 @@ int32_t iol_path_id(const char *path)
             memcpy(e + 8, path, len);
             e[8 + len] = 0;
             rt.slots[s] = (uint32_t)rt.arena_len + 1;
+            rt.idoff[id] = (uint32_t)rt.arena_len;
             rt.arena_len += need;
             spill_chunk(IOL_RAW_PATH, 0, &id, 4, path, len, 0);
             break;
@@ -403,6 +405,66 @@ int32_t iol_path_id(const char *path)
     iol_shim_inside--;
     errno = saved;
     return id;
+}
+
+/* Appends the components of rel to the directory path in out (length *n), as the kernel walks
+ * them: empty and "." components are dropped, ".." removes the last component (lexically: a
+ * symbolic link's target is not looked up). 0, or -1 if the result does not fit. */
+static int join_components(char *out, size_t *n, const char *rel)
+{
+    while (*rel) {
+        const char *c = rel;
+        size_t len = 0;
+        while (c[len] && c[len] != '/')
+            len++;
+        rel = c[len] ? c + len + 1 : c + len;
+        if (len == 0 || (len == 1 && c[0] == '.'))
+            continue;
+        if (len == 2 && c[0] == '.' && c[1] == '.') {
+            char *slash = *n ? memrchr(out, '/', *n) : NULL;
+            if (slash && strcmp(slash + 1, "..") != 0) { /* "/a/b" -> "/a", "/a" -> "/", "a" stays as "a/.." */
+                *n = slash == out ? 1 : (size_t)(slash - out);
+                continue;
+            }
+        }
+        if (*n + 1 + len >= IOL_RAW_MAX_PATH)
+            return -1;
+        if (*n && out[*n - 1] != '/')
+            out[(*n)++] = '/';
+        memcpy(out + *n, c, len);
+        *n += len;
+    }
+    out[*n] = 0;
+    return 0;
+}
+
+int32_t iol_path_id_at(int dirfd, const char *path)
+{
+    if (!path || path[0] == '/' || dirfd == AT_FDCWD || !rt.slots)
+        return iol_path_id(path);
+    int32_t d = iol_fd_file(dirfd);
+    if (d < 0)
+        return iol_path_id(path); /* a directory opened before tracing: the name as given */
+    if (!path[0])
+        return d; /* AT_EMPTY_PATH: the descriptor itself */
+    char buf[IOL_RAW_MAX_PATH];
+    size_t n = 0;
+    int saved = errno;
+    spin_lock(&rt.path_lock);
+    if (d < rt.npaths) {
+        const char *e = rt.arena + rt.idoff[d];
+        uint32_t l32;
+        memcpy(&l32, e + 4, 4);
+        if (l32 < sizeof buf) {
+            memcpy(buf, e + 8, l32);
+            n = l32;
+        }
+    }
+    spin_unlock(&rt.path_lock);
+    errno = saved;
+    if (!n || join_components(buf, &n, path) < 0)
+        return iol_path_id(path);
+    return iol_path_id(buf);
 }
 
 /* ---- spill file ---- */
@@ -619,12 +681,13 @@ __attribute__((constructor)) static void shim_init(void)
         strcpy(rt.dir, dir);
     if (fixed && strlen(fixed) < sizeof rt.fixed_spill)
         strcpy(rt.fixed_spill, fixed);
-    void *m = mmap(NULL, IOL_PATH_SLOTS * sizeof(uint32_t) + IOL_PATH_ARENA, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *m = mmap(NULL, (IOL_PATH_SLOTS + IOL_PATH_SLOTS / 2) * sizeof(uint32_t) + IOL_PATH_ARENA,
+                   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED)
         goto out;
     rt.slots = m;
-    rt.arena = (char *)m + IOL_PATH_SLOTS * sizeof(uint32_t);
+    rt.idoff = rt.slots + IOL_PATH_SLOTS;
+    rt.arena = (char *)(rt.idoff + IOL_PATH_SLOTS / 2);
     if (pthread_key_create(&rt.key, thread_gone))
         goto out;
     if (open_spill())

@@ -45,6 +45,24 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["nranks"] == 1 and [s["bytes"] for s in r["steps"]] == [65536, 65536], r
 PY
+# on the fly: the helpers are left out as well (they are not MPI ranks and read or write no
+# replayed file; they also walk /sys with openat(dirfd, "..")), and the program replays as a
+# singleton, its MPI-IO calls included
+expect_rc 0 "$IOLENS" replay "$T/S" --root "$T/otf" --json
+expect_grep "left out [1-9][0-9]* of the trace's [2-9][0-9]* processes: not MPI ranks" "$T/err"
+python3 - "$T/out" <<'PY' && ok || fail "on-the-fly replay of the singleton trace"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["ranks"] == 1 and j["failed"] == 0, j
+assert j["bytes_written"] == 65536 and j["bytes_read"] == 65536, j
+PY
+# --all-paths keeps every process: one process then replays each in turn, MPI-IO skipped
+expect_rc 0 "$IOLENS" replay "$T/S" --root "$T/otf2" --all-paths --json
+python3 - "$T/out" <<'PY' && ok || fail "on-the-fly replay of the singleton trace, --all-paths"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["ranks"] >= 2 and j["bytes_written"] == 0, j
+PY
 # MPI runs go to iolens-replay (beside iolens): the process then has an MPI application's shared
 # libraries, without HDF5 and XGBoost (docs/REPLAY-CONFIG.md, fidelity); IOLENS_REPLAY_LEAN=0
 # keeps the replay in iolens itself

@@ -237,6 +237,26 @@ static void posix_calls(logb *L, const char *dir, int k)
     logc(L, "openat64", p2, -1, fd, E(fd), "flags=0x%x, mode=0600, dirfd=%d", O_WRONLY | O_CREAT, AT_FDCWD);
     x = close(fd);
     logc(L, "close", p2, fd, x, E(x), NULL);
+    /* names relative to a directory descriptor are recorded joined to the directory's path,
+     * "." and ".." components walked as the kernel does (here without symbolic links) */
+    int dirf = open(dir, O_RDONLY | O_DIRECTORY);
+    logc(L, "open", dir, -1, dirf, E(dirf), "flags=0x%x, mode=00", O_RDONLY | O_DIRECTORY);
+    char rel[600];
+    const char *base = strrchr(dir, '/');
+    snprintf(rel, sizeof rel, "./..%s/b.dat", base ? base : "/.");
+    fd = openat(dirf, rel, O_RDONLY);
+    logc(L, "openat", p2, -1, fd, E(fd), "flags=0x0, mode=00, dirfd=%d", dirf);
+    x = close(fd);
+    logc(L, "close", p2, fd, x, E(x), NULL);
+    x = fstatat(dirf, "a.dat", &st, 0);
+    logc(L, "fstatat", p, -1, x, E(x), "dirfd=%d, flags=0", dirf);
+    {
+        struct statx sx0;
+        x = statx(dirf, "", AT_EMPTY_PATH, STATX_SIZE, &sx0);
+        logc(L, "statx", dir, -1, x, E(x), "mask=%d, dirfd=%d, flags=%d", STATX_SIZE, dirf, AT_EMPTY_PATH);
+    }
+    x = close(dirf);
+    logc(L, "close", dir, dirf, x, E(x), NULL);
     fd = creat(p2, 0640);
     logc(L, "creat", p2, -1, fd, E(fd), "flags=0x%x, mode=0640", O_CREAT | O_WRONLY | O_TRUNC);
     x = close(fd);
