@@ -11,6 +11,7 @@ PACKAGES=(
   libsimgrid-dev   # optional: place simulator cross-check (tests/place/test_simgrid.cpp)
   libxgboost-dev
   libopenmpi-dev openmpi-bin   # MPI-IO replay and tracing, MPI tests
+  gfortran                      # a Fortran MPI-IO program under the tracer (cli_trace_fortran)
   libhdf5-openmpi-dev           # HDF5 replay back end
   python3                       # test scripts parse JSON with it (tests only)
   python3-numpy python3-mpi4py  # mpi4py programs under the tracer (cli_trace_mpi4py); the traced Python start-up behind generate.py's PY_STARTUP

@@ -927,3 +927,66 @@ IOL_EXPORT int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Statu
     io_rec(IOL_F_MPI_File_write_at_all_end, t0, rc, fh, 0, 0, NO_TYPE, NULL);
     return rc;
 }
+
+/* ---- PMPI_ entry points ----
+ * Fortran programs reach MPI-IO through the PMPI_ names: Open MPI's mpif.h / `use mpi` /
+ * `use mpi_f08` bindings (libmpi_mpifh, libmpi_usempif08) call PMPI_File_open,
+ * PMPI_File_write_at, PMPI_Init, ... of libmpi, never the MPI_ names the C wrappers above
+ * export (MPICH's do the same when built with profiling). Each wrapper is therefore also
+ * exported under its PMPI_ name (the same code: an alias), as Darshan's LD_PRELOAD wrappers
+ * are. A C call still goes through the MPI_ name once: the wrappers call libmpi's PMPI_
+ * functions found with RTLD_NEXT, not these exports, so no call is recorded twice. */
+#define IOL_PMPI_ALIAS(fn) extern __typeof__(MPI_##fn) PMPI_##fn __attribute__((alias("MPI_" #fn), visibility("default")))
+IOL_PMPI_ALIAS(Init);
+IOL_PMPI_ALIAS(Init_thread);
+IOL_PMPI_ALIAS(Finalize);
+IOL_PMPI_ALIAS(File_open);
+IOL_PMPI_ALIAS(File_close);
+IOL_PMPI_ALIAS(File_sync);
+IOL_PMPI_ALIAS(File_set_size);
+IOL_PMPI_ALIAS(File_preallocate);
+IOL_PMPI_ALIAS(File_set_view);
+IOL_PMPI_ALIAS(File_seek);
+IOL_PMPI_ALIAS(File_seek_shared);
+IOL_PMPI_ALIAS(Wait);
+IOL_PMPI_ALIAS(Waitall);
+IOL_PMPI_ALIAS(Waitany);
+IOL_PMPI_ALIAS(Waitsome);
+IOL_PMPI_ALIAS(Test);
+IOL_PMPI_ALIAS(Testall);
+IOL_PMPI_ALIAS(Testany);
+IOL_PMPI_ALIAS(Testsome);
+IOL_PMPI_ALIAS(File_read);
+IOL_PMPI_ALIAS(File_read_all);
+IOL_PMPI_ALIAS(File_read_shared);
+IOL_PMPI_ALIAS(File_read_ordered);
+IOL_PMPI_ALIAS(File_write);
+IOL_PMPI_ALIAS(File_write_all);
+IOL_PMPI_ALIAS(File_write_shared);
+IOL_PMPI_ALIAS(File_write_ordered);
+IOL_PMPI_ALIAS(File_read_at);
+IOL_PMPI_ALIAS(File_read_at_all);
+IOL_PMPI_ALIAS(File_write_at);
+IOL_PMPI_ALIAS(File_write_at_all);
+IOL_PMPI_ALIAS(File_iread);
+IOL_PMPI_ALIAS(File_iwrite);
+IOL_PMPI_ALIAS(File_iread_all);
+IOL_PMPI_ALIAS(File_iwrite_all);
+IOL_PMPI_ALIAS(File_iread_shared);
+IOL_PMPI_ALIAS(File_iwrite_shared);
+IOL_PMPI_ALIAS(File_iread_at);
+IOL_PMPI_ALIAS(File_iwrite_at);
+IOL_PMPI_ALIAS(File_iread_at_all);
+IOL_PMPI_ALIAS(File_iwrite_at_all);
+IOL_PMPI_ALIAS(File_read_all_begin);
+IOL_PMPI_ALIAS(File_write_all_begin);
+IOL_PMPI_ALIAS(File_read_ordered_begin);
+IOL_PMPI_ALIAS(File_write_ordered_begin);
+IOL_PMPI_ALIAS(File_read_at_all_begin);
+IOL_PMPI_ALIAS(File_write_at_all_begin);
+IOL_PMPI_ALIAS(File_read_all_end);
+IOL_PMPI_ALIAS(File_write_all_end);
+IOL_PMPI_ALIAS(File_read_ordered_end);
+IOL_PMPI_ALIAS(File_write_ordered_end);
+IOL_PMPI_ALIAS(File_read_at_all_end);
+IOL_PMPI_ALIAS(File_write_at_all_end);

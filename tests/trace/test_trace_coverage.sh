@@ -15,7 +15,13 @@ command -v nm >/dev/null || { echo "SKIP: nm not found"; exit 77; }
 # exit/exec/threads (exercised by cli_trace's signal, fork+exec and thread tests).
 lifecycle="_exit execv execve execvp pthread_create close_range"
 
-nm -D --defined-only "$IOLENS_SHIM" | awk '$2 == "T" || $2 == "W" { print $3 }' | sort -u >"$T/exports"
+nm -D --defined-only "$IOLENS_SHIM" | awk '$2 == "T" || $2 == "W" { print $3 }' | sort -u >"$T/exports.all"
+# PMPI_X is the MPI_X wrapper itself under a second name (an alias, for Fortran bindings, which
+# call PMPI_; cli_trace_fortran): it must be the same address as MPI_X, and is then checked as MPI_X
+nm -D --defined-only "$IOLENS_SHIM" | awk '$2 == "T" || $2 == "W" { print $3, $1 }' | sort >"$T/addr"
+awk '{ a[$1] = $2 } END { for (n in a) if (n ~ /^PMPI_/) { m = substr(n, 2); if (a[m] != a[n]) print n } }' "$T/addr" >"$T/badalias"
+[ ! -s "$T/badalias" ] && ok || fail "PMPI_ exports that are not their MPI_ wrapper: $(tr '\n' ' ' <"$T/badalias")"
+grep -v '^PMPI_' "$T/exports.all" >"$T/exports"
 [ "$(wc -l <"$T/exports")" -ge 90 ] && ok || fail "the shim exports only $(wc -l <"$T/exports") functions"
 sed -n 's/^IOL_FN(\([A-Za-z0-9_]*\),.*/\1/p' "$IOLENS_SOURCE_DIR/src/trace/funcs.def" | sort -u >"$T/funcs"
 [ "$(wc -l <"$T/funcs")" -ge 100 ] && ok || fail "funcs.def lists only $(wc -l <"$T/funcs") functions"
