@@ -302,3 +302,127 @@ IOL_EXPORT int fflush(FILE *f)
     done(IOL_F_fflush, t0, r != 0, fd, iol_fd_file(fd), r, 0, 0, 0, 0);
     return r;
 }
+
+IOL_EXPORT int getc(FILE *f)
+{
+    IOL_REAL(getc);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_getc(f);
+    int fd = sfd(f);
+    uint64_t t0 = iol_begin();
+    int r = real_getc(f);
+    done(IOL_F_getc, t0, r == EOF && ferror(f), fd, iol_fd_file(fd), r, 0, 1, 0, 0);
+    return r;
+}
+
+IOL_EXPORT int putc(int c, FILE *f)
+{
+    IOL_REAL(putc);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_putc(c, f);
+    int fd = sfd(f);
+    uint64_t t0 = iol_begin();
+    int r = real_putc(c, f);
+    done(IOL_F_putc, t0, r == EOF, fd, iol_fd_file(fd), r, 0, 1, c, 0);
+    return r;
+}
+
+IOL_EXPORT int fseeko(FILE *f, off_t off, int whence)
+{
+    IOL_REAL(fseeko);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_fseeko(f, off, whence);
+    int fd = sfd(f);
+    uint64_t t0 = iol_begin();
+    int r = real_fseeko(f, off, whence);
+    done(IOL_F_fseeko, t0, r != 0, fd, iol_fd_file(fd), r, off, 0, whence, 0);
+    return r;
+}
+
+IOL_EXPORT int fseeko64(FILE *f, off64_t off, int whence)
+{
+    IOL_REAL(fseeko64);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_fseeko64(f, off, whence);
+    int fd = sfd(f);
+    uint64_t t0 = iol_begin();
+    int r = real_fseeko64(f, off, whence);
+    done(IOL_F_fseeko64, t0, r != 0, fd, iol_fd_file(fd), r, off, 0, whence, 0);
+    return r;
+}
+
+IOL_EXPORT off_t ftello(FILE *f)
+{
+    IOL_REAL(ftello);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_ftello(f);
+    int fd = sfd(f);
+    uint64_t t0 = iol_begin();
+    off_t r = real_ftello(f);
+    done(IOL_F_ftello, t0, r < 0, fd, iol_fd_file(fd), r, 0, 0, 0, 0);
+    return r;
+}
+
+IOL_EXPORT off64_t ftello64(FILE *f)
+{
+    IOL_REAL(ftello64);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_ftello64(f);
+    int fd = sfd(f);
+    uint64_t t0 = iol_begin();
+    off64_t r = real_ftello64(f);
+    done(IOL_F_ftello64, t0, r < 0, fd, iol_fd_file(fd), r, 0, 0, 0, 0);
+    return r;
+}
+
+/* fscanf: the C names. glibc's headers send fscanf to __isoc99_fscanf (C99 scanf, what a
+ * program built with them imports); programs built otherwise import fscanf (GNU scanf). Both
+ * are recorded as fscanf. The bytes the call consumed (a1) are the stream's position after it
+ * less before it (-1 when the stream has none: a pipe), the read size the Darshan runtime
+ * counts; the return value is fscanf's own (items assigned, or EOF). */
+typedef int (*vscan_fn)(FILE *, const char *, va_list);
+int iol_fscanf(FILE *f, const char *fmt, ...) __asm__("fscanf");
+int iol_isoc99_fscanf(FILE *f, const char *fmt, ...) __asm__("__isoc99_fscanf");
+
+static int scan(vscan_fn real, FILE *f, const char *fmt, va_list ap)
+{
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real(f, fmt, ap);
+    IOL_REAL(ftello64);
+    int fd = sfd(f);
+    int saved = errno;
+    off64_t before = real_ftello64(f);
+    errno = saved;
+    uint64_t t0 = iol_begin();
+    int r = real(f, fmt, ap);
+    int e = errno;
+    off64_t after = before >= 0 ? real_ftello64(f) : -1;
+    errno = e;
+    done(IOL_F_fscanf, t0, r == EOF && ferror(f), fd, iol_fd_file(fd), r, 0,
+         before >= 0 && after >= before ? (int64_t)(after - before) : -1, 0, 0);
+    return r;
+}
+
+IOL_EXPORT int iol_fscanf(FILE *f, const char *fmt, ...)
+{
+    static vscan_fn real;
+    if (!real)
+        real = (vscan_fn)iol_real("vfscanf");
+    va_list ap;
+    va_start(ap, fmt);
+    int r = scan(real, f, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+IOL_EXPORT int iol_isoc99_fscanf(FILE *f, const char *fmt, ...)
+{
+    static vscan_fn real;
+    if (!real)
+        real = (vscan_fn)iol_real("__isoc99_vfscanf");
+    va_list ap;
+    va_start(ap, fmt);
+    int r = scan(real, f, fmt, ap);
+    va_end(ap);
+    return r;
+}

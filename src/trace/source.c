@@ -130,11 +130,16 @@ static void resolve_offset(iol_proc *p, const iol_rawrec *r, const iol_func_info
                 moved = wmul(r->ret, r->a[2]);
             else if (r->func == IOL_F_fgets && r->ret < 0)
                 moved = 0;
-            else if (r->func == IOL_F_fgetc || r->func == IOL_F_fputc) /* ret: the character, or EOF */
+            else if (r->func == IOL_F_fgetc || r->func == IOL_F_fputc || r->func == IOL_F_getc ||
+                     r->func == IOL_F_putc) /* ret: the character, or EOF */
                 moved = r->ret >= 0;
             else if (r->func == IOL_F_fputs) /* ret: non-negative (glibc: 1); a1: the string's length */
                 moved = r->ret >= 0 ? r->a[1] : 0;
-            if (ok && moved > 0)
+            else if (r->func == IOL_F_fscanf) /* ret: items assigned; a1: bytes consumed, -1 unknown */
+                moved = r->a[1];
+            if (r->func == IOL_F_fscanf && r->a[1] < 0)
+                st->valid = 0;
+            else if (ok && moved > 0)
                 st->off = wadd(st->off, moved);
         } else {
             ev->flags |= IOLENS_EVF_OFFSET_UNKNOWN;
@@ -147,7 +152,7 @@ static void resolve_offset(iol_proc *p, const iol_rawrec *r, const iol_func_info
                 st->valid = 1;
                 st->off = r->ret;
             }
-        } else if (r->func == IOL_F_ftell) {
+        } else if (r->func == IOL_F_ftell || r->func == IOL_F_ftello || r->func == IOL_F_ftello64) {
             ev->offset = r->ret;
             if (st && r->ret >= 0) {
                 st->valid = 1;
@@ -159,7 +164,7 @@ static void resolve_offset(iol_proc *p, const iol_rawrec *r, const iol_func_info
                 st->valid = 1;
                 st->off = 0;
             }
-        } else if (r->func == IOL_F_fseek && st && ok) {
+        } else if ((r->func == IOL_F_fseek || r->func == IOL_F_fseeko || r->func == IOL_F_fseeko64) && st && ok) {
             if (r->a[2] == SEEK_SET || (r->a[2] == SEEK_CUR && known)) {
                 st->off = r->a[2] == SEEK_SET ? r->a[0] : wadd(st->off, r->a[0]);
                 st->valid = 1;
@@ -208,7 +213,10 @@ static void fill_event(iol_trace *t, int rank, iol_proc *p, const iol_thread *th
     ev->err = r->err;
     ev->open_flags = fi->op == IOLENS_OP_OPEN ? (int32_t)r->a[0] : -1;
     ev->mode = (r->func <= IOL_F_creat64 || r->func == IOL_F_mkdir) ? (int32_t)r->a[1] : -1;
-    ev->whence = (fi->op == IOLENS_OP_SEEK && r->func != IOL_F_ftell && r->func != IOL_F_rewind) ? (int32_t)r->a[2] : -1;
+    ev->whence = (fi->op == IOLENS_OP_SEEK && r->func != IOL_F_ftell && r->func != IOL_F_ftello &&
+                  r->func != IOL_F_ftello64 && r->func != IOL_F_rewind)
+                     ? (int32_t)r->a[2]
+                     : -1;
     if (r->err)
         ev->flags |= IOLENS_EVF_FAILED;
     if (fi->layer == IOLENS_LAYER_MPIIO) {
@@ -262,7 +270,8 @@ static const arg_spec arg_specs[] = {
     {"fopen64", "PM"}, {"fdopen", "PM"}, {"freopen", "PMd"}, {"freopen64", "PMd"}, {"fclose", "P"},
     {"fread", "B23P"}, {"fwrite", "B23P"}, {"fprintf", "P1"}, {"vfprintf", "P1"}, {"fputs", "BP"},
     {"fgets", "B1P"}, {"fputc", "2P"}, {"fgetc", "P"}, {"fseek", "P02"}, {"ftell", "P"}, {"rewind", "P"},
-    {"fflush", "P"}, {"MPI_File_open", "P0"}, {"MPI_File_close", "P"}, {"MPI_File_sync", "P"},
+    {"fflush", "P"}, {"getc", "P"}, {"putc", "2P"}, {"fscanf", "P1"}, {"fseeko", "P02"}, {"fseeko64", "P02"},
+    {"ftello", "P"}, {"ftello64", "P"}, {"MPI_File_open", "P0"}, {"MPI_File_close", "P"}, {"MPI_File_sync", "P"},
     {"MPI_File_set_size", "P1"}, {"MPI_File_preallocate", "P1"}, {"MPI_File_set_view", "P023"},
     {"MPI_File_seek", "P02"}, {"MPI_File_seek_shared", "P02"}, {"MPI_Wait", "3"}, {"MPI_Waitall", "3"},
     {"MPI_Waitany", "32"}, {"MPI_Waitsome", "32"}, {"MPI_Test", "32"}, {"MPI_Testall", "32"},
@@ -551,7 +560,8 @@ int iol_trace_write_spills(iol_trace *t, const char *dir, unsigned *seq)
 
 /* An iolens trace records the C return value of a stdio call (docs/TRACE-FORMAT.md); what
  * the Darshan runtime counts is the bytes it moved: fgets' line (the shim records its strlen;
- * NULL at end of file: -1, 0 bytes), one byte for a character fgetc or fputc returned (EOF: 0),
+ * NULL at end of file: -1, 0 bytes), one byte for a character fgetc, getc, fputc or putc returned
+ * (EOF: 0), the bytes fscanf consumed (its size; its return value counts items),
  * fputs' string (glibc returns 1 on success; the string's length is the request, e->size),
  * fread's and fwrite's items times the item size (a2). A Recorder trace has no return values
  * (ret -1: the request size stands in), and a trace converted from one carries the request
@@ -565,8 +575,10 @@ void iolens_trace_stdio_moved(iolens_evsource *src, int rank, iolens_event *e)
     if (!strcmp(fn, "fgets")) {
         if (e->ret < 0)
             e->ret = 0;
-    } else if (!strcmp(fn, "fgetc") || !strcmp(fn, "fputc")) {
+    } else if (!strcmp(fn, "fgetc") || !strcmp(fn, "fputc") || !strcmp(fn, "getc") || !strcmp(fn, "putc")) {
         e->ret = e->ret >= 0 ? 1 : 0;
+    } else if (!strcmp(fn, "fscanf")) { /* ret: items assigned; the bytes consumed are the size */
+        e->ret = e->size > 0 ? e->size : 0;
     } else if (!strcmp(fn, "fputs")) {
         e->ret = e->ret >= 0 && e->size >= 0 ? e->size : 0;
     } else if (!strcmp(fn, "fread") || !strcmp(fn, "fwrite")) {

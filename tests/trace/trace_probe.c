@@ -43,6 +43,8 @@ ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen);
 int __fprintf_chk(FILE *f, int flag, const char *fmt, ...);
 int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
 char *__fgets_chk(char *s, size_t size, int n, FILE *f);
+/* glibc's headers send fscanf to __isoc99_fscanf; a program built otherwise imports fscanf */
+int plain_fscanf(FILE *f, const char *fmt, ...) __asm__("fscanf");
 
 typedef struct logb {
     char *p;
@@ -395,6 +397,25 @@ static void stdio_calls(logb *L, const char *dir)
     logc(L, "fgets", p, fd, s ? (long long)strlen(s) : -1, 0, "n=64");
     s = __fgets_chk(buf, sizeof buf, 32, f);
     logc(L, "fgets", p, fd, s ? (long long)strlen(s) : -1, 0, "n=32");
+    /* the file: 32 x 'y', "value 42\n", ... */
+    r = fseeko(f, 32, SEEK_SET);
+    logc(L, "fseeko", p, fd, r, r ? errno : 0, "off=32, whence=0");
+    r = getc(f); /* 'v' */
+    logc(L, "getc", p, fd, r, 0, NULL);
+    off_t o = ftello(f);
+    logc(L, "ftello", p, fd, (long long)o, E(o), NULL);
+    char word[16];
+    int v = 0;
+    r = fscanf(f, "%15s %d", word, &v); /* "alue 42": 2 items, 7 bytes */
+    logc(L, "fscanf", p, fd, r, 0, "size=7");
+    r = plain_fscanf(f, "%d", &v); /* "\n" skipped, "more" does not match: 0 items, 1 byte */
+    logc(L, "fscanf", p, fd, r, 0, "size=1");
+    r = fseeko64(f, 0, SEEK_END);
+    logc(L, "fseeko64", p, fd, r, r ? errno : 0, "off=0, whence=2");
+    off64_t o64 = ftello64(f);
+    logc(L, "ftello64", p, fd, (long long)o64, E(o64), NULL);
+    r = putc('W', f);
+    logc(L, "putc", p, fd, r, r == EOF ? errno : 0, "c=%d", 'W');
     r = fclose(f);
     logc(L, "fclose", p, fd, r, r ? errno : 0, NULL);
     fd = open(p, O_RDONLY);
