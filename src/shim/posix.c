@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -116,6 +117,27 @@ IOL_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
     opened(IOL_F_openat64, t0, r, path, flags, mode, dirfd);
     return r;
 }
+
+/* Temporary files: the template holds the name made of it once the call returned. */
+#define IOL_MKSTEMP(name, id, params, args, extra)                                                 \
+    IOL_EXPORT int name params                                                                     \
+    {                                                                                              \
+        IOL_REAL(name);                                                                            \
+        if (!iol_tracing(IOL_LAYER_POSIX_BIT))                                                     \
+            return real_##name args;                                                               \
+        uint64_t t0 = iol_begin();                                                                 \
+        int r = real_##name args;                                                                  \
+        opened(id, t0, r, tmpl, O_RDWR | O_CREAT | O_EXCL | (extra), 0600, AT_FDCWD);               \
+        return r;                                                                                  \
+    }
+IOL_MKSTEMP(mkstemp, IOL_F_mkstemp, (char *tmpl), (tmpl), 0)
+IOL_MKSTEMP(mkstemp64, IOL_F_mkstemp, (char *tmpl), (tmpl), 0)
+IOL_MKSTEMP(mkostemp, IOL_F_mkostemp, (char *tmpl, int flags), (tmpl, flags), flags)
+IOL_MKSTEMP(mkostemp64, IOL_F_mkostemp, (char *tmpl, int flags), (tmpl, flags), flags)
+IOL_MKSTEMP(mkstemps, IOL_F_mkstemps, (char *tmpl, int suffixlen), (tmpl, suffixlen), 0)
+IOL_MKSTEMP(mkstemps64, IOL_F_mkstemps, (char *tmpl, int suffixlen), (tmpl, suffixlen), 0)
+IOL_MKSTEMP(mkostemps, IOL_F_mkostemps, (char *tmpl, int suffixlen, int flags), (tmpl, suffixlen, flags), flags)
+IOL_MKSTEMP(mkostemps64, IOL_F_mkostemps, (char *tmpl, int suffixlen, int flags), (tmpl, suffixlen, flags), flags)
 
 IOL_EXPORT int creat(const char *path, mode_t mode)
 {

@@ -157,7 +157,7 @@ static void to_raw(const iolens_event *ev, int fid, int32_t pid, uint64_t start_
         r->fd = -1;
         break;
     default:
-        if (fid <= IOL_F_creat64 || fid == IOL_F_mkdir)
+        if (fid <= IOL_F_mkostemps || fid == IOL_F_mkdir) /* the open family */
             r->a[1] = ev->mode >= 0 ? ev->mode : 0;
         break;
     }

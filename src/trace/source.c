@@ -212,7 +212,7 @@ static void fill_event(iol_trace *t, int rank, iol_proc *p, const iol_thread *th
     ev->ret = r->ret;
     ev->err = r->err;
     ev->open_flags = fi->op == IOLENS_OP_OPEN ? (int32_t)r->a[0] : -1;
-    ev->mode = (r->func <= IOL_F_creat64 || r->func == IOL_F_mkdir) ? (int32_t)r->a[1] : -1;
+    ev->mode = (r->func <= IOL_F_mkostemps || r->func == IOL_F_mkdir) ? (int32_t)r->a[1] : -1; /* the open family */
     ev->whence = (fi->op == IOLENS_OP_SEEK && r->func != IOL_F_ftell && r->func != IOL_F_ftello &&
                   r->func != IOL_F_ftello64 && r->func != IOL_F_rewind)
                      ? (int32_t)r->a[2]
@@ -257,7 +257,7 @@ typedef struct arg_spec {
 
 static const arg_spec arg_specs[] = {
     {"open", "P01"}, {"open64", "P01"}, {"openat", "2P01"}, {"openat64", "2P01"}, {"creat", "P1"},
-    {"creat64", "P1"}, {"close", "P"}, {"read", "PB1"}, {"write", "PB1"}, {"pread", "PB10"}, {"pwrite", "PB10"},
+    {"creat64", "P1"}, {"mkstemp", "P01"}, {"mkostemp", "P01"}, {"mkstemps", "P01"}, {"mkostemps", "P01"}, {"close", "P"}, {"read", "PB1"}, {"write", "PB1"}, {"pread", "PB10"}, {"pwrite", "PB10"},
     {"pread64", "PB10"}, {"pwrite64", "PB10"}, {"readv", "PB2"}, {"writev", "PB2"}, {"preadv", "PB20"},
     {"pwritev", "PB20"}, {"preadv64", "PB20"}, {"pwritev64", "PB20"}, {"lseek", "P02"}, {"lseek64", "P02"},
     {"fsync", "P"}, {"fdatasync", "P"}, {"ftruncate", "P1"}, {"ftruncate64", "P1"}, {"stat", "PB"},

@@ -259,6 +259,24 @@ static void posix_calls(logb *L, const char *dir, int k)
     }
     x = close(dirf);
     logc(L, "close", dir, dirf, x, E(x), NULL);
+    /* temporary files: recorded with the name made of the template (64 variants: the plain name) */
+    {
+        static const char *const tn[] = {"mkstemp", "mkstemp", "mkostemp", "mkostemp",
+                                         "mkstemps", "mkstemps", "mkostemps", "mkostemps"};
+        for (int i = 0; i < 8; i++) {
+            char tp[600];
+            int sfx = i >= 4 ? 4 : 0, extra = (i == 2 || i == 3 || i >= 6) ? O_CLOEXEC : 0;
+            snprintf(tp, sizeof tp, "%s/tmp%dXXXXXX%s", dir, i, sfx ? ".dat" : "");
+            int t = i == 0 ? mkstemp(tp) : i == 1 ? mkstemp64(tp) : i == 2 ? mkostemp(tp, O_CLOEXEC)
+                  : i == 3 ? mkostemp64(tp, O_CLOEXEC) : i == 4 ? mkstemps(tp, 4) : i == 5 ? mkstemps64(tp, 4)
+                  : i == 6 ? mkostemps(tp, 4, O_CLOEXEC) : mkostemps64(tp, 4, O_CLOEXEC);
+            logc(L, tn[i], tp, -1, t, E(t), "flags=0x%x, mode=0600", O_RDWR | O_CREAT | O_EXCL | extra);
+            x = close(t);
+            logc(L, "close", tp, t, x, E(x), NULL);
+            x = unlink(tp);
+            logc(L, "unlink", tp, -1, x, E(x), NULL);
+        }
+    }
     fd = creat(p2, 0640);
     logc(L, "creat", p2, -1, fd, E(fd), "flags=0x%x, mode=0640", O_CREAT | O_WRONLY | O_TRUNC);
     x = close(fd);
