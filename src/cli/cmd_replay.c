@@ -10,9 +10,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -260,29 +257,6 @@ static int on_the_fly(const char *trace, const char *root, int delays, double sp
     return status;
 }
 
-/* glibc's malloc moves its mmap threshold (and with it its trim threshold, twice as high) up to
- * the size of each large mmap'd block a process frees, up to 32 MiB. A replay process has freed
- * other blocks than the application had by the time its I/O starts (decoding the trace, growing
- * its transfer buffer), so the allocations the MPI library makes inside the application's calls
- * landed elsewhere: at 4 ranks, Open MPI's OMPIO collective writes allocate two 16 MiB blocks per
- * call, which in the replay process were taken from the heap and given back to the kernel on
- * every call (6114 brk calls against the original's 105, strace of `bench_replay_ior_plain
- * mpiio-coll 4096 4096` and its on-the-fly replay), at 0.4 of the original's bandwidth. The
- * replay therefore starts with both thresholds where glibc's own adjustment ends (32 MiB, 64 MiB),
- * the state of a process that has freed large blocks: the replay then matches the original, and
- * the original run with the same setting is unchanged (docs/REPLAY-CONFIG.md, session 8).
- * IOLENS_REPLAY_MALLOC=default leaves glibc's defaults (for A/B runs). */
-static void steady_malloc(void)
-{
-#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
-    const char *e = getenv("IOLENS_REPLAY_MALLOC");
-    if (e && !strcmp(e, "default"))
-        return;
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 64 << 20);
-#endif
-}
-
 int cmd_replay(int argc, char **argv)
 {
     const char *config = NULL, *root = ".", *trace = NULL;
@@ -353,7 +327,6 @@ int cmd_replay(int argc, char **argv)
         usage(stderr);
         return CLI_USAGE;
     }
-    steady_malloc(); /* before the config or trace is read */
     size_t len = strlen(config);
     if (len < 5 || strcmp(config + len - 5, ".json"))
         return on_the_fly(config, root, delays, speed, keep, json, all_paths, argv);
