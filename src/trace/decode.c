@@ -10,6 +10,7 @@
 #include "trace/codec.h"
 #include "trace/format.h"
 #include "trace/funcs.h"
+#include "util/buf.h"
 #include "util/error.h"
 #include "util/evsource.h"
 
@@ -443,10 +444,12 @@ static int parse_struct(iol_trace *t)
             free(mem);
             return ferr(t, sd->at, "structure vector too long");
         }
-        int64_t *b = calloc(vlen + 1, sizeof *b), *a = calloc(vlen + 1, sizeof *a);
+        /* scratch memory (util/buf.h): freeing it leaves glibc's thresholds alone (replay) */
+        size_t absize = (size_t)(vlen + 1) * sizeof(int64_t);
+        int64_t *b = iol_scratch_alloc(absize), *a = iol_scratch_alloc(absize);
         if (!a || !b) {
-            free(a);
-            free(b);
+            iol_scratch_free(a, absize);
+            iol_scratch_free(b, absize);
             free(mem);
             return iol_err(IOLENS_ENOMEM, "out of memory");
         }
@@ -475,8 +478,8 @@ static int parse_struct(iol_trace *t)
             p->slen = slen;
         }
         total_values += vlen * nm;
-        free(a);
-        free(b);
+        iol_scratch_free(a, absize);
+        iol_scratch_free(b, absize);
         free(mem);
         if (c.bad)
             return ferr(t, sd->at, "truncated structure section");

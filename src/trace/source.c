@@ -7,10 +7,13 @@
 #include "util/error.h"
 #include "util/evsource.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int iol_trace_rewind(iol_trace *t, int rank)
 {
@@ -415,14 +418,52 @@ int iolens_trace_open_mem(const void *data, size_t size, const char *name, iolen
     return iolens_evsource_new(out, &trace_ops, t);
 }
 
+/* The file is read into scratch memory (util/buf.h), not a malloc'd buffer: freeing a large
+ * malloc'd block would move glibc's thresholds in a replay process before its timed calls. */
 int iolens_trace_open(const char *path, iolens_evsource **out)
 {
     *out = NULL;
-    iol_buf b = IOL_BUF_INIT;
-    int rc = iol_read_file(path, (size_t)1 << 34, &b);
+    const size_t max = (size_t)1 << 34;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return iol_err(IOLENS_EIO, "cannot open '%s': %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) { /* a pipe or device: read as a stream */
+        close(fd);
+        iol_buf b = IOL_BUF_INIT;
+        int rc = iol_read_file(path, max, &b);
+        if (!rc)
+            rc = iolens_trace_open_mem(b.data ? b.data : "", b.len, path, out);
+        iol_buf_release(&b);
+        return rc;
+    }
+    if ((uint64_t)st.st_size > max) {
+        close(fd);
+        return iol_err(IOLENS_ENOMEM, "'%s' is larger than the %zu-byte limit", path, max);
+    }
+    size_t size = (size_t)st.st_size, got = 0;
+    char *data = iol_scratch_alloc(size + 1);
+    if (!data) {
+        close(fd);
+        return iol_err(IOLENS_ENOMEM, "out of memory for '%s' (%zu bytes)", path, size);
+    }
+    int rc = 0;
+    while (got < size) { /* a file that shrank meanwhile is read as far as it goes */
+        ssize_t k = read(fd, data + got, size - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            rc = iol_err(IOLENS_EIO, "cannot read '%s' at byte %zu: %s", path, got, strerror(errno));
+            break;
+        }
+        if (k == 0)
+            break;
+        got += (size_t)k;
+    }
+    close(fd);
     if (!rc)
-        rc = iolens_trace_open_mem(b.data ? b.data : "", b.len, path, out);
-    iol_buf_release(&b);
+        rc = iolens_trace_open_mem(data, got, path, out);
+    iol_scratch_free(data, size + 1);
     return rc;
 }
 

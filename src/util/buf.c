@@ -1,3 +1,4 @@
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -6,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 int iol_buf_reserve(iol_buf *b, size_t extra)
 {
@@ -83,6 +85,24 @@ char *iol_buf_detach(iol_buf *b, size_t *len)
     b->data = NULL;
     b->len = b->cap = 0;
     return p;
+}
+
+void *iol_scratch_alloc(size_t n)
+{
+    if (n < IOL_SCRATCH_MMAP)
+        return calloc(n ? n : 1, 1);
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void iol_scratch_free(void *p, size_t n)
+{
+    if (!p)
+        return;
+    if (n < IOL_SCRATCH_MMAP)
+        free(p);
+    else
+        munmap(p, n);
 }
 
 int iol_read_file(const char *path, size_t max_bytes, iol_buf *out)

@@ -30,6 +30,16 @@ char *iol_buf_detach(iol_buf *b, size_t *len);
 size_t iol_fmt_u64(char *out, uint64_t v, int neg);
 size_t iol_fmt_i64(char *out, int64_t v);
 
+/* Zeroed scratch memory that a free() does not count: blocks of IOL_SCRATCH_MMAP bytes or more
+ * are mapped and unmapped directly. glibc's malloc raises its mmap threshold (and its trim
+ * threshold, twice as high) to the size of each mmap'd block a process frees; a replay process
+ * must reach its timed calls with those as a fresh process has them, or the MPI library's
+ * per-call buffers are trimmed and regrown where the application's are not (docs/REPLAY-CONFIG.md,
+ * fidelity, session 8). For the trace loader's temporary blocks. NULL if out of memory. */
+#define IOL_SCRATCH_MMAP ((size_t)64 << 10)
+void *iol_scratch_alloc(size_t n);
+void iol_scratch_free(void *p, size_t n);
+
 /* Reads a whole file; refuses files larger than max_bytes. */
 int iol_read_file(const char *path, size_t max_bytes, iol_buf *out);
 
