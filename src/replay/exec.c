@@ -682,8 +682,15 @@ static void spin_or_sleep(int kind, double seconds)
                 z = z * 6364136223846793005ULL + 1;
         return;
     }
-    struct timespec ts = {(time_t)seconds, (long)((seconds - floor(seconds)) * 1e9)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+    /* until an absolute time of the clock the step is timed with (now(): CLOCK_REALTIME): a
+     * relative nanosleep runs on the monotonic clock, against which the real-time clock may be
+     * slewed (NTP) by enough to make 2 x 10 ms read as 19.99 ms (test_replay_exec failed 4 times
+     * in 40 runs on this VM) */
+    double end = now() + seconds;
+    struct timespec ts = {(time_t)end, (long)((end - floor(end)) * 1e9)};
+    if (ts.tv_nsec >= 1000000000L)
+        ts.tv_nsec = 999999999L;
+    while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR)
         ;
 }
 
