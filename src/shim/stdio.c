@@ -254,29 +254,37 @@ IOL_EXPORT int fgetc(FILE *f)
     return r;
 }
 
-IOL_EXPORT int fseek(FILE *f, long off, int whence)
-{
-    IOL_REAL(fseek);
-    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
-        return real_fseek(f, off, whence);
-    int fd = sfd(f);
-    uint64_t t0 = iol_begin();
-    int r = real_fseek(f, off, whence);
-    done(IOL_F_fseek, t0, r != 0, fd, iol_fd_file(fd), r, off, 0, whence, 0);
-    return r;
-}
-
-IOL_EXPORT long ftell(FILE *f)
-{
-    IOL_REAL(ftell);
-    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
-        return real_ftell(f);
-    int fd = sfd(f);
-    uint64_t t0 = iol_begin();
-    long r = real_ftell(f);
-    done(IOL_F_ftell, t0, r < 0, fd, iol_fd_file(fd), r, 0, 0, 0, 0);
-    return r;
-}
+/* fseek, fseeko(64) and ftell, ftello(64): one body each, for their offset types */
+#define IOL_STDIO_SEEK(name, off_type)                                                             \
+    IOL_EXPORT int name(FILE *f, off_type off, int whence)                                         \
+    {                                                                                              \
+        IOL_REAL(name);                                                                            \
+        if (!iol_tracing(IOL_LAYER_STDIO_BIT))                                                     \
+            return real_##name(f, off, whence);                                                    \
+        int fd = sfd(f);                                                                           \
+        uint64_t t0 = iol_begin();                                                                 \
+        int r = real_##name(f, off, whence);                                                       \
+        done(IOL_F_##name, t0, r != 0, fd, iol_fd_file(fd), r, off, 0, whence, 0);                 \
+        return r;                                                                                  \
+    }
+#define IOL_STDIO_TELL(name, off_type)                                                             \
+    IOL_EXPORT off_type name(FILE *f)                                                              \
+    {                                                                                              \
+        IOL_REAL(name);                                                                            \
+        if (!iol_tracing(IOL_LAYER_STDIO_BIT))                                                     \
+            return real_##name(f);                                                                 \
+        int fd = sfd(f);                                                                           \
+        uint64_t t0 = iol_begin();                                                                 \
+        off_type r = real_##name(f);                                                               \
+        done(IOL_F_##name, t0, r < 0, fd, iol_fd_file(fd), r, 0, 0, 0, 0);                         \
+        return r;                                                                                  \
+    }
+IOL_STDIO_SEEK(fseek, long)
+IOL_STDIO_SEEK(fseeko, off_t)
+IOL_STDIO_SEEK(fseeko64, off64_t)
+IOL_STDIO_TELL(ftell, long)
+IOL_STDIO_TELL(ftello, off_t)
+IOL_STDIO_TELL(ftello64, off64_t)
 
 IOL_EXPORT void rewind(FILE *f)
 {
@@ -324,54 +332,6 @@ IOL_EXPORT int putc(int c, FILE *f)
     uint64_t t0 = iol_begin();
     int r = real_putc(c, f);
     done(IOL_F_putc, t0, r == EOF, fd, iol_fd_file(fd), r, 0, 1, c, 0);
-    return r;
-}
-
-IOL_EXPORT int fseeko(FILE *f, off_t off, int whence)
-{
-    IOL_REAL(fseeko);
-    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
-        return real_fseeko(f, off, whence);
-    int fd = sfd(f);
-    uint64_t t0 = iol_begin();
-    int r = real_fseeko(f, off, whence);
-    done(IOL_F_fseeko, t0, r != 0, fd, iol_fd_file(fd), r, off, 0, whence, 0);
-    return r;
-}
-
-IOL_EXPORT int fseeko64(FILE *f, off64_t off, int whence)
-{
-    IOL_REAL(fseeko64);
-    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
-        return real_fseeko64(f, off, whence);
-    int fd = sfd(f);
-    uint64_t t0 = iol_begin();
-    int r = real_fseeko64(f, off, whence);
-    done(IOL_F_fseeko64, t0, r != 0, fd, iol_fd_file(fd), r, off, 0, whence, 0);
-    return r;
-}
-
-IOL_EXPORT off_t ftello(FILE *f)
-{
-    IOL_REAL(ftello);
-    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
-        return real_ftello(f);
-    int fd = sfd(f);
-    uint64_t t0 = iol_begin();
-    off_t r = real_ftello(f);
-    done(IOL_F_ftello, t0, r < 0, fd, iol_fd_file(fd), r, 0, 0, 0, 0);
-    return r;
-}
-
-IOL_EXPORT off64_t ftello64(FILE *f)
-{
-    IOL_REAL(ftello64);
-    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
-        return real_ftello64(f);
-    int fd = sfd(f);
-    uint64_t t0 = iol_begin();
-    off64_t r = real_ftello64(f);
-    done(IOL_F_ftello64, t0, r < 0, fd, iol_fd_file(fd), r, 0, 0, 0, 0);
     return r;
 }
 
