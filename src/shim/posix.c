@@ -396,12 +396,13 @@ IOL_EXPORT int ftruncate64(int fd, off64_t len)
 }
 
 /* ---- metadata ---- */
-static void on_path_id(int func, uint64_t t0, int r, int32_t (*id)(int, const char *), const char *path, int64_t a1,
-                       int64_t a2, int64_t a3)
+/* A call on a path, relative to the directory descriptor dirfd (AT_FDCWD but for fstatat, statx);
+ * a1..a3 are its argument slots. */
+static void on_path_at(int func, uint64_t t0, int r, int dirfd, const char *path, int64_t a1, int64_t a2, int64_t a3)
 {
     iol_rawrec *rec = iol_end(func, t0, r < 0);
     if (rec) {
-        rec->file = id((int)a2, path);
+        rec->file = iol_path_id_at(dirfd, path);
         rec->ret = r;
         rec->a[1] = a1;
         rec->a[2] = a2;
@@ -410,22 +411,9 @@ static void on_path_id(int func, uint64_t t0, int r, int32_t (*id)(int, const ch
     }
 }
 
-static int32_t path_id(int dirfd, const char *path)
-{
-    (void)dirfd;
-    return iol_path_id(path);
-}
-
-/* A call on a path: a1..a3 are its argument slots (a2 is the directory descriptor of the *at calls). */
 static void on_path(int func, uint64_t t0, int r, const char *path, int64_t a1, int64_t a2, int64_t a3)
 {
-    on_path_id(func, t0, r, path_id, path, a1, a2, a3);
-}
-
-/* A call on a path relative to the directory descriptor dirfd (fstatat, statx). */
-static void on_path_at(int func, uint64_t t0, int r, const char *path, int64_t a1, int dirfd, int64_t a3)
-{
-    on_path_id(func, t0, r, iol_path_id_at, path, a1, dirfd, a3);
+    on_path_at(func, t0, r, AT_FDCWD, path, a1, a2, a3);
 }
 
 IOL_EXPORT int stat(const char *path, struct stat *buf)
@@ -479,7 +467,7 @@ IOL_EXPORT int fstatat(int dirfd, const char *path, struct stat *buf, int flags)
         return real_fstatat(dirfd, path, buf, flags);
     uint64_t t0 = iol_begin();
     int r = real_fstatat(dirfd, path, buf, flags);
-    on_path_at(IOL_F_fstatat, t0, r, path, 0, dirfd, flags);
+    on_path_at(IOL_F_fstatat, t0, r, dirfd, path, 0, dirfd, flags);
     return r;
 }
 
@@ -490,7 +478,7 @@ IOL_EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *buf, int fl
         return real_fstatat64(dirfd, path, buf, flags);
     uint64_t t0 = iol_begin();
     int r = real_fstatat64(dirfd, path, buf, flags);
-    on_path_at(IOL_F_fstatat64, t0, r, path, 0, dirfd, flags);
+    on_path_at(IOL_F_fstatat64, t0, r, dirfd, path, 0, dirfd, flags);
     return r;
 }
 
@@ -545,7 +533,7 @@ IOL_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, stru
         return real_statx(dirfd, path, flags, mask, buf);
     uint64_t t0 = iol_begin();
     int r = real_statx(dirfd, path, flags, mask, buf);
-    on_path_at(IOL_F_statx, t0, r, path, mask, dirfd, flags);
+    on_path_at(IOL_F_statx, t0, r, dirfd, path, mask, dirfd, flags);
     return r;
 }
 

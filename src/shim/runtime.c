@@ -422,7 +422,8 @@ static int join_components(char *out, size_t *n, const char *rel)
             continue;
         if (len == 2 && c[0] == '.' && c[1] == '.') {
             char *slash = *n ? memrchr(out, '/', *n) : NULL;
-            if (slash && strcmp(slash + 1, "..") != 0) { /* "/a/b" -> "/a", "/a" -> "/", "a" stays as "a/.." */
+            int dotdot = slash && out + *n - (slash + 1) == 2 && slash[1] == '.' && slash[2] == '.';
+            if (slash && !dotdot) { /* "/a/b" -> "/a", "/a" -> "/", "a" stays as "a/.." */
                 *n = slash == out ? 1 : (size_t)(slash - out);
                 continue;
             }

@@ -141,11 +141,10 @@ static void to_raw(const iolens_event *ev, int fid, int32_t pid, uint64_t start_
     case IOLENS_OP_SEEK:
         r->a[0] = ev->offset;
         r->a[2] = ev->whence;
-        if ((fid == IOL_F_lseek || fid == IOL_F_lseek64 || fid == IOL_F_ftell || fid == IOL_F_ftello ||
-             fid == IOL_F_ftello64) &&
-            ev->ret < 0 && !ev->err)
+        if ((fid == IOL_F_lseek || fid == IOL_F_lseek64 || iol_func_is_ftell((unsigned)fid)) && ev->ret < 0 &&
+            !ev->err)
             r->ret = ev->offset; /* the new position */
-        if ((fid == IOL_F_fseek || fid == IOL_F_fseeko || fid == IOL_F_fseeko64) && ev->offset >= 0) {
+        if (iol_func_is_fseek((unsigned)fid) && ev->offset >= 0) {
             /* the producer resolved it */
             r->a[0] = ev->offset;
             r->a[2] = SEEK_SET;

@@ -17,4 +17,15 @@ const iol_func_info *iol_func_by_id(unsigned id);
 /* Id of a name, or -1. */
 int iol_func_by_name(const char *name);
 
+/* The stdio calls that report the position (ftell, ftello(64): ret) and that set it
+ * (fseek, fseeko(64): a0 offset, a2 whence). */
+static inline int iol_func_is_ftell(unsigned id)
+{
+    return id == IOL_F_ftell || id == IOL_F_ftello || id == IOL_F_ftello64;
+}
+static inline int iol_func_is_fseek(unsigned id)
+{
+    return id == IOL_F_fseek || id == IOL_F_fseeko || id == IOL_F_fseeko64;
+}
+
 #endif

@@ -155,7 +155,7 @@ static void resolve_offset(iol_proc *p, const iol_rawrec *r, const iol_func_info
                 st->valid = 1;
                 st->off = r->ret;
             }
-        } else if (r->func == IOL_F_ftell || r->func == IOL_F_ftello || r->func == IOL_F_ftello64) {
+        } else if (iol_func_is_ftell(r->func)) {
             ev->offset = r->ret;
             if (st && r->ret >= 0) {
                 st->valid = 1;
@@ -167,7 +167,7 @@ static void resolve_offset(iol_proc *p, const iol_rawrec *r, const iol_func_info
                 st->valid = 1;
                 st->off = 0;
             }
-        } else if ((r->func == IOL_F_fseek || r->func == IOL_F_fseeko || r->func == IOL_F_fseeko64) && st && ok) {
+        } else if (iol_func_is_fseek(r->func) && st && ok) {
             if (r->a[2] == SEEK_SET || (r->a[2] == SEEK_CUR && known)) {
                 st->off = r->a[2] == SEEK_SET ? r->a[0] : wadd(st->off, r->a[0]);
                 st->valid = 1;
@@ -216,10 +216,8 @@ static void fill_event(iol_trace *t, int rank, iol_proc *p, const iol_thread *th
     ev->err = r->err;
     ev->open_flags = fi->op == IOLENS_OP_OPEN ? (int32_t)r->a[0] : -1;
     ev->mode = (r->func <= IOL_F_mkostemps || r->func == IOL_F_mkdir) ? (int32_t)r->a[1] : -1; /* the open family */
-    ev->whence = (fi->op == IOLENS_OP_SEEK && r->func != IOL_F_ftell && r->func != IOL_F_ftello &&
-                  r->func != IOL_F_ftello64 && r->func != IOL_F_rewind)
-                     ? (int32_t)r->a[2]
-                     : -1;
+    ev->whence = (fi->op == IOLENS_OP_SEEK && !iol_func_is_ftell(r->func) && r->func != IOL_F_rewind) ? (int32_t)r->a[2]
+                                                                                                  : -1;
     if (r->err)
         ev->flags |= IOLENS_EVF_FAILED;
     if (fi->layer == IOLENS_LAYER_MPIIO) {
