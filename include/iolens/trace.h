@@ -23,6 +23,20 @@ typedef struct iolens_trace_build_opts {
     int zstd_level;         /**< 0 = automatic (19, or 6 for timestamps over 1 MiB); negative = uncompressed */
 } iolens_trace_build_opts;
 
+/** Why a process stopped tracing before it ended (the shim turned itself off
+ * and passed its calls through from then on). */
+typedef enum iolens_trace_stop {
+    IOLENS_STOP_NONE = 0,
+    IOLENS_STOP_CLOSED = 1,   /**< the program closed the tracer's descriptor (close, close_range, closefrom) */
+    IOLENS_STOP_REPLACED = 2, /**< the tracer's descriptor was made to name another file (dup2 onto it, reuse) */
+    IOLENS_STOP_NOSPACE = 3,  /**< the file system ran out of space (or quota) for the spill */
+    IOLENS_STOP_IOERROR = 4,  /**< a write to the spill failed otherwise */
+    IOLENS_STOP_COUNT = 5
+} iolens_trace_stop;
+
+/** A sentence for a stop reason ("" for IOLENS_STOP_NONE). */
+IOLENS_API const char *iolens_trace_stop_text(int reason);
+
 /** What iolens_trace_build() wrote (bytes per section, counts). */
 typedef struct iolens_trace_stats {
     uint64_t nprocs;
@@ -36,16 +50,34 @@ typedef struct iolens_trace_stats {
     uint64_t bytes_struct;
     uint64_t bytes_times;
     uint64_t bytes_total;
+    uint64_t nstopped[IOLENS_STOP_COUNT]; /**< processes that stopped tracing early, by reason (index 0 unused) */
 } iolens_trace_stats;
 
 /**
  * Reads every "*.raw" spill file of spill_dir (written by the shim) and
  * writes one trace file to out_path. stats may be NULL. Spill files cut short
  * (killed process, full disk) keep every whole record; their processes are
- * marked truncated.
+ * marked truncated. On failure *stats holds the counts of what was read
+ * (ntruncated, nstopped), so that the caller can still say why.
  */
 IOLENS_API int iolens_trace_build(const char *spill_dir, const char *out_path,
                                   const iolens_trace_build_opts *opts, iolens_trace_stats *stats);
+
+/**
+ * Removes what the trace builder and the shim put in spill_dir ("*.raw"
+ * spill files, their ".off-*" markers, the "done.N" and "build.lock" files of
+ * an MPI launch), then the folder itself if that left it empty. Any other
+ * file is left alone. 0, or a negative code if an entry could not be removed.
+ */
+IOLENS_API int iolens_trace_remove_spill(const char *spill_dir);
+
+/**
+ * Writes into buf (size n, NUL-terminated, newline-separated) one sentence
+ * per kind of process that did not trace to its end: stopped early, by
+ * reason, and cut short without a reason (killed). Returns the number of
+ * sentences (0: every process traced to its end).
+ */
+IOLENS_API int iolens_trace_build_warnings(const iolens_trace_stats *st, char *buf, size_t n);
 
 /**
  * Merges n trace files into one (every process of every input becomes one
@@ -94,6 +126,7 @@ typedef struct iolens_trace_proc {
     int64_t ppid;
     int32_t mpi_rank;  /**< -1 if not an MPI process */
     int truncated;     /**< the spill ended without a clean end mark */
+    int stopped;       /**< iolens_trace_stop: why tracing stopped early, 0 if it did not */
     uint32_t nthreads;
     uint64_t ncalls;
 } iolens_trace_proc;

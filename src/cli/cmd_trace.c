@@ -78,20 +78,32 @@ static int find_shim(char *out, size_t n)
 
 static int raw_sections;
 
+/* Builds the trace of a spill folder. On failure the spill folder is kept
+ * (it holds every call the program made) and the user is told how to
+ * build the trace again. */
 static int build(const char *spill, const char *out, uint64_t res, int quiet)
 {
     iolens_trace_build_opts o = {res, raw_sections ? -1 : 0};
     iolens_trace_stats st;
+    memset(&st, 0, sizeof st);
+    char warn[2048];
     if (iolens_trace_build(spill, out, &o, &st)) {
         cli_lib_error();
+        int code = iolens_error_last_code();
+        if (iolens_trace_build_warnings(&st, warn, sizeof warn))
+            for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n"))
+                cli_warn("%s", line);
+        if (code != IOLENS_ENOTFOUND)
+            fprintf(stderr, "iolens: the spill folder '%s' is kept: build the trace again with "
+                            "`iolens trace --build %s -o TRACE`\n", spill, spill);
         return CLI_FAIL;
     }
     if (!quiet)
         fprintf(stderr, "iolens: wrote '%s': %" PRIu64 " calls of %" PRIu64 " process(es), %" PRIu64 " bytes\n", out,
                 st.ncalls, st.nprocs, st.bytes_total);
-    if (st.ntruncated)
-        cli_warn("%" PRIu64 " process(es) ended without closing their trace (killed?); their calls up to the "
-                 "last flush are kept", st.ntruncated);
+    if (iolens_trace_build_warnings(&st, warn, sizeof warn))
+        for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n"))
+            cli_warn("%s", line);
     return CLI_OK;
 }
 
@@ -150,10 +162,94 @@ static int mpi_finish(const char *spill, const char *out, const char *rank, cons
     close(fd);
     int rc = build(spill, out, res, 0);
     if (rc == CLI_OK)
-        iol_remove_tree(spill);
+        iolens_trace_remove_spill(spill);
     if (rc == CLI_OK && darshan) /* only the rank that built the trace */
         rc = write_darshan(out, darshan, cmd);
     return rc;
+}
+
+/* The launcher's job id (Open MPI / PMIx, Slurm), file-name safe; "" if none. */
+static void mpi_job_id(char *out, size_t n)
+{
+    const char *v[] = {"PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid", "SLURM_JOB_ID"};
+    const char *job = NULL;
+    for (size_t i = 0; i < sizeof v / sizeof v[0] && !job; i++)
+        if (getenv(v[i]) && *getenv(v[i]))
+            job = getenv(v[i]);
+    size_t k = 0;
+    for (; job && *job && k + 1 < n; job++)
+        out[k++] = (*job >= '0' && *job <= '9') || (*job >= 'a' && *job <= 'z') || (*job >= 'A' && *job <= 'Z') ||
+                           *job == '-' || *job == '.'
+                       ? *job
+                       : '_';
+    const char *step = getenv("SLURM_STEP_ID");
+    if (job == NULL && step && *step && k + 2 < n) {
+        out[k++] = '.';
+        for (; *step && k + 1 < n; step++)
+            out[k++] = (*step >= '0' && *step <= '9') ? *step : '_';
+    }
+    out[k] = 0;
+}
+
+static int spill_is_empty(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    int empty = 1;
+    while (empty && (e = readdir(d)))
+        empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+    closedir(d);
+    return empty;
+}
+
+/* Is the command a statically linked ELF program (no program interpreter,
+ * so LD_PRELOAD is never applied)? why gets "'PATH' is statically linked". */
+static int static_program(const char *cmd, char *why, size_t n)
+{
+    char path[PATH_MAX];
+    if (strchr(cmd, '/')) {
+        snprintf(path, sizeof path, "%s", cmd);
+    } else {
+        const char *pe = getenv("PATH");
+        int found = 0;
+        while (pe && *pe && !found) {
+            const char *c = strchr(pe, ':');
+            size_t l = c ? (size_t)(c - pe) : strlen(pe);
+            if ((size_t)snprintf(path, sizeof path, "%.*s/%s", (int)l, l ? pe : ".", cmd) < sizeof path &&
+                !access(path, X_OK))
+                found = 1;
+            pe = c ? c + 1 : NULL;
+        }
+        if (!found)
+            return 0;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return 0;
+    unsigned char eh[64];
+    ssize_t got = pread(fd, eh, sizeof eh, 0);
+    int stat_elf = 0;
+    if (got == (ssize_t)sizeof eh && !memcmp(eh, "\177ELF", 4) && eh[4] == 2 /* 64-bit */ && eh[5] == 1 /* LE */) {
+        uint64_t phoff;
+        uint16_t phentsize, phnum;
+        memcpy(&phoff, eh + 32, 8);
+        memcpy(&phentsize, eh + 54, 2);
+        memcpy(&phnum, eh + 56, 2);
+        int interp = 0;
+        for (unsigned k = 0; k < phnum && phentsize >= 4 && k < 4096; k++) {
+            uint32_t type;
+            if (pread(fd, &type, 4, (off_t)(phoff + (uint64_t)k * phentsize)) != 4)
+                break;
+            interp |= type == 3; /* PT_INTERP */
+        }
+        stat_elf = !interp;
+    }
+    close(fd);
+    if (stat_elf)
+        snprintf(why, n, "'%s' is statically linked", path);
+    return stat_elf;
 }
 
 /* SIGTERM/SIGHUP sent to `iolens trace` (e.g. by mpirun after MPI_Abort) go
@@ -181,10 +277,20 @@ static int run(const char *out, const char *layers, uint64_t res, const char *da
         return CLI_FAIL;
     }
     if (rank) {
-        if ((size_t)snprintf(spill, sizeof spill, "%s.spill", out) >= sizeof spill)
+        /* one folder per job: a killed earlier run's folder is never counted in */
+        char job[128];
+        mpi_job_id(job, sizeof job);
+        if ((size_t)snprintf(spill, sizeof spill, "%s.spill%s%s", out, job[0] ? "." : "", job) >= sizeof spill)
             return CLI_FAIL;
         if (mkdir(spill, 0755) && errno != EEXIST) {
             cli_error("cannot create '%s': %s", spill, strerror(errno));
+            return CLI_FAIL;
+        }
+        char done[PATH_MAX + 64];
+        snprintf(done, sizeof done, "%s/done.%s", spill, rank);
+        if (!access(done, F_OK)) {
+            cli_error("'%s' is left from an earlier run (rank %s already finished there): remove it, or build "
+                      "its trace with `iolens trace --build %s -o TRACE`", spill, rank, spill);
             return CLI_FAIL;
         }
     } else {
@@ -235,9 +341,21 @@ static int run(const char *out, const char *layers, uint64_t res, const char *da
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
+    if (!rank && spill_is_empty(abs_spill)) { /* the shim never ran in the program */
+        char why[PATH_MAX + 128];
+        if (static_program(cmd[0], why, sizeof why)) {
+            cli_warn("%s: the tracer cannot be loaded into it; no trace was written", why);
+            rmdir(abs_spill);
+            if (WIFSIGNALED(status))
+                return 128 + WTERMSIG(status);
+            return WIFEXITED(status) ? WEXITSTATUS(status) : CLI_FAIL;
+        }
+    }
     int rc = rank ? mpi_finish(spill, out, rank, wsize, res, darshan, cmd) : build(spill, out, res, 0);
-    if (!rank)
-        iol_remove_tree(spill);
+    if (!rank && rc == CLI_OK)
+        iolens_trace_remove_spill(spill);
+    else if (!rank && spill_is_empty(abs_spill))
+        rmdir(abs_spill);
     if (!rank && rc == CLI_OK && darshan)
         rc = write_darshan(out, darshan, cmd);
     if (rc != CLI_OK) /* no trace; still report a failing command's own status (e.g. 127: not found) */
@@ -431,6 +549,12 @@ static int print_trace(const char *path, int json, int only_rank)
     const iolens_file *files;
     size_t nf;
     iolens_evsource_files(s, &files, &nf);
+    if (only_rank >= iolens_evsource_nranks(s)) {
+        cli_error("'%s' has %d process(es): --rank wants 0 to %d", path, iolens_evsource_nranks(s),
+                  iolens_evsource_nranks(s) - 1);
+        iolens_evsource_free(s);
+        return CLI_FAIL;
+    }
     iol_jsonw w;
     if (json) {
         iol_jsonw_init(&w, stdout, 0);
@@ -442,7 +566,10 @@ static int print_trace(const char *path, int json, int only_rank)
             continue;
         iolens_trace_proc pi;
         iolens_trace_proc_info(s, r, &pi);
-        if (pi.truncated)
+        if (pi.stopped)
+            cli_warn("'%s': process %d (pid %" PRId64 ") stopped tracing early: %s", path, r, pi.pid,
+                     iolens_trace_stop_text(pi.stopped));
+        else if (pi.truncated)
             cli_warn("'%s': process %d (pid %" PRId64 ") is truncated: it ended without closing its trace", path,
                      r, pi.pid);
         iolens_event ev;
@@ -553,7 +680,14 @@ int cmd_trace(int argc, char **argv)
         } else if (!strcmp(a, "--build") && i + 1 < argc) {
             spill = argv[++i];
         } else if (!strcmp(a, "--rank") && i + 1 < argc) {
-            rank = atoi(argv[++i]);
+            char *end;
+            errno = 0;
+            long v = strtol(argv[++i], &end, 10);
+            if (errno || *end || end == argv[i] || v < 0 || v > INT_MAX) {
+                cli_error("--rank wants a process number from 0 (got '%s')", argv[i]);
+                return CLI_USAGE;
+            }
+            rank = (int)v;
         } else if (a[0] == '-') {
             cli_error("unknown option '%s'", a);
             usage(stderr);
@@ -582,8 +716,8 @@ int cmd_trace(int argc, char **argv)
         return info_trace(info, json);
     if (spill) {
         int rc = build(spill, out, res, 0);
-        if (rc == CLI_OK && remove_spill)
-            iol_remove_tree(spill);
+        if (rc == CLI_OK && remove_spill && iolens_trace_remove_spill(spill))
+            cli_lib_error();
         return rc;
     }
     if (merge) {

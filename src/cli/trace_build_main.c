@@ -56,19 +56,26 @@ int main(int argc, char **argv)
     }
     iolens_trace_build_opts o = {0};
     iolens_trace_stats st;
+    memset(&st, 0, sizeof st);
+    char warn[2048];
     if (iolens_trace_build(spill, out, &o, &st)) {
         fprintf(stderr, "iolens-trace-build: error: %s\n", iolens_error_last());
+        if (iolens_trace_build_warnings(&st, warn, sizeof warn))
+            for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n"))
+                fprintf(stderr, "iolens-trace-build: warning: %s\n", line);
+        fprintf(stderr, "iolens-trace-build: the spill folder '%s' is kept: build the trace again with "
+                        "`iolens trace --build %s -o TRACE`\n", spill, spill);
         return 1;
     }
     if (!quiet)
         fprintf(stderr, "iolens: wrote '%s': %" PRIu64 " calls of %" PRIu64 " process(es), %" PRIu64 " bytes\n", out,
                 st.ncalls, st.nprocs, st.bytes_total);
-    if (st.ntruncated)
-        fprintf(stderr,
-                "iolens-trace-build: warning: %" PRIu64 " process(es) ended without closing their trace (killed?); "
-                "their calls up to the last flush are kept\n",
-                st.ntruncated);
-    if (remove_spill)
-        iol_remove_tree(spill);
+    if (iolens_trace_build_warnings(&st, warn, sizeof warn))
+        for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n"))
+            fprintf(stderr, "iolens-trace-build: warning: %s\n", line);
+    if (remove_spill && iolens_trace_remove_spill(spill)) {
+        fprintf(stderr, "iolens-trace-build: error: %s\n", iolens_error_last());
+        return 1;
+    }
     return 0;
 }

@@ -631,7 +631,7 @@ static int parse_job(iolens_darshan_log *log)
         j->end_time_sec = (int64_t)get64(p + 16, swap);
         j->nprocs = (int64_t)get64(p + 24, swap);
         j->jobid = (int64_t)get64(p + 32, swap);
-        j->run_time = (double)(j->end_time_sec - j->start_time_sec + 1);
+        j->run_time = (double)j->end_time_sec - (double)j->start_time_sec + 1.0; /* in double: hostile times must not overflow */
     }
     memcpy(j->metadata, p + jsz - 1024, 1024);
     j->metadata[1024] = '\0';

@@ -165,6 +165,7 @@ IOL_EXPORT int close(int fd)
 {
     IOL_REAL(close);
     int32_t file = iol_fd_file(fd);
+    iol_fd_closing(fd);
     if (!iol_tracing(IOL_LAYER_POSIX_BIT)) {
         int r = real_close(fd);
         iol_fd_forget(fd, file);
@@ -671,6 +672,7 @@ IOL_EXPORT int dup2(int fd, int fd2)
     IOL_REAL(dup2);
     int traced = iol_tracing(IOL_LAYER_POSIX_BIT);
     uint64_t t0 = traced ? iol_begin() : 0;
+    iol_fd_closing(fd2);
     int r = real_dup2(fd, fd2);
     if (r >= 0)
         iol_fd_set(fd2, iol_fd_file(fd));
@@ -684,6 +686,7 @@ IOL_EXPORT int dup3(int fd, int fd2, int flags)
     IOL_REAL(dup3);
     int traced = iol_tracing(IOL_LAYER_POSIX_BIT);
     uint64_t t0 = traced ? iol_begin() : 0;
+    iol_fd_closing(fd2);
     int r = real_dup3(fd, fd2, flags);
     if (r >= 0)
         iol_fd_set(fd2, iol_fd_file(fd));

@@ -51,6 +51,10 @@ static __thread int tls_saved_errno __attribute__((tls_model("initial-exec")));
 
 static struct {
     int spill_fd;
+    int lost;           /* the shim stopped writing because of trouble: IOL_RAW_OFF_* */
+    dev_t spill_dev;    /* identity of the spill file: checked before every write */
+    ino_t spill_ino;
+    char spill_path[1200];
     pid_t pid; /* process that owns the spill (a vfork child shares our memory but not our pid) */
     int spill_lock;
     int finished;
@@ -173,10 +177,48 @@ uint64_t iol_now(void)
 
 static void shim_off(void) { __atomic_store_n(&iol_shim_layers, 0, __ATOMIC_RELAXED); }
 
+/* The spill can no longer be written (the program closed or replaced its
+ * descriptor, or a write failed): the shim turns itself off for good and
+ * leaves an empty marker "<spill>.off-<reason>" next to the spill, so that
+ * the trace builder can say what happened. mknodat makes the marker without
+ * taking a descriptor (the program's next open still gets the number it
+ * expects) and needs no data block (it works on a full disk). */
+static void spill_lost(int reason)
+{
+    static const char *names[] = {"", IOL_RAW_OFF_NAMES};
+    shim_off();
+    int had = rt.spill_fd >= 0;
+    rt.spill_fd = -1;
+    if (!had || rt.lost || reason <= 0 || reason >= (int)(sizeof names / sizeof names[0]) || !rt.spill_path[0])
+        return;
+    rt.lost = reason;
+    char m[1300];
+    int n = snprintf(m, sizeof m, "%s%s%s", rt.spill_path, IOL_RAW_OFF_SUFFIX, names[reason]);
+    if (n > 0 && (size_t)n < sizeof m)
+        syscall(SYS_mknodat, AT_FDCWD, m, S_IFREG | 0644, 0);
+}
+
+/* Is rt.spill_fd still the spill file we opened? A descriptor closed behind
+ * the shim's back (glibc's closefrom, a raw close syscall) may since have been
+ * given to another file of the program's: never write into that one. */
+static int spill_is_ours(void)
+{
+    struct stat st;
+    if (syscall(SYS_fstat, rt.spill_fd, &st)) {
+        spill_lost(IOL_RAW_OFF_CLOSED);
+        return 0;
+    }
+    if (st.st_dev != rt.spill_dev || st.st_ino != rt.spill_ino) {
+        spill_lost(IOL_RAW_OFF_REPLACED);
+        return 0;
+    }
+    return 1;
+}
+
 /* Writes all of iov to the spill (caller holds spill_lock). Turns the shim off on failure. */
 static int spill_writev(struct iovec *iov, int n)
 {
-    if (rt.spill_fd < 0)
+    if (rt.spill_fd < 0 || !spill_is_ours())
         return -1;
     size_t total = 0;
     for (int i = 0; i < n; i++)
@@ -185,9 +227,8 @@ static int spill_writev(struct iovec *iov, int n)
         ssize_t w = syscall(SYS_writev, rt.spill_fd, iov, n);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0) {
-            shim_off();
-            rt.spill_fd = -1; /* never write again: the file stays readable up to here */
+        if (w <= 0) { /* never write again: the file stays readable up to here */
+            spill_lost(w < 0 && (errno == ENOSPC || errno == EDQUOT) ? IOL_RAW_OFF_NOSPACE : IOL_RAW_OFF_IOERROR);
             return -1;
         }
         total -= (size_t)w;
@@ -332,10 +373,8 @@ void iol_fd_set(int fd, int32_t file)
 {
     if (fd >= 0 && fd < IOL_FD_MAX)
         __atomic_store_n(&rt.fdmap[fd], file + 1, __ATOMIC_RELAXED);
-    if (fd >= 0 && fd == rt.spill_fd) { /* the application took our descriptor: stop writing to it */
-        shim_off();
-        rt.spill_fd = -1;
-    }
+    if (fd >= 0 && fd == rt.spill_fd) /* the application took our descriptor: stop writing to it */
+        spill_lost(IOL_RAW_OFF_REPLACED);
 }
 
 void iol_fd_forget(int fd, int32_t file)
@@ -345,10 +384,16 @@ void iol_fd_forget(int fd, int32_t file)
     int32_t want = file + 1;
     if (fd >= 0 && fd < IOL_FD_MAX)
         __atomic_compare_exchange_n(&rt.fdmap[fd], &want, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-    if (fd >= 0 && fd == rt.spill_fd) { /* the application closed our descriptor: stop writing to it */
-        shim_off();
-        rt.spill_fd = -1;
-    }
+    if (fd >= 0 && fd == rt.spill_fd) /* the application closed our descriptor: stop writing to it */
+        spill_lost(IOL_RAW_OFF_CLOSED);
+}
+
+static void flush_all(int tries);
+
+void iol_fd_closing(int fd)
+{
+    if (__builtin_expect(fd >= 0 && fd == rt.spill_fd, 0))
+        flush_all(0); /* the calls so far reach the spill before its descriptor goes */
 }
 
 static uint64_t path_hash(const char *s, size_t *len)
@@ -474,6 +519,7 @@ static int open_spill(void)
     char path[1200];
     int fd = -1;
     if (rt.fixed_spill[0]) {
+        snprintf(path, sizeof path, "%s", rt.fixed_spill);
         fd = (int)syscall(SYS_openat, AT_FDCWD, rt.fixed_spill, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     } else {
         for (int n = 0; n < 1000 && fd < 0; n++) {
@@ -492,6 +538,15 @@ static int open_spill(void)
             fd = hi;
         }
     }
+    struct stat st;
+    if (syscall(SYS_fstat, fd, &st)) {
+        syscall(SYS_close, fd);
+        return -1;
+    }
+    rt.spill_dev = st.st_dev;
+    rt.spill_ino = st.st_ino;
+    snprintf(rt.spill_path, sizeof rt.spill_path, "%s", path);
+    rt.lost = 0;
     rt.spill_fd = fd;
     rt.pid = getpid();
     iol_rawhdr h;
@@ -666,6 +721,8 @@ static int out_setup(const char *out)
     return 0;
 }
 
+static void on_quick_exit(void);
+
 __attribute__((constructor)) static void shim_init(void)
 {
     iol_shim_inside++;
@@ -702,6 +759,7 @@ __attribute__((constructor)) static void shim_init(void)
     if (rk && sz)
         iol_shim_set_rank(atoi(rk), atoi(sz));
     pthread_atfork(NULL, NULL, atfork_child);
+    at_quick_exit(on_quick_exit);
     install_signals();
     iol_shim_layers = layers;
 out:
@@ -810,6 +868,28 @@ IOL_EXPORT void _exit(int status)
     __builtin_unreachable();
 }
 
+/* _Exit is glibc's alias of _exit: a program that calls it binds to that name. */
+IOL_EXPORT void _Exit(int status)
+{
+    static void (*real)(int);
+    if (!real)
+        real = (void (*)(int))iol_real("_Exit");
+    iol_shim_finish();
+    if (getpid() == rt.pid)
+        shim_off();
+    real(status);
+    __builtin_unreachable();
+}
+
+/* quick_exit runs the at_quick_exit handlers, then leaves through libc's
+ * internal _exit: the shim's handler, registered first, runs last. */
+static void on_quick_exit(void)
+{
+    iol_shim_finish();
+    if (getpid() == rt.pid)
+        shim_off();
+}
+
 IOL_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
     IOL_REAL(execve);
@@ -876,14 +956,34 @@ IOL_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(
 IOL_EXPORT int close_range(unsigned first, unsigned last, int flags)
 {
     IOL_REAL(close_range);
+    if (rt.spill_fd >= 0 && (unsigned)rt.spill_fd >= first && (unsigned)rt.spill_fd <= last &&
+        !(flags & 4 /* CLOSE_RANGE_CLOEXEC */))
+        flush_all(0); /* the calls so far reach the spill before its descriptor goes */
     int r = real_close_range(first, last, flags);
     if (r == 0 && !(flags & 4 /* CLOSE_RANGE_CLOEXEC */)) {
-        if (rt.spill_fd >= 0 && (unsigned)rt.spill_fd >= first && (unsigned)rt.spill_fd <= last) {
-            shim_off();
-            rt.spill_fd = -1;
-        }
+        if (rt.spill_fd >= 0 && (unsigned)rt.spill_fd >= first && (unsigned)rt.spill_fd <= last)
+            spill_lost(IOL_RAW_OFF_CLOSED);
         for (unsigned fd = first; fd <= last && fd < IOL_FD_MAX; fd++)
             __atomic_store_n(&rt.fdmap[fd], 0, __ATOMIC_RELAXED);
     }
     return r;
+}
+
+/* glibc's closefrom(3) closes through its internal close_range, which the
+ * wrapper above never sees. */
+IOL_EXPORT void closefrom(int lowfd)
+{
+    IOL_REAL(closefrom);
+    if (rt.spill_fd >= 0 && rt.spill_fd >= lowfd)
+        flush_all(0); /* the calls so far reach the spill before its descriptor goes */
+    if (!real_closefrom) { /* not in this C library: do what it documents */
+        syscall(SYS_close_range, (unsigned)(lowfd < 0 ? 0 : lowfd), ~0u, 0);
+    } else {
+        real_closefrom(lowfd);
+    }
+    unsigned first = lowfd < 0 ? 0u : (unsigned)lowfd;
+    if (rt.spill_fd >= 0 && (unsigned)rt.spill_fd >= first)
+        spill_lost(IOL_RAW_OFF_CLOSED);
+    for (unsigned fd = first; fd < IOL_FD_MAX; fd++)
+        __atomic_store_n(&rt.fdmap[fd], 0, __ATOMIC_RELAXED);
 }

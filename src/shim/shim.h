@@ -68,6 +68,7 @@ void iol_commit(iol_rawrec *rec);
 int32_t iol_fd_file(int fd);              /* path id of a descriptor, -1 unknown */
 void iol_fd_set(int fd, int32_t file);    /* after open/dup; -1 forgets */
 void iol_fd_forget(int fd, int32_t file); /* after close: forgets fd if it still maps to file */
+void iol_fd_closing(int fd);              /* before fd is closed or replaced: flushes if it is the spill's */
 void iol_fcntl_done(uint64_t t0, int traced, int r, int fd, int cmd, void *arg); /* fcntl, fcntl64 */
 int32_t iol_path_id(const char *path);    /* interns a path (takes a lock, writes it to the spill) */
 /* iol_path_id of a path given relative to a directory descriptor (openat, fstatat, statx): the

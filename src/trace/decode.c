@@ -7,6 +7,7 @@
  */
 #define _DEFAULT_SOURCE
 #include "trace/decode.h"
+#include "iolens/trace.h"
 #include "trace/codec.h"
 #include "trace/format.h"
 #include "trace/funcs.h"
@@ -377,7 +378,9 @@ static int parse_meta(iol_trace *t)
         p->pid = iol_get_sv(&c);
         p->ppid = (int64_t)((uint64_t)p->pid + (uint64_t)iol_get_sv(&c));
         p->mpi_rank = (int32_t)iol_get_sv(&c);
-        p->truncated = (int)(iol_get_uv(&c) & 1);
+        uint64_t tv = iol_get_uv(&c); /* bit 0: truncated; above: why tracing stopped (iolens_trace_stop) */
+        p->truncated = (int)(tv & 1);
+        p->stopped = (tv >> 1) < IOLENS_STOP_COUNT ? (int)(tv >> 1) : 0;
     }
     uint64_t nf = iol_get_uv(&c);
     if (nf > IOL_F_COUNT * 4ull)

@@ -43,6 +43,7 @@ typedef struct iol_proc {
     int64_t pid, ppid;
     int32_t mpi_rank;
     int truncated;
+    int stopped; /* iolens_trace_stop */
     int64_t *v;
     size_t vlen;
     const char *s;

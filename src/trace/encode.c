@@ -21,6 +21,9 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -482,12 +485,17 @@ static int write_file(const char *path, const iol_buf *hdr, const iol_buf *body)
     FILE *f = fopen(path, "wb");
     if (!f)
         return iol_err(IOLENS_EIO, "cannot create '%s': %s", path, strerror(errno));
+    struct stat st;
+    int regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
     int ok = fwrite(hdr->data, 1, hdr->len, f) == hdr->len &&
              (!body->len || fwrite(body->data, 1, body->len, f) == body->len);
+    ok = fflush(f) == 0 && ok;
+    int e = errno;
     ok = (fclose(f) == 0) && ok;
     if (!ok) {
-        remove(path);
-        return iol_err(IOLENS_EIO, "cannot write '%s': %s", path, strerror(errno));
+        if (regular) /* a partial trace file is removed; a device or pipe given as -o never is */
+            unlink(path);
+        return iol_err(IOLENS_EIO, "cannot write '%s': %s", path, strerror(e ? e : errno));
     }
     return 0;
 }
@@ -573,6 +581,8 @@ int iolens_trace_build(const char *spill_dir, const char *out_path, const iolens
         stt.nsignatures += pe->nsigs;
         stt.nrules += pe->nrules;
         stt.ntruncated += (uint64_t)pe->sp.truncated;
+        if (pe->sp.stopped > 0 && pe->sp.stopped < IOLENS_STOP_COUNT)
+            stt.nstopped[pe->sp.stopped]++;
     }
     qsort(pr, np, sizeof *pr, cmp_proc);
     /* groups */
@@ -613,9 +623,9 @@ int iolens_trace_build(const char *spill_dir, const char *out_path, const iolens
     rc = rc ? rc : iol_put_uv(&meta, job_start);
     for (size_t i = 0; i < np && !rc; i++) {
         rc = iol_put_sv(&meta, pr[i].sp.pid);
-        rc = rc ? rc : iol_put_sv(&meta, pr[i].sp.ppid - pr[i].sp.pid);
+        rc = rc ? rc : iol_put_sv(&meta, (int64_t)((uint64_t)pr[i].sp.ppid - (uint64_t)pr[i].sp.pid));
         rc = rc ? rc : iol_put_sv(&meta, pr[i].sp.mpi_rank);
-        rc = rc ? rc : iol_put_uv(&meta, (uint64_t)pr[i].sp.truncated);
+        rc = rc ? rc : iol_put_uv(&meta, (uint64_t)(pr[i].sp.truncated != 0) | (uint64_t)pr[i].sp.stopped << 1);
     }
     unsigned nf = 0;
     for (unsigned f = 0; f < IOL_F_COUNT; f++)
@@ -694,9 +704,9 @@ int iolens_trace_build(const char *spill_dir, const char *out_path, const iolens
     stt.ngroups = ng;
     stt.bytes_header = hdr.len;
     stt.bytes_total = hdr.len + body.len;
-    if (stats)
-        *stats = stt;
 done:
+    if (stats) /* on failure: the counts of what was read (why processes stopped early, for the message) */
+        *stats = stt;
     closedir(d);
     for (size_t i = 0; i < nnames; i++)
         free(names[i]);
@@ -722,4 +732,75 @@ done:
     iol_buf_release(&body);
     iol_buf_release(&dir);
     return rc;
+}
+
+static int spill_owned_name(const char *n)
+{
+    size_t l = strlen(n);
+    if (l >= 5 && !strcmp(n + l - 4, ".raw"))
+        return 1;
+    const char *off = strstr(n, ".raw" IOL_RAW_OFF_SUFFIX);
+    if (off && off != n)
+        return 1;
+    if (!strcmp(n, "build.lock"))
+        return 1;
+    if (!strncmp(n, "done.", 5) && n[5]) {
+        for (const char *c = n + 5; *c; c++)
+            if (*c < '0' || *c > '9')
+                return 0;
+        return 1;
+    }
+    return 0;
+}
+
+int iolens_trace_remove_spill(const char *spill_dir)
+{
+    DIR *d = opendir(spill_dir);
+    if (!d)
+        return iol_err(IOLENS_EIO, "cannot open '%s': %s", spill_dir, strerror(errno));
+    int rc = 0, others = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (!spill_owned_name(e->d_name)) {
+            others = 1;
+            continue;
+        }
+        if (unlinkat(dirfd(d), e->d_name, 0) && errno != ENOENT && !rc)
+            rc = iol_err(IOLENS_EIO, "cannot remove '%s/%s': %s", spill_dir, e->d_name, strerror(errno));
+    }
+    closedir(d);
+    if (!others && rmdir(spill_dir) && errno != ENOENT && errno != ENOTEMPTY && !rc)
+        rc = iol_err(IOLENS_EIO, "cannot remove '%s': %s", spill_dir, strerror(errno));
+    return rc;
+}
+
+int iolens_trace_build_warnings(const iolens_trace_stats *st, char *buf, size_t n)
+{
+    int lines = 0;
+    size_t at = 0;
+    uint64_t stopped = 0;
+    if (n)
+        buf[0] = 0;
+    for (int r = 1; r < IOLENS_STOP_COUNT; r++) {
+        if (!st->nstopped[r])
+            continue;
+        stopped += st->nstopped[r];
+        int w = snprintf(at < n ? buf + at : NULL, at < n ? n - at : 0,
+                         "%s%" PRIu64 " process(es) stopped tracing early because %s; their calls until then are kept, "
+                         "later calls ran untraced",
+                         lines ? "\n" : "", st->nstopped[r], iolens_trace_stop_text(r));
+        at += w > 0 ? (size_t)w : 0;
+        lines++;
+    }
+    if (st->ntruncated > stopped) {
+        int w = snprintf(at < n ? buf + at : NULL, at < n ? n - at : 0,
+                         "%s%" PRIu64 " process(es) ended without closing their trace (killed, or left through a "
+                         "path the tracer does not see); their calls up to the last flush are kept",
+                         lines ? "\n" : "", st->ntruncated - stopped);
+        (void)w;
+        lines++;
+    }
+    return lines;
 }

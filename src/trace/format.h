@@ -31,7 +31,18 @@ enum iol_func_id {
  *   PATH : i32 path id, then the path bytes (no NUL)
  *   RANK : i32 MPI rank, i32 MPI world size
  *   END  : empty; the process finished its trace cleanly
+ * A spill whose process had to stop tracing early has an empty sibling file
+ * "<spill>.off-<reason>", reason one of IOL_RAW_OFF_NAMES (index = code):
+ *   closed   : the program closed the tracer's descriptor (close, close_range, closefrom)
+ *   replaced : the descriptor was made to name another file (dup2 onto it, reuse)
+ *   nospace  : a write failed for lack of space (ENOSPC, EDQUOT)
+ *   ioerror  : a write failed otherwise
  */
+#define IOL_RAW_OFF_SUFFIX ".off-"
+enum { IOL_RAW_OFF_NONE = 0, IOL_RAW_OFF_CLOSED = 1, IOL_RAW_OFF_REPLACED = 2, IOL_RAW_OFF_NOSPACE = 3,
+       IOL_RAW_OFF_IOERROR = 4, IOL_RAW_OFF_COUNT = 5 };
+#define IOL_RAW_OFF_NAMES "closed", "replaced", "nospace", "ioerror"
+
 #define IOL_RAW_MAGIC "IOLRAW01"
 #define IOL_RAW_VERSION 1u
 #define IOL_RAW_CHUNK_MAGIC 0x4b4e4843u /* "CHNK" */

@@ -482,6 +482,7 @@ int iolens_trace_proc_info(iolens_evsource *s, int rank, iolens_trace_proc *out)
     out->ppid = p->ppid;
     out->mpi_rank = p->mpi_rank;
     out->truncated = p->truncated;
+    out->stopped = p->stopped;
     out->nthreads = (uint32_t)p->nthreads;
     out->ncalls = p->ncalls;
     return 0;
@@ -500,6 +501,8 @@ int iolens_trace_info(iolens_evsource *s, iolens_trace_stats *out)
         out->ncalls += p->ncalls;
         out->nsignatures += (uint64_t)p->nsig;
         out->ntruncated += (uint64_t)p->truncated;
+        if (p->stopped > 0 && p->stopped < IOLENS_STOP_COUNT)
+            out->nstopped[p->stopped]++;
         for (size_t k = 0; k < p->nthreads; k++)
             out->nrules += p->th[k].nrules;
     }
@@ -592,6 +595,14 @@ int iol_trace_write_spills(iol_trace *t, const char *dir, unsigned *seq)
         iol_trace_rewind(t, (int)i);
         if (fclose(f) || bad)
             rc = rc ? rc : iol_err(IOLENS_EIO, "cannot write '%s'", path);
+        static const char *stops[] = {"", IOL_RAW_OFF_NAMES};
+        if (!rc && p->stopped > 0 && p->stopped < IOL_RAW_OFF_COUNT) { /* the reason travels as the shim's marker */
+            char m[4200];
+            snprintf(m, sizeof m, "%s%s%s", path, IOL_RAW_OFF_SUFFIX, stops[p->stopped]);
+            FILE *mf = fopen(m, "wb");
+            if (mf)
+                fclose(mf);
+        }
     }
     free(batch);
     return rc;
@@ -625,5 +636,16 @@ void iolens_trace_stdio_moved(iolens_evsource *src, int rank, iolens_event *e)
         int64_t a[4];
         if (e->ret > 0 && iolens_trace_last_args(src, rank, &fd, a) == 0 && a[2] > 0)
             e->ret = e->ret <= INT64_MAX / a[2] ? e->ret * a[2] : INT64_MAX;
+    }
+}
+
+const char *iolens_trace_stop_text(int reason)
+{
+    switch (reason) {
+    case IOLENS_STOP_CLOSED: return "the program closed the tracer's descriptor (close, close_range or closefrom)";
+    case IOLENS_STOP_REPLACED: return "the program made the tracer's descriptor name another file (dup2 onto it, or reuse after an untraced close)";
+    case IOLENS_STOP_NOSPACE: return "the file system holding the spill ran out of space";
+    case IOLENS_STOP_IOERROR: return "a write to the spill failed";
+    default: return "";
     }
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MAX_PATH_IDS (1u << 20) /* the shim interns at most 2^17 paths */
 
@@ -35,6 +36,19 @@ static int add_path(iol_spill_proc *p, int32_t id, const char *s, size_t len)
     c[len] = 0;
     free(p->paths[id]);
     p->paths[id] = c;
+    return 0;
+}
+
+int iol_spill_stop_marker(const char *spill)
+{
+    static const char *names[] = {"", IOL_RAW_OFF_NAMES};
+    for (int r = 1; r < IOL_RAW_OFF_COUNT; r++) {
+        char m[4200];
+        struct stat st;
+        if ((size_t)snprintf(m, sizeof m, "%s%s%s", spill, IOL_RAW_OFF_SUFFIX, names[r]) < sizeof m &&
+            stat(m, &st) == 0)
+            return r;
+    }
     return 0;
 }
 
@@ -154,6 +168,7 @@ int iol_spill_read(const char *path, iol_spill_proc *out, iol_spill_recs_fn on_r
 end_loop:
     if (!out->ended)
         out->truncated = 1;
+    out->stopped = iol_spill_stop_marker(path);
 done:
     free(payload);
     fclose(f);

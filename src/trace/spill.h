@@ -13,6 +13,7 @@ typedef struct iol_spill_proc {
     int32_t mpi_rank; /* -1 unknown */
     int ended;        /* END chunk seen */
     int truncated;    /* cut chunk or no END */
+    int stopped;      /* IOL_RAW_OFF_*: the shim left a "<spill>.off-<reason>" marker */
     char **paths; /* by path id; NULL where not defined */
     size_t npaths; /* highest defined id + 1 */
     size_t pcap;
@@ -28,5 +29,7 @@ int iol_spill_read(const char *path, iol_spill_proc *out, iol_spill_recs_fn on_r
 /* Only the header's start time (to find the job start before encoding). */
 int iol_spill_start(const char *path, uint64_t *start_ns);
 void iol_spill_release(iol_spill_proc *p);
+/* The IOL_RAW_OFF_* reason of the marker the shim left next to spill, or 0. */
+int iol_spill_stop_marker(const char *spill);
 
 #endif

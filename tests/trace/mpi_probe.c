@@ -22,7 +22,7 @@
 static char logbuf[1 << 20]; /* Test loops may poll many times */
 static size_t loglen;
 
-static void L(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static void L(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

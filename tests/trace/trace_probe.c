@@ -69,7 +69,7 @@ static void lappend(logb *b, const char *s, size_t n)
 }
 
 /* func(["path"][, fd=N][, args]) = ret[ errno=E] */
-static void logc(logb *b, const char *func, const char *path, int fd, long long ret, int err, const char *fmt, ...)
+__attribute__((format(printf, 7, 8))) static void logc(logb *b, const char *func, const char *path, int fd, long long ret, int err, const char *fmt, ...)
 {
     char line[1024], args[512] = "";
     if (fmt) {
@@ -113,7 +113,7 @@ static void write_log(const char *path, const logb *b)
 
 #define E(r) ((r) < 0 ? errno : 0)
 
-static void vfp(logb *b, FILE *f, const char *path, int fd, const char *fmt, ...)
+__attribute__((format(printf, 5, 6))) static void vfp(logb *b, FILE *f, const char *path, int fd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -122,7 +122,7 @@ static void vfp(logb *b, FILE *f, const char *path, int fd, const char *fmt, ...
     logc(b, "vfprintf", path, fd, r, E(r), "size=%d", r > 0 ? r : 0);
 }
 
-static void vfp_chk(logb *b, FILE *f, const char *path, int fd, const char *fmt, ...)
+__attribute__((format(printf, 5, 6))) static void vfp_chk(logb *b, FILE *f, const char *path, int fd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
