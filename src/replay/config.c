@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE /* syscall() */
 #include "replay/config.h"
+#include "replay/exec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -306,6 +307,23 @@ static int validate_fileconf(struct iolens_replay_config *cfg, size_t idx, const
     }
     if (fc->file_per_process < 0)
         fc->file_per_process = 0;
+    for (size_t k = 0; k < fc->nfile_names; k++) { /* each name must map below the replay root */
+        char rel[4096], one[4200];
+        const char *name = fc->file_names[k];
+        if (fc->file_per_process && fc->nfile_names == 1) { /* as the run names rank 0's file */
+            const char *ph = strstr(name, "{rank}");
+            if (ph)
+                snprintf(one, sizeof one, "%.*s00000%s", (int)(ph - name), name, ph + 6);
+            else
+                snprintf(one, sizeof one, "%s.00000", name);
+            name = one;
+        }
+        if (iol_replay_rel_path(rel, sizeof rel, name, "path") < 0) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", iolens_error_last());
+            return VERR("'%s': %s.file_names[%zu]: %s", source, p, k, why);
+        }
+    }
     if (cfg->nranks > 0 && fc->nimbalance > (size_t)cfg->nranks)
         return VERR("'%s': %s.imbalance: %zu factors for %" PRId64 " ranks", source, p, fc->nimbalance,
                     cfg->nranks);

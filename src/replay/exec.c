@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
@@ -185,6 +186,30 @@ int iol_replay_rel_path(char *out, size_t cap, const char *p, const char *what)
         return iol_err(IOLENS_EINVAL, "%s '%s' names the replay root itself", what, p);
     out[o] = 0;
     return 0;
+}
+
+int iol_replay_check_root(const char *root, char *real, size_t cap)
+{
+    char buf[PATH_MAX];
+    if (!realpath(root, buf))
+        return iol_err(IOLENS_EIO, "cannot use replay root '%s': %s", root, strerror(errno));
+    if (!strcmp(buf, "/"))
+        return iol_err(IOLENS_EINVAL, "replay root '%s' is the file system's root: every traced path would be "
+                       "replayed onto the application's own file; choose an empty folder (--root DIR)", root);
+    if (real) {
+        if (strlen(buf) >= cap)
+            return iol_err(IOLENS_EINVAL, "replay root '%s' is too long", root);
+        strcpy(real, buf);
+    }
+    return 0;
+}
+
+int iol_replay_root_holds(const char *real_root, const char *path)
+{
+    size_t n = strlen(real_root);
+    if (!path || path[0] != '/' || strncmp(path, real_root, n))
+        return 0;
+    return path[n] == 0 || path[n] == '/';
 }
 
 int iol_replay_runtime_path(const char *p)
@@ -1109,6 +1134,8 @@ static int setup_root(struct rp_exec *x)
     x->root = realpath(root, NULL);
     if (!x->root)
         return iol_err(IOLENS_EIO, "cannot resolve the replay root '%s': %s", root, strerror(errno));
+    if ((rc = iol_replay_check_root(x->root, NULL, 0)) < 0)
+        return rc;
     x->rootfd = raw_open_dir(x->root);
     if (x->rootfd < 0)
         return iol_err(IOLENS_EIO, "cannot open the replay root '%s': %s", x->root, strerror(errno));

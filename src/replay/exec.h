@@ -106,5 +106,9 @@ int iol_replay_rel_path(char *out, size_t cap, const char *p, const char *what);
 /* 1 if p is a file in an MPI runtime's session directory: Open MPI's <tmp>/ompi.<host>.<uid>/
  * (PRRTE's prte.<host>.<uid>/), where a singleton's helper writes contact.txt and hwloc.sm. */
 int iol_replay_runtime_path(const char *p);
+/* Refuses a replay root that is (or resolves to) '/'; real gets its resolved path (cap bytes, may be NULL). */
+int iol_replay_check_root(const char *root, char *real, size_t cap);
+/* Whether the absolute path lies at or below real_root (a resolved path). */
+int iol_replay_root_holds(const char *real_root, const char *path);
 
 #endif

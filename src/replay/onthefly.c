@@ -92,6 +92,7 @@ struct otf_file {
     int pre_world;    /* pre-pass: communicator of the rank's last MPI_File_open */
     double first_open;
     int64_t extent;   /* highest byte read: size an input file needs */
+    const char *modifies; /* the first replayed call that would change the file (write, truncate, ...) */
     char *rel;        /* path below the root */
 };
 
@@ -417,6 +418,27 @@ static int creates(const iolens_event *e)
     return e->layer == IOLENS_LAYER_MPIIO ? (e->open_flags & OTF_MODE_CREATE) != 0 : (e->open_flags & O_CREAT) != 0;
 }
 
+/* Whether replaying e changes its file's contents or size: a write, a truncation, an open
+ * that truncates (O_TRUNC, creat, an fopen mode that starts with 'w' as the replay issues it)
+ * or deletes at close (MPI_MODE_DELETE_ON_CLOSE). */
+static int modifying(const iolens_event *e)
+{
+    if (e->op == IOLENS_OP_WRITE || e->op == IOLENS_OP_TRUNCATE)
+        return 1;
+    if (e->op != IOLENS_OP_OPEN || e->open_flags < 0)
+        return 0;
+    if (e->layer == IOLENS_LAYER_MPIIO) {
+#ifdef IOLENS_HAVE_MPI
+        return (e->open_flags & MPI_MODE_DELETE_ON_CLOSE) != 0;
+#else
+        return 0;
+#endif
+    }
+    if (e->layer == IOLENS_LAYER_STDIO)
+        return stdio_mode(e->open_flags)[0] == 'w';
+    return (e->open_flags & O_TRUNC) != 0;
+}
+
 static int is_collective(const iolens_event *e, int world)
 {
     if (e->layer != IOLENS_LAYER_MPIIO)
@@ -491,6 +513,8 @@ static int prepare_rank(struct otf *o, iolens_evsource *src, int r, int64_t *nse
         if (!v.cons)
             continue;
         struct otf_file *f = &o->f[e->file];
+        if (!f->modifies && modifying(e))
+            f->modifies = e->func ? e->func : "a write";
         if ((e->op == IOLENS_OP_READ || e->op == IOLENS_OP_WRITE) && e->size > o->maxio)
             o->maxio = e->layer == IOLENS_LAYER_MPIIO ? (e->size < OTF_MAX_XFER ? e->size : OTF_MAX_XFER)
                                                       : (e->size < OTF_MAX_POSIX ? e->size : OTF_MAX_POSIX);
@@ -1290,6 +1314,37 @@ static void snapshot(struct otf *o)
     }
 }
 
+/* A replay never changes what it did not create: a file that existed below the root before
+ * the replay and that a replayed call would write, truncate or delete refuses the whole
+ * replay, before its first call. */
+static int refuse_existing(struct otf *o)
+{
+    for (size_t i = 0; i < o->nfiles; i++) {
+        struct otf_file *f = &o->f[i];
+        if (!f->skip && f->existed && f->modifies)
+            return iol_err(IOLENS_EINVAL, "'%s/%s' existed before the replay and the trace's %s would change it: "
+                           "refusing (a replay only modifies files it creates); replay into an empty --root",
+                           o->opt->root, f->rel, f->modifies);
+    }
+    return 0;
+}
+
+/* The replay root may not hold the traced files themselves: the remapped paths could
+ * then reach the application's own data. */
+static int refuse_root(struct otf *o)
+{
+    char real[PATH_MAX];
+    int rc = iol_replay_check_root(o->opt->root, real, sizeof real);
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < o->nfiles; i++)
+        if (!o->f[i].skip && iol_replay_root_holds(real, o->files[i].path))
+            return iol_err(IOLENS_EINVAL, "replay root '%s' holds the traced file '%s': the replay could reach the "
+                           "application's own files; choose a root outside them (--root DIR)", o->opt->root,
+                           o->files[i].path);
+    return 0;
+}
+
 /* Input files (first opened without creating them): created as large as the trace reads. */
 static int make_inputs(struct otf *o)
 {
@@ -1480,6 +1535,8 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
     }
     if ((rc = mark_files(&o)) < 0 || (rc = select_ranks(&o, src, nsrc)) < 0)
         goto out;
+    if ((rc = refuse_root(&o)) < 0)
+        goto out;
     if (o.me == 0 && o.left_out) {
         char msg[256];
         snprintf(msg, sizeof msg, "left out %d of the trace's %d processes: not MPI ranks, and they read or write "
@@ -1517,6 +1574,8 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
     if ((rc = agree(&o, ensure_buf(&o, o.maxio))) < 0)
         goto out;
     snapshot(&o);
+    if ((rc = agree(&o, refuse_existing(&o))) < 0)
+        goto out;
     barrier(&o); /* every rank looked before anything is created */
     if (o.me == 0)
         rc = make_inputs(&o);
