@@ -289,6 +289,8 @@ static int input_kind(const char *path)
         return IN_CSV; /* the CSV reader reports the error */
     if (S_ISDIR(st.st_mode))
         return IN_RECORDER;
+    if (!S_ISREG(st.st_mode))
+        return IN_CSV; /* a pipe is read once, as text; the reader refuses devices */
     unsigned char b[16] = {0};
     FILE *f = fopen(path, "rb");
     if (!f)

@@ -33,7 +33,9 @@ static void usage(FILE *out)
             "  --report           human summary of the job (volumes, times, sizes, top files)\n"
             "  --summary          one CSV row (JSON object with --json) per log; directories are\n"
             "                     searched recursively for *.darshan; unreadable logs are reported\n"
-            "                     and skipped (exit 0 if at least one log was read)\n"
+            "                     and skipped (exit 0 if at least one log was read); links to\n"
+            "                     directories are not followed, each directory is read once\n"
+            "  --follow-links     with --summary: follow links to directories too\n"
             "  -j N               threads for --summary (default 2)\n"
             "Times are printed in the local time zone, like the reference (set TZ=UTC to compare).\n");
 }
@@ -51,7 +53,7 @@ static int run_json(const char *path, int pretty)
 int cmd_darshan(int argc, char **argv)
 {
     unsigned mask = 0;
-    int dxt = 0, json = 0, pretty = 0, heatmap = 0, summary = 0, report = 0, jobs = 2;
+    int dxt = 0, json = 0, pretty = 0, heatmap = 0, summary = 0, report = 0, jobs = 2, follow = 0;
     const char *path = NULL;
     if (iol_darshan_from_wanted(argc, argv))
         return iol_darshan_from_main(argc, argv);
@@ -89,6 +91,8 @@ int cmd_darshan(int argc, char **argv)
             heatmap = 1;
         } else if (!strcmp(a, "--summary")) {
             summary = 1;
+        } else if (!strcmp(a, "--follow-links")) {
+            follow = 1;
         } else if (!strcmp(a, "--report")) {
             report = 1;
         } else if (!strcmp(a, "-j") || !strncmp(a, "--jobs=", 7) || (!strncmp(a, "-j", 2) && a[2])) {
@@ -121,7 +125,7 @@ int cmd_darshan(int argc, char **argv)
         goto out;
     }
     if (summary) {
-        rc = iol_darshan_summary(npaths, paths, jobs, json);
+        rc = iol_darshan_summary(npaths, paths, jobs, json, follow);
         goto out;
     }
     if (npaths > 1) {

@@ -1,5 +1,6 @@
 /* iolens train: the eight XGBoost label models from labeled rows (biquality weighting). */
 #include "cli.h"
+#include "util/buf.h"
 
 #include <errno.h>
 #include <math.h>
@@ -71,19 +72,29 @@ void cli_detect_rows_release(struct cli_detect_rows *r)
  * taken relative to base when base is given (the default list names logs below the data folder). */
 static int read_list(const char *list, const char *base, char ***out, size_t *n)
 {
-    FILE *f = fopen(list, "r");
-    if (!f) {
-        cli_error("cannot read '%s': %s", list, strerror(errno));
+    iol_buf b = IOL_BUF_INIT; /* read whole (at most 64 MiB of text): devices, directories and binary data refused */
+    if (iol_read_input(list, (size_t)64 << 20, NULL, 0, 1, &b) < 0) {
+        cli_lib_error();
+        iol_buf_release(&b);
         return CLI_FAIL;
     }
-    char line[8192];
     char **paths = NULL;
     size_t cap = 0;
     *n = 0;
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = '\0';
+    char *text = b.data ? b.data : "";
+    size_t lineno = 0;
+    for (char *line = text, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        lineno++;
+        line[strcspn(line, "\r")] = '\0';
         if (!line[0] || line[0] == '#')
             continue;
+        if (strlen(line) >= 4096) {
+            cli_error("cannot read '%s': line %zu is longer than a path can be", list, lineno);
+            goto fail;
+        }
         if (*n == cap) {
             size_t ncap = cap ? cap * 2 : 64;
             char **p = realloc(paths, ncap * sizeof *p);
@@ -101,15 +112,21 @@ static int read_list(const char *list, const char *base, char ***out, size_t *n)
             goto oom;
         (*n)++;
     }
-    fclose(f);
+    iol_buf_release(&b);
+    if (*n == 0) {
+        free(paths);
+        cli_error("'%s' names no log (one path a line; blank lines and '#' comments are skipped)", list);
+        return CLI_FAIL;
+    }
     *out = paths;
     return CLI_OK;
 oom:
-    fclose(f);
+    cli_error("out of memory reading '%s'", list);
+fail:
+    iol_buf_release(&b);
     for (size_t i = 0; i < *n; i++)
         free(paths[i]);
     free(paths);
-    cli_error("out of memory reading '%s'", list);
     return CLI_FAIL;
 }
 

@@ -33,7 +33,7 @@ static void usage(FILE *out)
 static int open_trace(const char *path, iolens_evsource **src)
 {
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) /* missing, a file, a pipe or a device: it says why */
         return iolens_trace_open(path, src);
     iolens_recorder_options ro;
     memset(&ro, 0, sizeof ro);

@@ -11,7 +11,7 @@ int iol_darshan_print_heatmap(FILE *out, const char *path, int header);
 
 /* One CSV (or JSON) row per log found under the given files/directories,
  * jobs threads. Returns the CLI exit code. */
-int iol_darshan_summary(int npaths, char **paths, int jobs, int json);
+int iol_darshan_summary(int npaths, char **paths, int jobs, int json, int follow_links);
 
 /* Human main-job summary of one log. */
 int iol_darshan_print_report(FILE *out, const char *path);

@@ -253,11 +253,47 @@ static int has_suffix(const char *s, const char *suf)
     return n >= m && !strcmp(s + n - m, suf);
 }
 
-/* Appends the *.darshan files under dir (recursively), sorted. */
-static int walk(struct pathlist *l, const char *dir, int depth)
+/* Directories already walked, by device and inode: a folder reached twice (a link to a
+ * parent, a bind mount) is listed once and a loop ends. */
+struct seen {
+    dev_t *dev;
+    ino_t *ino;
+    size_t n, cap;
+};
+
+static int seen_before(struct seen *s, const struct stat *st)
 {
-    if (depth > 64)
+    for (size_t i = 0; i < s->n; i++)
+        if (s->dev[i] == st->st_dev && s->ino[i] == st->st_ino)
+            return 1;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        dev_t *d = realloc(s->dev, cap * sizeof *d);
+        if (d)
+            s->dev = d;
+        ino_t *i = d ? realloc(s->ino, cap * sizeof *i) : NULL;
+        if (!i)
+            return -1;
+        s->ino = i;
+        s->cap = cap;
+    }
+    s->dev[s->n] = st->st_dev;
+    s->ino[s->n++] = st->st_ino;
+    return 0;
+}
+
+static int follow_links;
+
+/* Appends the *.darshan files under dir (recursively), sorted. Symbolic links to
+ * directories are not followed unless --follow-links; links to logs are. */
+static int walk(struct pathlist *l, const char *dir, int depth, struct seen *seen)
+{
+    struct stat dst;
+    if (depth > 64 || stat(dir, &dst) != 0)
         return 0;
+    int sb = seen_before(seen, &dst);
+    if (sb)
+        return sb < 0 ? -1 : 0;
     DIR *d = opendir(dir);
     if (!d) {
         cli_warn("cannot open directory '%s': %s", dir, strerror(errno));
@@ -276,8 +312,10 @@ static int walk(struct pathlist *l, const char *dir, int depth)
             break;
         }
         snprintf(p, len, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (stat(p, &st) == 0 && (S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && has_suffix(p, ".darshan"))))
+        struct stat st, lst;
+        int link = lstat(p, &lst) == 0 && S_ISLNK(lst.st_mode);
+        if (stat(p, &st) == 0 &&
+            ((S_ISDIR(st.st_mode) && (!link || follow_links)) || (S_ISREG(st.st_mode) && has_suffix(p, ".darshan"))))
             rc = push(&here, p);
         free(p);
         if (rc < 0)
@@ -290,7 +328,7 @@ static int walk(struct pathlist *l, const char *dir, int depth)
         struct stat st;
         if (rc == 0) {
             if (stat(here.v[i], &st) == 0 && S_ISDIR(st.st_mode))
-                rc = walk(l, here.v[i], depth + 1);
+                rc = walk(l, here.v[i], depth + 1, seen);
             else
                 rc = push(l, here.v[i]);
         }
@@ -429,9 +467,11 @@ static void print_json(FILE *out, const struct log_sum *logs, size_t n)
     iol_jsonw_finish(&w);
 }
 
-int iol_darshan_summary(int npaths, char **paths, int jobs, int json)
+int iol_darshan_summary(int npaths, char **paths, int jobs, int json, int follow)
 {
     struct pathlist l = {0};
+    struct seen seen = {0};
+    follow_links = follow;
     struct pool p = {0};
     pthread_t *th = NULL;
     int rc = CLI_FAIL, nth = 0;
@@ -439,7 +479,7 @@ int iol_darshan_summary(int npaths, char **paths, int jobs, int json)
         struct stat st;
         int prc = 0;
         if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode))
-            prc = walk(&l, paths[i], 0);
+            prc = walk(&l, paths[i], 0, &seen);
         else
             prc = push(&l, paths[i]); /* a file named explicitly: read whatever its name */
         if (prc < 0) {
@@ -498,5 +538,7 @@ out:
     for (size_t i = 0; i < l.n; i++)
         free(l.v[i]);
     free(l.v);
+    free(seen.dev);
+    free(seen.ino);
     return rc;
 }

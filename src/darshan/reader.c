@@ -697,11 +697,9 @@ int iolens_darshan_open(const char *path, iolens_warn_fn warn, void *warn_ctx,
     iolens_darshan_log *log = log_new(path, warn, warn_ctx);
     if (!log)
         return iol_err(IOLENS_ENOMEM, "cannot read '%s': out of memory", path);
-    log->f = fopen(path, "rb");
-    if (!log->f) {
-        rc = iol_err(IOLENS_EIO, "cannot open '%s': %s", path, strerror(errno));
+    log->f = iol_fopen_input(path, &rc); /* never blocks; devices refused */
+    if (!log->f)
         goto fail;
-    }
     struct stat st;
     if (fstat(fileno(log->f), &st) != 0 || !S_ISREG(st.st_mode)) {
         rc = iol_err(IOLENS_EIO, "cannot read '%s': not a regular file", path);

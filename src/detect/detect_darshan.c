@@ -199,9 +199,10 @@ int iolens_detect_is_darshan(const char *path)
 {
     if (!path)
         return iol_err(IOLENS_EINVAL, "no path");
-    FILE *f = fopen(path, "rb");
+    int rc = 0;
+    FILE *f = iol_fopen_input(path, &rc);
     if (!f)
-        return iol_err(IOLENS_EIO, "cannot open '%s': %s", path, strerror(errno));
+        return rc;
     unsigned char b[16];
     size_t got = fread(b, 1, sizeof b, f);
     fclose(f);

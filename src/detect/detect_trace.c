@@ -35,6 +35,7 @@
 #include "iolens/darshan.h"
 #include "iolens/recorder.h"
 #include "iolens/trace.h"
+#include "util/buf.h"
 #include "util/error.h"
 
 static int feed_records(iolens_detect_input *in, const iolens_counters *c, int m)
@@ -133,15 +134,16 @@ int iolens_detect_kind(const char *path)
         return iol_err(IOLENS_EIO, "cannot open '%s': %s", path, strerror(errno));
     if (S_ISDIR(st.st_mode))
         return IOLENS_DETECT_KIND_RECORDER;
-    FILE *f = fopen(path, "rb");
+    int rc = 0;
+    FILE *f = iol_fopen_input(path, &rc);
     if (!f)
-        return iol_err(IOLENS_EIO, "cannot open '%s': %s", path, strerror(errno));
+        return rc;
     unsigned char b[8];
     size_t got = fread(b, 1, sizeof b, f);
     fclose(f);
     if (got == sizeof b && !memcmp(b, "IOLTRACE", 8))
         return IOLENS_DETECT_KIND_TRACE;
-    int rc = iolens_detect_is_darshan(path);
+    rc = iolens_detect_is_darshan(path);
     if (rc < 0)
         return rc;
     return rc ? IOLENS_DETECT_KIND_DARSHAN : IOLENS_DETECT_KIND_TEXT;

@@ -12,6 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "util/buf.h"
+#include <errno.h>
+#include <sys/stat.h>
 #include <xgboost/c_api.h>
 
 #include "util/error.h"
@@ -329,9 +333,27 @@ int iolens_detect_model_load(iolens_detect_model **out, const char *dir)
     iolens_detect_params_default(&m->params);
     snprintf(path, sizeof path, "%s/meta.json", dir);
     json_error_t jerr;
-    meta = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    struct stat dst;
+    if (stat(dir, &dst) != 0 || !S_ISDIR(dst.st_mode)) {
+        rc = iol_err(IOLENS_ENOTFOUND, "cannot read the models in '%s': %s (a folder written by `iolens train`; "
+                     "--models DIR or IOLENS_MODELS names another)", dir,
+                     stat(dir, &dst) != 0 ? strerror(errno) : "not a folder");
+        goto out;
+    }
+    iol_buf mb = IOL_BUF_INIT; /* read as any input: devices and endless pipes refused */
+    rc = iol_read_input(path, (size_t)16 << 20, NULL, 0, 1, &mb);
+    if (rc < 0) {
+        iol_buf_release(&mb);
+        if (access(path, F_OK) != 0 && errno == ENOENT)
+            rc = iol_err(IOLENS_ENOTFOUND, "cannot read the models in '%s': no meta.json there (not a folder "
+                         "written by `iolens train`)", dir);
+        goto out;
+    }
+    meta = json_loadb(mb.data ? mb.data : "", mb.len, JSON_REJECT_DUPLICATES, &jerr);
+    iol_buf_release(&mb);
     if (!meta) {
-        rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': %s at line %d", path, jerr.text, jerr.line);
+        rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': %s at byte %d (line %d)", path, jerr.text, jerr.position,
+                     jerr.line);
         goto out;
     }
     json_t *fmt = json_object_get(meta, "format"), *feats = json_object_get(meta, "features");

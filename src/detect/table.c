@@ -224,7 +224,7 @@ int iolens_detect_table_read(iolens_detect_table **out, const char *path)
         return iol_err(IOLENS_EINVAL, "no table output or path");
     *out = NULL;
     iol_buf b = IOL_BUF_INIT;
-    int rc = iol_read_file(path, MAX_CSV_BYTES, &b);
+    int rc = iol_read_input(path, MAX_CSV_BYTES, NULL, 0, 1, &b);
     if (rc < 0)
         return rc;
     rc = iolens_detect_table_parse(out, b.data ? b.data : "", b.len, path);
@@ -275,7 +275,7 @@ int iolens_detect_labels_read(unsigned char **out, size_t n, const char *path)
     unsigned char *y = NULL;
     iol_buf b = IOL_BUF_INIT;
     iolens_detect_table t = {0};
-    rc = iol_read_file(path, MAX_CSV_BYTES, &b);
+    rc = iol_read_input(path, MAX_CSV_BYTES, NULL, 0, 1, &b);
     if (rc < 0)
         goto out;
     t.text = iol_buf_detach(&b, NULL);

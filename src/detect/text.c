@@ -273,41 +273,63 @@ out:
     return rc;
 }
 
-/* Reads a file whole; gzip-compressed files (magic 1f 8b) are inflated, at most MAX_TEXT_BYTES. */
+/* Reads a file whole; gzip-compressed files (magic 1f 8b) are inflated, at most MAX_TEXT_BYTES.
+ * The input is read once (a pipe cannot be read twice); text must hold no NUL byte. */
 static int read_maybe_gzip(const char *path, iol_buf *b)
 {
-    unsigned char magic[2] = {0, 0};
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return iol_read_file(path, MAX_TEXT_BYTES, b); /* reports the error */
-    size_t got = fread(magic, 1, 2, f);
-    fclose(f);
-    if (got < 2 || magic[0] != 0x1f || magic[1] != 0x8b)
-        return iol_read_file(path, MAX_TEXT_BYTES, b);
-    int rc = 0;
-    gzFile g = gzopen(path, "rb");
-    if (!g)
-        return iol_err(IOLENS_EIO, "cannot open '%s'", path);
+    iol_buf raw = IOL_BUF_INIT;
+    int rc = iol_read_input(path, MAX_TEXT_BYTES, NULL, 0, 2, &raw);
+    const unsigned char *d = (const unsigned char *)raw.data;
+    if (rc < 0 || raw.len < 2 || d[0] != 0x1f || d[1] != 0x8b) {
+        if (rc == 0) {
+            const char *z = raw.len ? memchr(raw.data, 0, raw.len) : NULL;
+            if (z)
+                rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': binary data (a NUL byte) at byte %zu: not a Darshan "
+                             "log, a darshan-parser text dump or a trace", path, (size_t)(z - raw.data));
+        }
+        if (rc == 0) {
+            *b = raw;
+            return 0;
+        }
+        iol_buf_release(&raw);
+        return rc;
+    }
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) {
+        iol_buf_release(&raw);
+        return iol_err(IOLENS_ENOMEM, "cannot read '%s': out of memory", path);
+    }
+    zs.next_in = (Bytef *)raw.data;
+    zs.avail_in = (uInt)raw.len;
     char chunk[65536];
     for (;;) {
-        int n = gzread(g, chunk, sizeof chunk);
-        if (n < 0) {
-            int zerr;
-            const char *msg = gzerror(g, &zerr);
-            rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': corrupt gzip data after %zu inflated bytes (%s)", path,
-                         b->len, msg ? msg : "zlib error");
-            break;
-        }
-        if (n == 0)
-            break;
-        if (b->len + (size_t)n > MAX_TEXT_BYTES) {
+        zs.next_out = (Bytef *)chunk;
+        zs.avail_out = sizeof chunk;
+        int z = inflate(&zs, Z_NO_FLUSH);
+        size_t n = sizeof chunk - zs.avail_out;
+        if (b->len + n > MAX_TEXT_BYTES) {
             rc = iol_err(IOLENS_ENOMEM, "cannot read '%s': inflates beyond %zu bytes", path, MAX_TEXT_BYTES);
             break;
         }
-        if ((rc = iol_buf_append(b, chunk, (size_t)n)) < 0)
+        if (n && (rc = iol_buf_append(b, chunk, n)) < 0)
             break;
+        if (z == Z_STREAM_END) {
+            if (zs.avail_in == 0)
+                break;
+            inflateReset(&zs); /* concatenated gzip members */
+            continue;
+        }
+        if (z != Z_OK && !(z == Z_BUF_ERROR && n)) {
+            rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': corrupt gzip data at byte %lu after %zu inflated bytes (%s)",
+                         path, (unsigned long)zs.total_in, b->len, zs.msg ? zs.msg : "truncated");
+            break;
+        }
     }
-    gzclose(g);
+    inflateEnd(&zs);
+    iol_buf_release(&raw);
+    if (rc == 0 && b->len && memchr(b->data, 0, b->len))
+        rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': binary data (a NUL byte) after inflating", path);
     return rc;
 }
 

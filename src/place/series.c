@@ -424,7 +424,7 @@ done:
 int iolens_place_series_read(iolens_place_series **out, const char *path, const iolens_place_series_opts *opts)
 {
     iol_buf b = IOL_BUF_INIT;
-    int rc = iol_read_file(path, MAX_FILE_BYTES, &b);
+    int rc = iol_read_input(path, MAX_FILE_BYTES, NULL, 0, 1, &b);
     if (rc == 0)
         rc = iolens_place_series_parse(out, b.data ? b.data : "", b.len, path, opts);
     iol_buf_release(&b);
@@ -656,10 +656,10 @@ int iolens_place_clusters_read(iolens_place_clusters **out, const char *dir)
 {
     iol_buf a = IOL_BUF_INIT, c = IOL_BUF_INIT, path = IOL_BUF_INIT;
     int rc;
-    if ((rc = iol_buf_printf(&path, "%s/assignments.csv", dir)) || (rc = iol_read_file(path.data, MAX_FILE_BYTES, &a)))
+    if ((rc = iol_buf_printf(&path, "%s/assignments.csv", dir)) || (rc = iol_read_input(path.data, MAX_FILE_BYTES, NULL, 0, 1, &a)))
         goto done;
     iol_buf_reset(&path);
-    if ((rc = iol_buf_printf(&path, "%s/centroids.csv", dir)) || (rc = iol_read_file(path.data, MAX_FILE_BYTES, &c)))
+    if ((rc = iol_buf_printf(&path, "%s/centroids.csv", dir)) || (rc = iol_read_input(path.data, MAX_FILE_BYTES, NULL, 0, 1, &c)))
         goto done;
     rc = iolens_place_clusters_parse(out, a.data ? a.data : "", a.len, c.data ? c.data : "", c.len, dir);
 done:

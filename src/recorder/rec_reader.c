@@ -1,4 +1,6 @@
 /* Public entry points of the Recorder reader: opening and freeing. */
+#include <errno.h>
+#include <sys/stat.h>
 #include "recorder/rec_internal.h"
 #include "util/error.h"
 
@@ -41,6 +43,11 @@ int iolens_recorder_read(const char *dir, iolens_recorder **out, const iolens_re
     *out = NULL;
     if (!dir)
         return iol_err(IOLENS_EINVAL, "no trace directory given");
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return iol_err(IOLENS_EIO, "cannot open '%s': %s", dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return iol_err(IOLENS_EFORMAT, "cannot read '%s': not a Recorder trace (a Recorder trace is a directory)", dir);
     iolens_recorder *rec = new_reader(dir, opt);
     if (!rec)
         return iol_err(IOLENS_ENOMEM, "out of memory");

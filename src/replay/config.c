@@ -431,7 +431,7 @@ static int read_config_raw(const char *path, size_t max_bytes, iol_buf *out)
     syscall(SYS_close, fd);
     return rc;
 #else
-    return iol_read_file(path, max_bytes, out);
+    return iol_read_input(path, max_bytes, NULL, 0, 1, out);
 #endif
 }
 

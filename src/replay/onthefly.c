@@ -38,6 +38,7 @@
 #include "iolens/replay.h"
 #include "iolens/trace.h"
 #include "replay/exec.h"
+#include "util/buf.h"
 #include "util/error.h"
 
 #define OTF_BUF (1 << 20)
@@ -54,12 +55,12 @@ int iolens_replay_trace_open(const char *path, iolens_evsource **out)
     *out = NULL;
     struct stat st;
     if (stat(path, &st) < 0)
-        return iol_err(IOLENS_EIO, "cannot open trace '%s': %s", path, strerror(errno));
+        return iol_err(IOLENS_EIO, "cannot open '%s': %s", path, strerror(errno));
     if (S_ISDIR(st.st_mode))
         return iolens_recorder_open(path, out, NULL);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = iol_open_input(path, 0);
     if (fd < 0)
-        return iol_err(IOLENS_EIO, "cannot open trace '%s': %s", path, strerror(errno));
+        return fd;
     char magic[8] = {0};
     ssize_t n = read(fd, magic, sizeof magic);
     close(fd);

@@ -606,7 +606,7 @@ done:
 int iolens_series_read_file(iolens_series_set *set, const char *path, const iolens_series_read_opts *o)
 {
     iol_buf b = IOL_BUF_INIT;
-    int rc = iol_read_file(path, MAX_FILE_BYTES, &b);
+    int rc = iol_read_input(path, MAX_FILE_BYTES, NULL, 0, 1, &b);
     if (rc == 0)
         rc = iolens_series_parse(set, b.data ? b.data : "", b.len, path, o);
     iol_buf_release(&b);

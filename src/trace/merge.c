@@ -27,7 +27,7 @@ int iolens_trace_merge(const char *const *inputs, size_t n, const char *out_path
     for (size_t i = 0; i < n && !rc; i++) {
         iol_buf b = IOL_BUF_INIT;
         iol_trace *t = NULL;
-        rc = iol_read_file(inputs[i], (size_t)1 << 34, &b);
+        rc = iol_read_input(inputs[i], (size_t)1 << 34, IOL_TRACE_MAGIC, 8, 0, &b);
         if (!rc)
             rc = iol_trace_load(b.data ? b.data : "", b.len, inputs[i], &t);
         iol_buf_release(&b);

@@ -3,11 +3,14 @@
 #include "util/error.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int iol_buf_reserve(iol_buf *b, size_t extra)
 {
@@ -105,27 +108,111 @@ void iol_scratch_free(void *p, size_t n)
         munmap(p, n);
 }
 
-int iol_read_file(const char *path, size_t max_bytes, iol_buf *out)
+int iol_open_input(const char *path, int allow_dir)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return iol_err(IOLENS_EIO, "cannot open '%s': %s", path, strerror(errno));
+    if (!path || !*path)
+        return iol_err(IOLENS_EINVAL, "no input file named");
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return iol_err(IOLENS_EIO, "cannot open '%s': %s", path,
+                       strerror(errno));
+    struct stat st;
+    const char *what = NULL;
+    if (fstat(fd, &st) < 0)
+        what = "cannot be examined";
+    else if (S_ISCHR(st.st_mode))
+        what = "is a character device, not a file";
+    else if (S_ISBLK(st.st_mode))
+        what = "is a block device, not a file";
+    else if (S_ISDIR(st.st_mode) && !allow_dir)
+        what = "is a directory";
+    else if (S_ISSOCK(st.st_mode))
+        what = "is a socket, not a file";
+    if (what) {
+        close(fd);
+        return iol_err(IOLENS_EIO, "cannot read '%s': it %s", path, what);
+    }
+    /* back to blocking reads: a FIFO's writer may be slower than us (opened without one, it reads as empty) */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
+FILE *iol_fopen_input(const char *path, int *rc)
+{
+    int fd = iol_open_input(path, 0);
+    if (fd < 0) {
+        *rc = fd;
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        *rc = iol_err(IOLENS_ENOMEM, "cannot read '%s': %s", path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    *rc = 0;
+    return f;
+}
+
+int iol_read_input(const char *path, size_t max_bytes, const void *magic, size_t mlen, int text, iol_buf *out)
+{
+    int fd = iol_open_input(path, 0);
+    if (fd < 0)
+        return fd;
     int rc = 0;
     char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (out->len + n > max_bytes) {
-            rc = iol_err(IOLENS_ENOMEM, "'%s' is larger than the %zu-byte limit", path, max_bytes);
-            goto done;
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = iol_err(IOLENS_EIO, "cannot read '%s' at byte %zu: %s", path, out->len, strerror(errno));
+            break;
         }
-        if ((rc = iol_buf_append(out, chunk, n)))
-            goto done;
+        if (n == 0)
+            break;
+        if ((size_t)n > max_bytes - out->len || out->len > max_bytes) {
+            rc = iol_err(IOLENS_ENOMEM, "cannot read '%s': larger than the %zu-byte limit at byte %zu", path,
+                         max_bytes, out->len);
+            break;
+        }
+        size_t before = out->len;
+        if ((rc = iol_buf_append(out, chunk, (size_t)n)))
+            break;
+        if (magic && before < mlen) {
+            size_t have = out->len < mlen ? out->len : mlen;
+            if (memcmp(out->data, magic, have)) {
+                size_t at = 0;
+                while (at < have && ((const char *)out->data)[at] == ((const char *)magic)[at])
+                    at++;
+                rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': wrong magic at byte %zu (not this kind of file)",
+                             path, at);
+                break;
+            }
+        }
+        if (text == 2 && out->len >= 2 && (unsigned char)out->data[0] == 0x1f && (unsigned char)out->data[1] == 0x8b)
+            text = 0; /* gzip-compressed text: checked once inflated */
+        if (text) {
+            const char *z = memchr(chunk, 0, (size_t)n);
+            if (z) {
+                rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': binary data (a NUL byte) at byte %zu, not text", path,
+                             before + (size_t)(z - chunk));
+                break;
+            }
+        }
     }
-    if (ferror(f))
-        rc = iol_err(IOLENS_EIO, "cannot read '%s': %s", path, strerror(errno));
-done:
-    fclose(f);
+    if (!rc && magic && out->len < mlen)
+        rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': %s at byte %zu", path,
+                     out->len ? "truncated before its magic" : "empty file", out->len);
+    close(fd);
     return rc;
+}
+
+int iol_read_file(const char *path, size_t max_bytes, iol_buf *out)
+{
+    return iol_read_input(path, max_bytes, NULL, 0, 0, out);
 }
 
 size_t iol_fmt_u64(char *out, uint64_t v, int neg)

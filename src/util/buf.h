@@ -3,6 +3,7 @@
 #define IOLENS_UTIL_BUF_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 typedef struct iol_buf {
@@ -40,6 +41,19 @@ size_t iol_fmt_i64(char *out, int64_t v);
 void *iol_scratch_alloc(size_t n);
 void iol_scratch_free(void *p, size_t n);
 
+/* Opens an input file for reading (O_CLOEXEC). Never blocks: a FIFO without a writer
+ * is opened at once and reads as empty. Refuses character and block devices (endless,
+ * or not a file: /dev/zero, /dev/urandom, a disk) and, unless allow_dir, directories,
+ * with a message naming the file. Returns the descriptor, or a negative IOLENS_E* code. */
+int iol_open_input(const char *path, int allow_dir);
+/* The same as a stdio stream ("rb"); NULL with *rc set on error. */
+FILE *iol_fopen_input(const char *path, int *rc);
+
+/* Reads a whole input (iol_open_input); refuses more than max_bytes. magic (mlen bytes,
+ * may be NULL): the input must start with it, checked as soon as those bytes arrive, so
+ * an endless stream of something else ends at once. text: a NUL byte is refused as binary
+ * data, with its byte offset (text 2: unless the input starts with gzip's magic 1f 8b). */
+int iol_read_input(const char *path, size_t max_bytes, const void *magic, size_t mlen, int text, iol_buf *out);
 /* Reads a whole file; refuses files larger than max_bytes. */
 int iol_read_file(const char *path, size_t max_bytes, iol_buf *out);
 

@@ -152,9 +152,9 @@ static void test_model_load_errors(void **state)
 {
     (void)state;
     iolens_detect_model *m = NULL;
-    assert_int_equal(iolens_detect_model_load(&m, "/nonexistent"), IOLENS_EFORMAT);
+    assert_int_equal(iolens_detect_model_load(&m, "/nonexistent"), IOLENS_ENOTFOUND);
     assert_null(m);
-    assert_non_null(strstr(iolens_error_last(), "meta.json"));
+    assert_non_null(strstr(iolens_error_last(), "models in '/nonexistent'"));
 }
 
 static void test_gate_rules_cards(void **state)

@@ -35,7 +35,7 @@ expect_rc 2 "$IOLENS" view
 expect_rc 2 "$IOLENS" view --bogus "$IOLENS_SHARED_DATA/recorder/shared_n2_m10"
 expect_rc 2 "$IOLENS" view --rank 7 "$IOLENS_SHARED_DATA/recorder/shared_n2_m10"
 expect_rc 1 "$IOLENS" view "$IOLENS_TMP/no-such-trace"
-expect_grep "iolens: error: cannot read '.*no-such-trace': not a Recorder trace" "$IOLENS_TMP/err"
+expect_grep "iolens: error: cannot open '.*no-such-trace': No such file" "$IOLENS_TMP/err"
 bad="$IOLENS_TMP/bad"
 mkdir -p "$bad"
 cp "$IOLENS_SHARED_DATA"/recorder/shared_n2_m10/{VERSION,recorder.mt,recorder.cst,ug.mt,ug.cfg,recorder.ts} "$bad/"
