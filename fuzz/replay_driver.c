@@ -12,6 +12,9 @@
 #include <sys/stat.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* A target may count the inputs that get past its format's header: then most of the
+ * corpus must, or the corpus has gone stale (a format change) and tests only the header. */
+extern long iolens_fuzz_passed __attribute__((weak));
 
 static int run_file(const char *path)
 {
@@ -59,5 +62,12 @@ int main(int argc, char **argv)
             closedir(d);
     }
     printf("replayed %d inputs\n", files);
+    if (&iolens_fuzz_passed && files > 0) {
+        printf("%ld of %d inputs passed the format's header\n", iolens_fuzz_passed, files);
+        if (iolens_fuzz_passed * 2 < files) {
+            fprintf(stderr, "most of the corpus is rejected at the header: regenerate it (see the target's comment)\n");
+            return 1;
+        }
+    }
     return (files == 0 || bad) ? 1 : 0;
 }

@@ -15,3 +15,13 @@ echo "== AddressSanitizer + UndefinedBehaviorSanitizer build + tests"
 "$root/scripts/build.sh" "$root/build-asan" -DIOLENS_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$root/build-asan" -j "$jobs" --output-on-failure --timeout 1800
+
+echo "== libFuzzer build (clang) of every fuzz target; each replays its corpus once"
+"$root/scripts/build.sh" "$root/build-fuzz" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+  -DIOLENS_FUZZ=ON -DIOLENS_SANITIZE=ON
+for t in "$root"/build-fuzz/fuzz/fuzz_*; do
+  name=${t##*/fuzz_}
+  (cd "$root/build-fuzz" && ASAN_OPTIONS=detect_leaks=1 "$t" -runs=0 "$root/fuzz/corpus/$name" >/dev/null 2>&1) ||
+    { echo "fuzz target $name fails on its own corpus"; exit 1; }
+done
+echo "fuzz targets: $(ls "$root"/build-fuzz/fuzz/fuzz_* | wc -l) built, each corpus replayed"

@@ -411,7 +411,7 @@ static int parse_heatmap(iolens_series_set *set, struct csv *c, struct accmap *m
         if ((rc = parse_double(c, 2, &width, 0)) || (rc = parse_nonneg(c, 3, &bin, 0)) ||
             (rc = parse_nonneg(c, 4, &rd, 0)) || (rc = parse_nonneg(c, 5, &wr, 0)))
             goto done;
-        if (!(width > 0) || width > 1e9 || bin != floor(bin)) {
+        if (!(width > 0) || width > 1e9 || bin != floor(bin) || bin >= (double)IOLENS_SERIES_MAX_SAMPLES) {
             rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': bad bin width or bin index in the record at byte %zu",
                          c->name, c->line_start);
             goto done;
