@@ -66,6 +66,24 @@ else
   echo "skip: MPI-IO kinds need mpirun"
 fi
 
+# config replays (write, read, metadata steps): every file a config makes, made to exist beforehand
+# with other contents, is refused and left as it was
+for c in posix-hints.json ior-like.json sweeps/mdtest_fpp_explosion.json; do
+  R="$T/cfg-root"; rm -rf "$R"
+  if ! "$IOLENS" replay "$IOLENS_SOURCE_DIR/examples/replay/$c" --root "$R" --keep >/dev/null 2>"$T/err"; then
+    fail "$c: the config replay failed in an empty root"; head -3 "$T/err" >&2; continue
+  fi
+  find "$R" -type f | while IFS= read -r f; do printf 'sentinel\n' >"$f"; touch -d '2001-02-03 04:05:06' "$f"; done
+  snap "$R" >"$T/before"
+  "$IOLENS" replay "$IOLENS_SOURCE_DIR/examples/replay/$c" --root "$R" >/dev/null 2>"$T/err"
+  rc=$?
+  snap "$R" >"$T/after"
+  if [ -n "$(find "$R" -type f | head -1)" ]; then # (a metadata step that removes its files leaves only folders)
+    [ "$rc" -eq 1 ] && grep -q 'already exists' "$T/err" && ok || { fail "$c: not refused onto existing files (exit $rc)"; head -2 "$T/err" >&2; }
+  fi
+  cmp -s "$T/before" "$T/after" && ok || { fail "$c: the config replay changed files that existed before it"; diff "$T/before" "$T/after" | head -6 >&2; }
+done
+
 # roots that would reach the application's own files
 W="$T/w/trunc"
 sha256sum <"$W/f" >"$T/w.sum"
