@@ -191,10 +191,14 @@ static const char *const evidence_names[] = {
     "POSIX_SIZE_READ_1K_10K",  "POSIX_SIZE_READ_10K_100K", "POSIX_SIZE_READ_100K_1M",
     "POSIX_SIZE_WRITE_0_100",  "POSIX_SIZE_WRITE_100_1K",  "POSIX_SIZE_WRITE_1K_10K",
     "POSIX_SIZE_WRITE_10K_100K", "POSIX_SIZE_WRITE_100K_1M",
+    "POSIX_ACCESS1_ACCESS",    "POSIX_ACCESS2_ACCESS",     "POSIX_ACCESS3_ACCESS",
+    "POSIX_ACCESS4_ACCESS",    "POSIX_ACCESS1_COUNT",      "POSIX_ACCESS2_COUNT",
+    "POSIX_ACCESS3_COUNT",     "POSIX_ACCESS4_COUNT",
 };
 enum {
     EV_BR, EV_BW, EV_R, EV_W, EV_IR, EV_IW, EV_CR, EV_CW, EV_TMAXR, EV_TMAXW, EV_SMALL0,
-    EV_N = EV_SMALL0 + 10
+    EV_ACC0 = EV_SMALL0 + 10, EV_CNT0 = EV_ACC0 + 4,
+    EV_N = EV_CNT0 + 4
 };
 
 struct iolens_detect_input {
@@ -438,8 +442,15 @@ static int flush_record(iolens_detect_input *in)
         if (m == MOD_POSIX) {
             f->bytes = sat_add(f->bytes, sat_add(cur_val(in, EV_BR), cur_val(in, EV_BW)));
             f->ops = sat_add(f->ops, sat_add(cur_val(in, EV_R), cur_val(in, EV_W)));
+            /* requests below 1 MiB: Darshan's 100K_1M bin also holds requests of exactly 1 MiB,
+             * which the common access sizes (ACCESS1-4) count; those are taken out */
+            int64_t small = 0, exact = 0;
             for (int b = 0; b < 10; b++)
-                f->small_ops = sat_add(f->small_ops, cur_val(in, EV_SMALL0 + b));
+                small = sat_add(small, cur_val(in, EV_SMALL0 + b));
+            for (int k = 0; k < 4; k++)
+                if (cur_val(in, EV_ACC0 + k) == 1048576)
+                    exact = sat_add(exact, cur_val(in, EV_CNT0 + k));
+            f->small_ops = sat_add(f->small_ops, small > exact ? small - exact : 0);
             if (in->cur_rank < 0)
                 f->shared = 1;
             else

@@ -78,4 +78,9 @@ if grep -E '"feature": "(runtime_seconds|[A-Z]+_F_[A-Z_]*TIME|[A-Z_]*_TIME_SIZE|
   fail "a timing feature in the shipped models' contributions"
 else ok; fi
 
+# small% counts requests below 1 MiB: dd's 64 writes of exactly 1 MiB are not small
+if [ -e "$IOLENS_SHARED_DATA/darshan/generated/nonmpi_dd_64MiB.darshan" ]; then
+  expect_rc 0 "$IOLENS" detect "$IOLENS_SHARED_DATA/darshan/generated/nonmpi_dd_64MiB.darshan"
+  expect_grep ' 64 *0.0% .*dd.out$' "$IOLENS_TMP/out"
+fi
 finish
