@@ -300,6 +300,17 @@ IOLENS_API unsigned iolens_detect_gate(const double *probs, double tau);
  *  bit i = pattern i triggered; codes (may be NULL) gets e.g. "P05,M03". */
 IOLENS_API unsigned iolens_detect_rules(const double *row, char *codes, size_t codes_size);
 
+/**
+ * The patterns of set whose card's premise the log's counters show. A detected pattern
+ * whose card asks for a change the log gives no ground for is not presented as detected:
+ * throughput_utilization ("remove unneeded fsync") in a log without any fsync or MPI-IO sync,
+ * access_granularity ("increase the transfer size to at least 1 MB") when no request is
+ * below 1 MiB, parallelism_efficiency and interface_choice (balance across ranks, collective
+ * I/O on a shared file) with one process. reasons[p] gets a sentence for each pattern taken
+ * out (may be NULL). row: the feature row of iolens_detect_input_features().
+ */
+IOLENS_API unsigned iolens_detect_premises(const double *row, unsigned set, const char *reasons[IOLENS_DETECT_NPATTERNS]);
+
 /** Rule labels of a feature row (IOSage's production labels): y[0..6] from
  *  iolens_detect_rules(), y[7] (healthy) = 1 when no pattern fires. */
 IOLENS_API void iolens_detect_rule_labels(const double *row, unsigned char *y);

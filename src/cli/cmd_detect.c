@@ -157,7 +157,10 @@ static int detect_log(const struct opts *o, iolens_detect_model *m, const char *
      * paths, or an empty log): the feature row is that of a run without file I/O, which the
      * models never saw labeled, so nothing is detected; the probabilities are still shown. */
     const int no_records = nfiles == 0;
-    unsigned set = no_records ? 0 : iolens_detect_gate(probs, o->tau);
+    unsigned gated = no_records ? 0 : iolens_detect_gate(probs, o->tau);
+    const char *why[IOLENS_DETECT_NPATTERNS];
+    unsigned set = iolens_detect_premises(x, gated, why); /* a card the counters contradict is not presented */
+    unsigned demoted = gated & ~set;
     char codes[128];
     unsigned rules = iolens_detect_rules(x, codes, sizeof codes);
     char names[512];
@@ -194,6 +197,9 @@ static int detect_log(const struct opts *o, iolens_detect_model *m, const char *
                no_records ? "none (no file record: nothing to diagnose; --all-paths keeps excluded files)"
                : set      ? names
                           : "none (no registered pattern)");
+        for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++)
+            if (demoted & (1u << p))
+                printf("  not presented: %s (%.4f): %s\n", iolens_detect_label_name(p), probs[p], why[p]);
     }
     for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++) {
         if (!(set & (1u << p)))
@@ -272,6 +278,21 @@ static int detect_log(const struct opts *o, iolens_detect_model *m, const char *
         }
     }
     if (w) {
+        iol_jsonw_arr_end(w);
+        iol_jsonw_key(w, "demoted"); /* above the gate, but the counters contradict the card's premise */
+        iol_jsonw_arr_begin(w);
+        for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++) {
+            if (!(demoted & (1u << p)))
+                continue;
+            iol_jsonw_obj_begin(w);
+            iol_jsonw_key(w, "pattern");
+            iol_jsonw_str(w, iolens_detect_label_name(p));
+            iol_jsonw_key(w, "probability");
+            iol_jsonw_double(w, probs[p]);
+            iol_jsonw_key(w, "reason");
+            iol_jsonw_str(w, why[p]);
+            iol_jsonw_obj_end(w);
+        }
         iol_jsonw_arr_end(w);
         iol_jsonw_key(w, "files");
         iol_jsonw_arr_begin(w);

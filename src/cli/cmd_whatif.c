@@ -147,6 +147,12 @@ static int detect_patterns(const struct opts *o, const char **names, int *n, dou
     }
     *no_records = nfiles == 0;
     unsigned set = *no_records ? 0 : iolens_detect_gate(probs, IOLENS_DETECT_TAU);
+    const char *why[IOLENS_DETECT_NPATTERNS];
+    unsigned kept = iolens_detect_premises(x, set, why); /* as detect presents them */
+    for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++)
+        if ((set & ~kept) & (1u << p))
+            cli_warn("%s is not measured: %s", iolens_detect_label_name(p), why[p]);
+    set = kept;
     *n = 0;
     for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++)
         if (set & (1u << p))

@@ -105,6 +105,50 @@ unsigned iolens_detect_rules(const double *f, char *codes, size_t codes_size)
     return set;
 }
 
+unsigned iolens_detect_premises(const double *f, unsigned set, const char *reasons[IOLENS_DETECT_NPATTERNS])
+{
+    unsigned keep = set;
+    const char *why[IOLENS_DETECT_NPATTERNS] = {0};
+    if ((set & (1u << P_THROUGHPUT)) && f[FI_POSIX_FSYNCS] <= 0 && f[FI_MPIIO_SYNCS] <= 0)
+        why[P_THROUGHPUT] = "the log has no fsync or MPI_File_sync: its card's change (remove unneeded fsync) "
+                            "has nothing to act on (the stripe count is not judged: the diagnosis reads no "
+                            "Lustre layout)";
+    if (set & (1u << P_GRAN)) {
+        /* requests below 1 MiB: the size bins up to 100K_1M, less the exact 1 MiB ones the common
+         * access sizes count (Darshan's 100K_1M bin holds sizes up to and including 1 MiB) */
+        double small = f[FI_POSIX_SIZE_READ_0_100] + f[FI_POSIX_SIZE_READ_100_1K] + f[FI_POSIX_SIZE_READ_1K_10K] +
+                       f[FI_POSIX_SIZE_READ_10K_100K] + f[FI_POSIX_SIZE_READ_100K_1M] +
+                       f[FI_POSIX_SIZE_WRITE_0_100] + f[FI_POSIX_SIZE_WRITE_100_1K] +
+                       f[FI_POSIX_SIZE_WRITE_1K_10K] + f[FI_POSIX_SIZE_WRITE_10K_100K] +
+                       f[FI_POSIX_SIZE_WRITE_100K_1M];
+        const double acc[4] = {f[FI_POSIX_ACCESS1_ACCESS], f[FI_POSIX_ACCESS2_ACCESS], f[FI_POSIX_ACCESS3_ACCESS],
+                               f[FI_POSIX_ACCESS4_ACCESS]};
+        const double cnt[4] = {f[FI_POSIX_ACCESS1_COUNT], f[FI_POSIX_ACCESS2_COUNT], f[FI_POSIX_ACCESS3_COUNT],
+                               f[FI_POSIX_ACCESS4_COUNT]};
+        for (int k = 0; k < 4; k++)
+            if (acc[k] == 1048576)
+                small -= cnt[k];
+        double posix_ops = f[FI_POSIX_READS] + f[FI_POSIX_WRITES];
+        if (posix_ops > 0 && small <= 0)
+            why[P_GRAN] = "no read or write is smaller than 1 MiB: its card's change (increase the transfer size "
+                          "to at least 1 MB) is already made";
+    }
+    if (f[FI_nprocs] <= 1) {
+        if (set & (1u << P_PAR))
+            why[P_PAR] = "the job has one process: there are no ranks to balance";
+        if (set & (1u << P_IFACE))
+            why[P_IFACE] = "the job has one process: no file is shared between ranks, so collective I/O cannot "
+                           "apply";
+    }
+    for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++) {
+        if (why[p])
+            keep &= ~(1u << p);
+        if (reasons)
+            reasons[p] = why[p];
+    }
+    return keep;
+}
+
 void iolens_detect_rule_labels(const double *row, unsigned char *y)
 {
     unsigned set = iolens_detect_rules(row, NULL, 0);

@@ -196,6 +196,7 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
     if (!open)
         return iol_err(IOLENS_ENOMEM, "out of memory");
     int rc = 0;
+    const int iolens_kind = !strcmp(iolens_evsource_kind(src), "iolens"); /* return values are bytes moved */
     for (int r = 0; r < nranks && rc == 0; r++) {
         memset(open, 0, (nfiles ? nfiles : 1) * sizeof *open);
         iolens_event e;
@@ -205,7 +206,7 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
         while (got >= 0 && (got = iolens_evsource_next(src, r, &e)) > 0) {
             if (e.depth != 0 || (e.flags & IOLENS_EVF_FAILED) || e.file < 0)
                 continue;
-            if (e.layer == IOLENS_LAYER_STDIO && (e.op == IOLENS_OP_READ || e.op == IOLENS_OP_WRITE)) {
+            if (iolens_kind && e.layer == IOLENS_LAYER_STDIO && (e.op == IOLENS_OP_READ || e.op == IOLENS_OP_WRITE)) {
                 iolens_trace_stdio_moved(src, r, &e); /* fgets(buf, 4096) moves a line, not 4096 bytes */
                 if (e.ret >= 0 && e.ret < e.size)
                     e.size = e.ret;

@@ -388,7 +388,8 @@ static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v
         int32_t fd;
         v->rank = rank;
         v->has_a = o->iolens_kind && iolens_trace_last_args(src, sr, &fd, v->a) == 0;
-        if (v->e.layer == IOLENS_LAYER_STDIO && (v->e.op == IOLENS_OP_READ || v->e.op == IOLENS_OP_WRITE)) {
+        if (o->iolens_kind && v->e.layer == IOLENS_LAYER_STDIO &&
+            (v->e.op == IOLENS_OP_READ || v->e.op == IOLENS_OP_WRITE)) {
             iolens_trace_stdio_moved(src, sr, &v->e); /* replay the bytes the call moved, not its buffer size */
             if (v->e.ret >= 0 && v->e.ret < v->e.size)
                 v->e.size = v->e.ret;

@@ -1,0 +1,41 @@
+# No pattern is presented as detected when its card's premise is absent from the log's
+# counters (checked here from the feature values, independently of the library): the
+# fsync card needs a sync, the transfer-size card a request below 1 MiB, the balance and
+# collective-I/O cards more than one process. Over every shared Darshan log.
+. "$(dirname "$0")/../cli/lib.sh"
+skip_unless_data darshan/INDEX.tsv
+T=$IOLENS_TMP
+n=0
+while IFS= read -r rel; do
+  log=$IOLENS_SHARED_DATA/darshan/$rel
+  "$IOLENS" detect --json "$log" >"$T/d.json" 2>/dev/null || continue
+  "$IOLENS" features --json "$log" >"$T/f.json" 2>/dev/null || continue
+  n=$((n + 1))
+  if /usr/bin/python3 - "$T/d.json" "$T/f.json" "$rel" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))[0]; f = json.load(open(sys.argv[2]))[0]["features"]
+got = {p["pattern"] for p in d["detected"]}
+bad = []
+if "throughput_utilization" in got and f["POSIX_FSYNCS"] + f["MPIIO_SYNCS"] <= 0:
+    bad.append("throughput_utilization without any sync")
+if f["nprocs"] <= 1:
+    bad += [p + " with one process" for p in ("parallelism_efficiency", "interface_choice") if p in got]
+if "access_granularity" in got and f["POSIX_READS"] + f["POSIX_WRITES"] > 0:
+    small = sum(f["POSIX_SIZE_%s_%s" % (rw, b)] for rw in ("READ", "WRITE") for b in ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M"))
+    small -= sum(f["POSIX_ACCESS%d_COUNT" % k] for k in range(1, 5) if f["POSIX_ACCESS%d_ACCESS" % k] == 1048576)
+    if small <= 0:
+        bad.append("access_granularity with no request below 1 MiB")
+for x in d.get("demoted", []):
+    if x["pattern"] in got or not x["reason"]:
+        bad.append("demoted pattern %s also detected or without a reason" % x["pattern"])
+if bad:
+    print("%s: %s" % (sys.argv[3], "; ".join(bad)), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+  then ok; else fail "a card contradicts the counters"; fi
+done < <(tail -n +2 "$IOLENS_SHARED_DATA/darshan/INDEX.tsv" | cut -f1)
+[ "$n" -ge 50 ] && ok || fail "only $n logs diagnosed"
+# one demotion seen: a one-process log's interface_choice, or a sync-less log's throughput_utilization
+grep -q . <(for rel in $(tail -n +2 "$IOLENS_SHARED_DATA/darshan/INDEX.tsv" | cut -f1 | head -90); do
+  "$IOLENS" detect "$IOLENS_SHARED_DATA/darshan/$rel" 2>/dev/null | grep 'not presented:'; done) && ok || fail "no demotion shown"
+finish
