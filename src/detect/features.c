@@ -179,7 +179,8 @@ struct file_acc {
     uint64_t id;
     char *path;
     int64_t bytes, ops, small_ops, ranks, indep, coll;
-    int shared;
+    int64_t sbytes, sops, sranks; /* STDIO records: shown for files with no POSIX record (a STDIO-only log) */
+    int shared, sshared;
 };
 
 /* Counters read by name while flushing a record (indices resolved once). */
@@ -193,12 +194,13 @@ static const char *const evidence_names[] = {
     "POSIX_SIZE_WRITE_10K_100K", "POSIX_SIZE_WRITE_100K_1M",
     "POSIX_ACCESS1_ACCESS",    "POSIX_ACCESS2_ACCESS",     "POSIX_ACCESS3_ACCESS",
     "POSIX_ACCESS4_ACCESS",    "POSIX_ACCESS1_COUNT",      "POSIX_ACCESS2_COUNT",
-    "POSIX_ACCESS3_COUNT",     "POSIX_ACCESS4_COUNT",
+    "POSIX_ACCESS3_COUNT",     "POSIX_ACCESS4_COUNT",      "STDIO_BYTES_READ",
+    "STDIO_BYTES_WRITTEN",     "STDIO_READS",              "STDIO_WRITES",
 };
 enum {
     EV_BR, EV_BW, EV_R, EV_W, EV_IR, EV_IW, EV_CR, EV_CW, EV_TMAXR, EV_TMAXW, EV_SMALL0,
-    EV_ACC0 = EV_SMALL0 + 10, EV_CNT0 = EV_ACC0 + 4,
-    EV_N = EV_CNT0 + 4
+    EV_ACC0 = EV_SMALL0 + 10, EV_CNT0 = EV_ACC0 + 4, EV_SBR = EV_CNT0 + 4, EV_SBW, EV_SR, EV_SW,
+    EV_N
 };
 
 struct iolens_detect_input {
@@ -435,6 +437,17 @@ static int flush_record(iolens_detect_input *in)
         }
     }
 
+    if (m == MOD_STDIO) {
+        struct file_acc *f = file_get(in, in->cur_id);
+        if (!f)
+            return iol_err(IOLENS_ENOMEM, "out of memory collecting per-file evidence");
+        f->sbytes = sat_add(f->sbytes, sat_add(cur_val(in, EV_SBR), cur_val(in, EV_SBW)));
+        f->sops = sat_add(f->sops, sat_add(cur_val(in, EV_SR), cur_val(in, EV_SW)));
+        if (in->cur_rank < 0)
+            f->sshared = 1;
+        else
+            f->sranks++;
+    }
     if (m == MOD_POSIX || m == MOD_MPIIO) {
         struct file_acc *f = file_get(in, in->cur_id);
         if (!f)
@@ -478,7 +491,7 @@ int iolens_detect_input_record(iolens_detect_input *in, const char *module, int6
     in->cur_id = record_id;
     in->in_record = 1;
     memset(in->cur_set, 0, sizeof in->cur_set);
-    if (in->cur_mod == MOD_POSIX || in->cur_mod == MOD_MPIIO) {
+    if (in->cur_mod == MOD_POSIX || in->cur_mod == MOD_MPIIO || in->cur_mod == MOD_STDIO) {
         struct file_acc *f = file_get(in, record_id);
         if (!f)
             return iol_err(IOLENS_ENOMEM, "out of memory collecting per-file evidence");
@@ -662,11 +675,16 @@ int iolens_detect_input_features(iolens_detect_input *in, double *out)
     return 0;
 }
 
+/* A file's bytes and operations: its POSIX record's, or its STDIO record's when it has no POSIX
+ * data (stdio on top of POSIX would count twice). */
+static int posix_seen(const struct file_acc *f) { return f->ops > 0 || f->bytes > 0 || f->ranks > 0 || f->shared; }
+static int64_t eff_bytes(const struct file_acc *f) { return posix_seen(f) ? f->bytes : f->sbytes; }
+
 static int cmp_file_bytes(const void *a, const void *b)
 {
     const struct file_acc *x = *(const struct file_acc *const *)a, *y = *(const struct file_acc *const *)b;
-    if (x->bytes != y->bytes)
-        return x->bytes > y->bytes ? -1 : 1;
+    if (eff_bytes(x) != eff_bytes(y))
+        return eff_bytes(x) > eff_bytes(y) ? -1 : 1;
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
@@ -688,8 +706,11 @@ int iolens_detect_input_top_files(iolens_detect_input *in, iolens_detect_file *f
     int n = (size_t)max < in->nfiles ? max : (int)in->nfiles;
     for (int i = 0; i < n; i++) {
         const struct file_acc *f = order[i];
-        files[i] = (iolens_detect_file){f->id,    f->path ? f->path : "", f->bytes,  f->ops, f->small_ops,
-                                        f->shared ? (in->nprocs > 0 ? in->nprocs : 1) : f->ranks,
+        int px = posix_seen(f) || f->indep || f->coll;
+        int shared = px ? f->shared : f->sshared;
+        files[i] = (iolens_detect_file){f->id, f->path ? f->path : "", px ? f->bytes : f->sbytes,
+                                        px ? f->ops : f->sops, px ? f->small_ops : 0,
+                                        shared ? (in->nprocs > 0 ? in->nprocs : 1) : (px ? f->ranks : f->sranks),
                                         f->indep, f->coll};
     }
     free(order);

@@ -83,4 +83,11 @@ if [ -e "$IOLENS_SHARED_DATA/darshan/generated/nonmpi_dd_64MiB.darshan" ]; then
   expect_rc 0 "$IOLENS" detect "$IOLENS_SHARED_DATA/darshan/generated/nonmpi_dd_64MiB.darshan"
   expect_grep ' 64 *0.0% .*dd.out$' "$IOLENS_TMP/out"
 fi
+# a log with STDIO records only is diagnosed (its files are the evidence)
+L=$(ls "$IOLENS_SHARED_DATA"/darshan/public/stdio_no_posix__*.darshan 2>/dev/null | head -1)
+if [ -n "$L" ]; then
+  expect_rc 0 "$IOLENS" detect "$L"
+  ! grep -q 'no file record' "$IOLENS_TMP/out" && ok || fail "a STDIO-only log is not diagnosed"
+  expect_grep 'jeff.txt$' "$IOLENS_TMP/out"
+fi
 finish

@@ -169,11 +169,13 @@ static void test_aggregation_rules(void **state)
     assert_true(feat(x, "dominant_access_size") == 100.0);
 
     iolens_detect_file files[4];
-    assert_int_equal(iolens_detect_input_top_files(in, files, 4), 2);
+    assert_int_equal(iolens_detect_input_top_files(in, files, 4), 3);
     assert_string_equal(files[0].path, "/b");
     assert_true(files[0].bytes == 5000);
     assert_string_equal(files[1].path, "/a");
     assert_true(files[1].small_ops == 10);
+    assert_string_equal(files[2].path, "/c"); /* a STDIO-only file is evidence too */
+    assert_true(files[2].ops == 2 && files[2].bytes == 0);
     iolens_detect_input_free(in);
 
     /* one shared file: rank-bytes and rank-times kept, last record wins */
