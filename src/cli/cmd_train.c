@@ -239,6 +239,14 @@ int cli_detect_rows_load(struct cli_detect_rows *r, const struct cli_detect_sour
                 if (cli_detect_timing_feature((int)f))
                     r->xm[i * nf + f] = NAN;
     }
+    /* Rank numbers never reach the model, --timing or not: which rank happened to be the fastest
+     * or the slowest differs between identical runs (the detected set would change with it). */
+    for (size_t f = 0; f < nf; f++) {
+        const char *fname = iolens_detect_feature_name((int)f);
+        if (fname && (!strcmp(fname, "POSIX_FASTEST_RANK") || !strcmp(fname, "POSIX_SLOWEST_RANK")))
+            for (size_t i = 0; i < r->n; i++)
+                r->xm[i * nf + f] = NAN;
+    }
     r->n_conf = blocks[0].n;
     r->table = blocks[0].t;
     r->table2 = blocks[1].t;
@@ -376,7 +384,7 @@ int cmd_train(int argc, char **argv)
                  corpus_weight, corpus_timing && timing ? "kept" : "missing");
     snprintf(note, sizeof note,
              "%zu configuration-labeled rows at weight %g (dev_features.csv / dev_labels.csv)%s, %zu rule-labeled "
-             "logs at weight %g%s",
+             "logs at weight %g%s; rank numbers (POSIX_FASTEST_RANK, POSIX_SLOWEST_RANK) not used",
              rows.n_dev, weight, cnote, rows.n_rule, rule_weight,
              timing ? "" : "; timing features not used (missing in every row)");
     if (iolens_detect_model_save(m, out, note) < 0) {

@@ -90,4 +90,23 @@ if [ -n "$L" ]; then
   ! grep -q 'no file record' "$IOLENS_TMP/out" && ok || fail "a STDIO-only log is not diagnosed"
   expect_grep 'jeff.txt$' "$IOLENS_TMP/out"
 fi
+# determinism: the rank numbers of the fastest and slowest rank (which differ between identical
+# runs) do not move any probability
+L=$(find "$IOLENS_SHARED_DATA/darshan" -name '*4proc*.darshan' | sort | head -1)
+if [ -n "$L" ]; then
+  "$IOLENS" features --csv "$L" >"$IOLENS_TMP/f.csv"
+  for v in 0 3 999; do
+    /usr/bin/python3 - "$IOLENS_TMP/f.csv" "$v" >"$IOLENS_TMP/f$v.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+for c in ("POSIX_FASTEST_RANK", "POSIX_SLOWEST_RANK"):
+    k = rows[0].index(c)
+    rows[1][k] = sys.argv[2]
+csv.writer(sys.stdout, lineterminator="\n").writerows(rows)
+PY
+    "$IOLENS" detect --features "$IOLENS_TMP/f$v.csv" --csv >"$IOLENS_TMP/p$v.csv"
+  done
+  cmp -s "$IOLENS_TMP/p0.csv" "$IOLENS_TMP/p3.csv" && cmp -s "$IOLENS_TMP/p0.csv" "$IOLENS_TMP/p999.csv" && ok ||
+    fail "POSIX_FASTEST_RANK / POSIX_SLOWEST_RANK change the probabilities"
+fi
 finish
