@@ -16,6 +16,9 @@ echo "== AddressSanitizer + UndefinedBehaviorSanitizer build + tests"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$root/build-asan" -j "$jobs" --output-on-failure --timeout 1800
 
+echo "== Release build (gcc -O3: warnings as errors, as in every build of the project's own)"
+"$root/scripts/build.sh" "$root/build-release" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF
+
 echo "== libFuzzer build (clang) of every fuzz target; each replays its corpus once"
 "$root/scripts/build.sh" "$root/build-fuzz" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DIOLENS_FUZZ=ON -DIOLENS_SANITIZE=ON

@@ -963,7 +963,7 @@ static int build_dxt(iolens_counters *c, iol_crec *r, iolens_darshan_record **ar
         memcpy(segs + r->nw, r->rseg, r->nr * sizeof *segs);
     r->wseg = segs;
     r->capw = r->nw + r->nr;
-    iolens_darshan_record *d;
+    iolens_darshan_record *d = NULL;
     int rc = add_record(c, module, arr, cap, &d);
     if (rc < 0)
         return rc;
@@ -1018,7 +1018,7 @@ static int finish(iolens_counters *c, int nranks)
     }
     for (size_t i = 0; i < nout; i++) {
         iol_crec *r = out[i];
-        iolens_darshan_record *d;
+        iolens_darshan_record *d = NULL;
         if ((rc = add_record(c, r->module, &c->recs[r->module], &caps[r->module], &d)) < 0)
             goto out;
         const modinfo *mi = mod_info(r->module);
@@ -1043,7 +1043,7 @@ static int finish(iolens_counters *c, int nranks)
                 continue;
             char name[32];
             snprintf(name, sizeof name, "heatmap:%s", api == IOLENS_DARSHAN_MPIIO ? "MPIIO" : iolens_darshan_module_name(api));
-            iolens_darshan_record *d;
+            iolens_darshan_record *d = NULL;
             if ((rc = add_record(c, IOLENS_DARSHAN_HEATMAP, &c->recs[IOLENS_DARSHAN_HEATMAP],
                                  &caps[IOLENS_DARSHAN_HEATMAP], &d)) < 0)
                 goto out;

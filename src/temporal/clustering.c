@@ -169,7 +169,7 @@ int iolens_cluster_run(iolens_clustering **out, const iolens_series_set *set, co
         o->genome_len > 100000 || o->kmin > o->kmax)
         return iol_err(IOLENS_EINVAL, "clustering options out of range (k in 1..255, levels <= 60, "
                                       "resample length 2..100000)");
-    struct iolens_clustering *c;
+    struct iolens_clustering *c = NULL;
     int rc = tser_result_new(&c, o->method, set->n);
     if (rc)
         return rc;
