@@ -472,6 +472,12 @@ static int64_t step_extent(const struct rp_fileconf *fc, int me, int size, int *
     return base;
 }
 
+int64_t rp_step_extent(const struct rp_fileconf *fc, int me, int size)
+{
+    int aligned;
+    return step_extent(fc, me, size, &aligned);
+}
+
 /* ---- per-step helpers ---- */
 
 static int file_of(struct rp_exec *x, const struct rp_fileconf *fc, int rank, char *out, size_t cap)

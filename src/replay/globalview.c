@@ -580,6 +580,42 @@ int iolens_replay_config_from_events(iolens_replay_config **out, iolens_evsource
     return iolens_replay_config_from_events_opts(out, src, NULL, NULL);
 }
 
+/* The sessions' transfers are laid out one after another, not at the program's offsets. A
+ * program that rewrites and rereads parts of its file (HDF5 rewrites its superblock and
+ * rereads its metadata in small overlapping pieces) then has a read step that reads past what
+ * the write steps wrote. The last write step before such a read gets one more transfer, of the
+ * missing bytes, so that the file is as long as the read needs (one-rank configs). */
+static int pad_reads(iolens_replay_config *cfg)
+{
+    for (size_t i = 0; cfg->nranks == 1 && i < cfg->nfile_configs; i++) {
+        struct rp_fileconf *fc = &cfg->file_configs[i];
+        if (fc->method != RP_READ)
+            continue;
+        int64_t have = rp_written_before(cfg, i), need = rp_step_extent(fc, 0, 1);
+        if (have < 0 || need <= have)
+            continue;
+        struct rp_fileconf *w = NULL;
+        for (size_t k = 0; k < i; k++) {
+            struct rp_fileconf *c = &cfg->file_configs[k];
+            if (c->method == RP_WRITE && c->nfile_names == 1 && !c->file_per_process &&
+                !strcmp(c->file_names[0], fc->file_names[0]))
+                w = c;
+        }
+        if (!w)
+            continue;
+        struct rp_chunk *nc = realloc(w->chunks, (w->nchunks + 1) * sizeof *nc);
+        if (!nc)
+            return iol_err(IOLENS_ENOMEM, "out of memory");
+        w->chunks = nc;
+        nc[w->nchunks] = (struct rp_chunk){need - have, 1, NULL, 0};
+        w->nchunks++;
+        if (rp_step_extent(fc, 0, 1) > rp_written_before(cfg, i)) /* the last write does not end the file */
+            return iol_err(IOLENS_EUNSUPPORTED, "cannot lay out '%s' so that its read step stays within what was "
+                           "written", fc->file_names[0]);
+    }
+    return 0;
+}
+
 int iolens_replay_config_from_events_opts(iolens_replay_config **out, iolens_evsource *src,
                                           const iolens_replay_gv_options *opts, iolens_replay_gv_report *report)
 {
@@ -664,7 +700,9 @@ int iolens_replay_config_from_events_opts(iolens_replay_config **out, iolens_evs
         memset(&o.e[i].fc, 0, sizeof o.e[i].fc);
         cfg->nfile_configs = i + 1;
     }
-    rc = rp_config_validate(cfg, "global view");
+    rc = pad_reads(cfg);
+    if (rc == 0)
+        rc = rp_config_validate(cfg, "global view");
 done:
     for (size_t i = 0; i < g.n; i++)
         free(g.s[i].ch);
