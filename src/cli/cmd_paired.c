@@ -1,0 +1,297 @@
+/* iolens paired: the same paired statistics as whatif, for two real commands (the
+ * application without and with a change). The statistics are in the library
+ * (iolens/paired.h); this file runs the commands and prints. */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include "iolens/paired.h"
+#include "util/jsonw.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: iolens paired [-n N] [--warmup K] [--metric REGEX] [--audit CMD] [--coverage C] [--json]\n"
+            "                     -- COMMAND_A [ARGS...] -- COMMAND_B [ARGS...]\n\n"
+            "Runs A and B back to back N times, alternating which goes first, and reports the\n"
+            "speed-up of B over A: the median of the per-round ratios (A's wall time / B's), the\n"
+            "interval between the k-th smallest and the k-th largest ratio that holds the true median\n"
+            "with probability at least C (order statistics: 11 rounds give the 3rd and the 9th,\n"
+            "93.5%%), and a verdict: faster, slower, or within noise (the interval holds 1).\n\n"
+            "  -n N            rounds (default 11)\n"
+            "  --warmup K      untimed rounds first (default 1)\n"
+            "  --metric REGEX  compare a number each run prints on standard output instead of its\n"
+            "                  wall time (the first match; a group, if the pattern has one, is the\n"
+            "                  number); higher is better: the ratio is B's number / A's\n"
+            "  --audit CMD     run CMD (with sh -c) after each round; a non-zero exit stops the\n"
+            "                  comparison (e.g. to check that A and B wrote the same output)\n"
+            "  --coverage C    the interval's minimum coverage (default 0.90)\n"
+            "  --json          one JSON document with every round's times and ratio\n"
+            "The commands' standard output is discarded (read for --metric); their standard error\n"
+            "is shown. A command that exits non-zero stops the comparison.\n");
+}
+
+struct run {
+    char **argv;
+    double seconds;
+    double metric;
+};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Runs argv, timing it; with re, reads its output (at most 1 MiB kept) and parses the metric. */
+static int run_once(struct run *r, const regex_t *re, const char *name)
+{
+    int fds[2] = {-1, -1};
+    if (re && pipe(fds)) {
+        cli_error("cannot make a pipe: %s", strerror(errno));
+        return -1;
+    }
+    double t0 = now();
+    pid_t pid = fork();
+    if (pid < 0) {
+        cli_error("cannot start '%s': %s", r->argv[0], strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        int out = re ? fds[1] : open("/dev/null", O_WRONLY);
+        if (out >= 0)
+            dup2(out, 1);
+        if (re) {
+            close(fds[0]);
+            close(fds[1]);
+        }
+        execvp(r->argv[0], r->argv);
+        fprintf(stderr, "iolens: error: cannot run '%s': %s\n", r->argv[0], strerror(errno));
+        _exit(127);
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    if (re) {
+        close(fds[1]);
+        buf = malloc((1u << 20) + 1);
+        char chunk[65536];
+        ssize_t k;
+        while ((k = read(fds[0], chunk, sizeof chunk)) != 0) {
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k < 0)
+                break;
+            if (buf && len + (size_t)k <= (1u << 20)) {
+                memcpy(buf + len, chunk, (size_t)k);
+                len += (size_t)k;
+            }
+        }
+        close(fds[0]);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    r->seconds = now() - t0;
+    if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+        cli_error("command %s ('%s') %s %d: stopping", name, r->argv[0], WIFEXITED(st) ? "exited with" : "was killed by signal",
+                  WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+        free(buf);
+        return -1;
+    }
+    if (re) {
+        if (!buf) {
+            cli_error("out of memory");
+            return -1;
+        }
+        buf[len] = 0;
+        regmatch_t m[2];
+        if (regexec(re, buf, 2, m, 0)) {
+            cli_error("command %s ('%s') printed nothing that matches --metric", name, r->argv[0]);
+            free(buf);
+            return -1;
+        }
+        regmatch_t use = m[1].rm_so >= 0 ? m[1] : m[0];
+        char num[64];
+        size_t n = (size_t)(use.rm_eo - use.rm_so);
+        snprintf(num, sizeof num, "%.*s", (int)(n < sizeof num ? n : sizeof num - 1), buf + use.rm_so);
+        char *end;
+        r->metric = strtod(num, &end);
+        free(buf);
+        if (end == num || !(r->metric > 0) || !isfinite(r->metric)) {
+            cli_error("command %s ('%s'): --metric matched '%s', not a positive number", name, r->argv[0], num);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int cmd_paired(int argc, char **argv)
+{
+    long rounds = 11, warmup = 1;
+    double coverage = 0.90;
+    const char *metric = NULL, *audit = NULL;
+    int json = 0, i;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        char *end;
+        if (!strcmp(a, "--")) {
+            break;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return CLI_OK;
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (!strcmp(a, "-n") && i + 1 < argc) {
+            rounds = strtol(argv[++i], &end, 10);
+            if (*end || rounds < 1 || rounds > 100000) {
+                cli_error("-n wants a number of rounds from 1 to 100000 (got '%s')", argv[i]);
+                return CLI_USAGE;
+            }
+        } else if (!strcmp(a, "--warmup") && i + 1 < argc) {
+            warmup = strtol(argv[++i], &end, 10);
+            if (*end || warmup < 0 || warmup > 1000) {
+                cli_error("--warmup wants a number of rounds from 0 to 1000 (got '%s')", argv[i]);
+                return CLI_USAGE;
+            }
+        } else if (!strcmp(a, "--coverage") && i + 1 < argc) {
+            coverage = strtod(argv[++i], &end);
+            if (*end || !(coverage > 0 && coverage < 1)) {
+                cli_error("--coverage wants a probability between 0 and 1 (got '%s')", argv[i]);
+                return CLI_USAGE;
+            }
+        } else if (!strcmp(a, "--metric") && i + 1 < argc) {
+            metric = argv[++i];
+        } else if (!strcmp(a, "--audit") && i + 1 < argc) {
+            audit = argv[++i];
+        } else {
+            cli_error("unknown option or missing value '%s'", a);
+            usage(stderr);
+            return CLI_USAGE;
+        }
+    }
+    /* -- A ... -- B ... */
+    char **a = NULL, **b = NULL;
+    if (i < argc && !strcmp(argv[i], "--")) {
+        a = &argv[i + 1];
+        for (int j = i + 1; j < argc; j++)
+            if (!strcmp(argv[j], "--")) {
+                argv[j] = NULL; /* ends A's argument list */
+                b = &argv[j + 1];
+                break;
+            }
+    }
+    if (!a || !a[0] || !b || !b[0]) {
+        cli_error("two commands are needed: iolens paired [options] -- COMMAND_A ... -- COMMAND_B ...");
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    regex_t re;
+    if (metric && regcomp(&re, metric, REG_EXTENDED)) {
+        cli_error("--metric '%s' is not an extended regular expression", metric);
+        return CLI_USAGE;
+    }
+    double *ta = calloc((size_t)rounds, sizeof *ta), *tb = calloc((size_t)rounds, sizeof *tb);
+    double *ratio = calloc((size_t)rounds, sizeof *ratio);
+    int rc = CLI_FAIL;
+    if (!ta || !tb || !ratio) {
+        cli_error("out of memory");
+        goto out;
+    }
+    struct run ra = {a, 0, 0}, rb = {b, 0, 0};
+    int tty = isatty(2);
+    for (long r = -warmup; r < rounds; r++) {
+        if (tty)
+            fprintf(stderr, "\riolens paired: %s %ld/%ld", r < 0 ? "warm-up" : "round", r < 0 ? r + warmup + 1 : r + 1,
+                    r < 0 ? warmup : rounds);
+        int b_first = r >= 0 && (r % 2); /* alternate the order: neither always runs on a warm cache */
+        struct run *first = b_first ? &rb : &ra, *second = b_first ? &ra : &rb;
+        if (run_once(first, metric ? &re : NULL, first == &ra ? "A" : "B") < 0 ||
+            run_once(second, metric ? &re : NULL, second == &ra ? "A" : "B") < 0)
+            goto out;
+        if (audit) {
+            int st = system(audit);
+            if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+                cli_error("the audit command failed after %s %ld: stopping", r < 0 ? "warm-up round" : "round",
+                          r < 0 ? r + warmup + 1 : r + 1);
+                goto out;
+            }
+        }
+        if (r < 0)
+            continue;
+        ta[r] = metric ? ra.metric : ra.seconds;
+        tb[r] = metric ? rb.metric : rb.seconds;
+        ratio[r] = metric ? tb[r] / ta[r] : (tb[r] > 0 ? ta[r] / tb[r] : 0);
+    }
+    if (tty)
+        fprintf(stderr, "\r%60s\r", "");
+    iolens_paired_summary s;
+    if (iolens_paired_summarize(ratio, (size_t)rounds, coverage, &s) < 0) {
+        cli_lib_error();
+        goto out;
+    }
+    if (json) {
+        iol_jsonw w;
+        iol_jsonw_init(&w, stdout, 1);
+        iol_jsonw_obj_begin(&w);
+        iol_jsonw_key(&w, "measure");
+        iol_jsonw_str(&w, metric ? "metric" : "seconds");
+        iol_jsonw_key(&w, "rounds");
+        iol_jsonw_int(&w, rounds);
+        iol_jsonw_key(&w, "warmup");
+        iol_jsonw_int(&w, warmup);
+        const char *keys[3] = {"a", "b", "ratios"};
+        const double *vals[3] = {ta, tb, ratio};
+        for (int k = 0; k < 3; k++) {
+            iol_jsonw_key(&w, keys[k]);
+            iol_jsonw_arr_begin(&w);
+            for (long r = 0; r < rounds; r++)
+                iol_jsonw_double(&w, vals[k][r]);
+            iol_jsonw_arr_end(&w);
+        }
+        iol_jsonw_key(&w, "median");
+        iol_jsonw_double(&w, s.median);
+        iol_jsonw_key(&w, "interval");
+        iol_jsonw_arr_begin(&w);
+        iol_jsonw_double(&w, s.lo);
+        iol_jsonw_double(&w, s.hi);
+        iol_jsonw_arr_end(&w);
+        iol_jsonw_key(&w, "k");
+        iol_jsonw_int(&w, (int64_t)s.k);
+        iol_jsonw_key(&w, "coverage");
+        iol_jsonw_double(&w, s.coverage);
+        iol_jsonw_key(&w, "verdict");
+        iol_jsonw_str(&w, iolens_paired_verdict_name(s.verdict));
+        iol_jsonw_obj_end(&w);
+        iol_jsonw_finish(&w);
+    } else {
+        const char *what = metric ? "B's number / A's" : "A's time / B's";
+        printf("speed-up of B over A (%s), median of %ld rounds: %.4g\n", what, rounds, s.median);
+        if (s.k)
+            printf("interval: [%.4g, %.4g] (ratios %zu and %zu of %ld, sorted: %.1f%% coverage)\n", s.lo, s.hi, s.k,
+                   (size_t)rounds + 1 - s.k, rounds, 100 * s.coverage);
+        else
+            printf("interval: none (%ld rounds are too few for %.0f%% coverage; -n 5 or more)\n", rounds,
+                   100 * coverage);
+        printf("verdict: %s\n", iolens_paired_verdict_name(s.verdict));
+    }
+    rc = CLI_OK;
+out:
+    if (metric)
+        regfree(&re);
+    free(ta);
+    free(tb);
+    free(ratio);
+    return rc;
+}
