@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE /* mkdtemp, open_memstream */
 #include "cli.h"
+#include "iolens/paired.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -102,6 +103,17 @@ static double median_of(const struct run *r, int n, double *mn, double *mx)
     *mn = k ? v[0] : 0;
     *mx = k ? v[k - 1] : 0;
     return k == 0 ? 0 : k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+/* The per-round ratios base / variant (each round ran both) and their paired summary. */
+static int paired_of(const struct variant *b, const struct variant *v, int rounds, double *ratios,
+                     iolens_paired_summary *s)
+{
+    int n = 0;
+    for (int r = 0; r < rounds; r++)
+        if (b->runs[r].seconds > 0 && v->runs[r].seconds > 0)
+            ratios[n++] = b->runs[r].seconds / v->runs[r].seconds;
+    return n > 0 ? iolens_paired_summarize(ratios, (size_t)n, 0.90, s) : -1;
 }
 
 static int is_json_config(const char *path)
@@ -430,6 +442,17 @@ static void report_json(const struct opts *o, struct variant *v, int nv, const c
             json_object_set_new(e, "bytes", json_integer(v[k].runs[0].bytes));
             if (k > 0)
                 json_object_set_new(e, "speedup", json_real(v[k].median > 0 ? v[0].median / v[k].median : 0));
+            double ratios[1000];
+            iolens_paired_summary ps;
+            if (k > 0 && v[0].runs && o->rounds <= 1000 && paired_of(&v[0], &v[k], o->rounds, ratios, &ps) == 0) {
+                json_t *pr = json_array();
+                for (size_t r = 0; r < ps.n; r++)
+                    json_array_append_new(pr, json_real(ratios[r]));
+                json_object_set_new(e, "paired",
+                                    json_pack("{s:o, s:f, s:[f,f], s:i, s:f, s:s}", "ratios", pr, "median", ps.median,
+                                              "interval", ps.lo, ps.hi, "k", (int)ps.k, "coverage", ps.coverage,
+                                              "verdict", iolens_paired_verdict_name(ps.verdict)));
+            }
         }
         json_array_append_new(arr, e);
     }
@@ -477,6 +500,21 @@ static void report_table(const struct opts *o, struct variant *v, int nv, const 
             printf("%-24s %-58s %10.4f %10.4f %7.2fx %10.4f-%-10.4f %12lld\n", v[k].name,
                    iolens_replay_whatif_summary(v[k].name), v[0].median, v[k].median,
                    v[k].median > 0 ? v[0].median / v[k].median : 0, v[k].min, v[k].max, v[k].runs[0].bytes);
+    }
+    for (int k = 1; o->measured && k < nv; k++) { /* the per-round (paired) view of the same runs */
+        double ratios[1000];
+        iolens_paired_summary ps;
+        if (v[k].status != IOLENS_REPLAY_WHATIF_APPLIED || !v[k].runs || o->rounds > 1000 ||
+            paired_of(&v[0], &v[k], o->rounds, ratios, &ps) < 0)
+            continue;
+        if (k == 1)
+            printf("\nper-round speed-up (base / variant in the same round): median, order-statistic interval, verdict\n");
+        if (ps.k)
+            printf("%-24s %7.3fx [%.3f, %.3f] (%.1f%%) %s\n", v[k].name, ps.median, ps.lo, ps.hi, 100 * ps.coverage,
+                   iolens_paired_verdict_name(ps.verdict));
+        else
+            printf("%-24s %7.3fx (no interval: %d round(s); --rounds 5 or more) %s\n", v[k].name, ps.median,
+                   o->rounds, iolens_paired_verdict_name(ps.verdict));
     }
     printf("\n");
     for (int k = 1; k < nv; k++) {

@@ -98,6 +98,9 @@ for c in (base, g):
 assert base["bytes"] == g["bytes"] == 2 * (2 * 64 + 16) * 4096, (base["bytes"], g["bytes"])
 assert [s["bytes"] for s in base["runs"][0]["steps"]] == [s["bytes"] for s in g["runs"][0]["steps"]]
 assert g["speedup"] > 0 and abs(g["speedup"] - base["median_seconds"] / g["median_seconds"]) < 1e-9
+p = g["paired"]  # the same round's base / variant: one ratio per round
+assert len(p["ratios"]) == 1 and abs(p["ratios"][0] - base["runs"][0]["seconds"] / g["runs"][0]["seconds"]) < 1e-9
+assert p["k"] == 0 and p["verdict"] == "within noise" and p["median"] == p["ratios"][0]
 PY
 [ -d "$T/wroot" ] && [ -z "$(ls -A "$T/wroot")" ] && ok || fail "whatif left files below --root: $(ls -A "$T/wroot")"
 
