@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE /* mkdtemp, open_memstream */
 #include "cli.h"
+#include "util/fs.h"
 #include "iolens/paired.h"
 
 #include <errno.h>
@@ -717,6 +718,8 @@ int cmd_whatif(int argc, char **argv)
         cli_progress prog;
         cli_progress_init(&prog, "whatif runs", (unsigned long)(o.rounds * m));
         int failed = 0;
+        const char *se = getenv("IOLENS_WHATIF_SETTLE"); /* 0: no syncfs before each run (to measure its effect) */
+        int settle = !(se && !strcmp(se, "0"));
         for (int r = 0; r < o.rounds && !failed && !interrupted; r++) {
             for (int j = 0; j < m && !failed; j++) {
                 struct variant *x = &v[order[(r + j) % m]];
@@ -725,6 +728,8 @@ int cmd_whatif(int argc, char **argv)
                 snprintf(res, sizeof res, "%s/round%d-%s.json", cdir, r + 1, x->name);
                 snprintf(err, sizeof err, "%s/round%d-%s.err", cdir, r + 1, x->name);
                 int use_mpi = o.np > 1 || iolens_replay_config_needs_mpi(x->cfg);
+                if (settle) /* the previous run's writeback is not timed in this one */
+                    iol_settle_fs(work, 2.0);
                 if (run_one(&o, exe, x, use_mpi, rundir, res, err) < 0 || read_results(res, &x->runs[r]) < 0)
                     failed = 1;
                 rmdir(rundir); /* the replay removes what it created; an empty leftover goes too */

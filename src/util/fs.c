@@ -1,4 +1,8 @@
+#define _GNU_SOURCE /* syncfs */
 #include "util/fs.h"
+
+#include <fcntl.h>
+#include <time.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -38,4 +42,42 @@ int iol_remove_tree(const char *dir)
     if (rmdir(dir) && errno != ENOENT)
         return -1;
     return 0;
+}
+
+/* Dirty + Writeback of /proc/meminfo in KiB, or -1. */
+static long dirty_kib(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f)
+        return -1;
+    char line[256];
+    long total = 0, v;
+    while (fgets(line, sizeof line, f))
+        if ((sscanf(line, "Dirty: %ld kB", &v) == 1) || (sscanf(line, "Writeback: %ld kB", &v) == 1))
+            total += v;
+    fclose(f);
+    return total;
+}
+
+double iol_settle_fs(const char *dir, double max_wait)
+{
+    struct timespec t0, t1, nap = {0, 10 * 1000 * 1000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    syncfs(fd);
+    close(fd);
+    long prev = dirty_kib();
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double el = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        if (prev < 4096 || el >= max_wait)
+            return el;
+        nanosleep(&nap, NULL);
+        long cur = dirty_kib();
+        if (cur < 0 || cur >= prev)
+            return el; /* not falling: other writers' pages, nothing of ours to wait for */
+        prev = cur;
+    }
 }

@@ -7,4 +7,10 @@
  * stays. Returns 0 when dir no longer exists, -1 otherwise (errno set). */
 int iol_remove_tree(const char *dir);
 
+/* Lets the file system holding dir settle before a timed run: syncfs(2) on it (the previous
+ * run's dirty pages written back and its journal committed), then waits, at most max_wait
+ * seconds, for the kernel's Dirty + Writeback pages (/proc/meminfo) to fall below 4 MiB or stop
+ * falling. Returns the seconds waited, or -1 if dir cannot be opened. */
+double iol_settle_fs(const char *dir, double max_wait);
+
 #endif
