@@ -428,47 +428,11 @@ done:
     return 0;
 }
 
-/* Reads the config with raw system calls: reading it is the replay's bookkeeping, not the
- * workload, so a traced replay (iolens trace -- iolens replay CONFIG) must not show it (through
- * stdio it became a STDIO record per rank in the replay's Darshan counters, which the
- * benchmark a config stands for, configured on its command line, never has). */
-static int read_config_raw(const char *path, size_t max_bytes, iol_buf *out)
-{
-#if defined(SYS_openat) && defined(SYS_read) && defined(SYS_close)
-    int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return iol_err(IOLENS_EIO, "cannot open '%s': %s", path, strerror(errno));
-    int rc = 0;
-    char chunk[65536];
-    for (;;) {
-        long n = syscall(SYS_read, fd, chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            rc = iol_err(IOLENS_EIO, "cannot read '%s' at byte %zu: %s", path, out->len, strerror(errno));
-            break;
-        }
-        if (n == 0)
-            break;
-        if (out->len + (size_t)n > max_bytes) {
-            rc = iol_err(IOLENS_ENOMEM, "'%s' is larger than the %zu-byte limit", path, max_bytes);
-            break;
-        }
-        if ((rc = iol_buf_append(out, chunk, (size_t)n)))
-            break;
-    }
-    syscall(SYS_close, fd);
-    return rc;
-#else
-    return iol_read_input(path, max_bytes, NULL, 0, 1, out);
-#endif
-}
-
 int iolens_replay_config_load(iolens_replay_config **out, const char *path)
 {
     iol_buf b = IOL_BUF_INIT;
     *out = NULL;
-    int rc = read_config_raw(path, 64u << 20, &b);
+    int rc = iol_read_input(path, 64u << 20, NULL, 0, 1, &b); /* raw system calls: a tracer of the replay sees the workload only */
     if (rc == 0)
         rc = iolens_replay_config_parse(out, b.data ? b.data : "", b.len, path);
     iol_buf_release(&b);

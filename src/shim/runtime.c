@@ -856,29 +856,29 @@ void iol_shim_build_trace(void)
 }
 
 /* ---- process exits and image replacements that skip destructors ---- */
-IOL_EXPORT void _exit(int status)
+/* Flushes the trace, then leaves through the C library's function of that name. */
+__attribute__((noreturn)) static void leave(void (**real)(int), const char *name, int status)
 {
-    static void (*real)(int);
-    if (!real)
-        real = (void (*)(int))iol_real("_exit");
+    if (!*real)
+        *real = (void (*)(int))iol_real(name);
     iol_shim_finish();
     if (getpid() == rt.pid)
         shim_off();
-    real(status);
+    (*real)(status);
     __builtin_unreachable();
+}
+
+IOL_EXPORT void _exit(int status)
+{
+    static void (*real)(int);
+    leave(&real, "_exit", status);
 }
 
 /* _Exit is glibc's alias of _exit: a program that calls it binds to that name. */
 IOL_EXPORT void _Exit(int status)
 {
     static void (*real)(int);
-    if (!real)
-        real = (void (*)(int))iol_real("_Exit");
-    iol_shim_finish();
-    if (getpid() == rt.pid)
-        shim_off();
-    real(status);
-    __builtin_unreachable();
+    leave(&real, "_Exit", status);
 }
 
 /* quick_exit runs the at_quick_exit handlers, then leaves through libc's

@@ -1,4 +1,4 @@
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
+#define _GNU_SOURCE /* MAP_ANONYMOUS, AT_EMPTY_PATH */
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int iol_buf_reserve(iol_buf *b, size_t extra)
@@ -108,17 +109,55 @@ void iol_scratch_free(void *p, size_t n)
         munmap(p, n);
 }
 
+/* Inputs are opened, examined and read with raw system calls: reading its inputs is iolens's
+ * bookkeeping, so a traced run of iolens (iolens trace -- iolens replay CONFIG) records the
+ * workload only, not the reads of its config or trace. */
+static int raw_open(const char *path, int flags)
+{
+#ifdef SYS_openat
+    return (int)syscall(SYS_openat, AT_FDCWD, path, flags);
+#else
+    return open(path, flags);
+#endif
+}
+
+static int raw_fstat(int fd, struct stat *st)
+{
+#ifdef SYS_newfstatat
+    return (int)syscall(SYS_newfstatat, fd, "", st, AT_EMPTY_PATH);
+#else
+    return fstat(fd, st);
+#endif
+}
+
+static void raw_close(int fd)
+{
+#ifdef SYS_close
+    syscall(SYS_close, fd);
+#else
+    close(fd);
+#endif
+}
+
+static ssize_t raw_read(int fd, void *buf, size_t n)
+{
+#ifdef SYS_read
+    return (ssize_t)syscall(SYS_read, fd, buf, n);
+#else
+    return read(fd, buf, n);
+#endif
+}
+
 int iol_open_input(const char *path, int allow_dir)
 {
     if (!path || !*path)
         return iol_err(IOLENS_EINVAL, "no input file named");
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    int fd = raw_open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
-        return iol_err(IOLENS_EIO, "cannot open '%s': %s", path,
-                       strerror(errno));
+        return iol_err(IOLENS_EIO, "cannot open '%s': %s", path, strerror(errno));
     struct stat st;
     const char *what = NULL;
-    if (fstat(fd, &st) < 0)
+    if (raw_fstat(fd, &st) < 0)
         what = "cannot be examined";
     else if (S_ISCHR(st.st_mode))
         what = "is a character device, not a file";
@@ -129,13 +168,13 @@ int iol_open_input(const char *path, int allow_dir)
     else if (S_ISSOCK(st.st_mode))
         what = "is a socket, not a file";
     if (what) {
-        close(fd);
+        raw_close(fd);
         return iol_err(IOLENS_EIO, "cannot read '%s': it %s", path, what);
     }
     /* back to blocking reads: a FIFO's writer may be slower than us (opened without one, it reads as empty) */
-    int fl = fcntl(fd, F_GETFL);
+    int fl = (int)syscall(SYS_fcntl, fd, F_GETFL);
     if (fl >= 0)
-        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+        syscall(SYS_fcntl, fd, F_SETFL, fl & ~O_NONBLOCK);
     return fd;
 }
 
@@ -164,7 +203,7 @@ int iol_read_input(const char *path, size_t max_bytes, const void *magic, size_t
     int rc = 0;
     char chunk[65536];
     for (;;) {
-        ssize_t n = read(fd, chunk, sizeof chunk);
+        ssize_t n = raw_read(fd, chunk, sizeof chunk);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
@@ -206,7 +245,7 @@ int iol_read_input(const char *path, size_t max_bytes, const void *magic, size_t
     if (!rc && magic && out->len < mlen)
         rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': %s at byte %zu", path,
                      out->len ? "truncated before its magic" : "empty file", out->len);
-    close(fd);
+    raw_close(fd);
     return rc;
 }
 
