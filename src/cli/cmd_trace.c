@@ -161,8 +161,14 @@ static int mpi_finish(const char *spill, const char *out, const char *rank, cons
         return CLI_OK; /* another rank builds it */
     close(fd);
     int rc = build(spill, out, res, 0);
-    if (rc == CLI_OK)
-        iolens_trace_remove_spill(spill);
+    if (rc == CLI_OK) {
+        /* Move the folder aside before emptying it: a rank still between its count of the done
+         * files and its try at build.lock would otherwise take the lock once build.lock is gone
+         * and find no spill files (seen with 2 ranks). After the rename its open fails (ENOENT). */
+        char gone[PATH_MAX + 64];
+        snprintf(gone, sizeof gone, "%s.built.%ld", spill, (long)getpid());
+        iolens_trace_remove_spill(rename(spill, gone) == 0 ? gone : spill);
+    }
     if (rc == CLI_OK && darshan) /* only the rank that built the trace */
         rc = write_darshan(out, darshan, cmd);
     return rc;
