@@ -5,7 +5,8 @@
  *
  * Pipeline:
  *   counter records ──> iolens_detect_input (streaming aggregation)
- *                   ──> 157 features (IOLENS_DETECT_NFEATURES, model order)
+ *                   ──> 162 features (IOLENS_DETECT_NFEATURES, model order:
+ *                       IOSage's 157, then 5 process-level iol_* features)
  *                   ──> iolens_detect_model (8 boosters) ──> probabilities,
  *                       detected set, SHAP contributions, pattern cards.
  *
@@ -28,8 +29,13 @@
 extern "C" {
 #endif
 
-/** Number of model input features (feature_cols_157.json). */
-#define IOLENS_DETECT_NFEATURES 157
+/** IOSage's features (feature_cols_157.json): the first of the model's features. */
+#define IOLENS_DETECT_NIOSAGE 157
+/** Number of model input features: IOSage's, then iolens's process-level ones
+ *  (iol_shared_bytes_ratio, iol_shared_indep_ratio, iol_rank_bytes_ratio,
+ *  iol_data_files_per_rank, iol_sync_ratio; missing (NaN) in a row read from a
+ *  table without those columns). */
+#define IOLENS_DETECT_NFEATURES 162
 /** Labels: the seven patterns then "healthy" (names as in dev_labels.csv). */
 #define IOLENS_DETECT_NPATTERNS 7
 #define IOLENS_DETECT_NLABELS 8
@@ -92,7 +98,8 @@ IOLENS_API int iolens_detect_input_key(const iolens_detect_input *in, const char
 IOLENS_API int iolens_detect_input_counter_key(iolens_detect_input *in, int key, int64_t value);
 IOLENS_API int iolens_detect_input_fcounter_key(iolens_detect_input *in, int key, double value);
 
-/** Computes the 157 features (features.tsv rules) into out[IOLENS_DETECT_NFEATURES].
+/** Computes the features into out[IOLENS_DETECT_NFEATURES]: IOSage's 157 (features.tsv rules),
+ *  then the process-level iol_* features from the records (docs/detect.md).
  *  The input stays usable (more records may be added afterwards). */
 IOLENS_API int iolens_detect_input_features(iolens_detect_input *in, double *out);
 
@@ -111,8 +118,8 @@ typedef struct iolens_detect_file {
 IOLENS_API int iolens_detect_input_top_files(iolens_detect_input *in, iolens_detect_file *files, int max);
 
 /**
- * Recomputes the derived features (indices 120..156) of row[] from its raw
- * columns. extra holds three raw aggregates that are not model features:
+ * Recomputes IOSage's derived features (indices 120..156) of row[] from its raw
+ * columns (the iol_* features need the records and are left as they are). extra holds three raw aggregates that are not model features:
  * MPIIO_NB_READS, POSIX_F_OPEN_START_TIMESTAMP, POSIX_F_CLOSE_END_TIMESTAMP.
  */
 IOLENS_API void iolens_detect_derive(double *row, const double extra[3]);
@@ -210,8 +217,9 @@ IOLENS_API int iolens_detect_read(iolens_detect_input **out, const char *path, c
 typedef struct iolens_detect_table iolens_detect_table;
 
 /**
- * Reads a CSV with a header row. Every one of the 157 feature columns must be
- * present (any order, extra columns kept aside); the extra raw columns of
+ * Reads a CSV with a header row. Every one of IOSage's 157 feature columns must be
+ * present (any order, extra columns kept aside); an absent iol_* column is NaN
+ * (missing to the model) in every row; the extra raw columns of
  * iolens_detect_derive() are read when present (else 0). Empty cells are 0.
  */
 IOLENS_API int iolens_detect_table_read(iolens_detect_table **out, const char *path);
@@ -258,7 +266,7 @@ typedef struct iolens_detect_params {
 } iolens_detect_params;
 IOLENS_API void iolens_detect_params_default(iolens_detect_params *p);
 
-/** Training rows: features (n x 157, model order), labels (n x 8), weights (n). */
+/** Training rows: features (n x IOLENS_DETECT_NFEATURES, model order), labels (n x 8), weights (n). */
 typedef struct iolens_detect_trainset {
     size_t n;
     const double *x;
@@ -318,7 +326,7 @@ IOLENS_API void iolens_detect_rule_labels(const double *row, unsigned char *y);
 /**
  * Rule-labeled rows from logs (binary Darshan logs or darshan-parser text, gzip
  * allowed; iolens_detect_read_log): *x gets
- * npaths * 157 features, *y npaths * 8 rule labels (caller frees both).
+ * npaths * IOLENS_DETECT_NFEATURES features, *y npaths * 8 rule labels (caller frees both).
  */
 IOLENS_API int iolens_detect_rule_rows(double **x, unsigned char **y, const char *const *paths, size_t npaths,
                                        iolens_warn_fn warn, void *warn_ctx);

@@ -56,31 +56,41 @@ int cli_detect_read(struct iolens_detect_input **in, const char *path, int all_p
  * when corpus_first. Returns a CLI exit code; messages are printed. */
 /* Default weight of local corpus rows (chosen by experiment, docs/detect.md). */
 #define CLI_CORPUS_WEIGHT 100.0
+/* Default weight of the real-program suite's rows (chosen by leave-one-program-out, docs/detect.md). */
+#define CLI_SUITE_WEIGHT 1000.0
 struct iolens_detect_table;
 struct cli_detect_sources {
     const char *features, *labels;
     double weight;
     const char *corpus;
     double corpus_weight;
-    int corpus_first;
+    int scored;        /* the block put first (scored by eval): 0 dev rows, 1 corpus, 2 suite */
     int corpus_timing; /* 1: keep the corpus rows' timing features; 0: mark them missing (default) */
     const char *rule_list;
     double rule_weight;
     const char *rule_base; /* relative paths of rule_list are below this folder (NULL: as given) */
     int timing;            /* 1: the model sees the timing features of the dev and rule rows (--timing) */
+    const char *suite;     /* real-program suite (bench/detect/suite/run.sh -o DIR), NULL: none */
+    double suite_weight;
 };
 /* 1 for the features that measure time (runtime, *_F_*TIME*, *_TIME_SIZE, bandwidths, time
  * shares, time_imbalance, io_duration, io_active_fraction). */
 int cli_detect_timing_feature(int i);
 struct cli_detect_rows {
-    struct iolens_detect_table *table, *table2;
+    /* tables[b] holds block b of the rows in their order (tables[0]: the n_conf scored rows);
+     * kind[b] says which source it is (0 dev, 1 corpus, 2 suite), n_block[b] its rows */
+    struct iolens_detect_table *table, *tables[3];
+    int kind[3];
+    size_t n_block[3];
     /* x: the rows as read; xm: the model's matrix, where the corpus rows' timing features are
      * NaN (missing) unless corpus_timing, since they were measured on this machine */
     double *x, *xm, *w;
     unsigned char *y;
     size_t n, n_conf;
-    size_t n_dev, n_corpus, n_rule;
+    size_t n_dev, n_corpus, n_suite, n_rule;
 };
+/* The _benchmark (program) cell of configuration-labelled row i (NULL: none). */
+const char *cli_detect_rows_cell(const struct cli_detect_rows *r, size_t i, const char *column);
 int cli_detect_rows_load(struct cli_detect_rows *r, const struct cli_detect_sources *src);
 void cli_detect_rows_release(struct cli_detect_rows *r);
 

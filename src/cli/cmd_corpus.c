@@ -1,7 +1,7 @@
 /* iolens corpus: a seeded, reproducible local labeled corpus. Each sweep scenario of
  * examples/replay/sweeps/ (one per row of sweeps.tsv) runs in several seeded variants as
  * `mpirun -np R iolens trace -o TRACE -- iolens replay VARIANT.json`; the Darshan counters of
- * the trace (with the sweeps' file alignment) give the 157 features; the scenario's
+ * the trace (with the sweeps' file alignment) give the model features; the scenario's
  * construction gives the labels. */
 #define _GNU_SOURCE
 #include "util/fs.h"
@@ -37,7 +37,7 @@ static void usage(FILE *out)
             "                     [--timeout SEC] [--mpirun PROG] [--keep] [--dry-run] [-v]\n\n"
             "Builds a labeled corpus: every sweep scenario config (one per row of sweeps.tsv) in V\n"
             "seeded variants, each run as `mpirun -np R iolens trace -o TRACE -- iolens replay\n"
-            "VARIANT.json`; the 157 features of the trace's Darshan counters become a row of\n"
+            "VARIANT.json`; the model features of the trace's Darshan counters become a row of\n"
             "DIR/features.csv (dev_features.csv layout), its scenario's labels a row of DIR/labels.csv\n"
             "(dev_labels.csv layout); DIR/manifest.csv lists every run (config, seed, ranks, run time,\n"
             "trace size) and DIR/configs/ the variant configs. Variant 1 is the example config itself;\n"

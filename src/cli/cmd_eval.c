@@ -15,9 +15,10 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: iolens eval [--data DIR] [--features CSV --labels CSV] [--folds K] [--seed N]\n"
-            "                   [--group row|config] [--bootstrap B] [--trees N] [--json]\n"
+            "                   [--group row|config|program] [--bootstrap B] [--trees N] [--json]\n"
             "                   [--weight W] [--rule-logs LIST [--rule-weight W]]\n"
-            "                   [--corpus DIR [--corpus-weight W] [--corpus-timing] [--score dev|corpus]]\n"
+            "                   [--corpus DIR [--corpus-weight W] [--corpus-timing]]\n"
+            "                   [--suite DIR [--suite-weight W]] [--score dev|corpus|suite]\n"
             "                   [--timing]\n\n"
             "k-fold cross-validation of the pattern classifier on labeled feature rows (default: the\n"
             "201 dev rows of IOSage), stratified by label set, with Micro-F1, Macro-F1, Hamming loss,\n"
@@ -26,6 +27,9 @@ static void usage(FILE *out)
             "baseline and the seed's two trivial baselines (90th percentile, majority class).\n\n"
             "  --group config   keep rows of one configuration (scenario without its _rN/_repN suffix,\n"
             "                   or one job) in one fold: scores configurations held out of training\n"
+            "  --group program  leave one program out: a fold per program (_benchmark: ior, mdtest, ...,\n"
+            "                   fio, dd, tar, ...); the rows of that program in every other source\n"
+            "                   (corpus replays of it, suite runs) leave training with it (--folds ignored)\n"
             "  --folds K        folds (default 5)     --seed N       seed (default 42)\n"
             "  --bootstrap B    resamples (default 1000)   --trees N  trees per model (default 500)\n"
             "  --weight W       weight of the configuration-labeled rows (default 100)\n"
@@ -37,12 +41,15 @@ static void usage(FILE *out)
             "  --timing         let the model use the timing features of the dev and rule rows\n"
             "                   (default: missing to the model in every row, as in the shipped models)\n"
             "  --corpus-timing  keep the corpus rows' timing features too (implies --timing)\n"
+            "  --suite DIR      rows of the real-program suite (bench/detect/suite/run.sh -o DIR) at\n"
+            "                   --suite-weight (default %g); they join every training fold unless scored\n"
             "  --score corpus   score the corpus rows instead: folds over the corpus grouped by\n"
             "                   scenario (every variant of a held-out scenario is out of training;\n"
             "                   --group row splits by run), the dev rows in every training fold\n"
+            "  --score suite    score the suite rows (default grouping: program)\n"
             "  --predictions CSV write each scored row's out-of-fold probabilities and sets\n"
             "  --json           machine-readable output\n",
-            CLI_CORPUS_WEIGHT);
+            CLI_CORPUS_WEIGHT, CLI_SUITE_WEIGHT);
 }
 
 /* Configuration key of a scenario: without a trailing _r<N> / _rep<N>; "<job>.<step>" -> job. */
@@ -97,6 +104,34 @@ static size_t config_groups(const iolens_detect_table *t, int *group, size_t n)
     }
     free(k);
     return n ? ng + 1 : 0;
+}
+
+/* Leave one program out: fold[i] = index of row i's program among the scored rows' programs
+ * (k of them); rows of the other configuration-labelled blocks whose program is one of them get
+ * that fold (they leave training with it but are not scored), the rest -1. Returns k (0: fewer
+ * than two programs, -1: out of memory). */
+static int program_folds(const struct cli_detect_rows *r, int *fold, size_t nconf_all)
+{
+    size_t n = r->n_conf;
+    const char **names = malloc((n ? n : 1) * sizeof *names);
+    if (!names)
+        return -1;
+    int k = 0;
+    for (size_t i = 0; i < nconf_all; i++) {
+        const char *p = cli_detect_rows_cell(r, i, "_benchmark");
+        p = p && *p ? p : "(none)";
+        int f = -1;
+        for (int j = 0; j < k; j++)
+            if (!strcmp(names[j], p))
+                f = j;
+        if (f < 0 && i < n) {
+            names[k] = p;
+            f = k++;
+        }
+        fold[i] = f;
+    }
+    free(names);
+    return k >= 2 ? k : 0;
 }
 
 struct method {
@@ -175,8 +210,8 @@ static int write_predictions(const char *path, const iolens_detect_table *t, con
 int cmd_eval(int argc, char **argv)
 {
     const char *data = getenv("IOLENS_SHARED_DATA"), *features = NULL, *labels = NULL, *rule_list = NULL;
-    const char *corpus = NULL, *pred_path = NULL;
-    double weight = 100.0, rule_weight = 1.0, corpus_weight = CLI_CORPUS_WEIGHT;
+    const char *corpus = NULL, *pred_path = NULL, *suite = NULL;
+    double weight = 100.0, rule_weight = 1.0, corpus_weight = CLI_CORPUS_WEIGHT, suite_weight = CLI_SUITE_WEIGHT;
     int corpus_timing = 0, timing = 0;
     int k = 5, reps = 1000, json = 0, by_config = -1, score_corpus = 0;
     iolens_detect_params params;
@@ -207,15 +242,22 @@ int cmd_eval(int argc, char **argv)
             corpus = argv[++i];
         } else if (i + 1 < argc && !strcmp(a, "--corpus-weight") &&
                    (corpus_weight = strtod(argv[++i], &end), *end == '\0') && corpus_weight > 0) {
+        } else if (i + 1 < argc && !strcmp(a, "--suite")) {
+            suite = argv[++i];
+        } else if (i + 1 < argc && !strcmp(a, "--suite-weight") &&
+                   (suite_weight = strtod(argv[++i], &end), *end == '\0') && suite_weight > 0) {
         } else if (i + 1 < argc && !strcmp(a, "--score") &&
-                   (!strcmp(argv[i + 1], "dev") || !strcmp(argv[i + 1], "corpus"))) {
-            score_corpus = !strcmp(argv[++i], "corpus");
+                   (!strcmp(argv[i + 1], "dev") || !strcmp(argv[i + 1], "corpus") || !strcmp(argv[i + 1], "suite"))) {
+            i++;
+            score_corpus = !strcmp(argv[i], "corpus") ? 1 : !strcmp(argv[i], "suite") ? 2 : 0;
         } else if (i + 1 < argc && !strcmp(a, "--rule-weight") &&
                    (rule_weight = strtod(argv[++i], &end), *end == '\0') && rule_weight > 0) {
         } else if (i + 1 < argc && !strcmp(a, "--weight") && (weight = strtod(argv[++i], &end), *end == '\0') &&
                    weight > 0) {
-        } else if (i + 1 < argc && !strcmp(a, "--group") && (!strcmp(argv[i + 1], "row") || !strcmp(argv[i + 1], "config"))) {
-            by_config = !strcmp(argv[++i], "config");
+        } else if (i + 1 < argc && !strcmp(a, "--group") &&
+                   (!strcmp(argv[i + 1], "row") || !strcmp(argv[i + 1], "config") || !strcmp(argv[i + 1], "program"))) {
+            i++;
+            by_config = !strcmp(argv[i], "config") ? 1 : !strcmp(argv[i], "program") ? 2 : 0;
         } else if (i + 1 < argc && !strcmp(a, "--folds") && (k = (int)strtol(argv[++i], &end, 10), *end == '\0') &&
                    k >= 2 && k <= 100) {
         } else if (i + 1 < argc && !strcmp(a, "--seed") && (params.seed = strtoull(argv[++i], &end, 10), *end == '\0')) {
@@ -230,12 +272,13 @@ int cmd_eval(int argc, char **argv)
             return CLI_USAGE;
         }
     }
-    if (score_corpus && !corpus) {
-        cli_error("--score corpus needs --corpus DIR");
+    if ((score_corpus == 1 && !corpus) || (score_corpus == 2 && !suite)) {
+        cli_error("--score %s needs --%s DIR", score_corpus == 1 ? "corpus" : "suite",
+                  score_corpus == 1 ? "corpus" : "suite");
         return CLI_USAGE;
     }
-    if (by_config < 0)
-        by_config = score_corpus; /* corpus: scenarios held out of training by default */
+    if (by_config < 0) /* corpus: scenarios held out of training by default; suite: programs */
+        by_config = score_corpus;
     if (!data)
         data = iolens_detect_default_data_dir();
     char fpath[4096], lpath[4096];
@@ -256,17 +299,18 @@ int cmd_eval(int argc, char **argv)
     memset(methods, 0, sizeof methods);
     for (int m = 0; m < nmethods; m++)
         methods[m].name = method_names[m];
-    struct cli_detect_sources src = {features, labels, weight, corpus, corpus_weight, score_corpus, corpus_timing,
-                                     rule_list, rule_weight, NULL, timing};
+    struct cli_detect_sources src = {features,  labels,      weight, corpus, corpus_weight, score_corpus, corpus_timing,
+                                     rule_list, rule_weight, NULL,   timing, suite,         suite_weight};
     if (cli_detect_rows_load(&rows, &src) != CLI_OK)
         goto out;
-    const double scored_weight = score_corpus ? corpus_weight : weight;
+    const double scored_weight = score_corpus == 1 ? corpus_weight : score_corpus == 2 ? suite_weight : weight;
+    static const char *const kind_names[] = {"dev", "corpus", "suite"};
     /* the first block (dev rows, or corpus rows with --score corpus) is scored; the other
      * configuration-labeled block and the rule-labeled rows only ever train (fold -1) */
     size_t n = rows.n_conf, nall = rows.n;
     const double *x = rows.x;
     const unsigned char *y = rows.y;
-    if (n < (size_t)k) {
+    if (by_config != 2 && n < (size_t)k) {
         cli_error("%zu rows cannot fill %d folds", n, k);
         goto out;
     }
@@ -287,16 +331,31 @@ int cmd_eval(int argc, char **argv)
     size_t ngroups = n;
     for (size_t i = 0; i < n; i++)
         group[i] = (int)i;
-    if (by_config && (ngroups = config_groups(rows.table, group, n)) == 0) {
-        cli_error("out of memory");
-        goto out;
-    }
-    if (iolens_detect_folds(fold, y, n, group, k, params.seed) < 0) {
-        cli_lib_error();
-        goto out;
-    }
+    const size_t nconf_all = rows.n_block[0] + rows.n_block[1] + rows.n_block[2];
     for (size_t i = n; i < nall; i++)
         fold[i] = -1;
+    if (by_config == 2) {
+        int kp = program_folds(&rows, fold, nconf_all);
+        if (kp < 0) {
+            cli_error("out of memory");
+            goto out;
+        }
+        if (kp == 0) {
+            cli_error("the scored rows name fewer than two programs (_benchmark): nothing to leave out");
+            goto out;
+        }
+        k = kp;
+        ngroups = (size_t)kp;
+    } else {
+        if (by_config && (ngroups = config_groups(rows.table, group, n)) == 0) {
+            cli_error("out of memory");
+            goto out;
+        }
+        if (iolens_detect_folds(fold, y, n, group, k, params.seed) < 0) {
+            cli_lib_error();
+            goto out;
+        }
+    }
     iolens_detect_trainset ts = {nall, rows.xm, rows.y, rows.w}; /* the model's matrix */
     iolens_detect_trainset tsb = {nall, rows.x, rows.y, rows.w}; /* the baselines see the rows as read */
     cli_progress prog;
@@ -339,7 +398,7 @@ int cmd_eval(int argc, char **argv)
         iol_jsonw_init(&jw, stdout, 1);
         iol_jsonw_obj_begin(&jw);
         iol_jsonw_key(&jw, "scored");
-        iol_jsonw_str(&jw, score_corpus ? "corpus" : "dev");
+        iol_jsonw_str(&jw, kind_names[rows.kind[0]]);
         iol_jsonw_key(&jw, "rows");
         iol_jsonw_uint(&jw, n);
         iol_jsonw_key(&jw, "weight");
@@ -352,6 +411,10 @@ int cmd_eval(int argc, char **argv)
         iol_jsonw_uint(&jw, rows.n_corpus);
         iol_jsonw_key(&jw, "corpus_weight");
         iol_jsonw_double(&jw, corpus_weight);
+        iol_jsonw_key(&jw, "suite_rows");
+        iol_jsonw_uint(&jw, rows.n_suite);
+        iol_jsonw_key(&jw, "suite_weight");
+        iol_jsonw_double(&jw, suite_weight);
         iol_jsonw_key(&jw, "rule_rows");
         iol_jsonw_uint(&jw, rows.n_rule);
         iol_jsonw_key(&jw, "rule_weight");
@@ -359,7 +422,7 @@ int cmd_eval(int argc, char **argv)
         iol_jsonw_key(&jw, "folds");
         iol_jsonw_int(&jw, k);
         iol_jsonw_key(&jw, "group");
-        iol_jsonw_str(&jw, by_config ? "config" : "row");
+        iol_jsonw_str(&jw, by_config == 2 ? "program" : by_config ? "config" : "row");
         iol_jsonw_key(&jw, "groups");
         iol_jsonw_uint(&jw, ngroups);
         iol_jsonw_key(&jw, "seed");
@@ -396,17 +459,25 @@ int cmd_eval(int argc, char **argv)
         iol_jsonw_obj_end(&jw);
         iol_jsonw_finish(&jw);
     } else {
-        char other[160] = "";
-        if (rows.n_corpus && !score_corpus)
-            snprintf(other, sizeof other, "%zu local corpus rows (weight %g) and ", rows.n_corpus, corpus_weight);
-        else if (score_corpus)
-            snprintf(other, sizeof other, "%zu dev rows (weight %g) and ", rows.n_dev, weight);
-        printf("%zu %s rows (weight %g) scored by %d-fold CV stratified by label set, grouped by\n"
-               "%s (%zu groups); %s%zu rule-labeled rows (weight %g) in every training fold; seed %llu,\n"
-               "%d trees; 95%% intervals from %d bootstrap resamples of the out-of-fold predictions\n\n",
-               n, score_corpus ? "local corpus" : "configuration-labeled", scored_weight, k,
-               by_config ? "configuration" : "row", ngroups, other, rows.n_rule, rule_weight,
-               (unsigned long long)params.seed, params.n_trees, reps);
+        char other[256] = "";
+        static const char *const long_names[] = {"configuration-labeled dev", "local corpus", "real-program suite"};
+        const double wk[3] = {weight, corpus_weight, suite_weight};
+        for (int j = 1; j < 3; j++)
+            if (rows.n_block[j])
+                snprintf(other + strlen(other), sizeof other - strlen(other), "%zu %s rows (weight %g) and ",
+                         rows.n_block[j], long_names[rows.kind[j]], wk[rows.kind[j]]);
+        if (by_config == 2)
+            printf("%zu %s rows (weight %g) scored leaving one program out (%d programs; a program's rows\n"
+                   "in every source leave training with it); %s%zu rule-labeled rows (weight %g) in every\n"
+                   "training fold; seed %llu, %d trees; 95%% intervals from %d bootstrap resamples\n\n",
+                   n, long_names[rows.kind[0]], scored_weight, k, other, rows.n_rule, rule_weight,
+                   (unsigned long long)params.seed, params.n_trees, reps);
+        else
+            printf("%zu %s rows (weight %g) scored by %d-fold CV stratified by label set, grouped by\n"
+                   "%s (%zu groups); %s%zu rule-labeled rows (weight %g) in every training fold; seed %llu,\n"
+                   "%d trees; 95%% intervals from %d bootstrap resamples of the out-of-fold predictions\n\n",
+                   n, long_names[rows.kind[0]], scored_weight, k, by_config ? "configuration" : "row", ngroups,
+                   other, rows.n_rule, rule_weight, (unsigned long long)params.seed, params.n_trees, reps);
         printf("%-30s  %-20s  %-20s  %-20s  %-20s\n", "method", "Micro-F1", "Macro-F1", "Hamming (lower better)",
                "Subset accuracy");
         for (int m = 0; m < nmethods; m++) {

@@ -1,4 +1,4 @@
-/* iolens features: the 157 IOSage model features of logs (CSV or JSON). */
+/* iolens features: the model features of logs (CSV or JSON): IOSage's 157, then iolens's iol_* ones. */
 #include "cli.h"
 
 #include <stdlib.h>
@@ -10,12 +10,13 @@
 static void usage(FILE *out)
 {
     fprintf(out, "usage: iolens features [--csv|--json] [--all-paths] LOG|TRACE...\n\n"
-                 "Prints the 157 model features (feature_cols_157.json order) computed from each input's\n"
-                 "counters with the aggregation rules of IOSage's features.tsv. An input is a binary\n"
+                 "Prints the 162 model features computed from each input's counters: IOSage's 157\n"
+                 "(feature_cols_157.json order, aggregation rules of its features.tsv), then 5 process-level\n"
+                 "iol_* features from the records (docs/detect.md). An input is a binary\n"
                  "Darshan log, darshan-parser text output (--base or --all; gzip allowed), an iolens\n"
                  "trace (iolens trace -o) or a Recorder trace directory, told apart by content; traces\n"
                  "are turned into Darshan counters first (docs/detect.md). CSV (default): a header\n"
-                 "`log,<157 names>`, one row per input.\n"
+                 "`log,<162 names>`, one row per input.\n"
                  "  --all-paths  traces: keep files under /dev/ /proc/ /etc/ /usr/ ..., which Darshan\n"
                  "               (and so the default) leaves out\n");
 }

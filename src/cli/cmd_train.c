@@ -14,23 +14,29 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: iolens train [--data DIR] [--features CSV --labels CSV] [--weight W]\n"
-            "                    [--corpus DIR | --no-corpus] [--corpus-weight W] [--corpus-timing]\n"
+            "                    [--corpus DIR] [--corpus-weight W] [--corpus-timing]\n"
+            "                    [--suite DIR | --no-suite] [--suite-weight W]\n"
             "                    [--rule-logs LIST | --no-rule-logs] [--rule-weight W]\n"
             "                    [--timing] [--out DIR] [--seed N] [--trees N]\n\n"
             "Trains one XGBoost model per pattern plus one for \"healthy\" (seed hyper-parameters,\n"
             "per-label scale_pos_weight = min(neg/pos, 100)) with biquality weights: configuration-\n"
             "labeled rows at W (100), local corpus rows at the corpus weight, rule-labeled logs at the\n"
             "rule weight (1). Deterministic for a seed (one thread). Without options it rebuilds the\n"
-            "shipped models/ from all three kinds: the dev rows, %s/corpus and the logs\n"
-            "that %s/rule-logs.txt names (paths below the data folder).\n\n"
+            "shipped models/ from the dev rows, the real-program suite %s/suite and\n"
+            "the logs that %s/rule-logs.txt names (paths below the data folder).\n\n"
             "  --data DIR        shared data folder (default $IOLENS_SHARED_DATA or %s);\n"
             "                    reads DIR/iosage/dev_features.csv and dev_labels.csv\n"
             "  --features CSV    feature rows in the layout of dev_features.csv\n"
             "  --labels CSV      label rows in the layout of dev_labels.csv\n"
             "  --weight W        weight of those rows (default 100)\n"
             "  --corpus DIR      labeled rows of a local corpus (iolens corpus -o DIR: features.csv,\n"
-            "                    labels.csv); default the shipped data/corpus (iolens corpus --seed 1)\n"
-            "  --no-corpus       no corpus rows\n"
+            "                    labels.csv), e.g. data/corpus (iolens corpus --seed 1); default none\n"
+            "                    (it lowers the leave-one-program-out scores, docs/detect.md)\n"
+            "  --no-corpus       no corpus rows (the default)\n"
+            "  --suite DIR       labelled rows of the real-program suite (bench/detect/suite/run.sh -o DIR);\n"
+            "                    default the shipped data/suite\n"
+            "  --no-suite        no suite rows\n"
+            "  --suite-weight W  weight of the suite rows (default %g)\n"
             "  --corpus-weight W weight of the corpus rows (default %g)\n"
             "  --corpus-timing   keep the corpus rows' timing features (implies --timing; default: missing, since\n"
             "                    they were measured on this machine, not the labeled runs' system)\n"
@@ -38,7 +44,7 @@ static void usage(FILE *out)
             "                    darshan-parser dumps) labeled by the\n"
             "                    Drishti-rule mapping of drishti_code_to_label.tsv\n"
             "                    (default the shipped data/rule-logs.txt)\n"
-            "  --no-rule-logs    no rule-labeled rows (with --no-corpus: the dev rows only)\n"
+            "  --no-rule-logs    no rule-labeled rows (with --no-suite: the dev rows only)\n"
             "  --rule-weight W   weight of the rule-labeled rows (default 1)\n"
             "  --timing          let the model use the timing features (run time, *_TIME, bandwidths,\n"
             "                    time shares) of the dev and rule rows; default: missing to the model\n"
@@ -46,7 +52,7 @@ static void usage(FILE *out)
             "  --seed N          random seed (default 42)\n"
             "  --trees N         trees per model (default 500)\n",
             iolens_detect_default_training_dir(), iolens_detect_default_training_dir(),
-            iolens_detect_default_data_dir(), CLI_CORPUS_WEIGHT, iolens_detect_default_models_dir());
+            iolens_detect_default_data_dir(), CLI_CORPUS_WEIGHT, CLI_SUITE_WEIGHT, iolens_detect_default_models_dir());
 }
 
 static void on_progress(void *ctx, unsigned long done, unsigned long total)
@@ -59,8 +65,8 @@ static void on_progress(void *ctx, unsigned long done, unsigned long total)
 
 void cli_detect_rows_release(struct cli_detect_rows *r)
 {
-    iolens_detect_table_free(r->table);
-    iolens_detect_table_free(r->table2);
+    for (int b = 0; b < 3; b++)
+        iolens_detect_table_free(r->tables[b]);
     free(r->x);
     free(r->xm);
     free(r->w);
@@ -164,17 +170,20 @@ int cli_detect_rows_load(struct cli_detect_rows *r, const struct cli_detect_sour
     char **paths = NULL;
     size_t npaths = 0;
     double *rx = NULL;
-    unsigned char *ry = NULL, *dy = NULL, *cy = NULL;
-    struct iolens_detect_table *dev = NULL, *cor = NULL;
-    char cf[4096], cl[4096];
-    if (load_table(&dev, &dy, src->features, src->labels) != CLI_OK)
+    unsigned char *ry = NULL, *by[3] = {NULL, NULL, NULL};
+    struct iolens_detect_table *bt[3] = {NULL, NULL, NULL};
+    const char *dirs[3] = {NULL, src->corpus, src->suite};
+    const double bw[3] = {src->weight, src->corpus_weight, src->suite_weight};
+    if (load_table(&bt[0], &by[0], src->features, src->labels) != CLI_OK)
         goto out;
-    if (src->corpus) {
-        snprintf(cf, sizeof cf, "%s/features.csv", src->corpus);
-        snprintf(cl, sizeof cl, "%s/labels.csv", src->corpus);
-        if (load_table(&cor, &cy, cf, cl) != CLI_OK)
-            goto out;
-    }
+    for (int b = 1; b < 3; b++)
+        if (dirs[b]) {
+            char cf[4096], cl[4096];
+            snprintf(cf, sizeof cf, "%s/features.csv", dirs[b]);
+            snprintf(cl, sizeof cl, "%s/labels.csv", dirs[b]);
+            if (load_table(&bt[b], &by[b], cf, cl) != CLI_OK)
+                goto out;
+        }
     if (src->rule_list) {
         if (read_list(src->rule_list, src->rule_base, &paths, &npaths) != CLI_OK)
             goto out;
@@ -183,10 +192,14 @@ int cli_detect_rows_load(struct cli_detect_rows *r, const struct cli_detect_sour
             goto out;
         }
     }
-    r->n_dev = iolens_detect_table_rows(dev);
-    r->n_corpus = cor ? iolens_detect_table_rows(cor) : 0;
+    size_t nb[3];
+    for (int b = 0; b < 3; b++)
+        nb[b] = bt[b] ? iolens_detect_table_rows(bt[b]) : 0;
+    r->n_dev = nb[0];
+    r->n_corpus = nb[1];
+    r->n_suite = nb[2];
     r->n_rule = npaths;
-    r->n = r->n_dev + r->n_corpus + npaths;
+    r->n = nb[0] + nb[1] + nb[2] + npaths;
     const size_t nf = IOLENS_DETECT_NFEATURES, nl = IOLENS_DETECT_NLABELS;
     r->x = malloc((r->n ? r->n : 1) * nf * sizeof *r->x);
     r->xm = malloc((r->n ? r->n : 1) * nf * sizeof *r->xm);
@@ -196,22 +209,23 @@ int cli_detect_rows_load(struct cli_detect_rows *r, const struct cli_detect_sour
         cli_error("out of memory");
         goto out;
     }
-    /* blocks in order: the scored kind first */
-    const int corpus_first = cor && src->corpus_first;
-    struct block {
-        struct iolens_detect_table *t;
-        const unsigned char *y;
-        size_t n;
-        double w;
-    } dblock = {dev, dy, r->n_dev, src->weight}, cblock = {cor, cy, r->n_corpus, src->corpus_weight};
-    struct block blocks[2] = {corpus_first ? cblock : dblock, corpus_first ? dblock : cblock};
+    /* blocks in order: the scored kind first, then the others in source order */
+    const int first = (src->scored >= 0 && src->scored < 3 && bt[src->scored]) ? src->scored : 0;
+    int order[3] = {first, 0, 0};
+    for (int b = 0, j = 1; b < 3; b++)
+        if (b != first)
+            order[j++] = b;
     size_t at = 0;
-    for (int b = 0; b < 2; b++)
-        for (size_t i = 0; i < blocks[b].n; i++, at++) {
-            memcpy(r->x + at * nf, iolens_detect_table_row(blocks[b].t, i), nf * sizeof *r->x);
-            memcpy(r->y + at * nl, blocks[b].y + i * nl, nl);
-            r->w[at] = blocks[b].w;
+    for (int j = 0; j < 3; j++) {
+        int b = order[j];
+        r->kind[j] = b;
+        r->n_block[j] = nb[b];
+        for (size_t i = 0; i < nb[b]; i++, at++) {
+            memcpy(r->x + at * nf, iolens_detect_table_row(bt[b], i), nf * sizeof *r->x);
+            memcpy(r->y + at * nl, by[b] + i * nl, nl);
+            r->w[at] = bw[b];
         }
+    }
     for (size_t j = 0; j < npaths; j++, at++) {
         memcpy(r->x + at * nf, rx + j * nf, nf * sizeof *r->x);
         memcpy(r->y + at * nl, ry + j * nl, nl);
@@ -232,12 +246,16 @@ int cli_detect_rows_load(struct cli_detect_rows *r, const struct cli_detect_sour
             for (size_t f = 0; f < nf; f++)
                 if (cli_detect_timing_feature((int)f))
                     r->xm[i * nf + f] = NAN;
-    } else if (cor && !src->corpus_timing) {
-        size_t c0 = corpus_first ? 0 : r->n_dev;
-        for (size_t i = c0; i < c0 + r->n_corpus; i++)
-            for (size_t f = 0; f < nf; f++)
-                if (cli_detect_timing_feature((int)f))
-                    r->xm[i * nf + f] = NAN;
+    } else if (!src->corpus_timing) { /* --timing: the locally measured rows (corpus, suite) stay without */
+        size_t c0 = 0;
+        for (int j = 0; j < 3; j++) {
+            if (r->kind[j] != 0)
+                for (size_t i = c0; i < c0 + r->n_block[j]; i++)
+                    for (size_t f = 0; f < nf; f++)
+                        if (cli_detect_timing_feature((int)f))
+                            r->xm[i * nf + f] = NAN;
+            c0 += r->n_block[j];
+        }
     }
     /* Rank numbers never reach the model, --timing or not: which rank happened to be the fastest
      * or the slowest differs between identical runs (the detected set would change with it). */
@@ -247,10 +265,12 @@ int cli_detect_rows_load(struct cli_detect_rows *r, const struct cli_detect_sour
             for (size_t i = 0; i < r->n; i++)
                 r->xm[i * nf + f] = NAN;
     }
-    r->n_conf = blocks[0].n;
-    r->table = blocks[0].t;
-    r->table2 = blocks[1].t;
-    dev = cor = NULL;
+    r->n_conf = r->n_block[0];
+    for (int j = 0; j < 3; j++) {
+        r->tables[j] = bt[order[j]];
+        bt[order[j]] = NULL;
+    }
+    r->table = r->tables[0];
     rc = CLI_OK;
 out:
     for (size_t i = 0; i < npaths; i++)
@@ -258,22 +278,32 @@ out:
     free(paths);
     free(rx);
     free(ry);
-    free(dy);
-    free(cy);
-    iolens_detect_table_free(dev);
-    iolens_detect_table_free(cor);
+    for (int b = 0; b < 3; b++) {
+        free(by[b]);
+        iolens_detect_table_free(bt[b]);
+    }
     if (rc != CLI_OK)
         cli_detect_rows_release(r);
     return rc;
+}
+
+const char *cli_detect_rows_cell(const struct cli_detect_rows *r, size_t i, const char *column)
+{
+    for (int j = 0; j < 3; j++) {
+        if (i < r->n_block[j])
+            return r->tables[j] ? iolens_detect_table_cell(r->tables[j], i, column) : NULL;
+        i -= r->n_block[j];
+    }
+    return NULL;
 }
 
 int cmd_train(int argc, char **argv)
 {
     const char *data = getenv("IOLENS_SHARED_DATA");
     const char *features = NULL, *labels = NULL, *rule_list = NULL, *out = iolens_detect_default_models_dir();
-    const char *corpus = NULL;
-    double weight = 100.0, rule_weight = 1.0, corpus_weight = CLI_CORPUS_WEIGHT;
-    int corpus_timing = 0, no_corpus = 0, no_rule_logs = 0, timing = 0;
+    const char *corpus = NULL, *suite = NULL;
+    double weight = 100.0, rule_weight = 1.0, corpus_weight = CLI_CORPUS_WEIGHT, suite_weight = CLI_SUITE_WEIGHT;
+    int corpus_timing = 0, no_corpus = 0, no_rule_logs = 0, timing = 0, no_suite = 0;
     iolens_detect_params params;
     iolens_detect_params_default(&params);
     for (int i = 1; i < argc; i++) {
@@ -292,6 +322,10 @@ int cmd_train(int argc, char **argv)
         }
         if (!strcmp(a, "--timing")) {
             timing = 1;
+            continue;
+        }
+        if (!strcmp(a, "--no-suite")) {
+            no_suite = 1;
             continue;
         }
         if (!strcmp(a, "--no-rule-logs")) {
@@ -315,6 +349,10 @@ int cmd_train(int argc, char **argv)
             rule_list = v;
         else if (!strcmp(a, "--corpus"))
             corpus = v;
+        else if (!strcmp(a, "--suite"))
+            suite = v;
+        else if (!strcmp(a, "--suite-weight") && (suite_weight = strtod(v, &end), *end == '\0') && suite_weight > 0)
+            ;
         else if (!strcmp(a, "--corpus-weight") && (corpus_weight = strtod(v, &end), *end == '\0') && corpus_weight > 0)
             ;
         else if (!strcmp(a, "--out"))
@@ -341,15 +379,15 @@ int cmd_train(int argc, char **argv)
     if (!labels)
         snprintf(lpath, sizeof lpath, "%s/iosage/dev_labels.csv", data), labels = lpath;
 
-    if ((no_corpus && corpus) || (no_rule_logs && rule_list)) {
-        cli_error("--no-corpus / --no-rule-logs contradict --corpus / --rule-logs");
+    if ((no_corpus && corpus) || (no_rule_logs && rule_list) || (no_suite && suite)) {
+        cli_error("--no-corpus / --no-suite / --no-rule-logs contradict --corpus / --suite / --rule-logs");
         return CLI_USAGE;
     }
     /* the shipped models' training inputs (docs/detect.md, "Models") */
-    char cpath[4096], rpath[4096];
+    char rpath[4096], spath[4096];
     const char *rule_base = NULL;
-    if (!corpus && !no_corpus)
-        snprintf(cpath, sizeof cpath, "%s/corpus", iolens_detect_default_training_dir()), corpus = cpath;
+    if (!suite && !no_suite)
+        snprintf(spath, sizeof spath, "%s/suite", iolens_detect_default_training_dir()), suite = spath;
     if (!rule_list && !no_rule_logs) {
         snprintf(rpath, sizeof rpath, "%s/rule-logs.txt", iolens_detect_default_training_dir());
         rule_list = rpath;
@@ -359,8 +397,8 @@ int cmd_train(int argc, char **argv)
     int rc = CLI_FAIL;
     struct cli_detect_rows rows;
     iolens_detect_model *m = NULL;
-    struct cli_detect_sources src = {features, labels, weight, corpus, corpus_weight, 0, corpus_timing, rule_list,
-                                     rule_weight, rule_base, timing};
+    struct cli_detect_sources src = {features, labels, weight,      corpus,    corpus_weight, 0,    corpus_timing,
+                                     rule_list, rule_weight, rule_base, timing, suite, suite_weight};
     if (cli_detect_rows_load(&rows, &src) != CLI_OK)
         return CLI_FAIL;
     cli_progress prog;
@@ -378,10 +416,13 @@ int cmd_train(int argc, char **argv)
         cli_error("cannot create '%s': %s", out, strerror(errno));
         goto out;
     }
-    char note[512], cnote[128] = "";
+    char note[640], cnote[256] = "";
     if (corpus)
         snprintf(cnote, sizeof cnote, ", %zu local corpus rows at weight %g (timing features %s)", rows.n_corpus,
                  corpus_weight, corpus_timing && timing ? "kept" : "missing");
+    if (suite)
+        snprintf(cnote + strlen(cnote), sizeof cnote - strlen(cnote), ", %zu real-program suite rows at weight %g",
+                 rows.n_suite, suite_weight);
     snprintf(note, sizeof note,
              "%zu configuration-labeled rows at weight %g (dev_features.csv / dev_labels.csv)%s, %zu rule-labeled "
              "logs at weight %g%s; rank numbers (POSIX_FASTEST_RANK, POSIX_SLOWEST_RANK) not used",

@@ -157,6 +157,9 @@ static const struct counter_def counters[] = {
     CF("STDIO_F_READ_TIME", MOD_STDIO, K_FSUM), CF("STDIO_F_WRITE_TIME", MOD_STDIO, K_FSUM),
     CF("STDIO_F_META_TIME", MOD_STDIO, K_FSUM), CF("STDIO_F_FASTEST_RANK_TIME", MOD_STDIO, K_FMIN_SH),
     CF("STDIO_F_SLOWEST_RANK_TIME", MOD_STDIO, K_FMAX_SH),
+
+    /* read for the iol_* features only (not IOSage features) */
+    C("POSIX_FDSYNCS", MOD_POSIX, K_SUM), CF("MPIIO_F_VARIANCE_RANK_BYTES", MOD_MPIIO, K_FSUM),
 };
 #undef C
 #undef CF
@@ -180,7 +183,9 @@ struct file_acc {
     char *path;
     int64_t bytes, ops, small_ops, ranks, indep, coll;
     int64_t sbytes, sops, sranks; /* STDIO records: shown for files with no POSIX record (a STDIO-only log) */
-    int shared, sshared;
+    int64_t mranks;               /* MPI-IO records of single ranks */
+    int64_t first_rank;           /* rank of the first single-rank POSIX record, -1: none yet */
+    int shared, sshared, mshared, multi_rank;
 };
 
 /* Counters read by name while flushing a record (indices resolved once). */
@@ -196,10 +201,13 @@ static const char *const evidence_names[] = {
     "POSIX_ACCESS4_ACCESS",    "POSIX_ACCESS1_COUNT",      "POSIX_ACCESS2_COUNT",
     "POSIX_ACCESS3_COUNT",     "POSIX_ACCESS4_COUNT",      "STDIO_BYTES_READ",
     "STDIO_BYTES_WRITTEN",     "STDIO_READS",              "STDIO_WRITES",
+    "POSIX_FASTEST_RANK_BYTES", "POSIX_SLOWEST_RANK_BYTES", "MPIIO_F_VARIANCE_RANK_BYTES",
+    "MPIIO_BYTES_READ",         "MPIIO_BYTES_WRITTEN",      "POSIX_FDSYNCS",
 };
 enum {
     EV_BR, EV_BW, EV_R, EV_W, EV_IR, EV_IW, EV_CR, EV_CW, EV_TMAXR, EV_TMAXW, EV_SMALL0,
     EV_ACC0 = EV_SMALL0 + 10, EV_CNT0 = EV_ACC0 + 4, EV_SBR = EV_CNT0 + 4, EV_SBW, EV_SR, EV_SW,
+    EV_PFB, EV_PSB, EV_MVAR, EV_MBR, EV_MBW, EV_FDSYNC,
     EV_N
 };
 
@@ -236,6 +244,9 @@ struct iolens_detect_input {
     iol_u64map top[GRP_N]; /* value -> summed count */
     iol_u64map ids;        /* distinct record ids over all modules */
     iol_u64map file_index; /* POSIX / MPI-IO record id -> files[] index */
+    iol_u64map rank_bytes[2]; /* POSIX, MPI-IO: rank -> bytes of its single-rank records */
+    double shared_var;         /* rank-bytes variance of the largest shared MPI-IO record */
+    int64_t shared_ratio_bytes; /* and its bytes */
     struct file_acc *files;
     size_t nfiles, files_cap;
 };
@@ -274,6 +285,8 @@ void iolens_detect_input_free(iolens_detect_input *in)
         iol_u64map_release(&in->top[g]);
     iol_u64map_release(&in->ids);
     iol_u64map_release(&in->file_index);
+    iol_u64map_release(&in->rank_bytes[0]);
+    iol_u64map_release(&in->rank_bytes[1]);
     for (size_t i = 0; i < in->nfiles; i++)
         free(in->files[i].path);
     free(in->files);
@@ -339,6 +352,7 @@ static struct file_acc *file_get(iolens_detect_input *in, uint64_t id)
     struct file_acc *f = &in->files[in->nfiles];
     memset(f, 0, sizeof *f);
     f->id = id;
+    f->first_rank = -1;
     in->file_index.vals[s] = (int64_t)in->nfiles++;
     return f;
 }
@@ -464,13 +478,45 @@ static int flush_record(iolens_detect_input *in)
                 if (cur_val(in, EV_ACC0 + k) == 1048576)
                     exact = sat_add(exact, cur_val(in, EV_CNT0 + k));
             f->small_ops = sat_add(f->small_ops, small > exact ? small - exact : 0);
-            if (in->cur_rank < 0)
+            int64_t fb = cur_val(in, EV_PFB), sb = cur_val(in, EV_PSB);
+            if (in->cur_rank < 0) {
                 f->shared = 1;
-            else
+                /* a reduced record: its data was shared when its fastest and slowest ranks both
+                 * moved bytes, or it holds more bytes than the one of them that moved any */
+                int64_t rb = sat_add(cur_val(in, EV_BR), cur_val(in, EV_BW)), one = fb > sb ? fb : sb;
+                if ((fb > 0 && sb > 0) || (one > 0 && rb > one))
+                    f->multi_rank = 1;
+            } else {
                 f->ranks++;
+                if (sat_add(cur_val(in, EV_BR), cur_val(in, EV_BW)) > 0) {
+                    if (f->first_rank < 0)
+                        f->first_rank = in->cur_rank;
+                    else if (f->first_rank != in->cur_rank)
+                        f->multi_rank = 1;
+                }
+            }
         } else {
             f->indep = sat_add(f->indep, sat_add(cur_val(in, EV_IR), cur_val(in, EV_IW)));
             f->coll = sat_add(f->coll, sat_add(cur_val(in, EV_CR), cur_val(in, EV_CW)));
+            if (in->cur_rank < 0)
+                f->mshared = 1;
+            else
+                f->mranks++;
+        }
+        /* the iol_* features: bytes by rank, and the rank spread of shared records */
+        int pm = m == MOD_POSIX ? 0 : 1;
+        int64_t b = pm == 0 ? sat_add(cur_val(in, EV_BR), cur_val(in, EV_BW))
+                            : sat_add(cur_val(in, EV_MBR), cur_val(in, EV_MBW));
+        if (in->cur_rank >= 0 && b > 0) {
+            long s = iol_u64map_slot(&in->rank_bytes[pm], (uint64_t)in->cur_rank, 0);
+            if (s < 0)
+                return iol_err(IOLENS_ENOMEM, "out of memory counting bytes by rank");
+            in->rank_bytes[pm].vals[s] = sat_add(in->rank_bytes[pm].vals[s], b);
+        } else if (in->cur_rank < 0 && pm == 1 && b > in->shared_ratio_bytes) {
+            /* the largest shared MPI-IO record's rank-bytes variance (process_features) */
+            int vi = in->ix_ev[EV_MVAR];
+            in->shared_ratio_bytes = b;
+            in->shared_var = in->cur_set[vi] && in->cur_f[vi] > 0 ? in->cur_f[vi] : 0.0;
         }
     }
     return 0;
@@ -614,6 +660,86 @@ static void top4(const iol_u64map *m, struct top_entry out[4])
     }
 }
 
+static double dmax(double a, double b);
+static int posix_seen_acc(const struct file_acc *f)
+{
+    return f->ops > 0 || f->bytes > 0 || f->ranks > 0 || f->shared;
+}
+
+/* Largest bytes of a rank over the mean of the other ranks with bytes (1 when fewer than two ranks
+ * moved bytes). */
+static double rank_ratio(const iol_u64map *m)
+{
+    double max = 0, sum = 0;
+    size_t n = 0;
+    for (size_t s = 0; s < m->cap; s++)
+        if (m->used[s] && m->vals[s] > 0) {
+            double v = (double)m->vals[s];
+            sum += v;
+            n++;
+            if (v > max)
+                max = v;
+        }
+    if (n < 2)
+        return 1.0;
+    double rest = (sum - max) / (double)(n - 1);
+    return rest > 0 ? max / rest : 1.0;
+}
+
+/* The process-level iol_* features (docs/detect.md, "Process-level features"): what IOSage's
+ * aggregated features cannot tell apart on a log with more than one file, e.g. one file shared
+ * by four processes and a file per process (is_shared_file needs a single file in the log). */
+static void process_features(const iolens_detect_input *in, double *out)
+{
+    double total = 0, shared = 0, indep_sh = 0, mpi_ops = 0, data_files = 0, shared_data = 0;
+    for (size_t i = 0; i < in->nfiles; i++) {
+        const struct file_acc *f = &in->files[i];
+        int sh = f->multi_rank; /* two or more processes moved its bytes */
+        total += (double)f->bytes;
+        if (sh)
+            shared += (double)f->bytes;
+        mpi_ops += (double)f->indep + (double)f->coll;
+        if (f->mshared || f->mranks > 1)
+            indep_sh += (double)f->indep;
+        if (f->bytes > 0 || (!posix_seen_acc(f) && f->sbytes > 0)) {
+            data_files++;
+            shared_data += sh || f->sshared;
+        }
+    }
+    out[FI_iol_shared_bytes_ratio] = total > 0 ? shared / total : 0.0;
+    out[FI_iol_shared_indep_ratio] = mpi_ops > 0 ? indep_sh / mpi_ops : 0.0;
+    /* bytes by rank of the single-rank records (files of one process), POSIX and MPI-IO, and for
+     * the largest shared MPI-IO file the ratio its rank-bytes variance implies (POSIX shared
+     * records are not used: below MPI-IO, collective buffering gives a shared file's data to
+     * aggregator ranks by design, and a process that only stat()s a file joins its record) */
+    double r = rank_ratio(&in->rank_bytes[0]), rm = rank_ratio(&in->rank_bytes[1]);
+    r = rm > r ? rm : r;
+    if (in->shared_ratio_bytes > 0 && in->nprocs >= 2) {
+        /* A shared MPI-IO record keeps the variance of its ranks' bytes (a count, unlike its
+         * fastest and slowest ranks, which timing picks). Read as one rank at a and n-1 at c:
+         * var = (n-1)(a-c)^2/n^2, so a-c = n*sd/sqrt(n-1) and c = mean - (a-c)/n. */
+        double n = (double)in->nprocs, mean = (double)in->shared_ratio_bytes / n, sd = sqrt(in->shared_var);
+        double rs = 1.0;
+        if (sd > 1e-9 * mean) {
+            double d = n * sd / sqrt(n - 1.0), c = mean - d / n;
+            rs = c > 1e-6 * mean ? (c + d) / c : 1e6;
+        }
+        r = rs > r ? rs : r;
+    }
+    /* two decimals: tiny per-rank differences (an HDF5 metadata write) must not make identical
+     * runs differ */
+    r = r > 1e6 ? 1e6 : r;
+    out[FI_iol_rank_bytes_ratio] = floor(r * 100.0 + 0.5) / 100.0;
+    /* processes that moved data: those with single-rank records, or all of them for a shared file */
+    double ranks = (double)in->rank_bytes[0].len;
+    if (shared_data > 0 && ranks < (double)in->nprocs)
+        ranks = (double)in->nprocs;
+    out[FI_iol_data_files_per_rank] = data_files / (ranks > 1 ? ranks : 1);
+    int fd = find_counter(in, "POSIX_FDSYNCS");
+    double fdsyncs = (fd >= 0 && in->agg_seen[fd] && !in->agg_neg[fd]) ? (double)in->agg_i[fd] : 0.0;
+    out[FI_iol_sync_ratio] = (out[FI_POSIX_FSYNCS] + fdsyncs) / dmax(out[FI_POSIX_WRITES], 1);
+}
+
 int iolens_detect_input_features(iolens_detect_input *in, double *out)
 {
     if (!in || !out)
@@ -672,6 +798,7 @@ int iolens_detect_input_features(iolens_detect_input *in, double *out)
     out[FI_is_shared_file] = (in->mod_records[MOD_POSIX] > 0 && !in->mod_multi[MOD_POSIX]) ? 1.0 : 0.0;
     out[FI_num_files] = (double)(in->name_count_set ? in->name_count : in->ids.len);
     iolens_detect_derive(out, extra);
+    process_features(in, out);
     return 0;
 }
 

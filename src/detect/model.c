@@ -363,7 +363,11 @@ int iolens_detect_model_load(iolens_detect_model **out, const char *dir)
         goto out;
     }
     if (json_array_size(feats) != IOLENS_DETECT_NFEATURES || json_array_size(labels) != IOLENS_DETECT_NLABELS) {
-        rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': expected 157 features and 8 labels", path);
+        rc = iol_err(IOLENS_EFORMAT,
+                     "cannot read '%s': %zu features and %zu labels, this build expects %d and %d (models of "
+                     "another iolens version: retrain them with iolens train)",
+                     path, json_array_size(feats), json_array_size(labels), IOLENS_DETECT_NFEATURES,
+                     IOLENS_DETECT_NLABELS);
         goto out;
     }
     for (int i = 0; i < IOLENS_DETECT_NFEATURES; i++) {
@@ -419,8 +423,8 @@ int iolens_detect_model_load(iolens_detect_model **out, const char *dir)
         }
         bst_ulong nf = 0;
         if (XGBoosterGetNumFeature(m->booster[l], &nf) != 0 || nf != IOLENS_DETECT_NFEATURES) {
-            rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': model has %llu features, not 157", path,
-                         (unsigned long long)nf);
+            rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': model has %llu features, not %d", path,
+                         (unsigned long long)nf, IOLENS_DETECT_NFEATURES);
             goto out;
         }
     }

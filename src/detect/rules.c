@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "util/error.h"
@@ -109,9 +110,12 @@ unsigned iolens_detect_premises(const double *f, unsigned set, const char *reaso
 {
     unsigned keep = set;
     const char *why[IOLENS_DETECT_NPATTERNS] = {0};
-    if ((set & (1u << P_THROUGHPUT)) && f[FI_POSIX_FSYNCS] <= 0 && f[FI_MPIIO_SYNCS] <= 0)
-        why[P_THROUGHPUT] = "the log has no fsync or MPI_File_sync: its card's change (remove unneeded fsync) "
-                            "has nothing to act on (the stripe count is not judged: the diagnosis reads no "
+    /* iol_sync_ratio also counts fdatasync (POSIX_FDSYNCS, not an IOSage feature); NaN in a row
+     * without records (then only IOSage's counters are judged) */
+    int fdsync = !isnan(f[FI_iol_sync_ratio]) && f[FI_iol_sync_ratio] > 0;
+    if ((set & (1u << P_THROUGHPUT)) && f[FI_POSIX_FSYNCS] <= 0 && f[FI_MPIIO_SYNCS] <= 0 && !fdsync)
+        why[P_THROUGHPUT] = "the log has no fsync, fdatasync or MPI_File_sync: its card's change (remove unneeded "
+                            "fsync) has nothing to act on (the stripe count is not judged: the diagnosis reads no "
                             "Lustre layout)";
     if (set & (1u << P_GRAN)) {
         /* requests below 1 MiB: the size bins up to 100K_1M, less the exact 1 MiB ones the common
@@ -139,6 +143,11 @@ unsigned iolens_detect_premises(const double *f, unsigned set, const char *reaso
         if (set & (1u << P_IFACE))
             why[P_IFACE] = "the job has one process: no file is shared between ranks, so collective I/O cannot "
                            "apply";
+    } else if ((set & (1u << P_IFACE)) && !isnan(f[FI_iol_shared_bytes_ratio]) &&
+               !isnan(f[FI_iol_shared_indep_ratio]) && f[FI_iol_shared_bytes_ratio] <= 0 &&
+               f[FI_iol_shared_indep_ratio] <= 0 && f[FI_is_shared_file] <= 0) {
+        why[P_IFACE] = "no file's data was moved by more than one process: there is no shared file for "
+                       "collective I/O to serve (each process has its own files)";
     }
     for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++) {
         if (why[p])

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <strings.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,6 +164,8 @@ static int table_from_text(iolens_detect_table **out, char *text, const char *na
     long fcol[FI_COUNT], ecol[EX_COUNT];
     for (int f = 0; f < FI_COUNT; f++) {
         fcol[f] = column_of(t, iolens_detect_feature_name(f));
+        if (fcol[f] < 0 && f >= IOLENS_DETECT_NIOSAGE)
+            continue; /* an iol_* feature the table does not have: missing */
         if (fcol[f] < 0) {
             rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': no column '%s' (feature %d of 157)", name,
                          iolens_detect_feature_name(f), f);
@@ -180,7 +183,9 @@ static int table_from_text(iolens_detect_table **out, char *text, const char *na
     for (size_t r = 0; r < t->nrows; r++) {
         char **row = t->cells + (r + 1) * t->ncols;
         for (int f = 0; f < FI_COUNT; f++)
-            if (parse_number(row[fcol[f]], &t->x[r * FI_COUNT + f]) < 0) {
+            if (fcol[f] < 0 || (f >= IOLENS_DETECT_NIOSAGE && !strcasecmp(row[fcol[f]], "nan")))
+                t->x[r * FI_COUNT + f] = NAN;
+            else if (parse_number(row[fcol[f]], &t->x[r * FI_COUNT + f]) < 0) {
                 rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': row %zu column '%s' is not a number: '%.40s'", name,
                              r + 1, iolens_detect_feature_name(f), row[fcol[f]]);
                 goto fail;

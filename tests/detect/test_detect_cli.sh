@@ -49,7 +49,7 @@ expect_rc 0 "$IOLENS" detect --models "$M" --json "$S"/2024/sample_2024_full.txt
 # features: CSV header + one row per log, JSON
 expect_rc 0 "$IOLENS" features "$S/2024/sample_2024_base.txt" "$S/2026/sample_2026_base.txt"
 [ "$(wc -l <"$IOLENS_TMP/out")" -eq 3 ] && ok || fail "features rows"
-[ "$(head -1 "$IOLENS_TMP/out" | tr ',' '\n' | wc -l)" -eq 158 ] && ok || fail "features columns"
+[ "$(head -1 "$IOLENS_TMP/out" | tr ',' '\n' | wc -l)" -eq 163 ] && ok || fail "features columns (log + 162)"
 expect_grep '^log,nprocs,runtime_seconds,POSIX_OPENS' "$IOLENS_TMP/out"
 expect_rc 0 "$IOLENS" features --json "$S/2024/sample_2024_base.txt"
 expect_grep '"dominant_access_size"' "$IOLENS_TMP/out"

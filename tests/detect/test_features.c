@@ -34,9 +34,15 @@ static void test_feature_order(void **state)
     json_error_t err;
     json_t *cols = json_load_file(shared("iosage/feature_cols_157.json"), 0, &err);
     assert_non_null(cols);
-    assert_int_equal(json_array_size(cols), IOLENS_DETECT_NFEATURES);
-    for (int i = 0; i < IOLENS_DETECT_NFEATURES; i++) {
+    assert_int_equal(json_array_size(cols), IOLENS_DETECT_NIOSAGE);
+    for (int i = 0; i < IOLENS_DETECT_NIOSAGE; i++) {
         assert_string_equal(iolens_detect_feature_name(i), json_string_value(json_array_get(cols, (size_t)i)));
+        assert_int_equal(iolens_detect_feature_index(iolens_detect_feature_name(i)), i);
+    }
+    /* then iolens's process-level features, named iol_* */
+    for (int i = IOLENS_DETECT_NIOSAGE; i < IOLENS_DETECT_NFEATURES; i++) {
+        assert_non_null(iolens_detect_feature_name(i));
+        assert_memory_equal(iolens_detect_feature_name(i), "iol_", 4);
         assert_int_equal(iolens_detect_feature_index(iolens_detect_feature_name(i)), i);
     }
     assert_null(iolens_detect_feature_name(IOLENS_DETECT_NFEATURES));
@@ -57,10 +63,13 @@ static void test_derived_dev_rows(void **state)
         const double *row = iolens_detect_table_row(t, r);
         double x[IOLENS_DETECT_NFEATURES];
         memcpy(x, row, sizeof x);
-        for (int f = first_derived; f < IOLENS_DETECT_NFEATURES; f++)
+        for (int f = first_derived; f < IOLENS_DETECT_NIOSAGE; f++)
             x[f] = -12345.0;
         iolens_detect_derive(x, iolens_detect_table_extra(t, r));
-        for (int f = 0; f < IOLENS_DETECT_NFEATURES; f++) {
+        /* the dev rows have no iol_* columns: missing */
+        for (int f = IOLENS_DETECT_NIOSAGE; f < IOLENS_DETECT_NFEATURES; f++)
+            assert_true(isnan(row[f]) && isnan(x[f]));
+        for (int f = 0; f < IOLENS_DETECT_NIOSAGE; f++) {
             if (!close_enough(x[f], row[f]))
                 fail_msg("row %zu feature %s: recomputed %.17g, stored %.17g", r, iolens_detect_feature_name(f), x[f],
                          row[f]);
@@ -88,6 +97,71 @@ static double feat(const double *x, const char *name)
     int i = iolens_detect_feature_index(name);
     assert_true(i >= 0);
     return x[i];
+}
+
+/* The process-level iol_* features on hand-made records. */
+static void test_process_features(void **state)
+{
+    (void)state;
+    iolens_detect_input *in = NULL;
+    double x[IOLENS_DETECT_NFEATURES];
+    assert_int_equal(iolens_detect_input_new(&in), 0);
+    assert_int_equal(iolens_detect_input_set_job(in, 4, 10.0), 0);
+    /* a reduced shared file: 4000 bytes, its fastest and slowest ranks moved 1000 each */
+    assert_int_equal(iolens_detect_input_record(in, "POSIX", -1, 1, "/shared"), 0);
+    iolens_detect_input_counter(in, "POSIX_WRITES", 4);
+    iolens_detect_input_counter(in, "POSIX_BYTES_WRITTEN", 4000);
+    iolens_detect_input_counter(in, "POSIX_FASTEST_RANK_BYTES", 1000);
+    iolens_detect_input_counter(in, "POSIX_SLOWEST_RANK_BYTES", 1000);
+    iolens_detect_input_counter(in, "POSIX_FSYNCS", 1);
+    iolens_detect_input_counter(in, "POSIX_FDSYNCS", 3);
+    /* its MPI-IO record: independent writes */
+    assert_int_equal(iolens_detect_input_record(in, "MPI-IO", -1, 1, "/shared"), 0);
+    iolens_detect_input_counter(in, "MPIIO_INDEP_WRITES", 4);
+    iolens_detect_input_counter(in, "MPIIO_BYTES_WRITTEN", 4000);
+    iolens_detect_input_fcounter(in, "MPIIO_F_VARIANCE_RANK_BYTES", 0.0); /* balanced */
+    /* files of one process: rank 0 writes 8000 bytes to two files, rank 1 1000, rank 2 only stats */
+    assert_int_equal(iolens_detect_input_record(in, "POSIX", 0, 2, "/r0a"), 0);
+    iolens_detect_input_counter(in, "POSIX_WRITES", 4);
+    iolens_detect_input_counter(in, "POSIX_BYTES_WRITTEN", 4000);
+    assert_int_equal(iolens_detect_input_record(in, "POSIX", 0, 3, "/r0b"), 0);
+    iolens_detect_input_counter(in, "POSIX_WRITES", 4);
+    iolens_detect_input_counter(in, "POSIX_BYTES_WRITTEN", 4000);
+    assert_int_equal(iolens_detect_input_record(in, "POSIX", 1, 4, "/r1"), 0);
+    iolens_detect_input_counter(in, "POSIX_WRITES", 8);
+    iolens_detect_input_counter(in, "POSIX_BYTES_WRITTEN", 1000);
+    assert_int_equal(iolens_detect_input_record(in, "POSIX", 2, 4, "/r1"), 0); /* same file, no bytes */
+    iolens_detect_input_counter(in, "POSIX_STATS", 1);
+    assert_int_equal(iolens_detect_input_features(in, x), 0);
+    assert_true(close_enough(feat(x, "iol_shared_bytes_ratio"), 4000.0 / 13000.0));
+    assert_true(close_enough(feat(x, "iol_shared_indep_ratio"), 1.0));
+    assert_true(close_enough(feat(x, "iol_rank_bytes_ratio"), 8.0));       /* 8000 / 1000 */
+    assert_true(close_enough(feat(x, "iol_data_files_per_rank"), 1.0));    /* 4 files, 4 processes */
+    assert_true(close_enough(feat(x, "iol_sync_ratio"), 4.0 / 20.0));      /* fsync + fdatasync per write */
+    assert_true(close_enough(feat(x, "fsync_ratio"), 1.0 / 20.0));         /* IOSage's: fsync only */
+    iolens_detect_input_free(in);
+
+    /* a shared MPI-IO file, rank 0 16000 bytes and three ranks 1000: the variance gives the ratio */
+    assert_int_equal(iolens_detect_input_new(&in), 0);
+    assert_int_equal(iolens_detect_input_set_job(in, 4, 1.0), 0);
+    assert_int_equal(iolens_detect_input_record(in, "MPI-IO", -1, 5, "/s"), 0);
+    iolens_detect_input_counter(in, "MPIIO_COLL_WRITES", 19);
+    iolens_detect_input_counter(in, "MPIIO_BYTES_WRITTEN", 19000);
+    iolens_detect_input_fcounter(in, "MPIIO_F_VARIANCE_RANK_BYTES", 42187500.0);
+    assert_int_equal(iolens_detect_input_features(in, x), 0);
+    assert_true(close_enough(feat(x, "iol_rank_bytes_ratio"), 16.0));
+    assert_true(feat(x, "iol_shared_indep_ratio") == 0.0); /* collective */
+    iolens_detect_input_free(in);
+
+    /* one process: nothing shared, nothing to balance */
+    assert_int_equal(iolens_detect_input_new(&in), 0);
+    assert_int_equal(iolens_detect_input_record(in, "POSIX", 0, 9, "/only"), 0);
+    iolens_detect_input_counter(in, "POSIX_WRITES", 2);
+    iolens_detect_input_counter(in, "POSIX_BYTES_WRITTEN", 10);
+    assert_int_equal(iolens_detect_input_features(in, x), 0);
+    assert_true(feat(x, "iol_shared_bytes_ratio") == 0.0 && feat(x, "iol_shared_indep_ratio") == 0.0);
+    assert_true(feat(x, "iol_rank_bytes_ratio") == 1.0 && feat(x, "iol_data_files_per_rank") == 1.0);
+    iolens_detect_input_free(in);
 }
 
 /* Aggregation rules of features.tsv on hand-made records. */
@@ -228,6 +302,7 @@ int main(void)
         cmocka_unit_test(test_feature_order),
         cmocka_unit_test(test_derived_dev_rows),
         cmocka_unit_test(test_aggregation_rules),
+        cmocka_unit_test(test_process_features),
         cmocka_unit_test(test_table_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
