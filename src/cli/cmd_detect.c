@@ -192,7 +192,10 @@ static int detect_log(const struct opts *o, iolens_detect_model *m, const char *
                x[iolens_detect_feature_index("runtime_seconds")], x[iolens_detect_feature_index("num_files")]);
         for (int l = 0; l < IOLENS_DETECT_NLABELS; l++)
             printf("  %-24s %.4f%s\n", iolens_detect_label_name(l), probs[l],
-                   l < IOLENS_DETECT_NPATTERNS && (set & (1u << l)) ? "  detected" : "");
+                   l < IOLENS_DETECT_NPATTERNS && (set & (1u << l)) ? "  detected"
+                   /* healthy is the absence of a presented pattern, never reported beside one */
+                   : l == IOLENS_DETECT_NPATTERNS && set ? "  (not reported: a pattern is detected)"
+                                                         : "");
         printf("  detected (tau %.2f): %s\n", o->tau,
                no_records ? "none (no file record: nothing to diagnose; --all-paths keeps excluded files)"
                : set      ? names

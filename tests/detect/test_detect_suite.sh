@@ -1,51 +1,89 @@
-# Real programs of the detection suite (bench/detect/suite), run afresh: (1) one run of a job per
-# pattern gets the detected set its labels say; (2) ten runs of each of five programs (fio, dd,
-# tar, an mpi4py MPI-IO program, h5py) give identical detected sets.
+# Real programs of the detection suite (bench/detect/suite), run afresh and diagnosed from their
+# traces with `iolens detect`: (1) every run of the suite: no presented pattern's card contradicts
+# the run's counters, and the detected set is the one its configuration induces (the shipped models
+# were trained on these configurations: a regression check, the held-out figures are eval's);
+# (2) ten runs each of five programs (fio, dd, tar, an mpi4py MPI-IO program, h5py) give one
+# detected set.
 . "$(dirname "$0")/../cli/lib.sh"
 S=$IOLENS_SOURCE_DIR/bench/detect/suite
 T=$IOLENS_TMP
-for need in fio tar dd mpirun; do
-  command -v "$need" >/dev/null || { echo "skip: needs $need (scripts/install-deps.sh installs it)"; finish; exit; }
+for need in fio tar dd split sqlite3 mpirun; do
+  command -v "$need" >/dev/null || { echo "skip: needs $need (scripts/install-deps.sh installs it)"; finish; }
 done
-/usr/bin/python3 -c 'import h5py, mpi4py' 2>/dev/null || { echo "skip: needs python3-h5py-mpi, python3-mpi4py"; finish; exit; }
-export IOLENS TMPDIR=$T
-# detected SETS: one line per row of DIR/features.csv: scenario,detected (sorted, "healthy" when none)
-sets() {
-  "$IOLENS" detect --features "$1/features.csv" --csv >"$1/pred.csv" || return 1
-  /usr/bin/python3 - "$1" <<'PY'
-import csv, sys
-d = sys.argv[1]
-rows = list(csv.DictReader(open(d + "/features.csv"))); pred = list(csv.DictReader(open(d + "/pred.csv")))
-labels = {r["scenario"]: r for r in csv.DictReader(open(d + "/labels.csv"))}
+/usr/bin/python3 -c 'import h5py, mpi4py' 2>/dev/null || { echo "skip: needs python3-h5py-mpi, python3-mpi4py"; finish; }
+export IOLENS
+mkdir -p "$T/scratch"
+# check DIR: detect every kept trace of DIR's runs; prints "name repeat got want bad" per run
+check() {
+  local dir=$1 work
+  work=$(sed -n 's/^run.sh: run folders kept in //p' "$dir.log")
+  [ -d "$work" ] || { echo "no run folders"; return 1; }
+  for t in "$work"/*/run.trace; do
+    "$IOLENS" detect --json "$t" >"${t%.trace}.detect.json" 2>/dev/null &&
+      "$IOLENS" features --json "$t" >"${t%.trace}.features.json" 2>/dev/null || echo "detect failed: $t" >&2
+  done
+  /usr/bin/python3 - "$work" "$dir" <<'PY'
+import csv, glob, json, os, sys
+work, out = sys.argv[1], sys.argv[2]
 pats = ["access_granularity", "metadata_intensity", "parallelism_efficiency", "access_pattern",
         "interface_choice", "file_strategy", "throughput_utilization"]
-for r, p in zip(rows, pred):
-    got = ";".join(sorted(filter(None, p["detected"].split(";")))) or "healthy"
-    want = ";".join(sorted(x for x in pats if labels[r["_scenario"]][x] == "1")) or "healthy"
-    print(r["_config"], got, want)
+labels = {r["scenario"]: r for r in csv.DictReader(open(out + "/labels.csv"))}
+for d in sorted(glob.glob(work + "/*/")):
+    name, rep = os.path.basename(d.rstrip("/")).rsplit(".", 1)
+    try:
+        det = json.load(open(d + "run.detect.json"))[0]
+        f = json.load(open(d + "run.features.json"))[0]["features"]
+    except Exception:
+        print(name, rep, "error", "-", "no-detect-output"); continue
+    got = {p["pattern"] for p in det["detected"]}
+    bad = []
+    syncs = f["POSIX_FSYNCS"] + f["MPIIO_SYNCS"] + (f["iol_sync_ratio"] > 0)
+    if "throughput_utilization" in got and syncs <= 0:
+        bad.append("throughput_utilization-without-sync")
+    if f["nprocs"] <= 1:
+        bad += [p + "-with-one-process" for p in ("parallelism_efficiency", "interface_choice") if p in got]
+    if "interface_choice" in got and f["iol_shared_bytes_ratio"] <= 0 and f["iol_shared_indep_ratio"] <= 0 \
+            and f["is_shared_file"] <= 0:
+        bad.append("interface_choice-without-shared-file")
+    if "access_granularity" in got and f["POSIX_READS"] + f["POSIX_WRITES"] > 0:
+        small = sum(f["POSIX_SIZE_%s_%s" % (rw, b)] for rw in ("READ", "WRITE")
+                    for b in ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M"))
+        small -= sum(f["POSIX_ACCESS%d_COUNT" % k] for k in range(1, 5) if f["POSIX_ACCESS%d_ACCESS" % k] == 1048576)
+        if small <= 0:
+            bad.append("access_granularity-without-small-requests")
+    want = ";".join(x for x in pats if labels["%s_r%s" % (name, rep)][x] == "1") or "healthy"
+    print(name, rep, ";".join(x for x in pats if x in got) or "healthy", want, ",".join(bad) or "-")
 PY
 }
-# (1) a job per pattern, once
-one='^(fio_write_1m|fio_randwrite_4k|fio_fsync_1m|fio_shared_write_1m_4jobs|fio_imbalance_2jobs|fio_create_2000|fio_explosion_2jobs|dd_4k|tar_x_empty|ls_long_2000|mpiio_indep_4k_4|mpiio_coll_1m_4|h5py_mpio_indep_4k_4)$'
-if bash "$S/run.sh" -o "$T/one" --only "$one" >"$T/one.log" 2>&1 && sets "$T/one" >"$T/one.sets"; then
-  [ "$(wc -l <"$T/one.sets")" -eq 13 ] && ok || fail "13 runs expected: $(cat "$T/one.log")"
-  while read -r name got want; do
-    [ "$got" = "$want" ] && ok || fail "$name: detected $got, its configuration induces $want"
-  done <"$T/one.sets"
+# (1) every run once
+if bash "$S/run.sh" -o "$T/all" --scratch "$T/scratch" --keep >"$T/all.log" 2>&1 && check "$T/all" >"$T/all.sets"; then
+  n=$(wc -l <"$T/all.sets"); want=$(grep -vc '^#' "$S/suite.tsv")
+  [ "$n" -eq "$want" ] && ok || fail "$n of $want suite runs diagnosed"
+  awk '$5 != "-" {print}' "$T/all.sets" >"$T/contradict"
+  [ ! -s "$T/contradict" ] && ok || fail "cards contradict the counters: $(tr '\n' ';' <"$T/contradict")"
+  awk '$3 != $4 {print $1 ": detected " $3 ", configuration " $4}' "$T/all.sets" >"$T/differ"
+  echo "suite: $((n - $(wc -l <"$T/differ"))) of $n runs get the detected set of their configuration"
+  cat "$T/differ"
+  # the shipped models were trained on these configurations: at most 3 fresh runs may differ
+  [ "$(wc -l <"$T/differ")" -le 3 ] && ok || fail "$(wc -l <"$T/differ") suite runs differ from their labels"
 else
-  fail "suite runs failed: $(tail -5 "$T/one.log")"
+  fail "suite runs failed: $(tail -5 "$T/all.log")"
 fi
+rm -rf "$T"/scratch/iolens-suite.*
 # (2) ten runs each of five programs
 rep='^(fio_shared_write_4k_4jobs|dd_4k|tar_c_small|mpiio_rand_4k_4|h5py_mpio_indep_4k_4)$'
-if bash "$S/run.sh" -o "$T/rep" --only "$rep" --repeat "${DETECT_REPEAT_RUNS:-10}" >"$T/rep.log" 2>&1 &&
-   sets "$T/rep" >"$T/rep.sets"; then
-  [ "$(wc -l <"$T/rep.sets")" -eq $((5 * ${DETECT_REPEAT_RUNS:-10})) ] && ok || fail "runs missing: $(tail -3 "$T/rep.log")"
+runs=${DETECT_REPEAT_RUNS:-10}
+if bash "$S/run.sh" -o "$T/rep" --scratch "$T/scratch" --only "$rep" --repeat "$runs" --keep >"$T/rep.log" 2>&1 &&
+   check "$T/rep" >"$T/rep.sets"; then
+  [ "$(wc -l <"$T/rep.sets")" -eq $((5 * runs)) ] && ok || fail "runs missing: $(tail -3 "$T/rep.log")"
   for name in $(cut -d' ' -f1 "$T/rep.sets" | sort -u); do
-    n=$(awk -v n="$name" '$1 == n {print $2}' "$T/rep.sets" | sort -u | wc -l)
-    [ "$n" -eq 1 ] && ok || fail "$name: detected sets differ over repeated runs: $(awk -v n="$name" '$1 == n {print $2}' "$T/rep.sets" | sort | uniq -c | tr '\n' ' ')"
-    echo "$name: $(awk -v n="$name" '$1 == n {print $2; exit}' "$T/rep.sets")"
+    sets=$(awk -v n="$name" '$1 == n {print $3}' "$T/rep.sets" | sort | uniq -c | tr -s ' ' | tr '\n' ' ')
+    [ "$(awk -v n="$name" '$1 == n {print $3}' "$T/rep.sets" | sort -u | wc -l)" -eq 1 ] && ok ||
+      fail "$name: detected sets differ over $runs runs: $sets"
+    echo "$name: $sets"
   done
 else
   fail "repeated suite runs failed: $(tail -5 "$T/rep.log")"
 fi
+rm -rf "$T"/scratch/iolens-suite.*
 finish
