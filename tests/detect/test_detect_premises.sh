@@ -1,7 +1,8 @@
 # No pattern is presented as detected when its card's premise is absent from the log's
 # counters (checked here from the feature values, independently of the library): the
-# fsync card needs a sync, the transfer-size card a request below 1 MiB, the balance and
-# collective-I/O cards more than one process. Over every shared Darshan log.
+# fsync card needs a sync (fsync, fdatasync or MPI_File_sync), the transfer-size card a request
+# below 1 MiB, the balance and collective-I/O cards more than one process, the collective-I/O card a
+# shared file. Over every shared Darshan log (the suite's runs: cli_detect_suite).
 . "$(dirname "$0")/../cli/lib.sh"
 skip_unless_data darshan/INDEX.tsv
 T=$IOLENS_TMP
@@ -16,8 +17,10 @@ import json, sys
 d = json.load(open(sys.argv[1]))[0]; f = json.load(open(sys.argv[2]))[0]["features"]
 got = {p["pattern"] for p in d["detected"]}
 bad = []
-if "throughput_utilization" in got and f["POSIX_FSYNCS"] + f["MPIIO_SYNCS"] <= 0:
+if "throughput_utilization" in got and f["POSIX_FSYNCS"] + f["MPIIO_SYNCS"] + f["iol_sync_ratio"] <= 0:
     bad.append("throughput_utilization without any sync")
+if "interface_choice" in got and max(f["iol_shared_bytes_ratio"], f["iol_shared_indep_ratio"], f["is_shared_file"]) <= 0:
+    bad.append("interface_choice without a shared file")
 if f["nprocs"] <= 1:
     bad += [p + " with one process" for p in ("parallelism_efficiency", "interface_choice") if p in got]
 if "access_granularity" in got and f["POSIX_READS"] + f["POSIX_WRITES"] > 0:
