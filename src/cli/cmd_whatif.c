@@ -39,6 +39,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: iolens whatif TRACE [--np N] [--root DIR] [--rounds R] [--pattern P[,P...]] [--json]\n"
             "                     [--dry-run] [--keep DIR] [--models DIR] [--all-paths] [--timeout SEC]\n"
+            "                     [--root-anywhere]\n"
             "       iolens whatif CONFIG.json --pattern P[,P...] [options]\n\n"
             "The closed loop: detects the I/O bottleneck patterns of a trace (iolens trace file or\n"
             "Recorder trace directory) with the shipped models (gate tau 0.3), builds the replay\n"
@@ -50,8 +51,11 @@ static void usage(FILE *out)
             "                   access_pattern interface_choice file_strategy throughput_utilization\n"
             "  --np N           ranks of each replay (default: the config's nranks, else 1); runs use\n"
             "                   `mpirun -np N` when N > 1 or a config has an MPI-IO/HDF5 step\n"
-            "  --root DIR       each run gets a fresh folder below DIR (default: a new folder in\n"
-            "                   $TMPDIR or /tmp, removed at the end)\n"
+            "  --root DIR       each run gets a fresh folder below DIR (default: a new folder next to\n"
+            "                   the trace's largest file, so the figures come from the application's\n"
+            "                   own file system; $TMPDIR or /tmp when that folder is not here or not\n"
+            "                   writable, or for a CONFIG.json); removed at the end\n"
+            "  --root-anywhere  allow a --root on another file-system type than the traced data's\n"
             "  --rounds R       rounds (default 5); each runs the base and every variant once, in an\n"
             "                   order that rotates from round to round\n"
             "  --json           machine-readable report (every round's figures)\n"
@@ -83,7 +87,10 @@ struct variant {
 
 struct opts {
     const char *input, *root, *keep, *models, *patterns;
-    int np, rounds, json, dry, all_paths;
+    int np, rounds, json, dry, all_paths, root_anywhere;
+    char traced_dir[PATH_MAX]; /* folder of the trace's largest file ("" unknown) */
+    char traced_fs[32], replay_fs[32]; /* their file-system types ("" unknown) */
+    const char *fsroot;        /* where the runs' folder is made */
     double timeout;
     int measured; /* set once runs were made: some variant applies and not a dry run */
 };
@@ -142,7 +149,43 @@ static int load_base(const char *input, iolens_replay_config **cfg)
 }
 
 /* Detection as `iolens detect` does it: patterns at the gate, probabilities into probs. */
-static int detect_patterns(const struct opts *o, const char **names, int *n, double *probs, int *no_records)
+/* A copy of the chosen runs' folder that outlives the caller's buffer. */
+static const char *near_root(const char *dir)
+{
+    static char keep[PATH_MAX];
+    snprintf(keep, sizeof keep, "%s", dir);
+    return keep;
+}
+
+/* The folder of the input's largest file, when the trace names one by an absolute path. */
+static void set_traced_dir(struct opts *o, const iolens_detect_file *f, int nfiles)
+{
+    o->traced_dir[0] = 0;
+    if (nfiles < 1 || !f->path || f->path[0] != '/' || strlen(f->path) >= sizeof o->traced_dir)
+        return;
+    snprintf(o->traced_dir, sizeof o->traced_dir, "%s", f->path);
+    char *slash = strrchr(o->traced_dir, '/');
+    if (slash == o->traced_dir)
+        slash[1] = 0;
+    else
+        *slash = 0;
+}
+
+/* The traced data's folder without detection (--pattern given): reads the input's counters. */
+static int read_traced_dir(struct opts *o)
+{
+    iolens_detect_input *in = NULL;
+    iolens_detect_file files[1];
+    int nfiles = -1;
+    if (cli_detect_read(&in, o->input, o->all_paths) == 0)
+        nfiles = iolens_detect_input_top_files(in, files, 1);
+    if (nfiles >= 0)
+        set_traced_dir(o, files, nfiles);
+    iolens_detect_input_free(in);
+    return nfiles >= 0 ? 0 : -1;
+}
+
+static int detect_patterns(struct opts *o, const char **names, int *n, double *probs, int *no_records)
 {
     iolens_detect_input *in = NULL;
     iolens_detect_model *m = NULL;
@@ -159,6 +202,7 @@ static int detect_patterns(const struct opts *o, const char **names, int *n, dou
         goto out;
     }
     *no_records = nfiles == 0;
+    set_traced_dir(o, files, nfiles);
     unsigned set = *no_records ? 0 : iolens_detect_gate(probs, IOLENS_DETECT_TAU);
     const char *why[IOLENS_DETECT_NPATTERNS];
     unsigned kept = iolens_detect_premises(x, set, why); /* as detect presents them */
@@ -386,6 +430,10 @@ static void report_json(const struct opts *o, struct variant *v, int nv, const c
     json_t *out = json_object();
     json_object_set_new(out, "input", json_string(o->input));
     json_object_set_new(out, "nranks", json_integer(o->np));
+    json_object_set_new(out, "replay_fs", json_pack("{s:s?, s:s?}", "type", o->replay_fs[0] ? o->replay_fs : NULL,
+                                                    "path", o->fsroot));
+    json_object_set_new(out, "traced_fs", json_pack("{s:s?, s:s?}", "type", o->traced_fs[0] ? o->traced_fs : NULL,
+                                                    "path", o->traced_dir[0] ? o->traced_dir : NULL));
     json_object_set_new(out, "rounds", json_integer(o->measured ? o->rounds : 0));
     json_object_set_new(out, "dry_run", json_boolean(o->dry));
     json_object_set_new(out, "measured", json_boolean(o->measured));
@@ -487,8 +535,11 @@ static void report_table(const struct opts *o, struct variant *v, int nv, const 
         printf("nothing to measure: no change of the %s applies to this config; nothing replayed\n",
                probs ? "detected patterns" : "patterns given");
     } else {
-        printf("%d round(s) of %d rank(s); time = sum of the steps' earliest-open-to-latest-close times\n\n",
+        printf("%d round(s) of %d rank(s); time = sum of the steps' earliest-open-to-latest-close times\n",
                o->rounds, o->np);
+        printf("replayed on %s (%s); traced data on %s%s%s%s\n\n", o->replay_fs[0] ? o->replay_fs : "?", o->fsroot,
+               o->traced_fs[0] ? o->traced_fs : "an unknown file system",
+               o->traced_dir[0] ? " (" : "", o->traced_dir, o->traced_dir[0] ? ")" : "");
         printf("%-24s %-58s %10s %10s %8s %21s %12s\n", "pattern", "change", "base s", "variant s", "speed-up",
                "variant min-max s", "bytes");
         printf("%-24s %-58s %10.4f %10s %8s %10.4f-%-10.4f %12lld\n", "(base)", "as traced", v[0].median, "-", "-",
@@ -559,7 +610,10 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 
 int cmd_whatif(int argc, char **argv)
 {
-    struct opts o = {NULL, NULL, NULL, NULL, NULL, 0, 5, 0, 0, 0, 600.0, 0};
+    struct opts o;
+    memset(&o, 0, sizeof o);
+    o.rounds = 5;
+    o.timeout = 600.0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -571,6 +625,8 @@ int cmd_whatif(int argc, char **argv)
             o.dry = 1;
         } else if (!strcmp(a, "--all-paths")) {
             o.all_paths = 1;
+        } else if (!strcmp(a, "--root-anywhere")) {
+            o.root_anywhere = 1;
         } else if ((!strcmp(a, "--np") || !strcmp(a, "--root") || !strcmp(a, "--rounds") ||
                     !strcmp(a, "--pattern") || !strcmp(a, "--keep") || !strcmp(a, "--models") ||
                     !strcmp(a, "--timeout")) &&
@@ -634,6 +690,40 @@ int cmd_whatif(int argc, char **argv)
 
     if (o.patterns ? parse_patterns(o.patterns, names, &npat) : detect_patterns(&o, names, &npat, probs, &no_records))
         return o.patterns ? CLI_USAGE : CLI_FAIL;
+    if (o.patterns && !is_json_config(o.input) && read_traced_dir(&o) < 0) {
+        cli_lib_error();
+        return CLI_FAIL;
+    }
+    /* The application's file system: runs go next to the traced data unless told otherwise. */
+    unsigned long tmagic = 0, rmagic = 0;
+    char tbuf[32], rbuf[32];
+    /* a folder the replay of the trace removed again: its nearest existing parent is on the same
+     * file system unless a mount point lies between (never "/": a trace of another machine) */
+    char near[PATH_MAX];
+    snprintf(near, sizeof near, "%s", o.traced_dir);
+    struct stat nst;
+    while (near[0] && strcmp(near, "/") && stat(near, &nst) != 0) {
+        char *slash = strrchr(near, '/');
+        if (!slash || slash == near)
+            near[0] = 0;
+        else
+            *slash = 0;
+    }
+    int traced_known = near[0] && strcmp(near, "/") && iol_fs_type(near, &tmagic) == 0;
+    if (traced_known)
+        snprintf(o.traced_fs, sizeof o.traced_fs, "%s", iol_fs_type_name(tmagic, tbuf, sizeof tbuf));
+    const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    if (o.root)
+        o.fsroot = o.root;
+    else if (traced_known && access(near, W_OK | X_OK) == 0)
+        o.fsroot = near_root(near);
+    else {
+        o.fsroot = tmp;
+        if (o.traced_dir[0] && !o.dry)
+            cli_warn("the traced data's folder '%s' is %s: the replays run in '%s' instead, and their figures "
+                     "come from its file system, not the application's",
+                     o.traced_dir, traced_known ? "not writable" : "not on this machine", tmp);
+    }
     iolens_replay_config *base = NULL;
     if (load_base(o.input, &base) < 0) {
         cli_lib_error();
@@ -644,7 +734,7 @@ int cmd_whatif(int argc, char **argv)
     v[nv].name = "base";
     v[nv].status = IOLENS_REPLAY_WHATIF_APPLIED;
     v[nv++].cfg = base;
-    const char *fsroot = o.root ? o.root : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    const char *fsroot = o.fsroot;
     for (int i = 0; i < npat; i++) {
         struct variant *x = &v[nv++];
         x->name = names[i];
@@ -671,8 +761,20 @@ int cmd_whatif(int argc, char **argv)
         cdir = o.keep;
     }
     if (o.measured) {
-        if (o.root && mkdir(o.root, 0777) && errno != EEXIST) {
+        int made_root = o.root && mkdir(o.root, 0777) == 0;
+        if (o.root && !made_root && errno != EEXIST) {
             cli_error("cannot create '%s': %s", o.root, strerror(errno));
+            goto out;
+        }
+        if (iol_fs_type(fsroot, &rmagic) == 0)
+            snprintf(o.replay_fs, sizeof o.replay_fs, "%s", iol_fs_type_name(rmagic, rbuf, sizeof rbuf));
+        if (o.root && traced_known && o.replay_fs[0] && rmagic != tmagic && !o.root_anywhere) {
+            cli_error("--root '%s' is on %s, the traced data ('%s') on %s: the figures would not be the "
+                      "application's (--root-anywhere measures there all the same)",
+                      o.root, o.replay_fs, o.traced_dir, o.traced_fs);
+            if (made_root)
+                rmdir(o.root);
+            status = CLI_USAGE;
             goto out;
         }
         snprintf(work, sizeof work, "%s/iolens-whatif.XXXXXX", fsroot);

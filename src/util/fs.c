@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 static void remove_below(const char *dir, int depth)
@@ -80,4 +81,31 @@ double iol_settle_fs(const char *dir, double max_wait)
             return el; /* not falling: other writers' pages, nothing of ours to wait for */
         prev = cur;
     }
+}
+
+int iol_fs_type(const char *path, unsigned long *magic)
+{
+    struct statfs sf;
+    if (statfs(path, &sf) != 0)
+        return -1;
+    *magic = (unsigned long)sf.f_type;
+    return 0;
+}
+
+const char *iol_fs_type_name(unsigned long magic, char *buf, size_t n)
+{
+    static const struct {
+        unsigned long magic;
+        const char *name;
+    } known[] = {
+        {0xEF53UL, "ext4"},       {0x01021994UL, "tmpfs"},  {0x58465342UL, "xfs"},    {0x9123683EUL, "btrfs"},
+        {0x6969UL, "nfs"},        {0x0BD00BD0UL, "lustre"}, {0x47504653UL, "gpfs"},   {0x19830326UL, "beegfs"},
+        {0x794C7630UL, "overlay"}, {0x2FC12FC1UL, "zfs"},   {0x65735546UL, "fuse"},   {0x858458F6UL, "ramfs"},
+        {0xFF534D42UL, "cifs"},   {0x5346544EUL, "ntfs"},   {0x4D44UL, "vfat"},       {0x73717368UL, "squashfs"},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (known[i].magic == magic)
+            return known[i].name;
+    snprintf(buf, n, "0x%lx", magic);
+    return buf;
 }

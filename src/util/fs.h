@@ -2,6 +2,8 @@
 #ifndef IOLENS_UTIL_FS_H
 #define IOLENS_UTIL_FS_H
 
+#include <stddef.h>
+
 /* Removes dir and everything below it (at most 64 levels deep). Symbolic
  * links are unlinked, never followed. Best effort: what cannot be removed
  * stays. Returns 0 when dir no longer exists, -1 otherwise (errno set). */
@@ -12,5 +14,12 @@ int iol_remove_tree(const char *dir);
  * seconds, for the kernel's Dirty + Writeback pages (/proc/meminfo) to fall below 4 MiB or stop
  * falling. Returns the seconds waited, or -1 if dir cannot be opened. */
 double iol_settle_fs(const char *dir, double max_wait);
+
+/* The file-system type of path (statfs(2) f_type) in *magic; returns 0, or -1 (errno set). */
+int iol_fs_type(const char *path, unsigned long *magic);
+
+/* A name for a statfs f_type: "ext4" (ext2/3/4), "tmpfs", "xfs", "btrfs", "nfs", "lustre", "gpfs",
+ * "beegfs", "overlay", "zfs", "fuse", ... or "0x<hex>" written into buf. Returns buf or a literal. */
+const char *iol_fs_type_name(unsigned long magic, char *buf, size_t n);
 
 #endif

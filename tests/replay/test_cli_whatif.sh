@@ -104,6 +104,28 @@ assert p["k"] == 0 and p["verdict"] == "within noise" and p["median"] == p["rati
 PY
 [ -d "$T/wroot" ] && [ -z "$(ls -A "$T/wroot")" ] && ok || fail "whatif left files below --root: $(ls -A "$T/wroot")"
 
+# the application's file system: without --root the runs go next to the traced data (here the
+# nearest existing folder of it: the traced replay removed what it created), and the report names
+# both file systems; a --root on another file-system type is refused unless --root-anywhere
+expect_rc 0 env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$IOLENS" whatif "$T/run.trace" --rounds 1 --pattern access_granularity --json
+python3 - "$T/out" "$T" <<'PY' && ok || fail "whatif default root ($T/out)"
+import json, sys
+rep = json.load(open(sys.argv[1]))
+assert rep["traced_fs"]["path"].startswith(sys.argv[2] + "/orig"), rep["traced_fs"]
+assert rep["replay_fs"]["path"] == sys.argv[2], rep["replay_fs"]
+assert rep["replay_fs"]["type"] == rep["traced_fs"]["type"] and rep["replay_fs"]["type"], rep
+PY
+[ -z "$(ls -d "$T"/iolens-whatif.* 2>/dev/null)" ] && ok || fail "whatif left its runs' folder next to the traced data"
+if [ -d /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" != "$(stat -f -c %T "$T")" ]; then
+  shm=$(mktemp -d /dev/shm/iolens-whatif-test.XXXXXX)
+  expect_rc 2 "$IOLENS" whatif "$T/run.trace" --rounds 1 --pattern access_granularity --root "$shm/r"
+  expect_grep "the figures would not be the application's" "$IOLENS_TMP/err"
+  [ ! -e "$shm/r" ] && ok || fail "a refused --root was left behind"
+  expect_rc 0 env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$IOLENS" whatif "$T/run.trace" --rounds 1 --pattern access_granularity --root "$shm/r" --root-anywhere
+  expect_grep "^replayed on tmpfs ($shm/r); traced data on " "$IOLENS_TMP/out"
+  rm -rf "$shm"
+fi
+
 # a config with --pattern, one rank: runs without mpirun; the human table
 cat > "$T/one.json" <<JSON
 {"file_configs": [{"method": "write", "file_names": ["x.dat"], "fsync": "every_write",
