@@ -56,8 +56,11 @@ static void usage(FILE *out)
             "                   own file system; $TMPDIR or /tmp when that folder is not here or not\n"
             "                   writable, or for a CONFIG.json); removed at the end\n"
             "  --root-anywhere  allow a --root on another file-system type than the traced data's\n"
-            "  --rounds R       rounds (default 5); each runs the base and every variant once, in an\n"
-            "                   order that rotates from round to round\n"
+            "  --rounds R       exactly R rounds; each runs the base and every variant once, in an\n"
+            "                   order that rotates from round to round. Default: adaptive, at least 5\n"
+            "                   rounds, then more until every variant's paired interval excludes 1 or\n"
+            "                   is narrower than 10%%, at most --max-rounds (default 21)\n"
+            "  --max-rounds N   the adaptive rounds' limit (5 to 1000)\n"
             "  --json           machine-readable report (every round's figures)\n"
             "  --dry-run        write (--keep DIR) or print the base and variant configs; run nothing\n"
             "  --keep DIR       keep the configs and each run's results JSON in DIR\n"
@@ -88,6 +91,7 @@ struct variant {
 struct opts {
     const char *input, *root, *keep, *models, *patterns;
     int np, rounds, json, dry, all_paths, root_anywhere;
+    int adaptive, max_rounds; /* rounds not given: from ADAPT_MIN up to max_rounds, see adapt_done() */
     char traced_dir[PATH_MAX]; /* folder of the trace's largest file ("" unknown) */
     char traced_fs[32], replay_fs[32]; /* their file-system types ("" unknown) */
     const char *fsroot;        /* where the runs' folder is made */
@@ -122,6 +126,29 @@ static int paired_of(const struct variant *b, const struct variant *v, int round
         if (b->runs[r].seconds > 0 && v->runs[r].seconds > 0)
             ratios[n++] = b->runs[r].seconds / v->runs[r].seconds;
     return n > 0 ? iolens_paired_summarize(ratios, (size_t)n, 0.90, s) : -1;
+}
+
+/* Adaptive rounds: at least ADAPT_MIN, at most --max-rounds; after each round from ADAPT_MIN on,
+ * stop when every measured variant's paired interval excludes 1 (a verdict) or is narrower than
+ * ADAPT_WIDTH relative to its lower end (the effect is pinned down, even if it is none). */
+#define ADAPT_MIN 5
+#define ADAPT_MAX 21
+#define ADAPT_WIDTH 0.10
+static int adapt_done(const struct variant *v, int nv, int rounds)
+{
+    if (rounds < ADAPT_MIN)
+        return 0;
+    double ratios[1000];
+    for (int k = 1; k < nv; k++) {
+        iolens_paired_summary ps;
+        if (v[k].status != IOLENS_REPLAY_WHATIF_APPLIED || !v[k].runs)
+            continue;
+        if (rounds > 1000 || paired_of(&v[0], &v[k], rounds, ratios, &ps) < 0 || ps.k == 0)
+            return 0;
+        if (ps.verdict == IOLENS_PAIRED_WITHIN_NOISE && !(ps.lo > 0 && ps.hi / ps.lo - 1.0 < ADAPT_WIDTH))
+            return 0;
+    }
+    return 1;
 }
 
 static int is_json_config(const char *path)
@@ -430,6 +457,8 @@ static void report_json(const struct opts *o, struct variant *v, int nv, const c
     json_t *out = json_object();
     json_object_set_new(out, "input", json_string(o->input));
     json_object_set_new(out, "nranks", json_integer(o->np));
+    json_object_set_new(out, "adaptive_rounds", json_boolean(o->adaptive));
+    json_object_set_new(out, "max_rounds", json_integer(o->adaptive ? o->max_rounds : o->rounds));
     json_object_set_new(out, "replay_fs", json_pack("{s:s?, s:s?}", "type", o->replay_fs[0] ? o->replay_fs : NULL,
                                                     "path", o->fsroot));
     json_object_set_new(out, "traced_fs", json_pack("{s:s?, s:s?}", "type", o->traced_fs[0] ? o->traced_fs : NULL,
@@ -535,8 +564,11 @@ static void report_table(const struct opts *o, struct variant *v, int nv, const 
         printf("nothing to measure: no change of the %s applies to this config; nothing replayed\n",
                probs ? "detected patterns" : "patterns given");
     } else {
-        printf("%d round(s) of %d rank(s); time = sum of the steps' earliest-open-to-latest-close times\n",
-               o->rounds, o->np);
+        printf("%d round(s) of %d rank(s)%s; time = sum of the steps' earliest-open-to-latest-close times\n",
+               o->rounds, o->np,
+               !o->adaptive                   ? ""
+               : o->rounds < o->max_rounds    ? " (adaptive: every interval excludes 1 or is narrower than 10%)"
+                                              : " (adaptive: stopped at --max-rounds)");
         printf("replayed on %s (%s); traced data on %s%s%s%s\n\n", o->replay_fs[0] ? o->replay_fs : "?", o->fsroot,
                o->traced_fs[0] ? o->traced_fs : "an unknown file system",
                o->traced_dir[0] ? " (" : "", o->traced_dir, o->traced_dir[0] ? ")" : "");
@@ -612,8 +644,10 @@ int cmd_whatif(int argc, char **argv)
 {
     struct opts o;
     memset(&o, 0, sizeof o);
-    o.rounds = 5;
+    o.rounds = ADAPT_MIN;
+    o.max_rounds = ADAPT_MAX;
     o.timeout = 600.0;
+    int rounds_given = 0, max_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -627,7 +661,7 @@ int cmd_whatif(int argc, char **argv)
             o.all_paths = 1;
         } else if (!strcmp(a, "--root-anywhere")) {
             o.root_anywhere = 1;
-        } else if ((!strcmp(a, "--np") || !strcmp(a, "--root") || !strcmp(a, "--rounds") ||
+        } else if ((!strcmp(a, "--np") || !strcmp(a, "--root") || !strcmp(a, "--rounds") || !strcmp(a, "--max-rounds") ||
                     !strcmp(a, "--pattern") || !strcmp(a, "--keep") || !strcmp(a, "--models") ||
                     !strcmp(a, "--timeout")) &&
                    i + 1 >= argc) {
@@ -638,7 +672,14 @@ int cmd_whatif(int argc, char **argv)
                 cli_error("--np wants a number from 1 to 4096, got '%s'", argv[i]);
                 return CLI_USAGE;
             }
+        } else if (!strcmp(a, "--max-rounds")) {
+            if (parse_int(argv[++i], ADAPT_MIN, 1000, &o.max_rounds)) {
+                cli_error("--max-rounds wants a number from %d to 1000, got '%s'", ADAPT_MIN, argv[i]);
+                return CLI_USAGE;
+            }
+            max_given = 1;
         } else if (!strcmp(a, "--rounds")) {
+            rounds_given = 1;
             if (parse_int(argv[++i], 1, 1000, &o.rounds)) {
                 cli_error("--rounds wants a number from 1 to 1000, got '%s'", argv[i]);
                 return CLI_USAGE;
@@ -674,6 +715,13 @@ int cmd_whatif(int argc, char **argv)
         usage(stderr);
         return CLI_USAGE;
     }
+    if (rounds_given && max_given) {
+        cli_error("--rounds R runs exactly R rounds; --max-rounds is the limit of the adaptive rounds");
+        return CLI_USAGE;
+    }
+    o.adaptive = !rounds_given;
+    if (o.adaptive)
+        o.rounds = o.max_rounds; /* room for every round; o.rounds becomes the rounds run */
     if (is_json_config(o.input) && !o.patterns) {
         cli_error("'%s' is a replay config: no detection without counters; name the patterns with --pattern",
                   o.input);
@@ -840,8 +888,12 @@ int cmd_whatif(int argc, char **argv)
                 cli_progress_step(&prog, 1);
             }
             done_rounds = r + 1;
+            if (o.adaptive && !failed && adapt_done(v, nv, done_rounds))
+                break;
         }
         cli_progress_end(&prog);
+        if (!failed && !interrupted && done_rounds > 0)
+            o.rounds = done_rounds; /* the rounds run: medians, intervals and reports use them */
         if (failed || interrupted)
             goto out;
         for (int k = 0; k < nv; k++)

@@ -134,6 +134,20 @@ JSON
 expect_rc 0 "$IOLENS" whatif "$T/one.json" --pattern throughput_utilization,interface_choice --rounds 1 --root "$T/wroot1"
 expect_grep '^throughput_utilization .* [0-9.]*x ' "$T/out"
 expect_grep 'interface_choice: does not apply: one rank' "$T/out"
+# adaptive rounds (the default): at least 5, at most --max-rounds, the rounds run reported
+expect_rc 0 "$IOLENS" whatif "$T/one.json" --pattern throughput_utilization --max-rounds 7 --json --root "$T/wroot4"
+python3 - "$T/out" <<'PY' && ok || fail "adaptive rounds ($T/out)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["adaptive_rounds"] and r["max_rounds"] == 7 and 5 <= r["rounds"] <= 7, r["rounds"]
+base, t = r["configs"]
+assert len(t["paired"]["ratios"]) == r["rounds"] and len(base["runs"]) == r["rounds"]
+p = t["paired"]
+lo, hi = p["interval"]
+assert p["verdict"] != "within noise" or hi / lo - 1 < 0.10 or r["rounds"] == 7, p
+PY
+expect_rc 2 "$IOLENS" whatif "$T/one.json" --pattern throughput_utilization --rounds 3 --max-rounds 7
+expect_rc 2 "$IOLENS" whatif "$T/one.json" --pattern throughput_utilization --max-rounds 4
 # no change applies: nothing is replayed
 expect_rc 0 "$IOLENS" whatif "$T/one.json" --pattern access_pattern,file_strategy --json --root "$T/wroot3"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert not r["measured"] and r["rounds"] == 0 and all("runs" not in c for c in r["configs"])' "$T/out" && ok || fail "nothing to measure ($T/out)"
