@@ -95,6 +95,7 @@ struct opts {
     char traced_dir[PATH_MAX]; /* folder of the trace's largest file ("" unknown) */
     char traced_fs[32], replay_fs[32]; /* their file-system types ("" unknown) */
     const char *fsroot;        /* where the runs' folder is made */
+    double traced_run;         /* the traced run's time (first to last call), 0 unknown */
     double timeout;
     int measured; /* set once runs were made: some variant applies and not a dry run */
 };
@@ -125,6 +126,24 @@ static int paired_of(const struct variant *b, const struct variant *v, int round
     for (int r = 0; r < rounds; r++)
         if (b->runs[r].seconds > 0 && v->runs[r].seconds > 0)
             ratios[n++] = b->runs[r].seconds / v->runs[r].seconds;
+    return n > 0 ? iolens_paired_summarize(ratios, (size_t)n, 0.90, s) : -1;
+}
+
+/* The whole run's predicted speed-up, round by round: the traced run's time less the base
+ * replay's I/O time is the part of the run the change leaves alone (Amdahl); 0 when the run time
+ * is unknown (a CONFIG.json) or no round has both times. */
+static int run_paired_of(const struct opts *o, const struct variant *b, const struct variant *v, int rounds,
+                         double *ratios, iolens_paired_summary *s)
+{
+    int n = 0;
+    if (!(o->traced_run > 0) || !isfinite(o->traced_run))
+        return -1;
+    for (int r = 0; r < rounds; r++)
+        if (b->runs[r].seconds > 0 && v->runs[r].seconds > 0) {
+            double rest = o->traced_run - b->runs[r].seconds;
+            rest = rest > 0 ? rest : 0;
+            ratios[n++] = (rest + b->runs[r].seconds) / (rest + v->runs[r].seconds);
+        }
     return n > 0 ? iolens_paired_summarize(ratios, (size_t)n, 0.90, s) : -1;
 }
 
@@ -204,10 +223,13 @@ static int read_traced_dir(struct opts *o)
     iolens_detect_input *in = NULL;
     iolens_detect_file files[1];
     int nfiles = -1;
-    if (cli_detect_read(&in, o->input, o->all_paths) == 0)
+    double x[IOLENS_DETECT_NFEATURES];
+    if (cli_detect_read(&in, o->input, o->all_paths) == 0 && iolens_detect_input_features(in, x) == 0)
         nfiles = iolens_detect_input_top_files(in, files, 1);
-    if (nfiles >= 0)
+    if (nfiles >= 0) {
         set_traced_dir(o, files, nfiles);
+        o->traced_run = x[iolens_detect_feature_index("runtime_seconds")];
+    }
     iolens_detect_input_free(in);
     return nfiles >= 0 ? 0 : -1;
 }
@@ -230,6 +252,7 @@ static int detect_patterns(struct opts *o, const char **names, int *n, double *p
     }
     *no_records = nfiles == 0;
     set_traced_dir(o, files, nfiles);
+    o->traced_run = x[iolens_detect_feature_index("runtime_seconds")];
     unsigned set = *no_records ? 0 : iolens_detect_gate(probs, IOLENS_DETECT_TAU);
     const char *why[IOLENS_DETECT_NPATTERNS];
     unsigned kept = iolens_detect_premises(x, set, why); /* as detect presents them */
@@ -531,6 +554,16 @@ static void report_json(const struct opts *o, struct variant *v, int nv, const c
                                               "interval", ps.lo, ps.hi, "k", (int)ps.k, "coverage", ps.coverage,
                                               "verdict", iolens_paired_verdict_name(ps.verdict)));
             }
+            if (k > 0 && v[0].runs && o->rounds <= 1000 && run_paired_of(o, &v[0], &v[k], o->rounds, ratios, &ps) == 0) {
+                json_t *pr = json_array();
+                for (size_t r = 0; r < ps.n; r++)
+                    json_array_append_new(pr, json_real(ratios[r]));
+                json_object_set_new(e, "run_paired",
+                                    json_pack("{s:f, s:o, s:f, s:[f,f], s:i, s:f, s:s}", "traced_run_seconds",
+                                              o->traced_run, "ratios", pr, "median", ps.median, "interval", ps.lo,
+                                              ps.hi, "k", (int)ps.k, "coverage", ps.coverage, "verdict",
+                                              iolens_paired_verdict_name(ps.verdict)));
+            }
         }
         json_array_append_new(arr, e);
     }
@@ -599,6 +632,21 @@ static void report_table(const struct opts *o, struct variant *v, int nv, const 
         else
             printf("%-24s %7.3fx (no interval: %d round(s); --rounds 5 or more) %s\n", v[k].name, ps.median,
                    o->rounds, iolens_paired_verdict_name(ps.verdict));
+    }
+    for (int k = 1; o->measured && k < nv; k++) { /* the same for the whole run (Amdahl) */
+        double ratios[1000];
+        iolens_paired_summary ps;
+        if (v[k].status != IOLENS_REPLAY_WHATIF_APPLIED || !v[k].runs || o->rounds > 1000 ||
+            run_paired_of(o, &v[0], &v[k], o->rounds, ratios, &ps) < 0)
+            continue;
+        if (k == 1)
+            printf("\nthe whole run (traced %.3f s; what is not the base replay's I/O time taken as unchanged):\n",
+                   o->traced_run);
+        if (ps.k)
+            printf("%-24s %7.3fx [%.3f, %.3f] (%.1f%%) %s\n", v[k].name, ps.median, ps.lo, ps.hi, 100 * ps.coverage,
+                   iolens_paired_verdict_name(ps.verdict));
+        else
+            printf("%-24s %7.3fx %s\n", v[k].name, ps.median, iolens_paired_verdict_name(ps.verdict));
     }
     printf("\n");
     for (int k = 1; k < nv; k++) {
