@@ -31,7 +31,7 @@
 #include "iolens/detect.h"
 #include "iolens/replay.h"
 
-#define MAX_VARIANTS IOLENS_DETECT_NPATTERNS
+#define MAX_VARIANTS (IOLENS_DETECT_NPATTERNS + 1) /* one per pattern, and one --combine variant */
 #define LUSTRE_MAGIC 0x0BD00BD0
 
 static void usage(FILE *out)
@@ -39,7 +39,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: iolens whatif TRACE [--np N] [--root DIR] [--rounds R] [--pattern P[,P...]] [--json]\n"
             "                     [--dry-run] [--keep DIR] [--models DIR] [--all-paths] [--timeout SEC]\n"
-            "                     [--root-anywhere]\n"
+            "                     [--root-anywhere] [--combine P,P...]\n"
             "       iolens whatif CONFIG.json --pattern P[,P...] [options]\n\n"
             "The closed loop: detects the I/O bottleneck patterns of a trace (iolens trace file or\n"
             "Recorder trace directory) with the shipped models (gate tau 0.3), builds the replay\n"
@@ -56,6 +56,7 @@ static void usage(FILE *out)
             "                   own file system; $TMPDIR or /tmp when that folder is not here or not\n"
             "                   writable, or for a CONFIG.json); removed at the end\n"
             "  --root-anywhere  allow a --root on another file-system type than the traced data's\n"
+            "  --combine P,...  also measure one variant with all these changes together (in order)\n"
             "  --rounds R       exactly R rounds; each runs the base and every variant once, in an\n"
             "                   order that rotates from round to round. Default: adaptive, at least 5\n"
             "                   rounds, then more until every variant's paired interval excludes 1 or\n"
@@ -79,7 +80,9 @@ struct run {
 };
 
 struct variant {
-    const char *name; /* "base" or the pattern */
+    const char *name; /* "base", the pattern, or "P1+P2..." (--combine) */
+    const char *change; /* what the change is */
+    char combo[256];
     int status;       /* IOLENS_REPLAY_WHATIF_* (base: APPLIED) */
     char note[4096];
     iolens_replay_config *cfg;
@@ -89,7 +92,7 @@ struct variant {
 };
 
 struct opts {
-    const char *input, *root, *keep, *models, *patterns;
+    const char *input, *root, *keep, *models, *patterns, *combine;
     int np, rounds, json, dry, all_paths, root_anywhere;
     int adaptive, max_rounds; /* rounds not given: from ADAPT_MIN up to max_rounds, see adapt_done() */
     char traced_dir[PATH_MAX]; /* folder of the trace's largest file ("" unknown) */
@@ -516,7 +519,7 @@ static void report_json(const struct opts *o, struct variant *v, int nv, const c
                 if (!strcmp(iolens_detect_label_name(p), v[k].name))
                     card = iolens_detect_card_get(p);
             json_object_set_new(e, "status", json_string(status_name(v[k].status)));
-            json_object_set_new(e, "change", json_string(iolens_replay_whatif_summary(v[k].name)));
+            json_object_set_new(e, "change", json_string(v[k].change ? v[k].change : "as traced"));
             if (card) {
                 json_object_set_new(e, "card_change", json_string(card->change));
                 json_object_set_new(e, "does_not_apply_when", json_string(card->not_applicable));
@@ -612,10 +615,10 @@ static void report_table(const struct opts *o, struct variant *v, int nv, const 
     }
     for (int k = 1; k < nv; k++) {
         if (!o->measured || v[k].status != IOLENS_REPLAY_WHATIF_APPLIED || !v[k].runs)
-            printf("%-24s %-58s %s\n", v[k].name, iolens_replay_whatif_summary(v[k].name), status_name(v[k].status));
+            printf("%-24s %-58s %s\n", v[k].name, v[k].change, status_name(v[k].status));
         else
             printf("%-24s %-58s %10.4f %10.4f %7.2fx %10.4f-%-10.4f %12lld\n", v[k].name,
-                   iolens_replay_whatif_summary(v[k].name), v[0].median, v[k].median,
+                   v[k].change, v[0].median, v[k].median,
                    v[k].median > 0 ? v[0].median / v[k].median : 0, v[k].min, v[k].max, v[k].runs[0].bytes);
     }
     for (int k = 1; o->measured && k < nv; k++) { /* the per-round (paired) view of the same runs */
@@ -709,6 +712,8 @@ int cmd_whatif(int argc, char **argv)
             o.all_paths = 1;
         } else if (!strcmp(a, "--root-anywhere")) {
             o.root_anywhere = 1;
+        } else if (!strcmp(a, "--combine") && i + 1 < argc) {
+            o.combine = argv[++i];
         } else if ((!strcmp(a, "--np") || !strcmp(a, "--root") || !strcmp(a, "--rounds") || !strcmp(a, "--max-rounds") ||
                     !strcmp(a, "--pattern") || !strcmp(a, "--keep") || !strcmp(a, "--models") ||
                     !strcmp(a, "--timeout")) &&
@@ -840,8 +845,48 @@ int cmd_whatif(int argc, char **argv)
             goto out;
         }
         x->status = rc;
+        x->change = iolens_replay_whatif_summary(names[i]);
         if (!strcmp(names[i], "throughput_utilization"))
             striping_note(x, fsroot);
+    }
+    if (o.combine) { /* one variant with every change of the list, applied in its order */
+        const char *cn[IOLENS_DETECT_NPATTERNS];
+        int ncn = 0;
+        if (parse_patterns(o.combine, cn, &ncn)) {
+            status = CLI_USAGE;
+            goto out;
+        }
+        struct variant *x = &v[nv++];
+        x->status = IOLENS_REPLAY_WHATIF_NO_TRANSFORM;
+        iolens_replay_config *cur = NULL;
+        size_t at = 0;
+        for (int i = 0; i < ncn; i++) {
+            iolens_replay_config *next = NULL;
+            char note[2048];
+            int rc = iolens_replay_whatif(&next, cur ? cur : base, cn[i], o.np, note, sizeof note);
+            if (rc < 0) {
+                iolens_replay_config_free(cur);
+                cli_lib_error();
+                goto out;
+            }
+            snprintf(x->combo + strlen(x->combo), sizeof x->combo - strlen(x->combo), "%s%s", i ? "+" : "", cn[i]);
+            at += (size_t)snprintf(x->note + at, at < sizeof x->note ? sizeof x->note - at : 0, "%s%s: %s: %s",
+                                   i ? "; " : "", cn[i], status_name(rc), note);
+            if (at >= sizeof x->note)
+                at = sizeof x->note - 1;
+            if (rc == IOLENS_REPLAY_WHATIF_APPLIED) {
+                iolens_replay_config_free(cur);
+                cur = next;
+                x->status = IOLENS_REPLAY_WHATIF_APPLIED;
+            } else {
+                iolens_replay_config_free(next);
+                if (x->status != IOLENS_REPLAY_WHATIF_APPLIED)
+                    x->status = rc;
+            }
+        }
+        x->name = x->combo;
+        x->change = "every change of --combine, in its order";
+        x->cfg = cur;
     }
     /* runs only when there is something to compare the base with */
     for (int k = 1; k < nv; k++)

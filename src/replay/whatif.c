@@ -601,7 +601,7 @@ static const struct {
     const char *pattern;
     const char *summary;
 } transforms[] = {
-    {"access_granularity", "transfers < 1 MiB grown to 1 MiB (same bytes)"},
+    {"access_granularity", "transfers < 1 MiB grown, up to 1 MiB (same bytes; see note)"},
     {"metadata_intensity", "small files of metadata steps -> records of one shared file"},
     {"parallelism_efficiency", "per-rank I/O equalised (same total)"},
     {"access_pattern", "random/strided -> sequential"},

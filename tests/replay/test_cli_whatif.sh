@@ -148,6 +148,17 @@ assert p["verdict"] != "within noise" or hi / lo - 1 < 0.10 or r["rounds"] == 7,
 PY
 expect_rc 2 "$IOLENS" whatif "$T/one.json" --pattern throughput_utilization --rounds 3 --max-rounds 7
 expect_rc 2 "$IOLENS" whatif "$T/one.json" --pattern throughput_utilization --max-rounds 4
+# --combine: one more variant with both changes, applied in order
+expect_rc 0 "$IOLENS" whatif "$T/one.json" --pattern throughput_utilization --combine throughput_utilization,access_granularity --rounds 2 --json --root "$T/wroot5"
+python3 - "$T/out" <<'PY' && ok || fail "whatif --combine ($T/out)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+names = [c["name"] for c in r["configs"]]
+assert names == ["base", "throughput_utilization", "throughput_utilization+access_granularity"], names
+c = r["configs"][2]
+assert c["status"] == "applied" and len(c["runs"]) == 2 and c["bytes"] == r["configs"][0]["bytes"], c
+PY
+expect_rc 2 "$IOLENS" whatif "$T/one.json" --pattern throughput_utilization --combine nosuch,access_granularity --rounds 1
 # no change applies: nothing is replayed
 expect_rc 0 "$IOLENS" whatif "$T/one.json" --pattern access_pattern,file_strategy --json --root "$T/wroot3"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert not r["measured"] and r["rounds"] == 0 and all("runs" not in c for c in r["configs"])' "$T/out" && ok || fail "nothing to measure ($T/out)"
