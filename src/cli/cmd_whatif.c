@@ -57,6 +57,7 @@ static void usage(FILE *out)
             "                   writable, or for a CONFIG.json); removed at the end\n"
             "  --root-anywhere  allow a --root on another file-system type than the traced data's\n"
             "  --combine P,...  also measure one variant with all these changes together (in order)\n"
+            "  --drop-caches    as root, drop the page cache before every timed run (after the sync)\n"
             "  --rounds R       exactly R rounds; each runs the base and every variant once, in an\n"
             "                   order that rotates from round to round. Default: adaptive, at least 5\n"
             "                   rounds, then more until every variant's paired interval excludes 1 or\n"
@@ -93,7 +94,7 @@ struct variant {
 
 struct opts {
     const char *input, *root, *keep, *models, *patterns, *combine;
-    int np, rounds, json, dry, all_paths, root_anywhere;
+    int np, rounds, json, dry, all_paths, root_anywhere, drop_caches;
     int adaptive, max_rounds; /* rounds not given: from ADAPT_MIN up to max_rounds, see adapt_done() */
     char traced_dir[PATH_MAX]; /* folder of the trace's largest file ("" unknown) */
     char traced_fs[32], replay_fs[32]; /* their file-system types ("" unknown) */
@@ -712,6 +713,8 @@ int cmd_whatif(int argc, char **argv)
             o.all_paths = 1;
         } else if (!strcmp(a, "--root-anywhere")) {
             o.root_anywhere = 1;
+        } else if (!strcmp(a, "--drop-caches")) {
+            o.drop_caches = 1;
         } else if (!strcmp(a, "--combine") && i + 1 < argc) {
             o.combine = argv[++i];
         } else if ((!strcmp(a, "--np") || !strcmp(a, "--root") || !strcmp(a, "--rounds") || !strcmp(a, "--max-rounds") ||
@@ -973,6 +976,12 @@ int cmd_whatif(int argc, char **argv)
                 int use_mpi = o.np > 1 || iolens_replay_config_needs_mpi(x->cfg);
                 if (settle) /* the previous run's writeback is not timed in this one */
                     iol_settle_fs(work, 2.0);
+                if (o.drop_caches && iol_drop_caches() < 0) {
+                    cli_error("--drop-caches: cannot write /proc/sys/vm/drop_caches: %s (it needs root)",
+                              strerror(errno));
+                    failed = 1;
+                    break;
+                }
                 if (run_one(&o, exe, x, use_mpi, rundir, res, err) < 0 || read_results(res, &x->runs[r]) < 0)
                     failed = 1;
                 rmdir(rundir); /* the replay removes what it created; an empty leftover goes too */

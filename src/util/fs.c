@@ -83,6 +83,19 @@ double iol_settle_fs(const char *dir, double max_wait)
     }
 }
 
+int iol_drop_caches(void)
+{
+    sync();
+    int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = write(fd, "3\n", 2);
+    int e = errno;
+    close(fd);
+    errno = e;
+    return n == 2 ? 0 : -1;
+}
+
 int iol_fs_type(const char *path, unsigned long *magic)
 {
     struct statfs sf;

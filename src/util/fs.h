@@ -15,6 +15,10 @@ int iol_remove_tree(const char *dir);
  * falling. Returns the seconds waited, or -1 if dir cannot be opened. */
 double iol_settle_fs(const char *dir, double max_wait);
 
+/* Drops the kernel's clean page cache, dentries and inodes (writes 3 to /proc/sys/vm/drop_caches
+ * after sync(2)). Needs root; returns 0, or -1 with errno (EACCES/EPERM when not allowed). */
+int iol_drop_caches(void);
+
 /* The file-system type of path (statfs(2) f_type) in *magic; returns 0, or -1 (errno set). */
 int iol_fs_type(const char *path, unsigned long *magic);
 
