@@ -465,7 +465,7 @@ static int read_results(const char *path, struct run *r)
         json_int_t b = json_integer_value(json_object_get(s, "bytes"));
         const char *method = json_string_value(json_object_get(s, "method"));
         r->seconds += sec;
-        if (method && (!strcmp(method, "write") || !strcmp(method, "read")))
+        if (method && (!strcmp(method, "write") || !strcmp(method, "read") || !strcmp(method, "metadata")))
             r->bytes += b;
         json_array_append_new(r->steps,
                               json_pack("{s:O?, s:O?, s:O?, s:I, s:f, s:f}", "name", json_object_get(s, "name"),

@@ -585,6 +585,76 @@ int iolens_replay_config_from_events(iolens_replay_config **out, iolens_evsource
  * rereads its metadata in small overlapping pieces) then has a read step that reads past what
  * the write steps wrote. The last write step before such a read gets one more transfer, of the
  * missing bytes, so that the file is as long as the read needs (one-rank configs). */
+/* One-rank configs: a run of at least GV_META_MIN consecutive write steps that each write one
+ * small file once (one transfer of the same size, at most GV_META_BYTES, files of one folder) is
+ * what a metadata-heavy program does (many small files created and written: tar -x, fio
+ * nrfiles, mdtest -w): it becomes one metadata step of that many files and bytes in that folder,
+ * so the step is replayed as the file creation it is and the metadata_intensity change applies.
+ * The bytes are the same; the files' names are the metadata step's. */
+#define GV_META_MIN 16
+#define GV_META_BYTES (64 * 1024)
+static int small_file_step(const struct rp_fileconf *fc)
+{
+    return fc->method == RP_WRITE && fc->nfile_names == 1 && fc->file_per_process <= 0 && fc->nchunks == 1 &&
+           fc->chunks[0].repetitions == 1 && fc->chunks[0].nranks == 0 && fc->chunks[0].transfer_size > 0 &&
+           fc->chunks[0].transfer_size <= GV_META_BYTES && fc->fsync == RP_FSYNC_NONE && !(fc->compute.seconds > 0) &&
+           strrchr(fc->file_names[0], '/') != NULL;
+}
+
+static int same_folder(const char *a, const char *b)
+{
+    size_t la = (size_t)(strrchr(a, '/') - a), lb = (size_t)(strrchr(b, '/') - b);
+    return la == lb && !strncmp(a, b, la);
+}
+
+static int collapse_small_files(iolens_replay_config *cfg)
+{
+    if (cfg->nranks != 1)
+        return 0;
+    size_t out = 0;
+    for (size_t i = 0; i < cfg->nfile_configs;) {
+        struct rp_fileconf *f0 = &cfg->file_configs[i];
+        size_t j = i + 1;
+        while (small_file_step(f0) && j < cfg->nfile_configs && small_file_step(&cfg->file_configs[j]) &&
+               cfg->file_configs[j].chunks[0].transfer_size == f0->chunks[0].transfer_size &&
+               same_folder(cfg->file_configs[j].file_names[0], f0->file_names[0]))
+            j++;
+        if (!small_file_step(f0) || j - i < GV_META_MIN) {
+            if (out != i)
+                cfg->file_configs[out] = *f0;
+            out++;
+            i++;
+            continue;
+        }
+        struct rp_fileconf md;
+        memset(&md, 0, sizeof md);
+        rp_table_defaults(&rp_fileconf_table, &md);
+        const char *p = f0->file_names[0];
+        size_t len = (size_t)(strrchr(p, '/') - p);
+        md.file_names = calloc(1, sizeof *md.file_names);
+        if (md.file_names)
+            md.file_names[0] = len ? strndup(p, len) : strdup("/");
+        if (!md.file_names || !md.file_names[0]) {
+            if (md.file_names)
+                free(md.file_names);
+            return iol_err(IOLENS_ENOMEM, "out of memory");
+        }
+        md.nfile_names = 1;
+        md.file_per_process = 0;
+        md.method = RP_METADATA;
+        md.metadata.files_per_rank = (int64_t)(j - i);
+        md.metadata.write_bytes = f0->chunks[0].transfer_size;
+        md.metadata.depth = 0;
+        md.metadata.unique_dir = 0;
+        for (size_t k = i; k < j; k++)
+            rp_table_release(&rp_fileconf_table, &cfg->file_configs[k]);
+        cfg->file_configs[out++] = md;
+        i = j;
+    }
+    cfg->nfile_configs = out;
+    return 0;
+}
+
 static int pad_reads(iolens_replay_config *cfg)
 {
     for (size_t i = 0; cfg->nranks == 1 && i < cfg->nfile_configs; i++) {
@@ -700,7 +770,9 @@ int iolens_replay_config_from_events_opts(iolens_replay_config **out, iolens_evs
         memset(&o.e[i].fc, 0, sizeof o.e[i].fc);
         cfg->nfile_configs = i + 1;
     }
-    rc = pad_reads(cfg);
+    rc = collapse_small_files(cfg);
+    if (rc == 0)
+        rc = pad_reads(cfg);
     if (rc == 0)
         rc = rp_config_validate(cfg, "global view");
 done:

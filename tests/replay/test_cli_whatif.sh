@@ -159,6 +159,20 @@ c = r["configs"][2]
 assert c["status"] == "applied" and len(c["runs"]) == 2 and c["bytes"] == r["configs"][0]["bytes"], c
 PY
 expect_rc 2 "$IOLENS" whatif "$T/one.json" --pattern throughput_utilization --combine nosuch,access_granularity --rounds 1
+# many small files (split: one 4 KiB write per part): the config has one metadata step, not a step
+# per file, and the metadata_intensity change applies to it
+mkdir -p "$T/sp"; head -c 163840 /dev/urandom >"$T/sp/in"
+expect_rc 0 "$IOLENS" trace -o "$T/split.trace" -- split -b 4096 "$T/sp/in" "$T/sp/part."
+expect_rc 0 "$IOLENS" replay --config-from "$T/split.trace" -o "$T/split.json"
+python3 - "$T/split.json" <<'PY' && ok || fail "small files as one metadata step ($T/split.json)"
+import json, sys
+steps = json.load(open(sys.argv[1]))["file_configs"]
+md = [s for s in steps if s["method"] == "metadata"]
+assert len(md) == 1 and md[0]["metadata"]["files_per_rank"] == 40 and md[0]["metadata"]["write_bytes"] == 4096, steps
+assert len(steps) <= 3, len(steps)
+PY
+expect_rc 0 "$IOLENS" whatif "$T/split.trace" --pattern metadata_intensity --rounds 1 --json --root "$T/wroot6"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); b, m = r["configs"]; assert m["status"] == "applied" and m["bytes"] == b["bytes"] > 0, (b, m)' "$T/out" && ok || fail "metadata variant ($T/out)"
 # no change applies: nothing is replayed
 expect_rc 0 "$IOLENS" whatif "$T/one.json" --pattern access_pattern,file_strategy --json --root "$T/wroot3"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert not r["measured"] and r["rounds"] == 0 and all("runs" not in c for c in r["configs"])' "$T/out" && ok || fail "nothing to measure ($T/out)"
