@@ -56,7 +56,14 @@ struct gv_sess {
 struct gv {
     struct gv_sess *s;
     size_t n, cap;
+    /* per file, for a trace without data: GV_MD_* bits of what was done to it */
+    unsigned char *md;
 };
+enum { GV_MD_OPEN = 1, GV_MD_STAT = 2, GV_MD_UNLINK = 4, GV_MD_DATA = 8 };
+/* at least this many small files of one folder make a metadata step (collapse_small_files,
+ * metadata_only), each of at most GV_META_BYTES */
+#define GV_META_MIN 16
+#define GV_META_BYTES (64 * 1024)
 
 static int gv_new(struct gv *g, int64_t file, int rank, int op, int layer, double t0, size_t *idx)
 {
@@ -224,6 +231,17 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
                 continue;
             }
             struct gv_open *o = &open[e.file];
+            if (g->md) {
+                if (e.op == IOLENS_OP_OPEN)
+                    g->md[e.file] |= GV_MD_OPEN;
+                else if (e.op == IOLENS_OP_STAT)
+                    g->md[e.file] |= GV_MD_STAT;
+                else if (e.op == IOLENS_OP_META && e.func &&
+                         (!strcmp(e.func, "unlink") || !strcmp(e.func, "unlinkat") || !strcmp(e.func, "remove")))
+                    g->md[e.file] |= GV_MD_UNLINK;
+                else if ((e.op == IOLENS_OP_WRITE || e.op == IOLENS_OP_READ) && e.size > 0)
+                    g->md[e.file] |= GV_MD_DATA;
+            }
             if (e.op == IOLENS_OP_OPEN) {
                 *o = (struct gv_open){0, 0, 1, e.tstart, e.layer, 0};
             } else if (e.op == IOLENS_OP_CLOSE) {
@@ -575,6 +593,68 @@ static int drop_ranks(struct gv *g, iolens_evsource *src, int *nranks, iolens_re
     return 0;
 }
 
+/* A one-rank trace without reads or writes: when GV_META_MIN or more files of one folder were
+ * opened (created), stat()ed or unlinked, one metadata step of that many empty files in that
+ * folder, with the stat and unlink the trace made (the step creates the files it stats or
+ * unlinks: a trace of stats or unlinks alone did not show their creation). The folder is the one
+ * most of those files are in. 0 when there is no such set (nothing added). */
+static int same_folder(const char *a, const char *b);
+static const iolens_file *md_files; /* for cmp_folder (qsort has no context argument) */
+static int cmp_folder(const void *a, const void *b)
+{
+    const char *x = md_files[*(const size_t *)a].path, *y = md_files[*(const size_t *)b].path;
+    size_t lx = (size_t)(strrchr(x, '/') - x), ly = (size_t)(strrchr(y, '/') - y);
+    int c = strncmp(x, y, lx < ly ? lx : ly);
+    return c ? c : lx < ly ? -1 : lx > ly;
+}
+
+static int metadata_only(struct gv_out *out, const unsigned char *md, const iolens_file *files, size_t nfiles,
+                         const unsigned char *excl)
+{
+    size_t *cand = malloc((nfiles ? nfiles : 1) * sizeof *cand), nc = 0;
+    if (!cand)
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    for (size_t f = 0; f < nfiles; f++)
+        if (!excl[f] && md[f] && !(md[f] & GV_MD_DATA) && files[f].path && strrchr(files[f].path, '/'))
+            cand[nc++] = f;
+    md_files = files;
+    qsort(cand, nc, sizeof *cand, cmp_folder);
+    size_t best = SIZE_MAX, best_lo = 0, best_n = 0;
+    for (size_t i = 0; i < nc;) { /* runs of one folder */
+        size_t j = i + 1;
+        while (j < nc && same_folder(files[cand[j]].path, files[cand[i]].path))
+            j++;
+        if (j - i > best_n) {
+            best_n = j - i;
+            best_lo = i;
+            best = cand[i];
+        }
+        i = j;
+    }
+    unsigned bits = 0;
+    for (size_t k = best_lo; best != SIZE_MAX && k < best_lo + best_n; k++)
+        bits |= md[cand[k]];
+    free(cand);
+    if (best == SIZE_MAX || best_n < GV_META_MIN)
+        return 0;
+    struct rp_fileconf *fc = entry_new(out, 0.0);
+    if (!fc)
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    rp_table_defaults(&rp_fileconf_table, fc);
+    const char *p = files[best].path;
+    size_t len = (size_t)(strrchr(p, '/') - p);
+    if (!(fc->file_names = calloc(1, sizeof *fc->file_names)) ||
+        !(fc->file_names[0] = len ? strndup(p, len) : strdup("/")))
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    fc->nfile_names = 1;
+    fc->file_per_process = 0;
+    fc->method = RP_METADATA;
+    fc->metadata.files_per_rank = (int64_t)best_n;
+    fc->metadata.stat = (bits & GV_MD_STAT) != 0;
+    fc->metadata.unlink = (bits & GV_MD_UNLINK) != 0;
+    return 0;
+}
+
 int iolens_replay_config_from_events(iolens_replay_config **out, iolens_evsource *src)
 {
     return iolens_replay_config_from_events_opts(out, src, NULL, NULL);
@@ -591,8 +671,6 @@ int iolens_replay_config_from_events(iolens_replay_config **out, iolens_evsource
  * nrfiles, mdtest -w): it becomes one metadata step of that many files and bytes in that folder,
  * so the step is replayed as the file creation it is and the metadata_intensity change applies.
  * The bytes are the same; the files' names are the metadata step's. */
-#define GV_META_MIN 16
-#define GV_META_BYTES (64 * 1024)
 static int small_file_step(const struct rp_fileconf *fc)
 {
     return fc->method == RP_WRITE && fc->nfile_names == 1 && fc->file_per_process <= 0 && fc->nchunks == 1 &&
@@ -710,6 +788,8 @@ int iolens_replay_config_from_events_opts(iolens_replay_config **out, iolens_evs
         rc = iol_err(IOLENS_ENOMEM, "out of memory");
     for (size_t f = 0; rc >= 0 && f < nfiles; f++)
         excl[f] = !(opts && opts->all_paths) && excluded_path(files[f].path);
+    if (rc >= 0 && !(g.md = calloc(nfiles ? nfiles : 1, 1)))
+        rc = iol_err(IOLENS_ENOMEM, "out of memory");
     if (rc >= 0)
         rc = collect(&g, src, nranks, nfiles, excl);
     for (size_t f = 0; rc >= 0 && f < nfiles; f++)
@@ -748,6 +828,12 @@ int iolens_replay_config_from_events_opts(iolens_replay_config **out, iolens_evs
             rc = build_single(&o, g.s, glo[a], ghi[a], files, nranks);
     if (rc < 0)
         goto done;
+    if (o.n == 0) { /* no data at all: the metadata of one process, if there is enough of it */
+        if ((rc = metadata_only(&o, g.md, files, nfiles, excl)) < 0)
+            goto done;
+        if (o.n)
+            nranks = 1;
+    }
     if (o.n == 0) {
         if (rep.files_excluded)
             rc = iol_err(IOLENS_EFORMAT, "the event stream has no reads or writes to replay outside system paths "
@@ -779,6 +865,7 @@ done:
     for (size_t i = 0; i < g.n; i++)
         free(g.s[i].ch);
     free(g.s);
+    free(g.md);
     for (size_t i = 0; i < o.n; i++) {
         /* entries not moved into cfg (on failure) */
         rp_table_release(&rp_fileconf_table, &o.e[i].fc);
