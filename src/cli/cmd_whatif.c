@@ -123,6 +123,19 @@ static double median_of(const struct run *r, int n, double *mn, double *mx)
 }
 
 /* The per-round ratios base / variant (each round ran both) and their paired summary. */
+/* A change whose whole interval lies within 2% of no change is reported "within noise": it is
+ * real but too small to act on (and the whole-run figure, where the unchanged rest of the run is
+ * taken as exact, gives such narrow intervals). */
+#define NEGLIGIBLE 1.02
+static int summarize(double *ratios, int n, iolens_paired_summary *s)
+{
+    if (n <= 0 || iolens_paired_summarize(ratios, (size_t)n, 0.90, s) < 0)
+        return -1;
+    if (s->k && s->lo >= 1.0 / NEGLIGIBLE && s->hi <= NEGLIGIBLE)
+        s->verdict = IOLENS_PAIRED_WITHIN_NOISE;
+    return 0;
+}
+
 static int paired_of(const struct variant *b, const struct variant *v, int rounds, double *ratios,
                      iolens_paired_summary *s)
 {
@@ -130,7 +143,7 @@ static int paired_of(const struct variant *b, const struct variant *v, int round
     for (int r = 0; r < rounds; r++)
         if (b->runs[r].seconds > 0 && v->runs[r].seconds > 0)
             ratios[n++] = b->runs[r].seconds / v->runs[r].seconds;
-    return n > 0 ? iolens_paired_summarize(ratios, (size_t)n, 0.90, s) : -1;
+    return summarize(ratios, n, s);
 }
 
 /* The whole run's predicted speed-up, round by round: the traced run's time less the base
@@ -148,7 +161,7 @@ static int run_paired_of(const struct opts *o, const struct variant *b, const st
             rest = rest > 0 ? rest : 0;
             ratios[n++] = (rest + b->runs[r].seconds) / (rest + v->runs[r].seconds);
         }
-    return n > 0 ? iolens_paired_summarize(ratios, (size_t)n, 0.90, s) : -1;
+    return summarize(ratios, n, s);
 }
 
 /* Adaptive rounds: at least ADAPT_MIN, at most --max-rounds; after each round from ADAPT_MIN on,
