@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Replay fidelity (issue 6, Done-when 1): IOR-like runs of bench_replay_ior_plain are traced
+# Replay fidelity: IOR-like runs of bench_replay_ior_plain are traced
 # with iolens, then replayed (a) from the config `iolens replay --config-from` builds and
 # (b) on the fly (`mpirun -np N iolens replay TRACE`). Every round runs the original and both
 # replays back to back, in an order that rotates from round to round (so none always follows

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Replay fidelity on fio: each job is traced once with iolens, then every round runs fio twice (the
+# second run against the first is the A/A control, the machine's noise floor), the replay on the fly
+# (`iolens replay TRACE`) and the replay of `iolens replay --config-from TRACE`, in an order that
+# rotates from round to round. Per round, replay bandwidth / fio's own reported bandwidth (fio's
+# JSON bw_bytes summed over its jobs) for the job's phase; medians over the rounds.
+#
+#   bench/replay/fio_fidelity.sh [--dir DIR] [--rounds N] [--only REGEX]
+#
+# DIR (default /dev/shm) holds the data; run it again with --dir /tmp for ext4.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+IOLENS=${IOLENS:-$src/build/iolens}
+PY=/usr/bin/python3
+dir=/dev/shm rounds=5 only=.
+while [ $# -gt 0 ]; do
+  case $1 in
+    --dir) dir=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "fio_fidelity.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+[ "$rounds" -ge 5 ] || { echo "fio_fidelity.sh: need at least 5 rounds" >&2; exit 2; }
+w=$(mktemp -d "$dir/iolens-fio-fidelity.XXXXXX"); trap 'rm -rf "$w"' EXIT
+# name | phase | fio options (the data folder is added)
+jobs=(
+  "seq-write-1m|write|--rw=write --bs=1m --size=256m"
+  "seq-write-4k|write|--rw=write --bs=4k --size=64m"
+  "rand-write-4k|write|--rw=randwrite --bs=4k --size=64m"
+  "seq-write-1m-2jobs|write|--rw=write --bs=1m --size=128m --numjobs=2"
+  "fsync-write-64k|write|--rw=write --bs=64k --size=16m --fsync=1"
+  "seq-read-1m|read|--rw=read --bs=1m --size=256m"
+  "rand-read-4k|read|--rw=randread --bs=4k --size=64m"
+)
+fio_bw() { # fio_bw PHASE JSON -> bytes/s summed over jobs
+  "$PY" -c 'import json,sys; d=json.load(open(sys.argv[2])); print(sum(j[sys.argv[1]]["bw_bytes"] for j in d["jobs"]))' "$1" "$2"
+}
+otf_bw() { # otf_bw PHASE JSON
+  "$PY" -c 'import json,sys; d=json.load(open(sys.argv[2])); print(d[sys.argv[1] + "_bandwidth_bytes_per_s"])' "$1" "$2"
+}
+cfg_bw() { # cfg_bw PHASE JSON: bytes / seconds of the config's steps of that phase
+  "$PY" -c 'import json,sys; s=[x for x in json.load(open(sys.argv[2]))["steps"] if x["method"] == sys.argv[1]]; print(sum(x["bytes"] for x in s) / sum(x["seconds"] for x in s))' "$1" "$2"
+}
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+printf '%-20s %-6s %10s %8s %8s %8s   (%s, %d rounds; ratios: the median of per-round ratios to fio run 1)\n' \
+  job phase "fio MiB/s" "A/A" "on-fly" "config" "$(stat -f -c %T "$w")" "$rounds"
+for j in "${jobs[@]}"; do
+  IFS='|' read -r name phase opts <<<"$j"
+  [[ $name =~ $only ]] || continue
+  d=$w/$name; mkdir -p "$d/data" "$d/root"
+  read -r -a o <<<"$opts"
+  fio=(fio --name=j --directory="$d/data" --ioengine=psync "${o[@]}" --output-format=json)
+  [ "$phase" = read ] && fio --name=j --directory="$d/data" "${o[@]}" --create_only=1 >/dev/null 2>&1
+  "$IOLENS" trace -o "$d/t" -- "${fio[@]}" >/dev/null 2>"$d/trace.err"
+  "$IOLENS" replay --config-from "$d/t" -o "$d/c.json" 2>/dev/null
+  : >"$d/aa"; : >"$d/otf"; : >"$d/cfg"; : >"$d/base"
+  for r in $(seq 1 "$rounds"); do
+    for k in 0 1 2; do
+      case $(( (r + k) % 3 )) in
+        0) "${fio[@]}" >"$d/f1.json" 2>/dev/null; "${fio[@]}" >"$d/f2.json" 2>/dev/null
+           a=$(fio_bw "$phase" "$d/f1.json"); b=$(fio_bw "$phase" "$d/f2.json") ;;
+        1) "$IOLENS" replay "$d/t" --root "$d/root" --json >"$d/o.json" 2>/dev/null; ob=$(otf_bw "$phase" "$d/o.json") ;;
+        2) "$IOLENS" replay "$d/c.json" --root "$d/root" --json >"$d/c.out" 2>/dev/null; cb=$(cfg_bw "$phase" "$d/c.out") ;;
+      esac
+    done
+    echo "$a" >>"$d/base"
+    awk -v a="$a" -v b="$b" 'BEGIN {print b / a}' >>"$d/aa"
+    awk -v a="$a" -v b="$ob" 'BEGIN {print b / a}' >>"$d/otf"
+    awk -v a="$a" -v b="$cb" 'BEGIN {print b / a}' >>"$d/cfg"
+  done
+  printf '%-20s %-6s %10.0f %8.3f %8.3f %8.3f\n' "$name" "$phase" "$(median <"$d/base" | awk '{print $1 / 1048576}')" \
+    "$(median <"$d/aa")" "$(median <"$d/otf")" "$(median <"$d/cfg")"
+done
