@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Replay fidelity on fio: each job is traced once with iolens, then every round runs fio twice (the
 # second run against the first is the A/A control, the machine's noise floor), the replay on the fly
-# (`iolens replay TRACE`) and the replay of `iolens replay --config-from TRACE`, in an order that
+# (`iolens replay TRACE`), the replay of `iolens replay --config-from TRACE`, and the same with
+# --cold-reads (read steps start with the file's pages dropped, as fio's invalidate=1 does), in an order that
 # rotates from round to round. Per round, replay bandwidth / fio's own reported bandwidth (fio's
 # JSON bw_bytes summed over its jobs) for the job's phase; medians over the rounds.
 #
@@ -45,8 +46,8 @@ cfg_bw() { # cfg_bw PHASE JSON: bytes / seconds of the config's steps of that ph
   "$PY" -c 'import json,sys; s=[x for x in json.load(open(sys.argv[2]))["steps"] if x["method"] == sys.argv[1]]; print(sum(x["bytes"] for x in s) / sum(x["seconds"] for x in s))' "$1" "$2"
 }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-printf '%-20s %-6s %10s %8s %8s %8s   (%s, %d rounds; ratios: the median of per-round ratios to fio run 1)\n' \
-  job phase "fio MiB/s" "A/A" "on-fly" "config" "$(stat -f -c %T "$w")" "$rounds"
+printf '%-20s %-6s %10s %8s %8s %8s %8s   (%s, %d rounds; median of per-round ratios to fio run 1)\n' \
+  job phase "fio MiB/s" "A/A" "on-fly" "config" "cold" "$(stat -f -c %T "$w")" "$rounds"
 for j in "${jobs[@]}"; do
   IFS='|' read -r name phase opts <<<"$j"
   [[ $name =~ $only ]] || continue
@@ -56,21 +57,23 @@ for j in "${jobs[@]}"; do
   [ "$phase" = read ] && fio --name=j --directory="$d/data" "${o[@]}" --create_only=1 >/dev/null 2>&1
   "$IOLENS" trace -o "$d/t" -- "${fio[@]}" >/dev/null 2>"$d/trace.err"
   "$IOLENS" replay --config-from "$d/t" -o "$d/c.json" 2>/dev/null
-  : >"$d/aa"; : >"$d/otf"; : >"$d/cfg"; : >"$d/base"
+  : >"$d/aa"; : >"$d/otf"; : >"$d/cfg"; : >"$d/cold"; : >"$d/base"
   for r in $(seq 1 "$rounds"); do
-    for k in 0 1 2; do
-      case $(( (r + k) % 3 )) in
+    for k in 0 1 2 3; do
+      case $(( (r + k) % 4 )) in
         0) "${fio[@]}" >"$d/f1.json" 2>/dev/null; "${fio[@]}" >"$d/f2.json" 2>/dev/null
            a=$(fio_bw "$phase" "$d/f1.json"); b=$(fio_bw "$phase" "$d/f2.json") ;;
         1) "$IOLENS" replay "$d/t" --root "$d/root" --json >"$d/o.json" 2>/dev/null; ob=$(otf_bw "$phase" "$d/o.json") ;;
         2) "$IOLENS" replay "$d/c.json" --root "$d/root" --json >"$d/c.out" 2>/dev/null; cb=$(cfg_bw "$phase" "$d/c.out") ;;
+        3) "$IOLENS" replay "$d/c.json" --root "$d/root" --json --cold-reads >"$d/k.out" 2>/dev/null; kb=$(cfg_bw "$phase" "$d/k.out") ;;
       esac
     done
     echo "$a" >>"$d/base"
     awk -v a="$a" -v b="$b" 'BEGIN {print b / a}' >>"$d/aa"
     awk -v a="$a" -v b="$ob" 'BEGIN {print b / a}' >>"$d/otf"
     awk -v a="$a" -v b="$cb" 'BEGIN {print b / a}' >>"$d/cfg"
+    awk -v a="$a" -v b="$kb" 'BEGIN {print b / a}' >>"$d/cold"
   done
-  printf '%-20s %-6s %10.0f %8.3f %8.3f %8.3f\n' "$name" "$phase" "$(median <"$d/base" | awk '{print $1 / 1048576}')" \
-    "$(median <"$d/aa")" "$(median <"$d/otf")" "$(median <"$d/cfg")"
+  printf '%-20s %-6s %10.0f %8.3f %8.3f %8.3f %8.3f\n' "$name" "$phase" "$(median <"$d/base" | awk '{print $1 / 1048576}')" \
+    "$(median <"$d/aa")" "$(median <"$d/otf")" "$(median <"$d/cfg")" "$(median <"$d/cold")"
 done

@@ -70,6 +70,10 @@ typedef struct iolens_replay_options {
     /** optional progress: called on rank 0 after each step */
     void (*progress)(void *ctx, size_t done, size_t total);
     void *progress_ctx;
+    /** read steps start cold: before a read step, untimed, each rank writes back and drops the
+     *  cached pages of the file it reads (fdatasync + posix_fadvise DONTNEED), as a program
+     *  reading data written long before (or fio, which invalidates its files' cache) sees it */
+    int cold_reads;
 } iolens_replay_options;
 
 /** Runs (or plans) a config. On MPI, every rank calls it; the result of

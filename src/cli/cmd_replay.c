@@ -23,7 +23,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: iolens replay CONFIG.json [--root DIR] [--json] [--dry-run [--ranks N]] [--keep]\n"
+            "usage: iolens replay CONFIG.json [--root DIR] [--json] [--dry-run [--ranks N]] [--keep] [--cold-reads]\n"
             "       iolens replay --schema | --print-config CONFIG.json\n"
             "       iolens replay --config-from TRACE [-o CONFIG.json] [--all-paths]\n"
             "       iolens replay TRACE [--root DIR] [--delays | --no-delays | --speed X] [--json] [--keep]\n"
@@ -36,6 +36,9 @@ static void usage(FILE *out)
             "  --dry-run       print what would be done (sizes, files, hints), touch nothing\n"
             "  --ranks N       ranks a dry run plans for (default: the config's nranks)\n"
             "  --keep          keep the files the replay created (default: remove them)\n"
+            "  --cold-reads    (config) before each read step, untimed, write back and drop the page\n"
+            "                  cache of the file each rank reads: reads start cold, as for data written\n"
+            "                  long before (fio invalidates its files' cache before a job by default)\n"
             "  --schema        print the JSON Schema of the config format\n"
             "  --print-config  print the config normalised (sizes in bytes)\n"
             "  --config-from TRACE [-o CONFIG.json]\n"
@@ -261,7 +264,7 @@ int cmd_replay(int argc, char **argv)
 {
     const char *config = NULL, *root = ".", *trace = NULL;
     const char *outpath = NULL;
-    int json = 0, dry = 0, keep = 0, ranks = 0, print_config = 0, delays = 0, all_paths = 0;
+    int json = 0, dry = 0, keep = 0, ranks = 0, print_config = 0, delays = 0, all_paths = 0, cold = 0;
     double speed = 1.0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -274,6 +277,8 @@ int cmd_replay(int argc, char **argv)
             dry = 1;
         } else if (!strcmp(a, "--keep")) {
             keep = 1;
+        } else if (!strcmp(a, "--cold-reads")) {
+            cold = 1;
         } else if (!strcmp(a, "--delays")) {
             delays = 1;
         } else if (!strcmp(a, "--no-delays")) {
@@ -364,7 +369,7 @@ int cmd_replay(int argc, char **argv)
 #endif
     cli_progress prog;
     cli_progress_init(&prog, "replay", (unsigned long)iolens_replay_config_count(cfg));
-    iolens_replay_options opt = {root, dry, ranks, keep, use_mpi, cli_warn_cb, NULL, progress_cb, &prog};
+    iolens_replay_options opt = {root, dry, ranks, keep, use_mpi, cli_warn_cb, NULL, progress_cb, &prog, cold};
     iolens_replay_result *res = NULL;
     int rc = iolens_replay_run(&res, cfg, &opt);
     if (rank == 0)

@@ -58,6 +58,7 @@ static void usage(FILE *out)
             "  --root-anywhere  allow a --root on another file-system type than the traced data's\n"
             "  --combine P,...  also measure one variant with all these changes together (in order)\n"
             "  --drop-caches    as root, drop the page cache before every timed run (after the sync)\n"
+            "  --cold-reads     every replay's read steps start cold (iolens replay --cold-reads)\n"
             "  --rounds R       exactly R rounds; each runs the base and every variant once, in an\n"
             "                   order that rotates from round to round. Default: adaptive, at least 5\n"
             "                   rounds, then more until every variant's paired interval excludes 1 or\n"
@@ -94,7 +95,7 @@ struct variant {
 
 struct opts {
     const char *input, *root, *keep, *models, *patterns, *combine;
-    int np, rounds, json, dry, all_paths, root_anywhere, drop_caches;
+    int np, rounds, json, dry, all_paths, root_anywhere, drop_caches, cold_reads;
     int adaptive, max_rounds; /* rounds not given: from ADAPT_MIN up to max_rounds, see adapt_done() */
     char traced_dir[PATH_MAX]; /* folder of the trace's largest file ("" unknown) */
     char traced_fs[32], replay_fs[32]; /* their file-system types ("" unknown) */
@@ -401,6 +402,8 @@ static int run_one(const struct opts *o, const char *exe, const struct variant *
     argv[a++] = "--root";
     argv[a++] = rundir;
     argv[a++] = "--json";
+    if (o->cold_reads)
+        argv[a++] = "--cold-reads";
     argv[a] = NULL;
     pid_t pid = cli_spawn_group(argv, res, err, "whatif"); /* a timeout stops mpirun and the ranks together */
     if (pid < 0)
@@ -728,6 +731,8 @@ int cmd_whatif(int argc, char **argv)
             o.root_anywhere = 1;
         } else if (!strcmp(a, "--drop-caches")) {
             o.drop_caches = 1;
+        } else if (!strcmp(a, "--cold-reads")) {
+            o.cold_reads = 1;
         } else if (!strcmp(a, "--combine") && i + 1 < argc) {
             o.combine = argv[++i];
         } else if ((!strcmp(a, "--np") || !strcmp(a, "--root") || !strcmp(a, "--rounds") || !strcmp(a, "--max-rounds") ||

@@ -64,4 +64,13 @@ expect_grep "cannot open .*No such file" "$IOLENS_TMP/err"
 # the schema is generated from the option tables
 expect_rc 0 "$IOLENS" replay --schema
 cmp -s "$IOLENS_TMP/out" "$IOLENS_SOURCE_DIR/docs/replay-config.schema.json" && ok || fail "docs/replay-config.schema.json is stale"
+# --cold-reads: the read step starts with the file's pages written back and dropped (untimed);
+# the same bytes move
+cat >"$IOLENS_TMP/cold.json" <<'JSON'
+{"file_configs": [
+ {"method": "write", "file_names": ["c.dat"], "chunks": [{"transfer_size": "64k", "repetitions": 64}]},
+ {"method": "read", "file_names": ["c.dat"], "chunks": [{"transfer_size": "64k", "repetitions": 64}]}]}
+JSON
+expect_rc 0 "$IOLENS" replay "$IOLENS_TMP/cold.json" --root "$IOLENS_TMP/cold" --cold-reads --json
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["steps"]; assert [x["bytes"] for x in s] == [4194304, 4194304], s' "$IOLENS_TMP/out" && ok || fail "--cold-reads replay ($IOLENS_TMP/out)"
 finish
