@@ -377,12 +377,14 @@ int iol_darshan_print_parser(FILE *out, const char *path, unsigned mask)
                     mn);
             continue;
         }
-        if (mask & IOL_DT_BASE) {
+        /* darshan-parser prints the banner for every module with --base/--all, and with
+         * --total/--perf/--file for the modules it derives them for (POSIX, MPI-IO, STDIO) */
+        if ((mask & IOL_DT_BASE) || m == IOLENS_DARSHAN_POSIX || m == IOLENS_DARSHAN_MPIIO ||
+            m == IOLENS_DARSHAN_STDIO)
             fprintf(out, "\n# *******************************************************\n"
                          "# %s module data\n"
                          "# *******************************************************\n",
                     mn);
-        }
         if ((rc = check_incomplete(h, m, mask, out)) != 0)
             goto out;
         if (mask & IOL_DT_BASE) {

@@ -26,6 +26,7 @@ typedef struct agg_rec {
 } agg_rec;
 
 typedef struct modix {
+    int module;
     size_t ni, nf;
     enum agg_kind ki[128], kf[32];
     int fastest, fastest_bytes, slowest, slowest_bytes, f_fastest, f_slowest;
@@ -69,6 +70,7 @@ static void modix_init(modix *x, int m)
 {
     const char *p = m == IOLENS_DARSHAN_POSIX ? "POSIX_" : m == IOLENS_DARSHAN_MPIIO ? "MPIIO_" : "STDIO_";
     memset(x, 0, sizeof *x);
+    x->module = m;
     x->ni = iolens_darshan_counter_count(m);
     x->nf = iolens_darshan_fcounter_count(m);
     for (size_t i = 0; i < x->ni; i++) {
@@ -176,8 +178,9 @@ static void agg_add(agg_rec *a, const modix *x, const iolens_darshan_record *r)
     int first = a->n == 0;
     for (size_t i = 0; i < x->ni; i++) {
         switch (x->ki[i]) {
-        case AGG_SUM: /* a negative sum (-1 "not monitored" values) stays -1 */
-            a->c[i] = add_or_neg1(a->c[i], c[i]);
+        case AGG_SUM: /* POSIX, MPI-IO: a negative sum (-1 "not monitored" values) stays -1;
+                         STDIO: darshan-parser sums them (129 records of -1 FDOPENS total -129) */
+            a->c[i] = x->module == IOLENS_DARSHAN_STDIO ? add_wrap(a->c[i], c[i]) : add_or_neg1(a->c[i], c[i]);
             break;
         case AGG_MAX:
             if (first || c[i] > a->c[i])
