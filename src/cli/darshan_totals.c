@@ -131,15 +131,18 @@ static void modix_init(modix *x, int m)
 static void merge_common(int64_t *av, int64_t *ac, const int64_t *rv_in, const int64_t *rc_in)
 {
     int64_t rv[4], rc[4];
+    int dup[4] = {0, 0, 0, 0};
     memcpy(rv, rv_in, sizeof rv);
     memcpy(rc, rc_in, sizeof rc);
     for (int j = 0; j < 4; j++)
         for (int k = 0; k < 4; k++)
             if (av[k] == rv[j]) {
                 ac[k] = add_wrap(ac[k], rc[j]);
-                rv[j] = rc[j] = 0;
+                dup[j] = 1; /* merged: skipped below, the pairs after it still count */
             }
     for (int j = 0; j < 4; j++) {
+        if (dup[j])
+            continue;
         if (rv[j] == 0)
             break;
         int64_t tv[4] = {0}, tc[4] = {0};
