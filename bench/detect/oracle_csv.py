@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The "Lustre facts as an oracle" experiment of docs/detect.md (session 7): copies of the dev rows
+"""The "Lustre facts as an oracle" experiment of docs/detect.md: copies of the dev rows
 and of a local corpus in which two columns that are zero in every row (POSIX_RENAME_SOURCES,
 POSIX_RENAME_TARGETS) carry what the local corpus cannot measure: stripe count 1 (the scenario's
 sweeps.tsv parameters say `stripe 1`, or its name `single_ost`) and the rank count the scenario ran

@@ -39,7 +39,7 @@ def main():
         ", ".join("%s %d" % (k, within_aa[k]) for k in within_aa)))
     aa = [abs(float(r[k]) - 1) <= 0.05 for r in rows for k in ("aa_w_ratio", "aa_r_ratio")]
     out.append("The control itself within 5%%: %d of %d." % (sum(aa), len(aa)))
-    if rows and "pooled_cfg_w" in rows[0]:  # fidelity.sh since session 7
+    if rows and "pooled_cfg_w" in rows[0]:  # fidelity.sh with the pooled columns
         keys = ("cfg_w", "otf_w", "cfg_r", "otf_r")
         pooled = {k: [float(r["pooled_" + k]) for r in rows] for k in keys}
         out.append("Pooled (each replay's median over the median of both runs of the original per round), within "

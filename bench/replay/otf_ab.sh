@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On-the-fly replay A/B (issue 6, fidelity): several builds' `iolens replay TRACE` against the
+# On-the-fly replay A/B (fidelity): several builds' `iolens replay TRACE` against the
 # original. The original (bench_replay_ior_plain of the first build) is traced once with the
 # first build; per round, in an order that rotates, the original, the on-the-fly replay of each
 # build, and the original again (the A/A control). Prints the medians over the rounds of the

@@ -1,6 +1,6 @@
 /*
- * iolens detect — the seven I/O bottleneck patterns of IOSage (seed
- * 000_008be1d402f3c61d), decided by one trained XGBoost binary model per
+ * iolens detect — the seven I/O bottleneck patterns of IOSage ("IOSage: Detecting
+ * HPC I/O Bottleneck Patterns to Guide LLM Recommendations"), decided by one trained XGBoost binary model per
  * label (binary relevance) and a precision gate at tau = 0.3.
  *
  * Pipeline:

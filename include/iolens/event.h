@@ -84,7 +84,7 @@ typedef struct iolens_event {
     int32_t whence;      /**< lseek/fseek whence, or -1 */
     uint32_t nargs;      /**< number of textual arguments */
     const char *const *args; /**< every argument as text, as Recorder prints it (may be NULL when nargs == 0) */
-    /* added for replay fidelity (issue 6); producers that memset the event leave it "not recorded" */
+    /* added for replay fidelity; producers that memset the event leave it "not recorded" */
     uint32_t buf_pgoff1; /**< read/write: 1 + the data buffer's address modulo 4096 (where in a page it
                               starts); 0 when not recorded (Recorder, DXT, traces of older shims) */
 } iolens_event;

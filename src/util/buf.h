@@ -36,7 +36,7 @@ size_t iol_fmt_i64(char *out, int64_t v);
  * threshold, twice as high) to the size of each mmap'd block a process frees; a replay process
  * must reach its timed calls with those as a fresh process has them, or the MPI library's
  * per-call buffers are trimmed and regrown where the application's are not (docs/REPLAY-CONFIG.md,
- * fidelity, session 8). For the trace loader's temporary blocks. NULL if out of memory. */
+ * replay fidelity). For the trace loader's temporary blocks. NULL if out of memory. */
 #define IOL_SCRATCH_MMAP ((size_t)64 << 10)
 void *iol_scratch_alloc(size_t n);
 void iol_scratch_free(void *p, size_t n);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# STDIO byte counters of the character and line calls, as the Darshan runtime counts them
-# (issue 6): a program traced by iolens reads a real input file
+# STDIO byte counters of the character and line calls, as the Darshan runtime counts them:
+# a program traced by iolens reads a real input file
 # (../shared/data/iosage/sweeps.tsv) to end of file with fgets (the last call returns NULL:
 # 0 bytes, not the requested size), then again with fgetc (EOF: 0 bytes, a character: 1),
 # then again with fread of 8-byte items (items x 8), and writes with fputs (the string's

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Done-when 1 of issue 5: the workloads that produced the real Darshan logs of
+# The workloads that produced the real Darshan logs of
 # ../shared/data/darshan/generated (workloads/small_writes.c, large_seq.c, run as
 # in workloads/run_all.sh: 4 ranks, data dir as argv[1]) are traced by iolens;
 # the counters computed from the trace are compared with the real log's:

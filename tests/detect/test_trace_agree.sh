@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Done-when 1 of issue 7: features computed from an iolens trace agree with the features
+# Features computed from an iolens trace agree with the features
 # of the real Darshan log of the same workload (../shared/data/darshan/generated, README.txt
 # and workloads/run_all.sh say exactly how each log was made):
 #   nonmpi_dd_64MiB      dd if=/dev/zero of=<dir>/dd.out bs=1M count=64       (non-MPI)
