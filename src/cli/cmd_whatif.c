@@ -99,6 +99,7 @@ struct opts {
     int adaptive, max_rounds; /* rounds not given: from ADAPT_MIN up to max_rounds, see adapt_done() */
     char traced_dir[PATH_MAX]; /* folder of the trace's largest file ("" unknown) */
     char traced_fs[32], replay_fs[32]; /* their file-system types ("" unknown) */
+    char near_dir[PATH_MAX];   /* traced_dir, or its nearest existing parent */
     const char *fsroot;        /* where the runs' folder is made */
     double traced_run;         /* the traced run's time (first to last call), 0 unknown */
     double timeout;
@@ -213,14 +214,6 @@ static int load_base(const char *input, iolens_replay_config **cfg)
 }
 
 /* Detection as `iolens detect` does it: patterns at the gate, probabilities into probs. */
-/* A copy of the chosen runs' folder that outlives the caller's buffer. */
-static const char *near_root(const char *dir)
-{
-    static char keep[PATH_MAX];
-    snprintf(keep, sizeof keep, "%s", dir);
-    return keep;
-}
-
 /* The folder of the input's largest file, when the trace names one by an absolute path. */
 static void set_traced_dir(struct opts *o, const iolens_detect_file *f, int nfiles)
 {
@@ -494,6 +487,17 @@ static int read_results(const char *path, struct run *r)
     return 0;
 }
 
+/* A paired summary and its ratios as JSON. */
+static json_t *paired_json(const iolens_paired_summary *ps, const double *ratios)
+{
+    json_t *pr = json_array();
+    for (size_t r = 0; r < ps->n; r++)
+        json_array_append_new(pr, json_real(ratios[r]));
+    return json_pack("{s:o, s:f, s:[f,f], s:i, s:f, s:s}", "ratios", pr, "median", ps->median, "interval", ps->lo,
+                     ps->hi, "k", (int)ps->k, "coverage", ps->coverage, "verdict",
+                     iolens_paired_verdict_name(ps->verdict));
+}
+
 static void report_json(const struct opts *o, struct variant *v, int nv, const char **detected, int ndet,
                         const double *probs, int no_records, const char *where)
 {
@@ -565,24 +569,12 @@ static void report_json(const struct opts *o, struct variant *v, int nv, const c
                 json_object_set_new(e, "speedup", json_real(v[k].median > 0 ? v[0].median / v[k].median : 0));
             double ratios[1000];
             iolens_paired_summary ps;
-            if (k > 0 && v[0].runs && o->rounds <= 1000 && paired_of(&v[0], &v[k], o->rounds, ratios, &ps) == 0) {
-                json_t *pr = json_array();
-                for (size_t r = 0; r < ps.n; r++)
-                    json_array_append_new(pr, json_real(ratios[r]));
-                json_object_set_new(e, "paired",
-                                    json_pack("{s:o, s:f, s:[f,f], s:i, s:f, s:s}", "ratios", pr, "median", ps.median,
-                                              "interval", ps.lo, ps.hi, "k", (int)ps.k, "coverage", ps.coverage,
-                                              "verdict", iolens_paired_verdict_name(ps.verdict)));
-            }
+            if (k > 0 && v[0].runs && o->rounds <= 1000 && paired_of(&v[0], &v[k], o->rounds, ratios, &ps) == 0)
+                json_object_set_new(e, "paired", paired_json(&ps, ratios));
             if (k > 0 && v[0].runs && o->rounds <= 1000 && run_paired_of(o, &v[0], &v[k], o->rounds, ratios, &ps) == 0) {
-                json_t *pr = json_array();
-                for (size_t r = 0; r < ps.n; r++)
-                    json_array_append_new(pr, json_real(ratios[r]));
-                json_object_set_new(e, "run_paired",
-                                    json_pack("{s:f, s:o, s:f, s:[f,f], s:i, s:f, s:s}", "traced_run_seconds",
-                                              o->traced_run, "ratios", pr, "median", ps.median, "interval", ps.lo,
-                                              ps.hi, "k", (int)ps.k, "coverage", ps.coverage, "verdict",
-                                              iolens_paired_verdict_name(ps.verdict)));
+                json_t *rp = paired_json(&ps, ratios);
+                json_object_set_new(rp, "traced_run_seconds", json_real(o->traced_run));
+                json_object_set_new(e, "run_paired", rp);
             }
         }
         json_array_append_new(arr, e);
@@ -591,6 +583,31 @@ static void report_json(const struct opts *o, struct variant *v, int nv, const c
     json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     putchar('\n');
     json_decref(out);
+}
+
+/* The paired view of each applied variant's rounds, of the I/O (whole_run 0) or of the whole run;
+ * the title before the first line printed. */
+static void print_paired(const struct opts *o, const struct variant *v, int nv, int whole_run, const char *title)
+{
+    int shown = 0;
+    for (int k = 1; k < nv; k++) {
+        double ratios[1000];
+        iolens_paired_summary ps;
+        if (v[k].status != IOLENS_REPLAY_WHATIF_APPLIED || !v[k].runs || o->rounds > 1000 ||
+            (whole_run ? run_paired_of(o, &v[0], &v[k], o->rounds, ratios, &ps)
+                       : paired_of(&v[0], &v[k], o->rounds, ratios, &ps)) < 0)
+            continue;
+        if (!shown++)
+            printf("\n%s\n", title);
+        if (ps.k)
+            printf("%-24s %7.3fx [%.3f, %.3f] (%.1f%%) %s\n", v[k].name, ps.median, ps.lo, ps.hi, 100 * ps.coverage,
+                   iolens_paired_verdict_name(ps.verdict));
+        else if (!whole_run)
+            printf("%-24s %7.3fx (no interval: %d round(s); --rounds 5 or more) %s\n", v[k].name, ps.median,
+                   o->rounds, iolens_paired_verdict_name(ps.verdict));
+        else
+            printf("%-24s %7.3fx %s\n", v[k].name, ps.median, iolens_paired_verdict_name(ps.verdict));
+    }
 }
 
 static void report_table(const struct opts *o, struct variant *v, int nv, const char **detected, int ndet,
@@ -638,35 +655,14 @@ static void report_table(const struct opts *o, struct variant *v, int nv, const 
                    v[k].change, v[0].median, v[k].median,
                    v[k].median > 0 ? v[0].median / v[k].median : 0, v[k].min, v[k].max, v[k].runs[0].bytes);
     }
-    for (int k = 1; o->measured && k < nv; k++) { /* the per-round (paired) view of the same runs */
-        double ratios[1000];
-        iolens_paired_summary ps;
-        if (v[k].status != IOLENS_REPLAY_WHATIF_APPLIED || !v[k].runs || o->rounds > 1000 ||
-            paired_of(&v[0], &v[k], o->rounds, ratios, &ps) < 0)
-            continue;
-        if (k == 1)
-            printf("\nper-round speed-up (base / variant in the same round): median, order-statistic interval, verdict\n");
-        if (ps.k)
-            printf("%-24s %7.3fx [%.3f, %.3f] (%.1f%%) %s\n", v[k].name, ps.median, ps.lo, ps.hi, 100 * ps.coverage,
-                   iolens_paired_verdict_name(ps.verdict));
-        else
-            printf("%-24s %7.3fx (no interval: %d round(s); --rounds 5 or more) %s\n", v[k].name, ps.median,
-                   o->rounds, iolens_paired_verdict_name(ps.verdict));
-    }
-    for (int k = 1; o->measured && k < nv; k++) { /* the same for the whole run (Amdahl) */
-        double ratios[1000];
-        iolens_paired_summary ps;
-        if (v[k].status != IOLENS_REPLAY_WHATIF_APPLIED || !v[k].runs || o->rounds > 1000 ||
-            run_paired_of(o, &v[0], &v[k], o->rounds, ratios, &ps) < 0)
-            continue;
-        if (k == 1)
-            printf("\nthe whole run (traced %.3f s; what is not the base replay's I/O time taken as unchanged):\n",
-                   o->traced_run);
-        if (ps.k)
-            printf("%-24s %7.3fx [%.3f, %.3f] (%.1f%%) %s\n", v[k].name, ps.median, ps.lo, ps.hi, 100 * ps.coverage,
-                   iolens_paired_verdict_name(ps.verdict));
-        else
-            printf("%-24s %7.3fx %s\n", v[k].name, ps.median, iolens_paired_verdict_name(ps.verdict));
+    if (o->measured) {
+        print_paired(o, v, nv, 0, "per-round speed-up (base / variant in the same round): median, order-statistic "
+                                  "interval, verdict");
+        char title[160];
+        snprintf(title, sizeof title,
+                 "the whole run (traced %.3f s; what is not the base replay's I/O time taken as unchanged):",
+                 o->traced_run);
+        print_paired(o, v, nv, 1, title);
     }
     printf("\n");
     for (int k = 1; k < nv; k++) {
@@ -821,8 +817,8 @@ int cmd_whatif(int argc, char **argv)
     char tbuf[32], rbuf[32];
     /* a folder the replay of the trace removed again: its nearest existing parent is on the same
      * file system unless a mount point lies between (never "/": a trace of another machine) */
-    char near[PATH_MAX];
-    snprintf(near, sizeof near, "%s", o.traced_dir);
+    char *near = o.near_dir;
+    snprintf(o.near_dir, sizeof o.near_dir, "%s", o.traced_dir);
     struct stat nst;
     while (near[0] && strcmp(near, "/") && stat(near, &nst) != 0) {
         char *slash = strrchr(near, '/');
@@ -838,7 +834,7 @@ int cmd_whatif(int argc, char **argv)
     if (o.root)
         o.fsroot = o.root;
     else if (traced_known && access(near, W_OK | X_OK) == 0)
-        o.fsroot = near_root(near);
+        o.fsroot = near;
     else {
         o.fsroot = tmp;
         if (o.traced_dir[0] && !o.dry)

@@ -467,7 +467,8 @@ static int flush_record(iolens_detect_input *in)
         if (!f)
             return iol_err(IOLENS_ENOMEM, "out of memory collecting per-file evidence");
         if (m == MOD_POSIX) {
-            f->bytes = sat_add(f->bytes, sat_add(cur_val(in, EV_BR), cur_val(in, EV_BW)));
+            int64_t rb = sat_add(cur_val(in, EV_BR), cur_val(in, EV_BW));
+            f->bytes = sat_add(f->bytes, rb);
             f->ops = sat_add(f->ops, sat_add(cur_val(in, EV_R), cur_val(in, EV_W)));
             /* requests below 1 MiB: Darshan's 100K_1M bin also holds requests of exactly 1 MiB,
              * which the common access sizes (ACCESS1-4) count; those are taken out */
@@ -483,12 +484,12 @@ static int flush_record(iolens_detect_input *in)
                 f->shared = 1;
                 /* a reduced record: its data was shared when its fastest and slowest ranks both
                  * moved bytes, or it holds more bytes than the one of them that moved any */
-                int64_t rb = sat_add(cur_val(in, EV_BR), cur_val(in, EV_BW)), one = fb > sb ? fb : sb;
+                int64_t one = fb > sb ? fb : sb;
                 if ((fb > 0 && sb > 0) || (one > 0 && rb > one))
                     f->multi_rank = 1;
             } else {
                 f->ranks++;
-                if (sat_add(cur_val(in, EV_BR), cur_val(in, EV_BW)) > 0) {
+                if (rb > 0) {
                     if (f->first_rank < 0)
                         f->first_rank = in->cur_rank;
                     else if (f->first_rank != in->cur_rank)
@@ -661,10 +662,10 @@ static void top4(const iol_u64map *m, struct top_entry out[4])
 }
 
 static double dmax(double a, double b);
-static int posix_seen_acc(const struct file_acc *f)
-{
-    return f->ops > 0 || f->bytes > 0 || f->ranks > 0 || f->shared;
-}
+/* A file's bytes and operations: its POSIX record's, or its STDIO record's when it has no POSIX
+ * data (stdio on top of POSIX would count twice). */
+static int posix_seen(const struct file_acc *f) { return f->ops > 0 || f->bytes > 0 || f->ranks > 0 || f->shared; }
+static int64_t eff_bytes(const struct file_acc *f) { return posix_seen(f) ? f->bytes : f->sbytes; }
 
 /* Largest bytes of a rank over the mean of the other ranks with bytes (1 when fewer than two ranks
  * moved bytes). */
@@ -701,7 +702,7 @@ static void process_features(const iolens_detect_input *in, double *out)
         mpi_ops += (double)f->indep + (double)f->coll;
         if (f->mshared || f->mranks > 1)
             indep_sh += (double)f->indep;
-        if (f->bytes > 0 || (!posix_seen_acc(f) && f->sbytes > 0)) {
+        if (f->bytes > 0 || (!posix_seen(f) && f->sbytes > 0)) {
             data_files++;
             shared_data += sh || f->sshared;
         }
@@ -801,11 +802,6 @@ int iolens_detect_input_features(iolens_detect_input *in, double *out)
     process_features(in, out);
     return 0;
 }
-
-/* A file's bytes and operations: its POSIX record's, or its STDIO record's when it has no POSIX
- * data (stdio on top of POSIX would count twice). */
-static int posix_seen(const struct file_acc *f) { return f->ops > 0 || f->bytes > 0 || f->ranks > 0 || f->shared; }
-static int64_t eff_bytes(const struct file_acc *f) { return posix_seen(f) ? f->bytes : f->sbytes; }
 
 static int cmp_file_bytes(const void *a, const void *b)
 {
