@@ -80,7 +80,7 @@ typedef struct iolens_event {
     int64_t ret;         /**< return value (bytes moved, new fd, 0, ...) */
     int32_t err;         /**< errno of a failed call, else 0 */
     int32_t open_flags;  /**< open flags / MPI amode, or -1 */
-    int32_t mode;        /**< creation mode, or -1 */
+    int32_t mode;        /**< creation mode (fallocate: its mode argument), or -1 */
     int32_t whence;      /**< lseek/fseek whence, or -1 */
     uint32_t nargs;      /**< number of textual arguments */
     const char *const *args; /**< every argument as text, as Recorder prints it (may be NULL when nargs == 0) */

@@ -402,6 +402,8 @@ static const slot_names slots[] = {
     {"write", {NULL, "size", NULL, NULL}},
     {"lseek", {"off", NULL, "whence", NULL}},
     {"ftruncate", {NULL, "length", NULL, NULL}},
+    {"fallocate", {"off", "len", "flags", NULL}},
+    {"posix_fallocate", {"off", "len", NULL, NULL}},
     {"statx", {NULL, "mask", "dirfd", "flags"}},
     {"access", {NULL, "mode", NULL, NULL}},
     {"mkdir", {NULL, "mode", NULL, NULL}},

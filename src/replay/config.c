@@ -187,6 +187,12 @@ static const struct rp_opt fileconf_opts[] = {
      "posix and metadata steps: position with lseek() before each read()/write(), as IOR's and "
      "mdtest's POSIX back end and Python file objects do (Darshan counts POSIX_SEEKS), instead of "
      "pread()/pwrite()"},
+    {"preallocated", RP_OPT_BOOL, F(preallocated), "false", 0, 1, NULL, NULL, 0, 0,
+     "write steps: the file's extent was reserved before the step, as programs that lay their files "
+     "out first do (fio's default): posix_fallocate() before the step, untimed, so the writes fill "
+     "allocated space (on tmpfs they then copy into pages already there). --config-from sets it when "
+     "the trace reserved the file's space (fallocate, posix_fallocate). The hint \"preallocate\" "
+     "instead reserves inside the timed phase, a change to measure"},
     {"verify", RP_OPT_BOOL, F(verify), "true", 0, 1, NULL, NULL, 0, 0,
      "reads compare the data with the written pattern"},
     {"hints", RP_OPT_OBJ, F(hints), NULL, 0, 0, NULL, &rp_hints_table, 0, 0,

@@ -646,6 +646,18 @@ static int run_io(struct rp_exec *x, size_t step, struct rp_step_result *res)
         f.h = &h;
         res->prefilled = 1;
     }
+    if (rc == 0 && write && fc->preallocated && creator && extent > 0 && !x->opt->dry_run) {
+        /* untimed: the space the traced program reserved before writing (the whole shared file
+         * by rank 0, its own file by each rank) */
+        int pfd = openat(dirfd, base, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+        int perr = pfd < 0 ? errno : posix_fallocate(pfd, 0, (off_t)extent);
+        if (pfd >= 0)
+            close(pfd);
+        if (perr && perr != EOPNOTSUPP && perr != EINVAL)
+            rc = iol_err(IOLENS_EIO, "cannot reserve %lld bytes of '%s': %s", (long long)extent, full, strerror(perr));
+        else
+            res->preallocated = perr == 0;
+    }
     rc = x_agree(x, rc);
     if (rc < 0)
         goto done;

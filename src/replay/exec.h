@@ -25,7 +25,7 @@ enum { RK_BYTES, RK_OPS, RK_TS, RK_TE, RK_VERIFY, RK_PART, RK_N };
 
 struct rp_step_result {
     char *name;
-    int method, iface, file_per_process, prefilled, collective;
+    int method, iface, file_per_process, prefilled, preallocated, collective;
     int nranks;
     char *path; /* first file (remapped below the root) */
     int64_t bytes, ops, verify_errors, repeats;

@@ -47,6 +47,7 @@ struct gv_sess {
     /* access order of the transfers (offsets as resolved by the trace reader) */
     int64_t nx, nconsec, last_end, run_start, run_len, run_k, run_d, nruns;
     int runs_regular, off_unknown;
+    int prealloc; /* the trace reserved the file's space (fallocate, posix_fallocate) */
     int64_t nseeked, nimplicit; /* transfers after an lseek(); transfers at the file pointer */
     double t0;
     struct gv_chunk *ch;
@@ -200,8 +201,12 @@ struct gv_open {
 static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles, unsigned char *excl)
 {
     struct gv_open *open = calloc(nfiles ? nfiles : 1, sizeof *open);
-    if (!open)
+    unsigned char *pre = calloc(nfiles ? nfiles : 1, 1);
+    if (!open || !pre) {
+        free(open);
+        free(pre);
         return iol_err(IOLENS_ENOMEM, "out of memory");
+    }
     int rc = 0;
     const int iolens_kind = !strcmp(iolens_evsource_kind(src), "iolens"); /* return values are bytes moved */
     for (int r = 0; r < nranks && rc == 0; r++) {
@@ -246,6 +251,8 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
                 *o = (struct gv_open){0, 0, 1, e.tstart, e.layer, 0};
             } else if (e.op == IOLENS_OP_CLOSE) {
                 *o = (struct gv_open){0, 0, 0, 0, 0, 0};
+            } else if (e.op == IOLENS_OP_TRUNCATE && e.size > 0 && e.func && strstr(e.func, "fallocate")) {
+                pre[e.file] = 1;
             } else if (e.op == IOLENS_OP_SEEK && o->open) {
                 o->seek_pending = e.layer == IOLENS_LAYER_POSIX;
             } else if (e.op == IOLENS_OP_SYNC && o->open && o->w) {
@@ -274,7 +281,10 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
         if (got < 0 && rc == 0)
             rc = got;
     }
+    for (size_t i = 0; i < g->n; i++)
+        g->s[i].prealloc = pre[g->s[i].file];
     free(open);
+    free(pre);
     return rc;
 }
 
@@ -327,6 +337,7 @@ static int set_common(struct rp_fileconf *fc, const struct gv_sess *s, const cha
     fc->seek = fc->interface == RP_POSIX && s->nx > 0 && 2 * s->nseeked >= s->nx && 2 * s->nimplicit >= s->nx;
     uint32_t bufpos = main_bufpos(s);
     fc->buffer_offset = bufpos >= 1 && bufpos <= 4096 ? (int64_t)bufpos - 1 : 0;
+    fc->preallocated = s->op == RP_WRITE && s->prealloc;
     if (s->op == RP_WRITE && s->syncs > 0) {
         int64_t writes = 0;
         for (size_t i = 0; i < s->nch; i++)

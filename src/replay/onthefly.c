@@ -805,7 +805,13 @@ static int mpi_event(struct otf *o, struct otf_file *f, struct otf_handle *h, co
 }
 #endif
 
-/* stat, access, mkdir, rmdir, unlink, rename, opendir, readdir, closedir, ftruncate. */
+static int is_fallocate(const char *fn)
+{
+    return !strcmp(fn, "fallocate") || !strcmp(fn, "fallocate64") || !strcmp(fn, "posix_fallocate") ||
+           !strcmp(fn, "posix_fallocate64");
+}
+
+/* stat, access, mkdir, rmdir, unlink, rename, opendir, readdir, closedir, ftruncate, fallocate. */
 static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
 {
     const iolens_event *e = &v->e;
@@ -814,6 +820,17 @@ static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
     char path[PATH_MAX];
     struct stat sb;
     int rc, bad = 0;
+    if (e->op == IOLENS_OP_TRUNCATE && is_fallocate(fn)) {
+        /* the space the application reserved (fio lays its files out so): same offset, length and
+         * mode; a file system without the mode counts the call as failed, as a metadata call */
+        if (!top || top->fd < 0 || e->size <= 0 || e->offset < 0)
+            return 0;
+        if (fn[0] == 'p')
+            bad = posix_fallocate(top->fd, (off_t)e->offset, (off_t)e->size) != 0;
+        else
+            bad = fallocate(top->fd, e->mode > 0 ? e->mode : 0, (off_t)e->offset, (off_t)e->size) < 0;
+        goto counted;
+    }
     if (e->op == IOLENS_OP_TRUNCATE) {
         if (!top || top->fd < 0 || e->size < 0)
             return 0;

@@ -128,6 +128,8 @@ int iolens_replay_result_write_json(const iolens_replay_result *r, FILE *out, in
         iol_jsonw_bool(&w, s->collective);
         iol_jsonw_key(&w, "prefilled");
         iol_jsonw_bool(&w, s->prefilled);
+        iol_jsonw_key(&w, "preallocated");
+        iol_jsonw_bool(&w, s->preallocated);
         iol_jsonw_key(&w, "bytes");
         iol_jsonw_int(&w, s->bytes);
         iol_jsonw_key(&w, "ops");
@@ -226,7 +228,7 @@ int iolens_replay_result_write_table(const iolens_replay_result *r, FILE *out)
                     s->method == RP_COMPUTE ? "-" : b2, s->method == RP_COMPUTE ? "  " : "/s");
         if (s->path)
             fprintf(out, "    file: %s%s%s\n", s->path, s->file_per_process ? " (one per rank)" : "",
-                    s->prefilled ? ", prefilled before timing" : "");
+                    s->prefilled ? ", prefilled before timing" : s->preallocated ? ", space reserved before timing" : "");
         if (s->verify_errors)
             fprintf(out, "    VERIFY: %lld bytes differ from the written pattern\n", (long long)s->verify_errors);
         for (size_t k = 0; k < s->nhints; k++)

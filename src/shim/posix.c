@@ -396,6 +396,68 @@ IOL_EXPORT int ftruncate64(int fd, off64_t len)
     return r;
 }
 
+/* fallocate returns -1 and sets errno; posix_fallocate returns the error number itself and
+ * leaves errno alone, which the application sees unchanged */
+IOL_EXPORT int fallocate(int fd, int mode, off_t off, off_t len)
+{
+    IOL_REAL(fallocate);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_fallocate(fd, mode, off, len);
+    uint64_t t0 = iol_begin();
+    int r = real_fallocate(fd, mode, off, len);
+    xfer(IOL_F_fallocate, t0, r, fd, off, len, mode);
+    return r;
+}
+
+IOL_EXPORT int fallocate64(int fd, int mode, off64_t off, off64_t len)
+{
+    IOL_REAL(fallocate64);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_fallocate64(fd, mode, off, len);
+    uint64_t t0 = iol_begin();
+    int r = real_fallocate64(fd, mode, off, len);
+    xfer(IOL_F_fallocate64, t0, r, fd, off, len, mode);
+    return r;
+}
+
+static void pfalloc(int func, uint64_t t0, int r, int fd, int64_t off, int64_t len)
+{
+    int saved = errno;
+    errno = r;
+    iol_rawrec *rec = iol_end(func, t0, r != 0);
+    if (rec) {
+        on_fd(rec, fd);
+        rec->ret = r ? -1 : 0;
+        rec->a[0] = off;
+        rec->a[1] = len;
+        rec->a[2] = 0;
+        iol_commit(rec);
+    }
+    errno = saved;
+}
+
+IOL_EXPORT int posix_fallocate(int fd, off_t off, off_t len)
+{
+    IOL_REAL(posix_fallocate);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_posix_fallocate(fd, off, len);
+    uint64_t t0 = iol_begin();
+    int r = real_posix_fallocate(fd, off, len);
+    pfalloc(IOL_F_posix_fallocate, t0, r, fd, off, len);
+    return r;
+}
+
+IOL_EXPORT int posix_fallocate64(int fd, off64_t off, off64_t len)
+{
+    IOL_REAL(posix_fallocate64);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_posix_fallocate64(fd, off, len);
+    uint64_t t0 = iol_begin();
+    int r = real_posix_fallocate64(fd, off, len);
+    pfalloc(IOL_F_posix_fallocate64, t0, r, fd, off, len);
+    return r;
+}
+
 /* ---- metadata ---- */
 /* A call on a path, relative to the directory descriptor dirfd (AT_FDCWD but for fstatat, statx);
  * a1..a3 are its argument slots. */

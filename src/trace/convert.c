@@ -135,8 +135,10 @@ static void to_raw(const iolens_event *ev, int fid, int32_t pid, uint64_t start_
         break;
     case IOLENS_OP_TRUNCATE:
     case IOLENS_OP_MMAP:
-        r->a[0] = fi->has_off ? ev->offset : 0;
+        r->a[0] = fi->has_off || iol_func_is_fallocate((unsigned)fid) ? ev->offset : 0;
         r->a[1] = ev->size;
+        if (iol_func_is_fallocate((unsigned)fid) && ev->mode > 0)
+            r->a[2] = ev->mode;
         break;
     case IOLENS_OP_SEEK:
         r->a[0] = ev->offset;

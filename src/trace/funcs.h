@@ -28,4 +28,11 @@ static inline int iol_func_is_fseek(unsigned id)
     return id == IOL_F_fseek || id == IOL_F_fseeko || id == IOL_F_fseeko64;
 }
 
+/* fallocate(64), posix_fallocate(64): a0 offset, a1 length, a2 fallocate's mode */
+static inline int iol_func_is_fallocate(unsigned id)
+{
+    return id == IOL_F_fallocate || id == IOL_F_fallocate64 || id == IOL_F_posix_fallocate ||
+           id == IOL_F_posix_fallocate64;
+}
+
 #endif

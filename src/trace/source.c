@@ -216,6 +216,10 @@ static void fill_event(iol_trace *t, int rank, iol_proc *p, const iol_thread *th
     ev->err = r->err;
     ev->open_flags = fi->op == IOLENS_OP_OPEN ? (int32_t)r->a[0] : -1;
     ev->mode = (r->func <= IOL_F_mkostemps || r->func == IOL_F_mkdir) ? (int32_t)r->a[1] : -1; /* the open family */
+    if (iol_func_is_fallocate(r->func)) { /* a0 offset, a1 length, a2 fallocate's mode */
+        ev->offset = r->a[0];
+        ev->mode = (int32_t)r->a[2];
+    }
     ev->whence = (fi->op == IOLENS_OP_SEEK && !iol_func_is_ftell(r->func) && r->func != IOL_F_rewind) ? (int32_t)r->a[2]
                                                                                                   : -1;
     if (r->err)
@@ -261,7 +265,8 @@ static const arg_spec arg_specs[] = {
     {"creat64", "P1"}, {"mkstemp", "P01"}, {"mkostemp", "P01"}, {"mkstemps", "P01"}, {"mkostemps", "P01"}, {"close", "P"}, {"read", "PB1"}, {"write", "PB1"}, {"pread", "PB10"}, {"pwrite", "PB10"},
     {"pread64", "PB10"}, {"pwrite64", "PB10"}, {"readv", "PB2"}, {"writev", "PB2"}, {"preadv", "PB20"},
     {"pwritev", "PB20"}, {"preadv64", "PB20"}, {"pwritev64", "PB20"}, {"lseek", "P02"}, {"lseek64", "P02"},
-    {"fsync", "P"}, {"fdatasync", "P"}, {"ftruncate", "P1"}, {"ftruncate64", "P1"}, {"stat", "PB"},
+    {"fsync", "P"}, {"fdatasync", "P"}, {"ftruncate", "P1"}, {"ftruncate64", "P1"}, {"fallocate", "P201"}, {"fallocate64", "P201"},
+    {"posix_fallocate", "P01"}, {"posix_fallocate64", "P01"}, {"stat", "PB"},
     {"stat64", "PB"}, {"lstat", "PB"}, {"lstat64", "PB"}, {"fstat", "PB"}, {"fstat64", "PB"},
     {"fstatat", "2PB3"}, {"fstatat64", "2PB3"}, {"__xstat", "3PB"}, {"__xstat64", "3PB"}, {"__lxstat", "3PB"},
     {"__lxstat64", "3PB"}, {"__fxstat", "3PB"}, {"__fxstat64", "3PB"}, {"statx", "2P31B"}, {"access", "P1"},

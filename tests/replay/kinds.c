@@ -1,7 +1,7 @@
 /* One call kind per run, on DIR/f (a file) and DIR/d (a directory) that exist
  * before the run, for tests/replay/test_replay_safety.sh: its trace, replayed
  * into a root where those paths already exist, must leave them untouched.
- *   kinds MODE DIR     MODE: trunc creat ftruncate fopen-w fopen-wplus fopen-a
+ *   kinds MODE DIR     MODE: trunc creat ftruncate fallocate punch fopen-w fopen-wplus fopen-a
  *                      append pwrite write rename-from rename-to unlink rmdir
  *                      mkdir-in mpiio-write mpiio-delete (the last two need MPI) */
 #define _GNU_SOURCE
@@ -36,6 +36,12 @@ int main(int argc, char **argv)
     } else if (!strcmp(m, "ftruncate")) {
         fd = open(f, O_RDWR);
         rc = fd < 0 || ftruncate(fd, 10) != 0;
+    } else if (!strcmp(m, "fallocate")) { /* grows the file: 100 bytes -> 8 KiB */
+        fd = open(f, O_RDWR);
+        rc = fd < 0 || fallocate(fd, 0, 0, 8192) != 0;
+    } else if (!strcmp(m, "punch")) { /* zeroes bytes 0-63 in place, size unchanged */
+        fd = open(f, O_RDWR);
+        rc = fd < 0 || fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 64) != 0;
     } else if (!strcmp(m, "fopen-w") || !strcmp(m, "fopen-wplus") || !strcmp(m, "fopen-a")) {
         fp = fopen(f, !strcmp(m, "fopen-w") ? "w" : !strcmp(m, "fopen-a") ? "a" : "w+");
         rc = !fp || fwrite(b, 1, 100, fp) != 100;

@@ -1,5 +1,6 @@
 # Real programs' traces replay on the fly and from config: a stdio program (fgets
-# over a text file: lines, not 4096-byte reads) and fsync after every write.
+# over a text file: lines, not 4096-byte reads), fsync after every write, an HDF5 program and
+# fio's space reservation.
 . "$(dirname "$0")/../cli/lib.sh"
 : "${PROGRAMS:?}"
 T=$IOLENS_TMP
@@ -35,6 +36,25 @@ if command -v h5pcc >/dev/null && h5pcc -o "$T/h5prog" "$IOLENS_SOURCE_DIR/tests
   expect_rc 0 "$IOLENS" replay "$T/h5.trace" --root "$T/r6"
 else
   echo "skip: no h5pcc"
+fi
+
+# fio lays its file out with fallocate before the timed writes: the reservation is traced,
+# replayed on the fly (the replay's own trace has it) and kept in the config (untimed there)
+if command -v fio >/dev/null; then
+  mkdir -p "$T/fio"
+  expect_rc 0 "$IOLENS" trace -o "$T/fio.trace" -- fio --name=j --directory="$T/fio" --ioengine=psync \
+    --rw=write --bs=64k --size=1m --fallocate=native
+  expect_rc 0 "$IOLENS" trace --print "$T/fio.trace"
+  expect_grep 'fallocate.*j.0.0", fd=[0-9]*, off=0, len=1048576, flags=0) = 0' "$T/out"
+  expect_rc 0 "$IOLENS" replay --config-from "$T/fio.trace" -o "$T/fio.json"
+  expect_grep '"preallocated": true' "$T/fio.json"
+  expect_rc 0 "$IOLENS" replay "$T/fio.json" --root "$T/r7" --json
+  expect_grep '"preallocated": true' "$T/out"
+  expect_rc 0 "$IOLENS" trace -o "$T/fio-replay.trace" -- "$IOLENS" replay "$T/fio.trace" --root "$T/r8"
+  expect_rc 0 "$IOLENS" trace --print "$T/fio-replay.trace"
+  expect_grep 'fallocate.*r8.*j.0.0", fd=[0-9]*, off=0, len=1048576, flags=0) = 0' "$T/out"
+else
+  echo "skip: no fio"
 fi
 
 # a config whose read step passes the end of what its write step wrote is refused when it is read

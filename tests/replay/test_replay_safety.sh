@@ -54,7 +54,7 @@ check_kind() {
   fi
 }
 
-for k in trunc creat ftruncate fopen-w fopen-wplus fopen-a append pwrite write rename-from rename-to unlink rmdir mkdir-in; do
+for k in trunc creat ftruncate fallocate punch fopen-w fopen-wplus fopen-a append pwrite write rename-from rename-to unlink rmdir mkdir-in; do
   check_kind "$k"
 done
 if command -v mpirun >/dev/null && [ -n "${KINDS_MPI:-}" ]; then

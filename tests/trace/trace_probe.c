@@ -180,6 +180,19 @@ static void posix_calls(logb *L, const char *dir, int k)
     logc(L, "ftruncate", p, fd, x, E(x), "length=4096");
     x = ftruncate64(fd, 4096);
     logc(L, "ftruncate64", p, fd, x, E(x), "length=4096");
+    x = fallocate(fd, 0, 0, 8192);
+    logc(L, "fallocate", p, fd, x, E(x), "off=0, len=8192, flags=0");
+    x = fallocate64(fd, FALLOC_FL_KEEP_SIZE, 8192, 4096);
+    logc(L, "fallocate64", p, fd, x, E(x), "off=8192, len=4096, flags=%d", FALLOC_FL_KEEP_SIZE);
+    errno = 0;
+    x = posix_fallocate(fd, 0, 4096); /* the error number is returned; errno stays */
+    logc(L, "posix_fallocate", p, fd, x ? -1 : 0, x, "off=0, len=4096");
+    x = posix_fallocate64(-1, 0, 4096);
+    logc(L, "posix_fallocate64", NULL, -1, x ? -1 : 0, x, "off=0, len=4096");
+    if (errno != 0)
+        abort(); /* posix_fallocate changed errno */
+    x = ftruncate(fd, 4096);
+    logc(L, "ftruncate", p, fd, x, E(x), "length=4096");
     struct stat st;
     struct stat64 st64;
     x = fstat(fd, &st);
