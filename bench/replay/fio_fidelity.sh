@@ -4,7 +4,9 @@
 # (`iolens replay TRACE`), the replay of `iolens replay --config-from TRACE`, and the same with
 # --cold-reads (read steps start with the file's pages dropped, as fio's invalidate=1 does), in an order that
 # rotates from round to round. Per round, replay bandwidth / fio's own reported bandwidth (fio's
-# JSON bw_bytes summed over its jobs) for the job's phase; medians over the rounds.
+# JSON bw_bytes summed over its jobs) for the job's phase; medians over the rounds. Every run
+# starts after a sync; fio's files of a write job are removed before each fio run (the traced run
+# wrote a new file, and so does each replay).
 #
 #   bench/replay/fio_fidelity.sh [--dir DIR] [--rounds N] [--only REGEX]
 #
@@ -45,6 +47,11 @@ otf_bw() { # otf_bw PHASE JSON
 cfg_bw() { # cfg_bw PHASE JSON: bytes / seconds of the config's steps of that phase
   "$PY" -c 'import json,sys; s=[x for x in json.load(open(sys.argv[2]))["steps"] if x["method"] == sys.argv[1]]; print(sum(x["bytes"] for x in s) / sum(x["seconds"] for x in s))' "$1" "$2"
 }
+# before every timed run: the previous run's writeback done (sync); before a fio run of a write
+# job, fio's file removed, so that fio writes a new file as in the traced run (an existing file
+# is overwritten in place: another workload, and on ext4 a slower one while its last writeback runs)
+settle() { sync; }
+fresh() { settle; [ "$phase" = write ] && rm -f "$d/data"/*; settle; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 printf '%-20s %-6s %10s %8s %8s %8s %8s   (%s, %d rounds; median of per-round ratios to fio run 1)\n' \
   job phase "fio MiB/s" "A/A" "on-fly" "config" "cold" "$(stat -f -c %T "$w")" "$rounds"
@@ -61,11 +68,11 @@ for j in "${jobs[@]}"; do
   for r in $(seq 1 "$rounds"); do
     for k in 0 1 2 3; do
       case $(( (r + k) % 4 )) in
-        0) "${fio[@]}" >"$d/f1.json" 2>/dev/null; "${fio[@]}" >"$d/f2.json" 2>/dev/null
+        0) fresh; "${fio[@]}" >"$d/f1.json" 2>/dev/null; fresh; "${fio[@]}" >"$d/f2.json" 2>/dev/null
            a=$(fio_bw "$phase" "$d/f1.json"); b=$(fio_bw "$phase" "$d/f2.json") ;;
-        1) "$IOLENS" replay "$d/t" --root "$d/root" --json >"$d/o.json" 2>/dev/null; ob=$(otf_bw "$phase" "$d/o.json") ;;
-        2) "$IOLENS" replay "$d/c.json" --root "$d/root" --json >"$d/c.out" 2>/dev/null; cb=$(cfg_bw "$phase" "$d/c.out") ;;
-        3) "$IOLENS" replay "$d/c.json" --root "$d/root" --json --cold-reads >"$d/k.out" 2>/dev/null; kb=$(cfg_bw "$phase" "$d/k.out") ;;
+        1) settle; "$IOLENS" replay "$d/t" --root "$d/root" --json >"$d/o.json" 2>/dev/null; ob=$(otf_bw "$phase" "$d/o.json") ;;
+        2) settle; "$IOLENS" replay "$d/c.json" --root "$d/root" --json >"$d/c.out" 2>/dev/null; cb=$(cfg_bw "$phase" "$d/c.out") ;;
+        3) settle; "$IOLENS" replay "$d/c.json" --root "$d/root" --json --cold-reads >"$d/k.out" 2>/dev/null; kb=$(cfg_bw "$phase" "$d/k.out") ;;
       esac
     done
     echo "$a" >>"$d/base"

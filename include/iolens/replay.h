@@ -190,6 +190,9 @@ IOLENS_API void iolens_replay_trace_stats_release(iolens_replay_trace_stats *sta
 
 /** 1 when the source has application-level MPI-IO calls (a replay needs MPI), 0 if not, <0 on error. */
 IOLENS_API int iolens_replay_trace_needs_mpi(iolens_evsource *src);
+/** Ranks an on-the-fly replay of src replays (the trace's processes less the ones left out, as
+ *  iolens_replay_trace_run() selects them with all_processes), or <0 on error. */
+IOLENS_API int iolens_replay_trace_ranks(iolens_evsource *src, int all_processes);
 
 /**
  * On-the-fly replay: each rank re-issues its own application-level POSIX,

@@ -28,6 +28,9 @@ static void usage(FILE *out)
             "       iolens replay --config-from TRACE [-o CONFIG.json] [--all-paths]\n"
             "       iolens replay TRACE [--root DIR] [--delays | --no-delays | --speed X] [--json] [--keep]\n"
             "       mpirun -np N iolens replay CONFIG.json|TRACE --root DIR\n\n"
+            "A config or trace of N > 1 ranks started without mpirun runs as `mpirun --oversubscribe -np N`\n"
+            "of the same command (when mpirun is on PATH), so the ranks run at the same time as the\n"
+            "traced processes did; --serial keeps one process, which replays the ranks in turn.\n\n"
             "Runs the steps of a replay config (docs/REPLAY-CONFIG.md): each step is timed from the\n"
             "earliest open to the latest close across ranks (FBench Algorithm 1).\n\n"
             "  --root DIR      directory every replayed file is created below (default: .);\n"
@@ -39,6 +42,8 @@ static void usage(FILE *out)
             "  --cold-reads    (config) before each read step, untimed, write back and drop the page\n"
             "                  cache of the file each rank reads: reads start cold, as for data written\n"
             "                  long before (fio invalidates its files' cache before a job by default)\n"
+            "  --serial        one process, even for several ranks (ranks in turn; a config runs\n"
+            "                  with one rank)\n"
             "  --schema        print the JSON Schema of the config format\n"
             "  --print-config  print the config normalised (sizes in bytes)\n"
             "  --config-from TRACE [-o CONFIG.json]\n"
@@ -103,6 +108,67 @@ static int exec_lean(const char *path, char **argv)
     execv(path, argv);
     cli_error("cannot run '%s': %s", path, strerror(errno));
     return CLI_FAIL;
+}
+#endif
+
+#ifdef IOLENS_HAVE_MPI
+/* Whether a program is on PATH. */
+static int on_path(const char *prog)
+{
+    const char *p = getenv("PATH");
+    char buf[PATH_MAX];
+    while (p && *p) {
+        const char *e = strchr(p, ':');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n && n + strlen(prog) + 2 < sizeof buf) {
+            memcpy(buf, p, n);
+            snprintf(buf + n, sizeof buf - n, "/%s", prog);
+            if (access(buf, X_OK) == 0)
+                return 1;
+        }
+        p = e ? e + 1 : NULL;
+    }
+    return 0;
+}
+
+/* A replay of N > 1 ranks started without mpirun runs as `mpirun --oversubscribe -np N` of the
+ * same command, so that the ranks run at the same time as the traced processes did (one process
+ * would replay them one after the other: a two-job fio trace replayed at half its bandwidth, a
+ * two-rank config with one rank and half its bytes). Not under a tracer (its trace would hold the
+ * launcher), with --serial, or when mpirun is not on PATH. Returns only when it does not apply
+ * or the launch failed (then 0: go on in this process). */
+static int relaunch(int n, int argc, char **argv, int serial)
+{
+    if (n <= 1 || serial || launched_by_mpirun() || getenv("IOLENS_TRACE_DIR") || getenv("IOLENS_SHIM_SPILL") ||
+        !on_path("mpirun"))
+        return 0;
+    char self[PATH_MAX], np[16];
+    if (cli_self_exe(self, sizeof self) < 0)
+        return 0;
+    const char *base = strrchr(self, '/');
+    int lean = base && !strcmp(base + 1, "iolens-replay");
+    char **av = calloc((size_t)argc + 10, sizeof *av);
+    if (!av)
+        return 0;
+    snprintf(np, sizeof np, "%d", n);
+    int a = 0;
+    av[a++] = "mpirun";
+    av[a++] = "--oversubscribe";
+    if (geteuid() == 0)
+        av[a++] = "--allow-run-as-root";
+    av[a++] = "-np";
+    av[a++] = np;
+    av[a++] = self;
+    if (!lean)
+        av[a++] = "replay";
+    for (int i = 1; i < argc; i++)
+        av[a++] = argv[i];
+    av[a] = NULL;
+    fflush(NULL);
+    execvp("mpirun", av);
+    cli_warn("cannot run mpirun (%s): one process replays the %d ranks one after the other", strerror(errno), n);
+    free(av);
+    return 0;
 }
 #endif
 
@@ -176,11 +242,11 @@ static void print_sessions(const iolens_replay_trace_stats *st, int json)
                st->nranks, (long long)st->calls, (long long)st->skipped, (long long)st->failed,
                (long long)st->bytes_written, (long long)st->bytes_read, st->seconds);
         if (st->write_seconds > 0)
-            printf("write: %lld bytes in %.6f s = %.1f MB/s (earliest open to latest close)\n",
-                   (long long)st->bytes_written, st->write_seconds, (double)st->bytes_written / st->write_seconds / 1e6);
+            printf("write: %lld bytes in %.6f s = %.1f MiB/s (earliest open to latest close)\n",
+                   (long long)st->bytes_written, st->write_seconds, (double)st->bytes_written / st->write_seconds / 1048576.0);
         if (st->read_seconds > 0)
-            printf("read:  %lld bytes in %.6f s = %.1f MB/s (earliest open to latest close)\n",
-                   (long long)st->bytes_read, st->read_seconds, (double)st->bytes_read / st->read_seconds / 1e6);
+            printf("read:  %lld bytes in %.6f s = %.1f MiB/s (earliest open to latest close)\n",
+                   (long long)st->bytes_read, st->read_seconds, (double)st->bytes_read / st->read_seconds / 1048576.0);
         return;
     }
     double wbw = st->write_seconds > 0 ? (double)st->bytes_written / st->write_seconds : 0;
@@ -202,7 +268,7 @@ static void print_sessions(const iolens_replay_trace_stats *st, int json)
 }
 
 static int on_the_fly(const char *trace, const char *root, int delays, double speed, int keep, int json,
-                      int all_paths, char **argv)
+                      int all_paths, int argc, char **argv, int serial)
 {
     iolens_evsource *src = NULL;
     if (iolens_replay_trace_open(trace, &src) < 0) {
@@ -210,7 +276,25 @@ static int on_the_fly(const char *trace, const char *root, int delays, double sp
         return CLI_FAIL;
     }
     int use_mpi = 0, rank = 0, size = 1;
+    (void)argc;
+    (void)serial;
 #ifdef IOLENS_HAVE_MPI
+    if (!serial && !launched_by_mpirun()) {
+        int n = iolens_replay_trace_ranks(src, all_paths);
+        if (n < 0) {
+            cli_lib_error();
+            iolens_evsource_free(src);
+            return CLI_FAIL;
+        }
+        if (n > 1) {
+            iolens_evsource_free(src);
+            relaunch(n, argc, argv, serial);
+            if (iolens_replay_trace_open(trace, &src) < 0) {
+                cli_lib_error();
+                return CLI_FAIL;
+            }
+        }
+    }
     int needs = launched_by_mpirun() ? 1 : iolens_replay_trace_needs_mpi(src);
     if (needs < 0) {
         cli_lib_error();
@@ -264,7 +348,7 @@ int cmd_replay(int argc, char **argv)
 {
     const char *config = NULL, *root = ".", *trace = NULL;
     const char *outpath = NULL;
-    int json = 0, dry = 0, keep = 0, ranks = 0, print_config = 0, delays = 0, all_paths = 0, cold = 0;
+    int json = 0, dry = 0, keep = 0, ranks = 0, print_config = 0, delays = 0, all_paths = 0, cold = 0, serial = 0;
     double speed = 1.0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -279,6 +363,8 @@ int cmd_replay(int argc, char **argv)
             keep = 1;
         } else if (!strcmp(a, "--cold-reads")) {
             cold = 1;
+        } else if (!strcmp(a, "--serial")) {
+            serial = 1;
         } else if (!strcmp(a, "--delays")) {
             delays = 1;
         } else if (!strcmp(a, "--no-delays")) {
@@ -334,7 +420,7 @@ int cmd_replay(int argc, char **argv)
     }
     size_t len = strlen(config);
     if (len < 5 || strcmp(config + len - 5, ".json"))
-        return on_the_fly(config, root, delays, speed, keep, json, all_paths, argv);
+        return on_the_fly(config, root, delays, speed, keep, json, all_paths, argc, argv, serial);
     if (all_paths) {
         cli_error("--all-paths goes with --config-from or a trace");
         return CLI_USAGE;
@@ -351,6 +437,16 @@ int cmd_replay(int argc, char **argv)
     }
     int use_mpi = 0, rank = 0;
 #ifdef IOLENS_HAVE_MPI
+    if (!dry && !ranks && iolens_replay_config_nranks(cfg) > 1) {
+        int n = iolens_replay_config_nranks(cfg);
+        iolens_replay_config_free(cfg);
+        cfg = NULL;
+        relaunch(n, argc, argv, serial);
+        if (iolens_replay_config_load(&cfg, config) < 0) {
+            cli_lib_error();
+            return CLI_FAIL;
+        }
+    }
     if (!dry && (launched_by_mpirun() || iolens_replay_config_needs_mpi(cfg))) {
 #ifndef IOLENS_REPLAY_LEAN
         char lean[PATH_MAX];

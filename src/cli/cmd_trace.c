@@ -404,6 +404,7 @@ static const slot_names slots[] = {
     {"ftruncate", {NULL, "length", NULL, NULL}},
     {"fallocate", {"off", "len", "flags", NULL}},
     {"posix_fallocate", {"off", "len", NULL, NULL}},
+    {"posix_fadvise", {"off", "len", "advice", NULL}},
     {"statx", {NULL, "mask", "dirfd", "flags"}},
     {"access", {NULL, "mode", NULL, NULL}},
     {"mkdir", {NULL, "mode", NULL, NULL}},

@@ -193,6 +193,11 @@ static const struct rp_opt fileconf_opts[] = {
      "allocated space (on tmpfs they then copy into pages already there). --config-from sets it when "
      "the trace reserved the file's space (fallocate, posix_fallocate). The hint \"preallocate\" "
      "instead reserves inside the timed phase, a change to measure"},
+    {"cold", RP_OPT_BOOL, F(cold), "false", 0, 1, NULL, NULL, 0, 0,
+     "read steps: before the step, untimed, every rank writes back and drops the cached pages of the "
+     "file it reads (fdatasync, posix_fadvise DONTNEED), as --cold-reads does for every read step. "
+     "--config-from sets it when the program dropped the file's pages itself before reading "
+     "(posix_fadvise DONTNEED in the session, as fio does)"},
     {"verify", RP_OPT_BOOL, F(verify), "true", 0, 1, NULL, NULL, 0, 0,
      "reads compare the data with the written pattern"},
     {"hints", RP_OPT_OBJ, F(hints), NULL, 0, 0, NULL, &rp_hints_table, 0, 0,

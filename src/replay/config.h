@@ -95,6 +95,7 @@ struct rp_fileconf {
     int seek; /* posix: lseek() before each read()/write() (IOR's POSIX back end) instead of pread/pwrite */
     int rank_blocks; /* shared file, sequential: each rank's transfers of all chunks form one block */
     int preallocated; /* write: the file's extent reserved (posix_fallocate) before the step, untimed */
+    int cold; /* read: the file's cached pages written back and dropped before the step, untimed */
     struct rp_hints hints;
     struct rp_chunk *chunks;
     size_t nchunks;

@@ -661,7 +661,7 @@ static int run_io(struct rp_exec *x, size_t step, struct rp_step_result *res)
     rc = x_agree(x, rc);
     if (rc < 0)
         goto done;
-    if (rc == 0 && !write && x->opt->cold_reads && !x->opt->dry_run) {
+    if (rc == 0 && !write && (x->opt->cold_reads || fc->cold) && !x->opt->dry_run) {
         /* untimed: the data this rank reads goes to the file system and leaves the page cache */
         int cfd = openat(dirfd, base, O_RDONLY | O_CLOEXEC);
         if (cfd >= 0) {

@@ -20,6 +20,7 @@
  * MPI ranks always stay: they open shared files and take part in collective
  * calls even when they move no bytes themselves.
  */
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,7 @@ struct gv_sess {
     int64_t nx, nconsec, last_end, run_start, run_len, run_k, run_d, nruns;
     int runs_regular, off_unknown;
     int prealloc; /* the trace reserved the file's space (fallocate, posix_fallocate) */
+    int cold;     /* read: the session dropped the file's cached pages first (posix_fadvise DONTNEED) */
     int64_t nseeked, nimplicit; /* transfers after an lseek(); transfers at the file pointer */
     double t0;
     struct gv_chunk *ch;
@@ -195,6 +197,7 @@ struct gv_open {
     double t0;
     int layer;
     int seek_pending; /* a POSIX lseek() since the last transfer */
+    int dropped;      /* posix_fadvise(DONTNEED) in this session before its first read */
 };
 
 /* excl[f]: 1 file f is left out; its reads and writes set it to 2 */
@@ -248,18 +251,23 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
                     g->md[e.file] |= GV_MD_DATA;
             }
             if (e.op == IOLENS_OP_OPEN) {
-                *o = (struct gv_open){0, 0, 1, e.tstart, e.layer, 0};
+                *o = (struct gv_open){0, 0, 1, e.tstart, e.layer, 0, 0};
             } else if (e.op == IOLENS_OP_CLOSE) {
-                *o = (struct gv_open){0, 0, 0, 0, 0, 0};
+                *o = (struct gv_open){0, 0, 0, 0, 0, 0, 0};
             } else if (e.op == IOLENS_OP_TRUNCATE && e.size > 0 && e.func && strstr(e.func, "fallocate")) {
                 pre[e.file] = 1;
+            } else if (e.op == IOLENS_OP_OTHER && o->open && e.func && !strncmp(e.func, "posix_fadvise", 13)) {
+                int32_t fd;
+                int64_t a[4];
+                if (iolens_kind && iolens_trace_last_args(src, r, &fd, a) == 0 && a[2] == POSIX_FADV_DONTNEED)
+                    o->dropped = 1;
             } else if (e.op == IOLENS_OP_SEEK && o->open) {
                 o->seek_pending = e.layer == IOLENS_LAYER_POSIX;
             } else if (e.op == IOLENS_OP_SYNC && o->open && o->w) {
                 g->s[o->w - 1].syncs++;
             } else if ((e.op == IOLENS_OP_WRITE || e.op == IOLENS_OP_READ) && e.size >= 0) {
                 if (!o->open) /* I/O without a seen open: a session of its own */
-                    *o = (struct gv_open){0, 0, 1, e.tstart, e.layer, 0};
+                    *o = (struct gv_open){0, 0, 1, e.tstart, e.layer, 0, 0};
                 size_t *slot = e.op == IOLENS_OP_WRITE ? &o->w : &o->r;
                 if (!*slot) {
                     size_t idx = 0;
@@ -267,6 +275,7 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
                                      &idx)) < 0)
                         break;
                     *slot = idx + 1;
+                    g->s[idx].cold = e.op == IOLENS_OP_READ && o->dropped;
                 }
                 if (e.size == 0)
                     continue;
@@ -338,6 +347,7 @@ static int set_common(struct rp_fileconf *fc, const struct gv_sess *s, const cha
     uint32_t bufpos = main_bufpos(s);
     fc->buffer_offset = bufpos >= 1 && bufpos <= 4096 ? (int64_t)bufpos - 1 : 0;
     fc->preallocated = s->op == RP_WRITE && s->prealloc;
+    fc->cold = s->op == RP_READ && s->cold;
     if (s->op == RP_WRITE && s->syncs > 0) {
         int64_t writes = 0;
         for (size_t i = 0; i < s->nch; i++)

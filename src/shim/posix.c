@@ -396,8 +396,8 @@ IOL_EXPORT int ftruncate64(int fd, off64_t len)
     return r;
 }
 
-/* fallocate returns -1 and sets errno; posix_fallocate returns the error number itself and
- * leaves errno alone, which the application sees unchanged */
+/* fallocate returns -1 and sets errno; posix_fallocate and posix_fadvise return the error number
+ * itself and leave errno alone, which the application sees unchanged */
 IOL_EXPORT int fallocate(int fd, int mode, off_t off, off_t len)
 {
     IOL_REAL(fallocate);
@@ -420,7 +420,7 @@ IOL_EXPORT int fallocate64(int fd, int mode, off64_t off, off64_t len)
     return r;
 }
 
-static void pfalloc(int func, uint64_t t0, int r, int fd, int64_t off, int64_t len)
+static void pfalloc(int func, uint64_t t0, int r, int fd, int64_t off, int64_t len, int64_t a2)
 {
     int saved = errno;
     errno = r;
@@ -430,7 +430,7 @@ static void pfalloc(int func, uint64_t t0, int r, int fd, int64_t off, int64_t l
         rec->ret = r ? -1 : 0;
         rec->a[0] = off;
         rec->a[1] = len;
-        rec->a[2] = 0;
+        rec->a[2] = a2;
         iol_commit(rec);
     }
     errno = saved;
@@ -443,7 +443,7 @@ IOL_EXPORT int posix_fallocate(int fd, off_t off, off_t len)
         return real_posix_fallocate(fd, off, len);
     uint64_t t0 = iol_begin();
     int r = real_posix_fallocate(fd, off, len);
-    pfalloc(IOL_F_posix_fallocate, t0, r, fd, off, len);
+    pfalloc(IOL_F_posix_fallocate, t0, r, fd, off, len, 0);
     return r;
 }
 
@@ -454,7 +454,29 @@ IOL_EXPORT int posix_fallocate64(int fd, off64_t off, off64_t len)
         return real_posix_fallocate64(fd, off, len);
     uint64_t t0 = iol_begin();
     int r = real_posix_fallocate64(fd, off, len);
-    pfalloc(IOL_F_posix_fallocate64, t0, r, fd, off, len);
+    pfalloc(IOL_F_posix_fallocate64, t0, r, fd, off, len, 0);
+    return r;
+}
+
+IOL_EXPORT int posix_fadvise(int fd, off_t off, off_t len, int advice)
+{
+    IOL_REAL(posix_fadvise);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_posix_fadvise(fd, off, len, advice);
+    uint64_t t0 = iol_begin();
+    int r = real_posix_fadvise(fd, off, len, advice);
+    pfalloc(IOL_F_posix_fadvise, t0, r, fd, off, len, advice);
+    return r;
+}
+
+IOL_EXPORT int posix_fadvise64(int fd, off64_t off, off64_t len, int advice)
+{
+    IOL_REAL(posix_fadvise64);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_posix_fadvise64(fd, off, len, advice);
+    uint64_t t0 = iol_begin();
+    int r = real_posix_fadvise64(fd, off, len, advice);
+    pfalloc(IOL_F_posix_fadvise64, t0, r, fd, off, len, advice);
     return r;
 }
 

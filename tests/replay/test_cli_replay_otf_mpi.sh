@@ -58,10 +58,14 @@ done
 # one process per traced rank, or nothing
 expect_rc 1 mpirun -np 3 "$IOLENS" replay "$T/T2" --root "$T/D3"
 expect_grep 'the trace has 2 rank(s) but 3 processes were started' "$IOLENS_TMP/err"
-# without mpirun one process replays every rank in turn; MPI-IO calls are skipped (and said so)
-expect_rc 0 "$IOLENS" replay "$T/T2" --root "$T/D1" --json
+# with --serial one process replays every rank in turn; MPI-IO calls are skipped (and said so)
+expect_rc 0 "$IOLENS" replay "$T/T2" --root "$T/D1" --json --serial
 expect_grep 'MPI-IO calls need mpirun -np 2' "$IOLENS_TMP/err"
 expect_grep '"bytes_written": 201,' "$IOLENS_TMP/out"
+# without --serial and without mpirun, the replay runs itself as mpirun -np 2: every call replayed
+expect_rc 0 "$IOLENS" replay "$T/T2" --root "$T/D1" --json
+expect_grep '"ranks": 2, ' "$IOLENS_TMP/out"
+expect_grep "\"bytes_written\": $((2 * (3 * 65536 + 4096) + 201))," "$IOLENS_TMP/out"
 
 # ranks whose collective calls do not match: rank 0 of a run with 3 collective writes, rank 1 of a
 # run with 2 (spill files of two runs built into one trace); refused before any call, no deadlock

@@ -189,8 +189,12 @@ static void posix_calls(logb *L, const char *dir, int k)
     logc(L, "posix_fallocate", p, fd, x ? -1 : 0, x, "off=0, len=4096");
     x = posix_fallocate64(-1, 0, 4096);
     logc(L, "posix_fallocate64", NULL, -1, x ? -1 : 0, x, "off=0, len=4096");
+    x = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    logc(L, "posix_fadvise", p, fd, x ? -1 : 0, x, "off=0, len=0, advice=%d", POSIX_FADV_DONTNEED);
+    x = posix_fadvise64(fd, 4096, 8192, 99); /* EINVAL, returned */
+    logc(L, "posix_fadvise64", p, fd, x ? -1 : 0, x, "off=4096, len=8192, advice=99");
     if (errno != 0)
-        abort(); /* posix_fallocate changed errno */
+        abort(); /* posix_fallocate or posix_fadvise changed errno */
     x = ftruncate(fd, 4096);
     logc(L, "ftruncate", p, fd, x, E(x), "length=4096");
     struct stat st;
