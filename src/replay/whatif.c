@@ -519,10 +519,12 @@ static int t_balance(struct wi *w)
 
 /* ---- metadata_intensity ---- */
 
+/* bytes of the record that stands for an empty file in the index file: about a file name */
+#define WI_NAME_RECORD 64
+
 static int t_metadata(struct wi *w, int *no_transform)
 {
     const iolens_replay_config *cfg = w->base;
-    int md = 0, empty = 0;
     /* steps are replaced (and a read step may be added): rebuild the array */
     json_t *steps = json_array();
     if (!steps)
@@ -530,14 +532,16 @@ static int t_metadata(struct wi *w, int *no_transform)
     for (size_t i = 0; i < cfg->nfile_configs; i++) {
         const struct rp_fileconf *fc = &cfg->file_configs[i];
         json_t *step = json_array_get(w->steps, i);
-        if (fc->method != RP_METADATA || fc->metadata.write_bytes <= 0) {
-            if (fc->method == RP_METADATA)
-                md = empty = 1;
+        if (fc->method != RP_METADATA) {
             json_array_append(steps, step);
             continue;
         }
-        md = 1;
         const struct rp_metadata *m = &fc->metadata;
+        /* empty files carry no data, only their existence: each becomes a record of its name
+         * (WI_NAME_RECORD bytes) in one index file; a stat of the file, a read of its record */
+        int is_empty = m->write_bytes <= 0;
+        int64_t wbytes = is_empty ? WI_NAME_RECORD : m->write_bytes;
+        int64_t rbytes = is_empty ? (m->stat ? WI_NAME_RECORD : 0) : m->read_bytes;
         size_t dl = strlen(fc->file_names[0]);
         char *path = malloc(dl + 16);
         if (!path) {
@@ -547,11 +551,11 @@ static int t_metadata(struct wi *w, int *no_transform)
         snprintf(path, dl + 16, "%s/records.dat", fc->file_names[0]);
         json_t *wr = json_pack("{s:s, s:[s], s:b, s:s, s:[{s:I, s:I}]}", "method", "write", "file_names", path,
                                "file_per_process", 0, "interface", "posix", "chunks", "transfer_size",
-                               (json_int_t)m->write_bytes, "repetitions", (json_int_t)m->files_per_rank);
-        json_t *rd = m->read_bytes > 0
+                               (json_int_t)wbytes, "repetitions", (json_int_t)m->files_per_rank);
+        json_t *rd = rbytes > 0
                          ? json_pack("{s:s, s:[s], s:b, s:s, s:[{s:I, s:I}]}", "method", "read", "file_names", path,
                                      "file_per_process", 0, "interface", "posix", "chunks", "transfer_size",
-                                     (json_int_t)m->read_bytes, "repetitions", (json_int_t)m->files_per_rank)
+                                     (json_int_t)rbytes, "repetitions", (json_int_t)m->files_per_rank)
                          : NULL;
         char lab[300];
         step_label(fc, i, lab, sizeof lab);
@@ -574,9 +578,15 @@ static int t_metadata(struct wi *w, int *no_transform)
                 json_object_set_new(parts[k], "total_repeats", json_integer(fc->total_repeats));
             json_array_append_new(steps, parts[k]);
         }
-        note(w, "%s (metadata): %" PRId64 " files of %" PRId64 " bytes per rank -> %" PRId64
-             " records of one shared file '%s' (written%s; no create, stat or unlink of small files)",
-             lab, m->files_per_rank, m->write_bytes, m->files_per_rank, path, rd ? ", then read" : "");
+        if (is_empty)
+            note(w, "%s (metadata): %" PRId64 " empty files per rank -> %" PRId64 " records of %d bytes (a name "
+                 "each) of one shared index file '%s' (written%s; no create, stat or unlink of files)",
+                 lab, m->files_per_rank, m->files_per_rank, WI_NAME_RECORD, path,
+                 rd ? ", then read where the files were stat()ed" : "");
+        else
+            note(w, "%s (metadata): %" PRId64 " files of %" PRId64 " bytes per rank -> %" PRId64
+                 " records of one shared file '%s' (written%s; no create, stat or unlink of small files)",
+                 lab, m->files_per_rank, m->write_bytes, m->files_per_rank, path, rd ? ", then read" : "");
         free(path);
         w->changed = 1;
     }
@@ -587,10 +597,8 @@ static int t_metadata(struct wi *w, int *no_transform)
     json_decref(steps);
     if (!w->changed) {
         *no_transform = 1;
-        note(w, md && empty ? "the metadata steps create empty files, so there is no small "
-                              "data to put in a shared file, and fewer files would be another workload"
-                            : "the config has no metadata step (a --config-from config keeps "
-                              "reads and writes only), so fewer files or batched metadata cannot be expressed");
+        note(w, "the config has no metadata step (--config-from makes one of 16 or more small or empty "
+                "files of one folder), so fewer files or batched metadata cannot be expressed");
     }
     return 0;
 }

@@ -174,13 +174,15 @@ PY
 expect_rc 0 "$IOLENS" whatif "$T/split.trace" --pattern metadata_intensity --rounds 1 --json --root "$T/wroot6"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); b, m = r["configs"]; assert m["status"] == "applied" and m["bytes"] == b["bytes"] > 0, (b, m)' "$T/out" && ok || fail "metadata variant ($T/out)"
 # a trace without data (40 files created by touch): one metadata step of 40 empty files, and
-# whatif reports the metadata change as having no transform instead of failing
+# whatif measures the metadata change (a record per file in one index file)
 mkdir -p "$T/mo"
 expect_rc 0 "$IOLENS" trace -o "$T/touch.trace" -- touch $(seq -f "$T/mo/f%g" 40)
 expect_rc 0 "$IOLENS" replay --config-from "$T/touch.trace" -o "$T/touch.json"
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["file_configs"]; assert len(s) == 1 and s[0]["method"] == "metadata" and s[0]["metadata"]["files_per_rank"] == 40, s' "$T/touch.json" && ok || fail "metadata-only trace ($T/touch.json)"
-expect_rc 0 "$IOLENS" whatif "$T/touch.trace" --pattern metadata_intensity --rounds 1 --root "$T/wroot7"
-expect_grep 'metadata_intensity: no replay transform: the metadata steps create empty files' "$IOLENS_TMP/out"
+expect_rc 0 "$IOLENS" whatif "$T/touch.trace" --pattern metadata_intensity --rounds 1 --root "$T/wroot7" --json
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); b, m = r["configs"]; assert r["measured"] and m["status"] == "applied" and m["median_seconds"] > 0 and b["median_seconds"] > 0 and m["bytes"] == 40 * 64, (b, m)' "$T/out" && ok || fail "metadata variant of empty files ($T/out)"
+expect_rc 0 "$IOLENS" whatif "$T/touch.trace" --pattern metadata_intensity --dry-run --root "$T/wroot8"
+expect_grep 'metadata_intensity: applied: .*40 empty files per rank -> 40 records of 64 bytes' "$IOLENS_TMP/out"
 # no change applies: nothing is replayed
 expect_rc 0 "$IOLENS" whatif "$T/one.json" --pattern access_pattern,file_strategy --json --root "$T/wroot3"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert not r["measured"] and r["rounds"] == 0 and all("runs" not in c for c in r["configs"])' "$T/out" && ok || fail "nothing to measure ($T/out)"

@@ -222,7 +222,7 @@ static void test_metadata(void **state)
         "{\"method\": \"metadata\", \"file_names\": [\"empty\"], \"metadata\": {\"files_per_rank\": 100}}]}");
     char note[2048];
     iolens_replay_config *v = apply(base, "metadata_intensity", 2, IOLENS_REPLAY_WHATIF_APPLIED, note, sizeof note);
-    assert_int_equal(v->nfile_configs, 3);
+    assert_int_equal(v->nfile_configs, 4);
     const struct rp_fileconf *w = &v->file_configs[0], *r = &v->file_configs[1];
     assert_int_equal(w->method, RP_WRITE);
     assert_string_equal(w->file_names[0], "tree/records.dat");
@@ -231,12 +231,30 @@ static void test_metadata(void **state)
     assert_int_equal(w->chunks[0].repetitions, 100);
     assert_int_equal(r->method, RP_READ);
     assert_int_equal(r->chunks[0].transfer_size, 3901);
-    assert_int_equal(v->file_configs[2].method, RP_METADATA); /* no data: left alone */
+    /* empty files (stat()ed, the default): a 64-byte record each in an index file, read back */
+    assert_int_equal(v->nfile_configs, 4);
+    assert_int_equal(v->file_configs[2].method, RP_WRITE);
+    assert_string_equal(v->file_configs[2].file_names[0], "empty/records.dat");
+    assert_int_equal(v->file_configs[2].chunks[0].transfer_size, 64);
+    assert_int_equal(v->file_configs[2].chunks[0].repetitions, 100);
+    assert_int_equal(v->file_configs[3].method, RP_READ);
+    assert_int_equal(v->file_configs[3].chunks[0].transfer_size, 64);
     iolens_replay_config_free(v);
     iolens_replay_config_free(base);
 
+    /* empty files never stat()ed: the records are written only */
     base = parse("{\"file_configs\": [{\"method\": \"metadata\", \"file_names\": [\"e\"],"
-                 " \"metadata\": {\"files_per_rank\": 100}}]}");
+                 " \"metadata\": {\"files_per_rank\": 100, \"stat\": false}}]}");
+    v = apply(base, "metadata_intensity", 1, IOLENS_REPLAY_WHATIF_APPLIED, note, sizeof note);
+    assert_int_equal(v->nfile_configs, 1);
+    assert_int_equal(v->file_configs[0].method, RP_WRITE);
+    assert_non_null(strstr(note, "empty files per rank -> 100 records of 64 bytes"));
+    iolens_replay_config_free(v);
+    iolens_replay_config_free(base);
+
+    /* no metadata step: nothing to express */
+    base = parse("{\"file_configs\": [{\"method\": \"write\", \"file_names\": [\"e\"],"
+                 " \"chunks\": [{\"transfer_size\": 100, \"repetitions\": 1}]}]}");
     apply(base, "metadata_intensity", 1, IOLENS_REPLAY_WHATIF_NO_TRANSFORM, note, sizeof note);
     assert_non_null(strstr(note, "empty files"));
     iolens_replay_config_free(base);
