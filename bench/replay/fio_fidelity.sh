@@ -27,7 +27,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ "$rounds" -ge 5 ] || { echo "fio_fidelity.sh: need at least 5 rounds" >&2; exit 2; }
-w=$(mktemp -d "$dir/iolens-fio-fidelity.XXXXXX"); trap 'rm -rf "$w"' EXIT
+w=$(mktemp -d "$dir/iolens-fio-fidelity.XXXXXX")
+# KEEP=1 keeps the folder (traces, configs, every run's JSON) and prints its name
+if [ -n "${KEEP:-}" ]; then echo "kept: $w" >&2; else trap 'rm -rf "$w"' EXIT; fi
 # name | phase | fio options (the data folder is added)
 jobs=(
   "seq-write-1m|write|--rw=write --bs=1m --size=256m"
@@ -70,7 +72,7 @@ for j in "${jobs[@]}"; do
       case $(( (r + k) % 4 )) in
         0) fresh; "${fio[@]}" >"$d/f1.json" 2>/dev/null; fresh; "${fio[@]}" >"$d/f2.json" 2>/dev/null
            a=$(fio_bw "$phase" "$d/f1.json"); b=$(fio_bw "$phase" "$d/f2.json") ;;
-        1) settle; "$IOLENS" replay "$d/t" --root "$d/root" --json >"$d/o.json" 2>/dev/null; ob=$(otf_bw "$phase" "$d/o.json") ;;
+        1) settle; "$IOLENS" replay "$d/t" --root "$d/root" --json >"$d/o.json" 2>/dev/null; ob=$(otf_bw "$phase" "$d/o.json"); cp "$d/o.json" "$d/o$r.json" ;;
         2) settle; "$IOLENS" replay "$d/c.json" --root "$d/root" --json >"$d/c.out" 2>/dev/null; cb=$(cfg_bw "$phase" "$d/c.out") ;;
         3) settle; "$IOLENS" replay "$d/c.json" --root "$d/root" --json --cold-reads >"$d/k.out" 2>/dev/null; kb=$(cfg_bw "$phase" "$d/k.out") ;;
       esac

@@ -643,6 +643,17 @@ static int run_io(struct rp_exec *x, size_t step, struct rp_step_result *res)
             int rc2 = pb->close(&f);
             rc = rc ? rc : rc2;
         }
+        /* read once, as a file that existed before the program ran has been: on tmpfs the first
+         * read of just-written pages ran at 0.5-0.9 of later reads (fio, 1 MiB, 256 MiB) */
+        if (rc == 0 && !x->opt->dry_run) {
+            int wfd = openat(dirfd, base, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+            if (wfd >= 0) {
+                while (read(wfd, x->pattern, RP_PATTERN_PERIOD) > 0) {
+                }
+                close(wfd);
+            }
+            fill_pattern(x);
+        }
         f.h = &h;
         res->prefilled = 1;
     }

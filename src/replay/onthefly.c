@@ -1379,7 +1379,7 @@ static int refuse_root(struct otf *o)
  * would be read from holes (one zero page, or no block at all: 3x faster than data on tmpfs, up to
  * 28x on ext4), and clean pages are what a cache advice in the trace (fio's POSIX_FADV_DONTNEED)
  * can drop, as it dropped the application's. */
-static int fill_input(struct otf *o, int fd, int64_t extent)
+static int fill_input(struct otf *o, int fd, const char *path, int64_t extent)
 {
     int64_t done = 0;
     if (extent > 0 && o->bufcap == 0 && ensure_buf(o, 65536) < 0) {
@@ -1396,7 +1396,17 @@ static int fill_input(struct otf *o, int fd, int64_t extent)
         }
         done += w;
     }
-    return extent > 0 ? fdatasync(fd) : 0;
+    if (extent > 0 && fdatasync(fd) < 0)
+        return -1;
+    /* read once, as a file that existed before the program ran has been: on tmpfs the first read
+     * of just-written pages ran at 0.5-0.9 of later reads (fio, 1 MiB, 256 MiB) */
+    int rfd = extent > 0 ? openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+    if (rfd >= 0) {
+        while (read(rfd, o->buf, o->bufcap) > 0) {
+        }
+        close(rfd);
+    }
+    return 0;
 }
 
 /* Input files (first opened without creating them): created as large as the trace reads. */
@@ -1416,7 +1426,7 @@ static int make_inputs(struct otf *o)
             continue;
         }
         int fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0 || fill_input(o, fd, f->extent) < 0) {
+        if (fd < 0 || fill_input(o, fd, path, f->extent) < 0) {
             int err = errno;
             if (fd >= 0)
                 close(fd);
