@@ -5,6 +5,7 @@
  * construction gives the labels. */
 #define _GNU_SOURCE
 #include "util/fs.h"
+#include "util/share.h"
 #include "cli.h"
 #include "corpus.h"
 
@@ -30,6 +31,7 @@
 
 static void usage(FILE *out)
 {
+    char sweeps[4096];
     fprintf(out,
             "usage: iolens corpus [-o DIR] [--seed N] [--variants V] [--scale S] [--jobs J]\n"
             "                     [--only PATTERN[,...]] [--exclude PATTERN[,...]] [--configs DIR]\n"
@@ -64,7 +66,7 @@ static void usage(FILE *out)
             "  --keep           keep each run's folder (trace, Darshan log, output)\n"
             "  --dry-run        write the variant configs and the manifest, run nothing\n"
             "  -v               one line per finished run\n",
-            IOLENS_SWEEPS_DIR);
+            iol_share_path(sweeps, sizeof sweeps, "sweeps"));
 }
 
 enum { RUN_PLANNED, RUN_RUNNING, RUN_OK, RUN_FAILED };
@@ -617,7 +619,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 int cmd_corpus(int argc, char **argv)
 {
-    struct opts o = {"corpus", IOLENS_SWEEPS_DIR, NULL, "mpirun", 1, 3, 1, 0, 0, 0, 1.0, 600.0, 1048576, NULL, NULL, {0, 32}};
+    char sweeps[4096];
+    iol_share_path(sweeps, sizeof sweeps, "sweeps");
+    struct opts o = {"corpus", sweeps, NULL, "mpirun", 1, 3, 1, 0, 0, 0, 1.0, 600.0, 1048576, NULL, NULL, {0, 32}};
     int prc = parse_opts(argc, argv, &o);
     if (prc)
         return prc < 0 ? CLI_OK : prc;

@@ -1,8 +1,10 @@
 /* iolens train: the eight XGBoost label models from labeled rows (biquality weighting). */
+#define _DEFAULT_SOURCE /* realpath */
 #include "cli.h"
 #include "util/buf.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +23,8 @@ static void usage(FILE *out)
             "Trains one XGBoost model per pattern plus one for \"healthy\" (seed hyper-parameters,\n"
             "per-label scale_pos_weight = min(neg/pos, 100)) with biquality weights: configuration-\n"
             "labeled rows at W (100), local corpus rows at the corpus weight, rule-labeled logs at the\n"
-            "rule weight (1). Deterministic for a seed (one thread). Without options it rebuilds the\n"
-            "shipped models/ from the dev rows, the real-program suite %s/suite and\n"
+            "rule weight (1). Deterministic for a seed (one thread). Without options it trains the\n"
+            "shipped models again (into ./models) from the dev rows, the real-program suite %s/suite and\n"
             "the logs that %s/rule-logs.txt names (paths below the data folder).\n\n"
             "  --data DIR        shared data folder (default $IOLENS_SHARED_DATA or %s);\n"
             "                    reads DIR/iosage/dev_features.csv and dev_labels.csv\n"
@@ -48,7 +50,9 @@ static void usage(FILE *out)
             "  --rule-weight W   weight of the rule-labeled rows (default 1)\n"
             "  --timing          let the model use the timing features (run time, *_TIME, bandwidths,\n"
             "                    time shares) of the dev and rule rows; default: missing to the model\n"
-            "  --out DIR         model folder to write (default %s)\n"
+            "  -o, --out DIR     model folder to write (default ./models); the models iolens uses\n"
+            "                    (%s, or $IOLENS_MODELS) only with --force\n"
+            "  --force           write into the models iolens uses\n"
             "  --seed N          random seed (default 42)\n"
             "  --trees N         trees per model (default 500)\n",
             iolens_detect_default_training_dir(), iolens_detect_default_training_dir(),
@@ -300,10 +304,10 @@ const char *cli_detect_rows_cell(const struct cli_detect_rows *r, size_t i, cons
 int cmd_train(int argc, char **argv)
 {
     const char *data = getenv("IOLENS_SHARED_DATA");
-    const char *features = NULL, *labels = NULL, *rule_list = NULL, *out = iolens_detect_default_models_dir();
+    const char *features = NULL, *labels = NULL, *rule_list = NULL, *out = "models";
     const char *corpus = NULL, *suite = NULL;
     double weight = 100.0, rule_weight = 1.0, corpus_weight = CLI_CORPUS_WEIGHT, suite_weight = CLI_SUITE_WEIGHT;
-    int corpus_timing = 0, no_corpus = 0, no_rule_logs = 0, timing = 0, no_suite = 0;
+    int corpus_timing = 0, no_corpus = 0, no_rule_logs = 0, timing = 0, no_suite = 0, force = 0;
     iolens_detect_params params;
     iolens_detect_params_default(&params);
     for (int i = 1; i < argc; i++) {
@@ -332,6 +336,10 @@ int cmd_train(int argc, char **argv)
             no_rule_logs = 1;
             continue;
         }
+        if (!strcmp(a, "--force")) {
+            force = 1;
+            continue;
+        }
         if (i + 1 >= argc) {
             cli_error("unknown option or missing value: '%s'", a);
             usage(stderr);
@@ -355,7 +363,7 @@ int cmd_train(int argc, char **argv)
             ;
         else if (!strcmp(a, "--corpus-weight") && (corpus_weight = strtod(v, &end), *end == '\0') && corpus_weight > 0)
             ;
-        else if (!strcmp(a, "--out"))
+        else if (!strcmp(a, "--out") || !strcmp(a, "-o"))
             out = v;
         else if (!strcmp(a, "--weight") && (weight = strtod(v, &end), *end == '\0') && weight > 0)
             ;
@@ -370,6 +378,12 @@ int cmd_train(int argc, char **argv)
             cli_error("bad option or value: '%s %s'", a, v);
             return CLI_USAGE;
         }
+    }
+    char rout[PATH_MAX], rship[PATH_MAX];
+    if (!force && realpath(out, rout) && realpath(iolens_detect_default_models_dir(), rship) && !strcmp(rout, rship)) {
+        cli_error("'%s' holds the models iolens uses (%s): writing there replaces them; give another "
+                  "--out DIR, or --force", out, rship);
+        return CLI_FAIL;
     }
     if (!data)
         data = iolens_detect_default_data_dir();

@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include <xgboost/c_api.h>
 
 #include "util/error.h"
+#include "util/share.h"
 #include "util/jsonw.h"
 
 struct iolens_detect_model {
@@ -58,19 +60,38 @@ void iolens_detect_params_default(iolens_detect_params *p)
     p->progress_ctx = NULL;
 }
 
+/* Found at run time (util/share.h), never compiled in: an installed iolens reads
+ * <prefix>/share/iolens, a build tree the links CMake makes in <build>/share/iolens. */
+static char models_dir[4096], data_dir[4096], training_dir[4096];
+static pthread_once_t dirs_once = PTHREAD_ONCE_INIT;
+
+static void find_dirs(void)
+{
+    iol_share_path(models_dir, sizeof models_dir, "models");
+    iol_share_path(training_dir, sizeof training_dir, "data");
+    const char *env = getenv("IOLENS_SHARED_DATA");
+    if (env && *env)
+        snprintf(data_dir, sizeof data_dir, "%s", env);
+    else
+        iol_share_path(data_dir, sizeof data_dir, "shared-data");
+}
+
 const char *iolens_detect_default_models_dir(void)
 {
-    return IOLENS_MODELS_DIR;
+    pthread_once(&dirs_once, find_dirs);
+    return models_dir;
 }
 
 const char *iolens_detect_default_data_dir(void)
 {
-    return IOLENS_DATA_DIR;
+    pthread_once(&dirs_once, find_dirs);
+    return data_dir;
 }
 
 const char *iolens_detect_default_training_dir(void)
 {
-    return IOLENS_TRAINING_DIR;
+    pthread_once(&dirs_once, find_dirs);
+    return training_dir;
 }
 
 static float *to_float(const double *x, size_t n)

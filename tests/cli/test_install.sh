@@ -1,0 +1,37 @@
+# The installed copy runs without its source or build tree: `cmake --install` into a scratch
+# prefix; no source or build path in an installed program or library; the installed programs find
+# their models, sweeps and shim below the prefix (run from /, IOLENS_* unset); `train` refuses to
+# overwrite the models iolens uses.
+. "$IOLENS_SOURCE_DIR/tests/cli/lib.sh"
+: "${IOLENS_BUILD_DIR:?}"
+T=$IOLENS_TMP P=$IOLENS_TMP/prefix
+rm -rf "$P"
+expect_rc 0 cmake --install "$IOLENS_BUILD_DIR" --prefix "$P" --strip
+for f in "$P"/bin/* "$P"/lib/*.so; do
+  if strings -a "$f" | grep -F -e "$IOLENS_SOURCE_DIR" -e "$IOLENS_BUILD_DIR" >"$T/paths"; then
+    fail "$f names the source or build tree: $(head -2 "$T/paths" | tr '\n' ' ')"
+  else ok; fi
+done
+for d in share/iolens/models/meta.json share/iolens/data/suite share/iolens/sweeps include/iolens/iolens.h \
+         share/doc/iolens/README.md lib/libiolens_shim.so; do
+  [ -e "$P/$d" ] && ok || fail "not installed: $d"
+done
+run() { (cd / && env -u IOLENS_SHARED_DATA -u IOLENS_SOURCE_DIR -u IOLENS_MODELS -u IOLENS_SHIM "$@"); }
+L=$IOLENS_SHARED_DATA/darshan/generated/converted_3.0.0_to_3.41.darshan
+if [ -f "$L" ]; then
+  expect_rc 0 run "$P/bin/iolens" detect --json "$L"
+  expect_grep '"probabilities"' "$IOLENS_TMP/out"
+fi
+mkdir -p "$T/w"
+expect_rc 0 run "$P/bin/iolens" trace -o "$T/dd.trace" -- dd if=/dev/zero of="$T/w/x" bs=4k count=64 status=none
+expect_rc 0 run "$P/bin/iolens" whatif "$T/dd.trace" --dry-run --json
+expect_grep '"detection"' "$IOLENS_TMP/out"
+expect_rc 0 run "$P/bin/iolens" corpus --help
+expect_grep "default $P/share/iolens/sweeps" "$IOLENS_TMP/out"
+# the models iolens uses are not overwritten by a bare train
+expect_rc 1 run "$P/bin/iolens" train --out "$P/share/iolens/models"
+expect_grep "holds the models iolens uses" "$IOLENS_TMP/err"
+# a missing share folder is named in the error
+expect_rc 1 env IOLENS_SHARE=/nonexistent "$P/bin/iolens" detect "${L:-/dev/null}"
+expect_grep "cannot read the models in '/nonexistent/models'" "$IOLENS_TMP/err"
+finish
