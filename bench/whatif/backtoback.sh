@@ -2,8 +2,8 @@
 # Verdict stability: two `iolens whatif` runs of the same trace, one right after the other, with the
 # default (adaptive) rounds, for the changes of validate.sh on each file system. A pair "conflicts"
 # when one run says faster and the other slower; "within noise" beside either is not a conflict.
-# fsync per write -> at the end on tmpfs is the no-effect control (fsync does nothing on tmpfs):
-# it should come out within noise.
+# "control" is the no-effect change (whatif --control: the base config run again as a variant,
+# the A/A of 4 KiB writes): it should come out within noise.
 #
 #   bench/whatif/backtoback.sh [--fs DIR]... [--pairs N] [--only REGEX]
 #
@@ -31,6 +31,7 @@ changes=(
   "fsync|throughput_utilization|--rw=write --bs=64k --size=16m --fsync=1"
   "random|access_pattern|--rw=randwrite --bs=64k --size=64m --end_fsync=1"
   "collective|interface_choice|--size 4096 --count 512"
+  "control|control|--rw=write --bs=4k --size=32m"
 )
 conflicts=0 total=0
 printf '%-11s %-8s %-4s %-40s %-40s %s\n' change fs pair "run 1: median [interval] verdict (rounds)" "run 2" conflict
@@ -52,7 +53,8 @@ for fs in "${fss[@]}"; do
     rm -f "$d/data"/*
     for p in $(seq 1 "$pairs"); do
       for k in 1 2; do
-        "$IOLENS" whatif "$d/t" --pattern "$pattern" "${allp[@]}" --json >"$d/w$k.json" 2>"$d/w$k.err" ||
+        if [ "$pattern" = control ]; then sel=(--pattern access_granularity --control); else sel=(--pattern "$pattern"); fi
+        "$IOLENS" whatif "$d/t" "${sel[@]}" "${allp[@]}" --json >"$d/w$k.json" 2>"$d/w$k.err" ||
           { echo "$name $fstype: whatif failed: $(tail -2 "$d/w$k.err")"; continue 2; }
       done
       total=$((total + 1))
@@ -60,7 +62,8 @@ for fs in "${fss[@]}"; do
 import json, sys
 def one(path):
     w = json.load(open(path))
-    v = [c for c in w["configs"] if c["name"] != "base"][0]
+    v = [c for c in w["configs"] if c["name"] != "base"]
+    v = ([c for c in v if c["name"] == "control"] if sys.argv[3] == "control" else v)[0]
     q = v["paired"]
     lo, hi = q["interval"] if q.get("interval") else (float("nan"), float("nan"))
     return q["verdict"], "%6.3fx [%5.3f, %5.3f] %-12s (%d)" % (q["median"], lo, hi, q["verdict"], w["rounds"])

@@ -31,7 +31,7 @@
 #include "iolens/detect.h"
 #include "iolens/replay.h"
 
-#define MAX_VARIANTS (IOLENS_DETECT_NPATTERNS + 1) /* one per pattern, and one --combine variant */
+#define MAX_VARIANTS (IOLENS_DETECT_NPATTERNS + 2) /* one per pattern, one --combine variant, --control */
 #define LUSTRE_MAGIC 0x0BD00BD0
 
 static void usage(FILE *out)
@@ -39,7 +39,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: iolens whatif TRACE [--np N] [--root DIR] [--rounds R] [--pattern P[,P...]] [--json]\n"
             "                     [--dry-run] [--keep DIR] [--models DIR] [--all-paths] [--timeout SEC]\n"
-            "                     [--root-anywhere] [--combine P,P...]\n"
+            "                     [--root-anywhere] [--combine P,P...] [--control]\n"
             "       iolens whatif CONFIG.json --pattern P[,P...] [options]\n\n"
             "The closed loop: detects the I/O bottleneck patterns of a trace (iolens trace file or\n"
             "Recorder trace directory) with the shipped models (gate tau 0.3), builds the replay\n"
@@ -57,6 +57,8 @@ static void usage(FILE *out)
             "                   writable, or for a CONFIG.json); removed at the end\n"
             "  --root-anywhere  allow a --root on another file-system type than the traced data's\n"
             "  --combine P,...  also measure one variant with all these changes together (in order)\n"
+            "  --control        also measure the base config itself as a variant (A/A): the noise\n"
+            "                   floor, which should come out within noise\n"
             "  --drop-caches    as root, drop the page cache before every timed run (after the sync)\n"
             "  --cold-reads     every replay's read steps start cold (iolens replay --cold-reads)\n"
             "  --rounds R       exactly R rounds; each runs the base and every variant once, in an\n"
@@ -95,7 +97,7 @@ struct variant {
 
 struct opts {
     const char *input, *root, *keep, *models, *patterns, *combine;
-    int np, rounds, json, dry, all_paths, root_anywhere, drop_caches, cold_reads;
+    int np, rounds, json, dry, all_paths, root_anywhere, drop_caches, cold_reads, control;
     int adaptive, max_rounds; /* rounds not given: from ADAPT_MIN up to max_rounds, see adapt_done() */
     char traced_dir[PATH_MAX]; /* folder of the trace's largest file ("" unknown) */
     char traced_fs[32], replay_fs[32]; /* their file-system types ("" unknown) */
@@ -731,6 +733,8 @@ int cmd_whatif(int argc, char **argv)
             o.cold_reads = 1;
         } else if (!strcmp(a, "--combine") && i + 1 < argc) {
             o.combine = argv[++i];
+        } else if (!strcmp(a, "--control")) {
+            o.control = 1;
         } else if ((!strcmp(a, "--np") || !strcmp(a, "--root") || !strcmp(a, "--rounds") || !strcmp(a, "--max-rounds") ||
                     !strcmp(a, "--pattern") || !strcmp(a, "--keep") || !strcmp(a, "--models") ||
                     !strcmp(a, "--timeout")) &&
@@ -904,6 +908,27 @@ int cmd_whatif(int argc, char **argv)
         x->name = x->combo;
         x->change = "every change of --combine, in its order";
         x->cfg = cur;
+    }
+    if (o.control) { /* the base itself, run as a variant: what "no change" measures */
+        struct variant *x = &v[nv++];
+        char *text = NULL;
+        size_t len = 0;
+        FILE *ms = open_memstream(&text, &len);
+        int rc = ms ? iolens_replay_config_write(base, ms) : IOLENS_ENOMEM;
+        if (ms && fclose(ms) != 0 && rc == 0)
+            rc = IOLENS_ENOMEM;
+        if (rc == 0)
+            rc = iolens_replay_config_parse(&x->cfg, text, len, "control");
+        free(text);
+        if (rc < 0) {
+            cli_lib_error();
+            goto out;
+        }
+        x->name = "control";
+        x->change = "none: the base config again (A/A)";
+        x->status = IOLENS_REPLAY_WHATIF_APPLIED;
+        snprintf(x->note, sizeof x->note, "the base config unchanged, run as a variant in every round: its speed-up "
+                 "is the noise of this machine and file system");
     }
     /* runs only when there is something to compare the base with */
     for (int k = 1; k < nv; k++)

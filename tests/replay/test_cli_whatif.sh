@@ -195,4 +195,7 @@ JSON
 expect_rc 1 "$IOLENS" whatif "$T/slow.json" --pattern access_granularity --rounds 1 --timeout 1 --root "$T/wroot2"
 expect_grep 'ran longer than 1 s (--timeout): stopped' "$T/err"
 [ -z "$(ls -A "$T/wroot2")" ] && ok || fail "the stopped run left files: $(ls -A "$T/wroot2")"
+# --control: the base config run again as a variant (A/A), the same bytes, every round timed
+expect_rc 0 "$IOLENS" whatif "$T/one.json" --pattern throughput_utilization --control --rounds 2 --json --root "$T/wroot9"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); c=[x for x in r["configs"] if x["name"] == "control"][0]; b=r["configs"][0]; assert c["status"] == "applied" and c["bytes"] == b["bytes"] and len(c["runs"]) == 2 and c["config"] == b["config"], c' "$T/out" && ok || fail "whatif --control ($T/out)"
 finish
