@@ -842,9 +842,10 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
     if (rc < 0)
         return rc;
     unsigned char *buf = x->pattern;
+    double ph[RP_NPHASES] = {0, 0, 0, 0}; /* this rank's seconds per phase, summed over the repeats */
     x_barrier(x);
     for (int64_t rep = 0; rep < fc->total_repeats && rc == 0; rep++) {
-        double t0 = now();
+        double t0 = now(), tp = t0, tq;
         for (int64_t i = 0; i < nfiles && rc == 0; i++) {
             meta_file(fc, top, x->rank, i, path, sizeof path);
             /* full paths (the tree was walked without following links): the replay's own
@@ -867,6 +868,9 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
             }
             close(fd);
         }
+        tq = now();
+        ph[RP_PH_CREATE] += tq - tp;
+        tp = tq;
         for (int64_t i = 0; m->stat == 1 && i < nfiles && rc == 0; i++) {
             struct stat st;
             meta_file(fc, top, x->rank, i, path, sizeof path);
@@ -875,6 +879,9 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
                 rc = iol_err(IOLENS_EIO, "cannot stat '%s/%s': %s", x->root, path, strerror(errno));
             mine[RK_OPS]++;
         }
+        tq = now();
+        ph[RP_PH_STAT] += tq - tp;
+        tp = tq;
         for (int64_t i = 0; m->read_bytes > 0 && i < nfiles && rc == 0; i++) {
             meta_file(fc, top, x->rank, i, path, sizeof path);
             snprintf(full, sizeof full, "%s/%s", x->root, path);
@@ -893,14 +900,18 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
         }
         /* files are always removed before the next repeat; only unlink=true times it */
         double t1 = now();
+        ph[RP_PH_READ] += t1 - tp;
         for (int64_t i = 0; i < nfiles; i++) {
             meta_file(fc, top, x->rank, i, path, sizeof path);
             snprintf(full, sizeof full, "%s/%s", x->root, path);
             unlink(full);
             mine[RK_OPS] += m->unlink == 1;
         }
-        if (m->unlink == 1)
-            t1 = now();
+        if (m->unlink == 1) {
+            double tu = now();
+            ph[RP_PH_UNLINK] += tu - t1;
+            t1 = tu;
+        }
         mine[RK_TS] = fmin(mine[RK_TS], t0);
         mine[RK_TE] = fmax(mine[RK_TE], t1);
         res->rep_ts[rep] = t0;
@@ -911,6 +922,18 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
         return rc;
     x_reduce(x, res->rep_ts, (int)fc->total_repeats, 0);
     x_reduce(x, res->rep_te, (int)fc->total_repeats, 1);
+    /* per phase, as mdtest reports it: every rank's files over the slowest rank's time */
+    x_reduce(x, ph, RP_NPHASES, 1);
+    int64_t files = 0;
+    for (int r = 0; r < x->size; r++)
+        files += (int64_t)llround((double)m->files_per_rank * rp_imbalance(fc, r));
+    files *= fc->total_repeats;
+    int done[RP_NPHASES] = {1, m->stat == 1, m->read_bytes > 0, m->unlink == 1};
+    res->has_phases = 1;
+    for (int k = 0; k < RP_NPHASES; k++) {
+        res->phase_ops[k] = done[k] ? files : 0;
+        res->phase_seconds[k] = done[k] ? ph[k] : 0;
+    }
     result_rank(x, res, mine);
     return 0;
 }

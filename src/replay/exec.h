@@ -23,6 +23,9 @@ struct rp_kv {
 /* Per-rank figures (gathered on rank 0). */
 enum { RK_BYTES, RK_OPS, RK_TS, RK_TE, RK_VERIFY, RK_PART, RK_N };
 
+/* phases of a metadata step */
+enum { RP_PH_CREATE, RP_PH_STAT, RP_PH_READ, RP_PH_UNLINK, RP_NPHASES };
+
 struct rp_step_result {
     char *name;
     int method, iface, file_per_process, prefilled, preallocated, collective;
@@ -36,6 +39,9 @@ struct rp_step_result {
     size_t nhints;
     struct rp_kv *mpi_info;
     size_t nmpi_info;
+    int has_phases; /* metadata: files and seconds per phase (the slowest rank's) */
+    int64_t phase_ops[RP_NPHASES];
+    double phase_seconds[RP_NPHASES];
 };
 
 struct iolens_replay_result {

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "replay/exec.h"
+
+static const char *const phase_names[RP_NPHASES] = {"create", "stat", "read", "unlink"};
 #include "util/error.h"
 #include "util/jsonw.h"
 
@@ -140,6 +142,26 @@ int iolens_replay_result_write_json(const iolens_replay_result *r, FILE *out, in
         iol_jsonw_double(&w, s->bandwidth);
         iol_jsonw_key(&w, "verify_errors");
         iol_jsonw_int(&w, s->verify_errors);
+        if (s->has_phases && !r->dry_run) {
+            /* metadata: per phase, every rank's files over the slowest rank's time (mdtest's rates) */
+            iol_jsonw_key(&w, "phases");
+            iol_jsonw_arr_begin(&w);
+            for (int k = 0; k < RP_NPHASES; k++) {
+                if (!s->phase_ops[k])
+                    continue;
+                iol_jsonw_obj_begin(&w);
+                iol_jsonw_key(&w, "phase");
+                iol_jsonw_str(&w, phase_names[k]);
+                iol_jsonw_key(&w, "ops");
+                iol_jsonw_int(&w, s->phase_ops[k]);
+                iol_jsonw_key(&w, "seconds");
+                iol_jsonw_double(&w, s->phase_seconds[k]);
+                iol_jsonw_key(&w, "ops_per_s");
+                iol_jsonw_double(&w, s->phase_seconds[k] > 0 ? (double)s->phase_ops[k] / s->phase_seconds[k] : 0);
+                iol_jsonw_obj_end(&w);
+            }
+            iol_jsonw_arr_end(&w);
+        }
         iol_jsonw_key(&w, "ranks");
         iol_jsonw_arr_begin(&w);
         for (int k = 0; k < s->nranks; k++) {
@@ -229,6 +251,15 @@ int iolens_replay_result_write_table(const iolens_replay_result *r, FILE *out)
         if (s->path)
             fprintf(out, "    file: %s%s%s\n", s->path, s->file_per_process ? " (one per rank)" : "",
                     s->prefilled ? ", prefilled before timing" : s->preallocated ? ", space reserved before timing" : "");
+        if (s->has_phases && !r->dry_run) {
+            fprintf(out, "    phases:");
+            for (int k = 0, n = 0; k < RP_NPHASES; k++)
+                if (s->phase_ops[k])
+                    fprintf(out, "%s %s %lld in %.4f s = %.0f op/s", n++ ? ";" : "", phase_names[k],
+                            (long long)s->phase_ops[k], s->phase_seconds[k],
+                            s->phase_seconds[k] > 0 ? (double)s->phase_ops[k] / s->phase_seconds[k] : 0.0);
+            fputc('\n', out);
+        }
         if (s->verify_errors)
             fprintf(out, "    VERIFY: %lld bytes differ from the written pattern\n", (long long)s->verify_errors);
         for (size_t k = 0; k < s->nhints; k++)

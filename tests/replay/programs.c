@@ -1,14 +1,53 @@
 /* Small real programs for tests/replay/test_replay_programs.sh:
  *   programs lines IN OUT    fgets(buf, 4096) over a text file, fprintf of each line to OUT
- *   programs fsync DIR N     N writes of 4 KiB to DIR/f, an fsync after each */
+ *   programs fsync DIR N     N writes of 4 KiB to DIR/f, an fsync after each
+ *   programs meta DIR N      an mdtest-like program: creates N empty files in DIR (open O_CREAT,
+ *                            close), stats them, unlinks them; prints each phase's rate as
+ *                            "create|stat|unlink OPS SECONDS OPS_PER_S" */
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int meta(const char *dir, long n)
+{
+    char p[4096];
+    struct stat st;
+    const char *names[3] = {"create", "stat", "unlink"};
+    double t[4];
+    for (int phase = 0; phase < 3; phase++) {
+        t[phase] = now();
+        for (long i = 0; i < n; i++) {
+            snprintf(p, sizeof p, "%s/f.%ld", dir, i);
+            if (phase == 0) {
+                int fd = open(p, O_CREAT | O_WRONLY | O_EXCL, 0644);
+                if (fd < 0 || close(fd) != 0)
+                    return 1;
+            } else if (phase == 1 ? stat(p, &st) != 0 : unlink(p) != 0) {
+                return 1;
+            }
+        }
+        t[phase + 1] = now();
+    }
+    for (int phase = 0; phase < 3; phase++)
+        printf("%s %ld %.6f %.0f\n", names[phase], n, t[phase + 1] - t[phase], (double)n / (t[phase + 1] - t[phase]));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 4 && !strcmp(argv[1], "meta"))
+        return meta(argv[2], atol(argv[3]));
     if (argc == 4 && !strcmp(argv[1], "lines")) {
         FILE *in = fopen(argv[2], "r"), *out = fopen(argv[3], "w");
         if (!in || !out)

@@ -38,6 +38,24 @@ else
   echo "skip: no h5pcc"
 fi
 
+# a metadata program (create, stat, unlink of 40 empty files): one metadata step, replayed with a
+# rate per phase; on the fly every call is replayed
+mkdir -p "$T/md"
+expect_rc 0 "$IOLENS" trace -o "$T/md.trace" -- "$PROGRAMS" meta "$T/md" 40
+expect_rc 0 "$IOLENS" replay --config-from "$T/md.trace" -o "$T/md.json"
+expect_rc 0 "$IOLENS" replay "$T/md.json" --root "$T/r9" --json
+python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["file_configs"]
+assert len(c) == 1 and c[0]["method"] == "metadata" and c[0]["metadata"]["files_per_rank"] == 40, c
+ph = {p["phase"]: p for p in json.load(open(sys.argv[2]))["steps"][0]["phases"]}
+assert sorted(ph) == ["create", "stat", "unlink"], ph
+assert all(p["ops"] == 40 and p["seconds"] > 0 and p["ops_per_s"] > 0 for p in ph.values()), ph
+' "$T/md.json" "$T/out" && ok || fail "metadata program: config or per-phase rates ($T/md.json, $T/out)"
+expect_rc 0 "$IOLENS" replay "$T/md.trace" --root "$T/r10" --json
+expect_grep '"calls": 160, "skipped": 0' "$T/out"
+expect_grep '"failed": 0' "$T/out"
+
 # fio lays its file out with fallocate before the timed writes: the reservation is traced,
 # replayed on the fly (the replay's own trace has it) and kept in the config (untimed there)
 if command -v fio >/dev/null; then
