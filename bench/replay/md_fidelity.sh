@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Metadata replay fidelity: an mdtest-like C program (tests/replay/programs.c `meta`: create N empty
+# files, stat them, unlink them, each phase timed by the program itself) is traced once; then every
+# round runs the program and the replay of `iolens replay --config-from` of its trace (one metadata
+# step), in alternating order. Per phase, the replay's rate (its `phases`) over the program's own,
+# medians over the rounds; the program against itself is the A/A control.
+#
+#   bench/replay/md_fidelity.sh [--dir DIR]... [--files N] [--rounds R]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+IOLENS=${IOLENS:-$src/build/iolens}
+PROG=${PROG:-$src/build/tests/replay/replay_programs}
+PY=/usr/bin/python3
+dirs=() n=2000 rounds=5
+while [ $# -gt 0 ]; do
+  case $1 in
+    --dir) dirs+=("$2"); shift 2 ;;
+    --files) n=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "md_fidelity.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+[ ${#dirs[@]} -gt 0 ] || dirs=(/tmp /dev/shm)
+printf '%-10s %-7s %12s %8s %8s\n' fs phase "orig op/s" "A/A" config
+for dir in "${dirs[@]}"; do
+  w=$(mktemp -d "$dir/iolens-md.XXXXXX"); trap 'rm -rf "$w"' EXIT
+  mkdir -p "$w/d"
+  "$IOLENS" trace -o "$w/t" -- "$PROG" meta "$w/d" "$n" >/dev/null 2>&1
+  "$IOLENS" replay --config-from "$w/t" -o "$w/c.json" 2>/dev/null
+  : >"$w/rows"
+  for r in $(seq 1 "$rounds"); do
+    for k in 0 1; do
+      if [ $(( (r + k) % 2 )) -eq 0 ]; then
+        sync; "$PROG" meta "$w/d" "$n" >"$w/o1"; sync; "$PROG" meta "$w/d" "$n" >"$w/o2"
+      else
+        sync; "$IOLENS" replay "$w/c.json" --root "$w/root" --json >"$w/rep.json" 2>/dev/null
+      fi
+    done
+    "$PY" - "$w/o1" "$w/o2" "$w/rep.json" >>"$w/rows" <<'PYEOF'
+import json, sys
+o1 = {l.split()[0]: float(l.split()[3]) for l in open(sys.argv[1])}
+o2 = {l.split()[0]: float(l.split()[3]) for l in open(sys.argv[2])}
+rp = {p["phase"]: p["ops_per_s"] for p in json.load(open(sys.argv[3]))["steps"][0]["phases"]}
+for ph in ("create", "stat", "unlink"):
+    print(ph, o1[ph], o2[ph] / o1[ph], rp.get(ph, 0) / o1[ph])
+PYEOF
+  done
+  fstype=$(stat -f -c %T "$w")
+  "$PY" - "$w/rows" "$fstype" <<'PYEOF'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+for ph in ("create", "stat", "unlink"):
+    r = [x for x in rows if x[0] == ph]
+    print("%-10s %-7s %12.0f %8.3f %8.3f" % (sys.argv[2], ph, statistics.median(float(x[1]) for x in r),
+          statistics.median(float(x[2]) for x in r), statistics.median(float(x[3]) for x in r)))
+PYEOF
+  rm -rf "$w"; trap - EXIT
+done
