@@ -95,6 +95,7 @@ struct otf_file {
     int64_t extent;   /* highest byte read: size an input file needs */
     const char *modifies; /* the first replayed call that would change the file (write, truncate, ...) */
     char *rel;        /* path below the root */
+    uint64_t path_ok; /* ns_gen + 1 of the last check of its directories (checked_path) */
 };
 
 /* A depth-0 event with the raw arguments the replay needs (iolens traces). */
@@ -142,6 +143,7 @@ struct otf_cut {
 
 struct otf {
     const iolens_replay_trace_options *opt;
+    uint64_t ns_gen; /* bumped by every replayed rmdir and rename: directories may have changed */
     const char *mk_func; /* fetch(): the last MPI-IO read/write entry point decoded, and its MK_* */
     int mk_last;
     size_t nopen; /* handles open now (files, streams, MPI files, directories) */
@@ -256,10 +258,25 @@ static int full_path(struct otf *o, const char *rel, char *out, size_t cap)
     return 0;
 }
 
-/* full_path, and the file itself must not be a symbolic link. */
+/* full_path of a traced file, its directories checked once until a replayed rmdir or rename may
+ * have changed them: a metadata benchmark's calls then cost one system call each, not one per
+ * path component more (the replay makes no symbolic link, so a checked directory stays one). */
+static int checked_path(struct otf *o, struct otf_file *f, char *out, size_t cap)
+{
+    if (f->path_ok == o->ns_gen + 1) {
+        snprintf(out, cap, "%s/%s", o->opt->root, f->rel);
+        return 0;
+    }
+    int rc = full_path(o, f->rel, out, cap);
+    if (rc == 0)
+        f->path_ok = o->ns_gen + 1;
+    return rc;
+}
+
+/* checked_path, and the file itself must not be a symbolic link. */
 static int file_path(struct otf *o, struct otf_file *f, char *out, size_t cap)
 {
-    int rc = full_path(o, f->rel, out, cap);
+    int rc = checked_path(o, f, out, cap);
     struct stat st;
     if (rc == 0 && raw_lstat(out, &st) == 0 && S_ISLNK(st.st_mode))
         rc = iol_err(IOLENS_EINVAL, "'%s' is a symbolic link: refusing to follow it", out);
@@ -861,7 +878,7 @@ static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
         bad = fstat(fd, &sb) < 0;
         goto counted;
     }
-    if ((rc = full_path(o, f->rel, path, sizeof path)) < 0)
+    if ((rc = checked_path(o, f, path, sizeof path)) < 0)
         return rc;
     if (e->op == IOLENS_OP_STAT) { /* stat follows a link, lstat does not, as recorded (reading only) */
         bad = (strstr(fn, "lstat") || strstr(fn, "lxstat") ? lstat(path, &sb) : stat(path, &sb)) < 0;
@@ -896,11 +913,13 @@ static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
                 return 0;
             }
             char to[PATH_MAX];
-            if ((rc = full_path(o, t->rel, to, sizeof to)) < 0)
+            if ((rc = checked_path(o, t, to, sizeof to)) < 0)
                 return rc;
             bad = rename(path, to) < 0;
+            o->ns_gen += !bad;
         } else {
             bad = (fn[0] == 'u' ? unlink(path) : rmdir(path)) < 0;
+            o->ns_gen += !bad && fn[0] == 'r';
         }
     } else {
         return 0;
