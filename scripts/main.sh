@@ -1,13 +1,38 @@
 #!/usr/bin/env bash
-# The main job on a real input: install dependencies, build, and analyse a
-# real Darshan log shipped in ../shared/data (or the log given as $1):
-# a human report of the job, then the bottleneck patterns the classifier detects.
+# The main job, on a fresh clone: install dependencies, build, then the whole loop on the bundled
+# example program (examples/app/smallio.c: an 8 MiB checkpoint written in 4 KiB pieces with an
+# fsync after each): trace it, write its Darshan log, report the job, diagnose it, and measure the
+# recommended changes with `iolens whatif`, all in a scratch folder of $TMPDIR (default /tmp)
+# that is removed at the end. With a Darshan log as $1: the report and the diagnosis of that log.
+#   scripts/main.sh [--skip-setup] [LOG]    (--skip-setup: use the build in $IOLENS_BUILD, default build/)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/install-deps.sh"
-"$root/scripts/build.sh" "$root/build"
-log=${1:-$root/../shared/data/darshan/generated/small_writes_4proc_dxt_heatmap.darshan}
-"$root/build/iolens" darshan --report "$log"
+build=${IOLENS_BUILD:-$root/build}
+if [ "${1:-}" = --skip-setup ]; then
+  shift
+else
+  "$root/scripts/install-deps.sh"
+  "$root/scripts/build.sh" "$build"
+fi
+iolens=$build/iolens
+if [ $# -gt 0 ]; then
+  "$iolens" darshan --report "$1"
+  echo
+  echo "== Diagnosis (trained classifier)"
+  "$iolens" detect "$1"
+  exit
+fi
+w=$(mktemp -d "${TMPDIR:-/tmp}/iolens-main.XXXXXX"); trap 'rm -rf "$w"' EXIT
+mkdir -p "$w/data"
+echo "== Record: iolens trace -- smallio (the bundled example program)"
+"$iolens" trace -o "$w/app.trace" -- "$build/examples/app/smallio" "$w/data"
+"$iolens" darshan --from "$w/app.trace" -o "$w/app.darshan"
 echo
-echo "== Diagnosis (trained classifier, models/)"
-"$root/build/iolens" detect "$log"
+echo "== Report of its Darshan log"
+"$iolens" darshan --report "$w/app.darshan"
+echo
+echo "== Diagnosis (trained classifier)"
+"$iolens" detect "$w/app.trace"
+echo
+echo "== What-if: each recommended change replayed on this file system against the traced I/O"
+"$iolens" whatif "$w/app.trace"

@@ -225,6 +225,9 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
                 iolens_trace_stdio_moved(src, r, &e); /* fgets(buf, 4096) moves a line, not 4096 bytes */
                 if (e.ret >= 0 && e.ret < e.size)
                     e.size = e.ret;
+            } else if (iolens_kind && e.layer == IOLENS_LAYER_POSIX && (e.op == IOLENS_OP_READ || e.op == IOLENS_OP_WRITE) &&
+                       e.ret >= 0 && e.ret < e.size) {
+                e.size = e.ret; /* a short read (the 0-byte read at the end of a file): the bytes it moved */
             }
             if (e.layer != IOLENS_LAYER_POSIX && e.layer != IOLENS_LAYER_STDIO && e.layer != IOLENS_LAYER_MPIIO)
                 continue;
