@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: install dependencies, build, run every test, then
 # build again with AddressSanitizer + UndefinedBehaviorSanitizer and run
-# every test there too.
+# every test there too; a Release build, its Debian package installed and run
+# outside the source tree; the fuzz targets on their corpora.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
@@ -18,6 +19,9 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 
 echo "== Release build (gcc -O3: warnings as errors, as in every build of the project's own)"
 "$root/scripts/build.sh" "$root/build-release" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF
+
+echo "== Debian package (cpack) of the Release build: installed, run with the source tree hidden, removed"
+"$root/scripts/check-deb.sh" "$root/build-release"
 
 echo "== libFuzzer build (clang) of every fuzz target; each replays its corpus once"
 "$root/scripts/build.sh" "$root/build-fuzz" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
