@@ -17,6 +17,12 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 /* The running program's path (/proc/self/exe) into out; -1 when it cannot be read or does not fit. */
 int cli_self_exe(char *out, size_t n);
 
+/* Moves the options (with the value of each one named in with_value, a NULL-terminated list)
+ * before the operands, each group in its order, so a command whose parser stops at its first
+ * operand also takes options after it (`iolens detect LOG --json`). A "--" and what follows stay
+ * last, untouched. */
+void cli_permute(int argc, char **argv, const char *const *with_value);
+
 /* Starts argv (argv[0] looked up in PATH) in its own process group (so a timeout or Ctrl-C
  * stops it and all its children, e.g. mpirun and the ranks), stdin from /dev/null, stdout to
  * the file out and stderr to the file err (the same path: one file). Returns the pid, or -1

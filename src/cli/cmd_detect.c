@@ -358,6 +358,8 @@ out:
 int cmd_detect(int argc, char **argv)
 {
     struct opts o = {getenv("IOLENS_MODELS"), NULL, 0, 0, 0, 5, 0, IOLENS_DETECT_TAU};
+    static const char *const valued[] = {"--models", "--features", "--top", "--tau", NULL};
+    cli_permute(argc, argv, valued);
     int first_file = argc;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

@@ -34,6 +34,7 @@ static void print_num(double v)
 int cmd_features(int argc, char **argv)
 {
     int json = 0, all_paths = 0, first = argc;
+    cli_permute(argc, argv, NULL);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);

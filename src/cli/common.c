@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/types.h>
@@ -93,6 +94,43 @@ void cli_progress_end(cli_progress *p)
         return;
     progress_draw(p);
     fputc('\n', stderr);
+}
+
+void cli_permute(int argc, char **argv, const char *const *with_value)
+{
+    if (argc < 3)
+        return;
+    char **tmp = malloc((size_t)argc * sizeof *tmp);
+    if (!tmp)
+        return; /* options after operands are then reported as operands */
+    int n = 0, end = argc;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--")) {
+            end = i;
+            break;
+        }
+        if (argv[i][0] == '-' && argv[i][1]) {
+            tmp[n++] = argv[i];
+            for (int k = 0; with_value && with_value[k]; k++)
+                if (!strcmp(argv[i], with_value[k]) && i + 1 < argc) {
+                    tmp[n++] = argv[++i];
+                    break;
+                }
+        }
+    }
+    for (int i = 1; i < end; i++) {
+        if (argv[i][0] == '-' && argv[i][1]) {
+            for (int k = 0; with_value && with_value[k]; k++)
+                if (!strcmp(argv[i], with_value[k]) && i + 1 < end) {
+                    i++;
+                    break;
+                }
+            continue;
+        }
+        tmp[n++] = argv[i];
+    }
+    memcpy(argv + 1, tmp, (size_t)n * sizeof *tmp);
+    free(tmp);
 }
 
 int cli_self_exe(char *out, size_t n)

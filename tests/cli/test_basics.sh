@@ -16,4 +16,13 @@ for cmd in $("$IOLENS" help | awk '/^commands:/{f=1;next} f&&NF{print $1}'); do
   expect_grep 'usage: iolens' "$IOLENS_TMP/out"
   expect_rc 0 "$IOLENS" help "$cmd"
 done
+# options after the inputs work as before them
+L=$IOLENS_SHARED_DATA/darshan/generated/small_writes_4proc_dxt_heatmap.darshan
+if [ -f "$L" ]; then
+  for c in detect features; do
+    "$IOLENS" $c --json "$L" >"$IOLENS_TMP/a.json" 2>/dev/null; "$IOLENS" $c "$L" --json >"$IOLENS_TMP/b.json" 2>"$IOLENS_TMP/err"
+    cmp -s "$IOLENS_TMP/a.json" "$IOLENS_TMP/b.json" && ok || fail "$c LOG --json differs from $c --json LOG: $(head -2 "$IOLENS_TMP/err")"
+  done
+  expect_rc 0 "$IOLENS" detect "$L" --tau 0.5 --top 2
+fi
 finish
