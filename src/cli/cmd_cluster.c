@@ -56,7 +56,7 @@ static void usage(FILE *out)
             "  --methods LIST     methods of --compare (default all six)\n"
             "  --synth N          write N labelled synthetic traces (CSV with a label column)\n"
             "  --length L         length of synthetic traces (default: 100..600 varying)\n"
-            "  -o FILE            output file of --synth (default stdout)\n");
+            "  -o FILE|DIR        output file of --synth (default stdout); otherwise the same as --out\n");
 }
 
 struct opts {
@@ -706,6 +706,13 @@ int cmd_cluster(int argc, char **argv)
         }
         rc = do_synth(&o);
         goto out;
+    }
+    if (o.synth_out) { /* -o names the output: the --synth file, else the result folder */
+        if (o.out_dir && strcmp(o.out_dir, o.synth_out)) {
+            cli_error("-o '%s' and --out '%s' name two outputs; give one", o.synth_out, o.out_dir);
+            goto out;
+        }
+        o.out_dir = o.synth_out;
     }
     if (!ninputs) {
         usage(stderr);

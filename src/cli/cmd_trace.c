@@ -646,11 +646,36 @@ static int info_trace(const char *path, int json)
     return CLI_OK;
 }
 
+/* `--print --json T`, `--info --json T`: the trace is the first operand after the option, which
+ * is brought next to it (options in any order; nothing after a "--" moves). */
+static void trace_operand_next(int argc, char **argv)
+{
+    for (int p = 1; p + 1 < argc && strcmp(argv[p], "--"); p++) {
+        if ((strcmp(argv[p], "--print") && strcmp(argv[p], "--info")) || argv[p + 1][0] != '-' || !argv[p + 1][1])
+            continue;
+        static const char *const valued[] = {"-o", "--output", "--darshan", "--layers", "--resolution", "--build",
+                                             "--rank", NULL};
+        int j = p + 1;
+        while (j < argc && strcmp(argv[j], "--") && argv[j][0] == '-' && argv[j][1]) {
+            int takes = 0;
+            for (int k = 0; valued[k]; k++)
+                takes |= !strcmp(argv[j], valued[k]);
+            j += 1 + takes;
+        }
+        if (j >= argc || !strcmp(argv[j], "--"))
+            return;
+        char *t = argv[j];
+        memmove(argv + p + 2, argv + p + 1, (size_t)(j - p - 1) * sizeof *argv);
+        argv[p + 1] = t;
+    }
+}
+
 int cmd_trace(int argc, char **argv)
 {
     const char *out = NULL, *layers = NULL, *print = NULL, *info = NULL, *spill = NULL, *darshan = NULL;
     int json = 0, rank = -1, merge = 0, remove_spill = 0, i;
     uint64_t res = 1000;
+    trace_operand_next(argc, argv);
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--")) {

@@ -19,6 +19,50 @@ static const struct cli_cmd commands[] = {
     {NULL, NULL, NULL},
 };
 
+/* Edit distance (insertions, deletions, substitutions, adjacent swaps) of two short names. */
+static size_t distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 31 || lb > 31)
+        return 99;
+    size_t d[32][32];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[la][lb];
+}
+
+/* "'detct' is not an iolens command; did you mean 'detect'?" */
+static int unknown_command(const char *name)
+{
+    const char *best = NULL;
+    size_t bd = 3; /* at most two edits away */
+    for (size_t i = 0; commands[i].name; i++) {
+        size_t dd = distance(name, commands[i].name);
+        if (dd < bd) {
+            bd = dd;
+            best = commands[i].name;
+        }
+    }
+    if (best)
+        cli_error("'%s' is not an iolens command; did you mean '%s'? (see 'iolens help')", name, best);
+    else
+        cli_error("'%s' is not an iolens command; see 'iolens help'", name);
+    return CLI_USAGE;
+}
+
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -50,8 +94,7 @@ int main(int argc, char **argv)
             for (size_t i = 0; commands[i].name; i++)
                 if (!strcmp(commands[i].name, argv[2]))
                     return commands[i].fn(2, sub);
-            cli_error("'%s' is not an iolens command; see 'iolens help'", argv[2]);
-            return CLI_USAGE;
+            return unknown_command(argv[2]);
         }
         usage(stdout);
         return CLI_OK;
@@ -59,6 +102,5 @@ int main(int argc, char **argv)
     for (size_t i = 0; commands[i].name; i++)
         if (!strcmp(commands[i].name, name))
             return commands[i].fn(argc - 1, argv + 1);
-    cli_error("'%s' is not an iolens command; see 'iolens help'", name);
-    return CLI_USAGE;
+    return unknown_command(name);
 }

@@ -25,4 +25,18 @@ if [ -f "$L" ]; then
   done
   expect_rc 0 "$IOLENS" detect "$L" --tau 0.5 --top 2
 fi
+# trace --print/--info take their trace after other options too; cluster -o is its result folder
+expect_rc 0 "$IOLENS" trace -o "$IOLENS_TMP/t.trace" -- dd if=/dev/zero of="$IOLENS_TMP/dd.out" bs=4k count=2 status=none
+expect_rc 0 "$IOLENS" trace --print --json --rank 0 "$IOLENS_TMP/t.trace"
+expect_grep '"func"' "$IOLENS_TMP/out"
+expect_rc 0 "$IOLENS" trace --info --json "$IOLENS_TMP/t.trace"
+expect_grep '"processes"' "$IOLENS_TMP/out"
+S=$IOLENS_SHARED_DATA/timeseries/heatmap_job.csv
+if [ -f "$S" ]; then
+  expect_rc 0 "$IOLENS" cluster -o "$IOLENS_TMP/cl" "$S"
+  [ -s "$IOLENS_TMP/cl/assignments.csv" ] && ok || fail "cluster -o DIR wrote no assignments.csv"
+fi
+# a misspelt command gets a suggestion
+expect_rc 2 "$IOLENS" detct
+expect_grep "did you mean 'detect'" "$IOLENS_TMP/err"
 finish
