@@ -23,6 +23,10 @@ int cli_self_exe(char *out, size_t n);
  * last, untouched. */
 void cli_permute(int argc, char **argv, const char *const *with_value);
 
+/* -o FILE of a command that prints its result: standard output goes to FILE from now on ("-" keeps
+ * it). Returns 0, or -1 after an error line naming the file. */
+int cli_output_to(const char *path);
+
 /* Starts argv (argv[0] looked up in PATH) in its own process group (so a timeout or Ctrl-C
  * stops it and all its children, e.g. mpirun and the ranks), stdin from /dev/null, stdout to
  * the file out and stderr to the file err (the same path: one file). Returns the pid, or -1

@@ -24,6 +24,7 @@ static void usage(FILE *out)
             "                  per input row: one probability column per label and `detected`\n"
             "  --models DIR    model folder (default $IOLENS_MODELS or %s)\n"
             "  --json          machine-readable output\n"
+            "  -o, --output FILE  write the output to FILE (- : standard output)\n"
             "  --csv           CSV output (with --features)\n"
             "  --rules         add the Drishti-rule baseline's triggers\n"
             "  --top N         SHAP contributions shown per detected pattern (default 5)\n"
@@ -358,7 +359,8 @@ out:
 int cmd_detect(int argc, char **argv)
 {
     struct opts o = {getenv("IOLENS_MODELS"), NULL, 0, 0, 0, 5, 0, IOLENS_DETECT_TAU};
-    static const char *const valued[] = {"--models", "--features", "--top", "--tau", NULL};
+    static const char *const valued[] = {"--models", "--features", "--top", "--tau", "-o", "--output", NULL};
+    const char *output = NULL;
     cli_permute(argc, argv, valued);
     int first_file = argc;
     for (int i = 1; i < argc; i++) {
@@ -375,6 +377,8 @@ int cmd_detect(int argc, char **argv)
             o.rules = 1;
         } else if (!strcmp(a, "--all-paths")) {
             o.all_paths = 1;
+        } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
+            output = argv[++i];
         } else if (!strcmp(a, "--models") && i + 1 < argc) {
             o.models = argv[++i];
         } else if (!strcmp(a, "--features") && i + 1 < argc) {
@@ -409,6 +413,8 @@ int cmd_detect(int argc, char **argv)
         cli_error("--csv and --json exclude each other");
         return CLI_USAGE;
     }
+    if (cli_output_to(output) < 0)
+        return CLI_FAIL;
     if (!o.models)
         o.models = iolens_detect_default_models_dir();
     iolens_detect_model *m = NULL;

@@ -9,7 +9,7 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: iolens features [--csv|--json] [--all-paths] LOG|TRACE...\n\n"
+    fprintf(out, "usage: iolens features [--csv|--json] [--all-paths] [-o FILE] LOG|TRACE...\n\n"
                  "Prints the 162 model features computed from each input's counters: IOSage's 157\n"
                  "(feature_cols_157.json order, aggregation rules of its features.tsv), then 5 process-level\n"
                  "iol_* features from the records (docs/detect.md). An input is a binary\n"
@@ -18,7 +18,8 @@ static void usage(FILE *out)
                  "are turned into Darshan counters first (docs/detect.md). CSV (default): a header\n"
                  "`log,<162 names>`, one row per input.\n"
                  "  --all-paths  traces: keep files under /dev/ /proc/ /etc/ /usr/ ..., which Darshan\n"
-                 "               (and so the default) leaves out\n");
+                 "               (and so the default) leaves out\n"
+                 "  -o, --output FILE  write the output to FILE (- : standard output)\n");
 }
 
 /* Shortest of %.15g / %.17g that reads back as the same double. */
@@ -34,7 +35,9 @@ static void print_num(double v)
 int cmd_features(int argc, char **argv)
 {
     int json = 0, all_paths = 0, first = argc;
-    cli_permute(argc, argv, NULL);
+    const char *output = NULL;
+    static const char *const valued[] = {"-o", "--output", NULL};
+    cli_permute(argc, argv, valued);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
@@ -45,6 +48,8 @@ int cmd_features(int argc, char **argv)
             json = 0;
         } else if (!strcmp(argv[i], "--all-paths")) {
             all_paths = 1;
+        } else if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc) {
+            output = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1]) {
             cli_error("unknown option '%s'", argv[i]);
             usage(stderr);
@@ -59,6 +64,8 @@ int cmd_features(int argc, char **argv)
         usage(stderr);
         return CLI_USAGE;
     }
+    if (cli_output_to(output) < 0)
+        return CLI_FAIL;
     int rc = CLI_OK;
     iol_jsonw w;
     if (json) {

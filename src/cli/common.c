@@ -133,6 +133,18 @@ void cli_permute(int argc, char **argv, const char *const *with_value)
     free(tmp);
 }
 
+int cli_output_to(const char *path)
+{
+    if (!path || !strcmp(path, "-"))
+        return 0;
+    fflush(stdout);
+    if (!freopen(path, "w", stdout)) {
+        cli_error("cannot write '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int cli_self_exe(char *out, size_t n)
 {
     if (n < 2)

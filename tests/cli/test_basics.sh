@@ -24,6 +24,14 @@ if [ -f "$L" ]; then
     cmp -s "$IOLENS_TMP/a.json" "$IOLENS_TMP/b.json" && ok || fail "$c LOG --json differs from $c --json LOG: $(head -2 "$IOLENS_TMP/err")"
   done
   expect_rc 0 "$IOLENS" detect "$L" --tau 0.5 --top 2
+  # -o FILE: the same output in a file
+  for c in detect features; do
+    expect_rc 0 "$IOLENS" $c "$L" --json -o "$IOLENS_TMP/o.json"
+    cmp -s "$IOLENS_TMP/a.json" "$IOLENS_TMP/o.json" || "$IOLENS" $c --json "$L" | cmp -s - "$IOLENS_TMP/o.json" && ok ||
+      fail "$c -o FILE differs from its standard output"
+  done
+  expect_rc 1 "$IOLENS" detect "$L" -o /nonexistent/dir/x.json
+  expect_grep "cannot write '/nonexistent/dir/x.json'" "$IOLENS_TMP/err"
 fi
 # trace --print/--info take their trace after other options too; cluster -o is its result folder
 expect_rc 0 "$IOLENS" trace -o "$IOLENS_TMP/t.trace" -- dd if=/dev/zero of="$IOLENS_TMP/dd.out" bs=4k count=2 status=none
