@@ -689,6 +689,14 @@ static void report_table(const struct opts *o, struct variant *v, int nv, const 
         print_paired(o, v, nv, 0, "per-round speed-up (base / variant in the same round): median, order-statistic "
                                   "interval, verdict");
         char title[200];
+        if (o->traced_io > 0 && v[0].median > 0) {
+            double f = v[0].median > o->traced_io ? v[0].median / o->traced_io : o->traced_io / v[0].median;
+            if (f > 2)
+                printf("\nnote: the base replay's I/O (%.3f s, median) is %.1fx %s than the traced run's (%.3f s): "
+                       "the replay does not run this I/O at the traced speed here (another file-system or cache "
+                       "state, device or load), and the speed-ups carry that difference\n",
+                       v[0].median, f, v[0].median < o->traced_io ? "faster" : "slower", o->traced_io);
+        }
         if (o->traced_io > 0)
             snprintf(title, sizeof title,
                      "the whole run (traced %.3f s, %.3f s of it in I/O calls; the rest taken as unchanged):",
