@@ -270,8 +270,17 @@ static void print_record(FILE *out, const iolens_darshan_log *log, const iolens_
         free(suf);
         return;
     }
-    for (size_t i = 0; i < r->ncounters; i++)
-        LINE_I(iolens_darshan_counter_name(m, i), r->counters[i]);
+    for (size_t i = 0; i < r->ncounters; i++) {
+        const char *cname = iolens_darshan_counter_name(m, i);
+        if (m == IOLENS_DARSHAN_POSIX && cname && !strcmp(cname, "POSIX_RENAMED_FROM")) {
+            /* a record id: darshan-util prints it unsigned (its posix logutils' U counter print) */
+            char v[32];
+            snprintf(v, sizeof v, "%" PRIu64, (uint64_t)r->counters[i]);
+            LINE_S(cname, v);
+        } else {
+            LINE_I(cname, r->counters[i]);
+        }
+    }
     for (size_t i = 0; i < r->nfcounters; i++) {
         double v = r->fcounters[i];
         if (m == IOLENS_DARSHAN_POSIX && (r->version == 2 || r->version == 3) && i >= 15)
