@@ -141,6 +141,11 @@ IOLENS_API int iolens_replay_config_from_events_opts(iolens_replay_config **out,
  *  an iolens trace (iolens_trace_open); anything else is IOLENS_EFORMAT. */
 IOLENS_API int iolens_replay_trace_open(const char *path, iolens_evsource **out);
 
+/** Kinds of namespace calls the on-the-fly replay counts and times. */
+enum { IOLENS_REPLAY_META_CREATE, IOLENS_REPLAY_META_OPEN, IOLENS_REPLAY_META_CLOSE, IOLENS_REPLAY_META_STAT,
+       IOLENS_REPLAY_META_UNLINK, IOLENS_REPLAY_META_MKDIR, IOLENS_REPLAY_META_RMDIR, IOLENS_REPLAY_META_RENAME,
+       IOLENS_REPLAY_META_OTHER, IOLENS_REPLAY_NMETA };
+
 /** Options of the on-the-fly replay. */
 typedef struct iolens_replay_trace_options {
     const char *root;    /**< every replayed file lives below it (created if missing) */
@@ -183,7 +188,15 @@ typedef struct iolens_replay_trace_stats {
     iolens_replay_session *sessions; /**< every rank's sessions in rank order (on MPI rank 0 only);
                                           free with iolens_replay_trace_stats_release() */
     size_t nsessions;
+    /** Replayed namespace calls by kind (iolens_replay_meta_kind_name()): how many, and the seconds
+     *  spent inside them, summed over the processes. */
+    int64_t meta_calls[IOLENS_REPLAY_NMETA];
+    double meta_seconds[IOLENS_REPLAY_NMETA];
 } iolens_replay_trace_stats;
+
+/** Name of a kind of iolens_replay_trace_stats.meta_calls: "create", "open", "close", "stat",
+ *  "unlink", "mkdir", "rmdir", "rename", "other"; NULL out of range. */
+IOLENS_API const char *iolens_replay_meta_kind_name(int kind);
 
 /** Frees what a stats structure owns (the sessions); the structure itself is the caller's. */
 IOLENS_API void iolens_replay_trace_stats_release(iolens_replay_trace_stats *stats);

@@ -247,16 +247,32 @@ static void print_sessions(const iolens_replay_trace_stats *st, int json)
         if (st->read_seconds > 0)
             printf("read:  %lld bytes in %.6f s = %.1f MiB/s (earliest open to latest close)\n",
                    (long long)st->bytes_read, st->read_seconds, (double)st->bytes_read / st->read_seconds / 1048576.0);
+        int any = 0;
+        for (int k = 0; k < IOLENS_REPLAY_NMETA; k++)
+            if (st->meta_calls[k]) {
+                printf("%s %s %lld in %.6f s = %.0f op/s", any++ ? ";" : "namespace calls (time inside them):",
+                       iolens_replay_meta_kind_name(k), (long long)st->meta_calls[k], st->meta_seconds[k],
+                       st->meta_seconds[k] > 0 ? (double)st->meta_calls[k] / st->meta_seconds[k] : 0.0);
+            }
+        if (any)
+            putchar('\n');
         return;
     }
     double wbw = st->write_seconds > 0 ? (double)st->bytes_written / st->write_seconds : 0;
     double rbw = st->read_seconds > 0 ? (double)st->bytes_read / st->read_seconds : 0;
     printf("{\"ranks\": %d, \"calls\": %lld, \"skipped\": %lld, \"bytes_written\": %lld, \"bytes_read\": %lld, "
            "\"seconds\": %.6f, \"failed\": %lld, \"refused\": %lld, \"write_seconds\": %.6f, \"read_seconds\": %.6f, "
-           "\"write_bandwidth_bytes_per_s\": %.1f, \"read_bandwidth_bytes_per_s\": %.1f,\n \"sessions\": [",
+           "\"write_bandwidth_bytes_per_s\": %.1f, \"read_bandwidth_bytes_per_s\": %.1f,",
            st->nranks, (long long)st->calls, (long long)st->skipped, (long long)st->bytes_written,
            (long long)st->bytes_read, st->seconds, (long long)st->failed, (long long)st->refused, st->write_seconds,
            st->read_seconds, wbw, rbw);
+    printf("\n \"metadata\": [");
+    for (int k = 0, n = 0; k < IOLENS_REPLAY_NMETA; k++)
+        if (st->meta_calls[k])
+            printf("%s{\"call\": \"%s\", \"calls\": %lld, \"seconds\": %.9f, \"ops_per_s\": %.1f}", n++ ? ", " : "",
+                   iolens_replay_meta_kind_name(k), (long long)st->meta_calls[k], st->meta_seconds[k],
+                   st->meta_seconds[k] > 0 ? (double)st->meta_calls[k] / st->meta_seconds[k] : 0.0);
+    printf("],\n \"sessions\": [");
     for (size_t i = 0; i < st->nsessions; i++) {
         const iolens_replay_session *x = &st->sessions[i];
         printf("%s\n  {\"rank\": %d, \"path\": ", i ? "," : "", x->rank);

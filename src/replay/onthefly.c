@@ -1045,25 +1045,64 @@ static size_t fast_run(struct otf *o, const struct otf_ev *b, const struct otf_f
     return j;
 }
 
+static const char *const meta_kind_names[IOLENS_REPLAY_NMETA] = {"create", "open",  "close", "stat", "unlink",
+                                                                  "mkdir",  "rmdir", "rename", "other"};
+
+const char *iolens_replay_meta_kind_name(int kind)
+{
+    return kind >= 0 && kind < IOLENS_REPLAY_NMETA ? meta_kind_names[kind] : NULL;
+}
+
+static int meta_kind(const iolens_event *e)
+{
+    const char *fn = e->func ? e->func : "";
+    if (e->op == IOLENS_OP_STAT)
+        return IOLENS_REPLAY_META_STAT;
+    if (!strncmp(fn, "unlink", 6) || !strcmp(fn, "remove"))
+        return IOLENS_REPLAY_META_UNLINK;
+    if (!strncmp(fn, "mkdir", 5))
+        return IOLENS_REPLAY_META_MKDIR;
+    if (!strcmp(fn, "rmdir"))
+        return IOLENS_REPLAY_META_RMDIR;
+    if (!strncmp(fn, "rename", 6))
+        return IOLENS_REPLAY_META_RENAME;
+    return IOLENS_REPLAY_META_OTHER;
+}
+
+/* counts a replayed namespace call of kind k that started at t0 */
+static int meta_done(struct otf *o, int k, double t0, int r)
+{
+    if (r == 1) {
+        o->st->meta_calls[k]++;
+        o->st->meta_seconds[k] += now() - t0;
+    }
+    return r;
+}
+
 /* Re-issues one considered event. Returns 1 replayed, 0 skipped, <0 error. */
 static int do_event(struct otf *o, const struct otf_ev *v)
 {
     const iolens_event *e = &v->e;
     struct otf_file *f = &o->f[e->file];
-    if (e->op == IOLENS_OP_OPEN)
-        return do_open(o, f, v);
+    if (e->op == IOLENS_OP_OPEN) {
+        double t0 = now();
+        return meta_done(o, creates(e) ? IOLENS_REPLAY_META_CREATE : IOLENS_REPLAY_META_OPEN, t0, do_open(o, f, v));
+    }
     if (e->op == IOLENS_OP_STAT || e->op == IOLENS_OP_META ||
-        (e->op == IOLENS_OP_TRUNCATE && e->layer == IOLENS_LAYER_POSIX))
-        return meta_event(o, f, v);
+        (e->op == IOLENS_OP_TRUNCATE && e->layer == IOLENS_LAYER_POSIX)) {
+        double t0 = now();
+        return meta_done(o, meta_kind(e), t0, meta_event(o, f, v));
+    }
     if (!f->n)
         return 0; /* a descriptor the trace did not see opened (stdin, inherited) */
     struct otf_handle *h = &f->h[f->n - 1];
     if (e->op == IOLENS_OP_CLOSE) {
+        double t0 = now();
         f->n--;
         if (close_handle(o, h) < 0)
             return iol_err(IOLENS_EIO, "cannot close '%s/%s' (%s): %s", o->opt->root, f->rel, e->func,
                            strerror(errno));
-        return 1;
+        return meta_done(o, IOLENS_REPLAY_META_CLOSE, t0, 1);
     }
 #ifdef IOLENS_HAVE_MPI
     if (h->mfh)
@@ -1508,6 +1547,13 @@ static int results(struct otf *o, const iolens_evsource *src)
         st->failed = (int64_t)c[4];
         st->refused = (int64_t)c[5];
         MPI_Allreduce(MPI_IN_PLACE, &st->seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        double mc[IOLENS_REPLAY_NMETA];
+        for (int k = 0; k < IOLENS_REPLAY_NMETA; k++)
+            mc[k] = (double)st->meta_calls[k];
+        MPI_Allreduce(MPI_IN_PLACE, mc, IOLENS_REPLAY_NMETA, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, st->meta_seconds, IOLENS_REPLAY_NMETA, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        for (int k = 0; k < IOLENS_REPLAY_NMETA; k++)
+            st->meta_calls[k] = (int64_t)mc[k];
         if (ns)
             MPI_Reduce(o->me == 0 ? MPI_IN_PLACE : o->sess, o->me == 0 ? o->sess : NULL, (int)(ns * SS_N),
                        MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);

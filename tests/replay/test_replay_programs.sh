@@ -55,6 +55,11 @@ assert all(p["ops"] == 40 and p["seconds"] > 0 and p["ops_per_s"] > 0 for p in p
 expect_rc 0 "$IOLENS" replay "$T/md.trace" --root "$T/r10" --json
 expect_grep '"calls": 160, "skipped": 0' "$T/out"
 expect_grep '"failed": 0' "$T/out"
+python3 -c '
+import json, sys
+m = {x["call"]: x for x in json.load(open(sys.argv[1]))["metadata"]}
+assert all(m[k]["calls"] == 40 and m[k]["seconds"] > 0 for k in ("create", "close", "stat", "unlink")), m
+' "$T/out" && ok || fail "on-the-fly metadata calls by kind ($T/out)"
 
 # fio lays its file out with fallocate before the timed writes: the reservation is traced,
 # replayed on the fly (the replay's own trace has it) and kept in the config (untimed there)
