@@ -27,6 +27,14 @@ void cli_permute(int argc, char **argv, const char *const *with_value);
  * it). Returns 0, or -1 after an error line naming the file. */
 int cli_output_to(const char *path);
 
+/* The path of cmd into out: cmd itself when it has a '/', else its first executable match on
+ * PATH. Returns 0, or -1 when there is none. */
+int cli_find_program(const char *cmd, char *out, size_t n);
+
+/* Writes `MPIRUN --oversubscribe [--allow-run-as-root] -np NP` into argv (the last only as root)
+ * and returns how many entries it wrote (at most 6). */
+int cli_mpirun_prefix(const char **argv, const char *mpirun, const char *np);
+
 /* Starts argv (argv[0] looked up in PATH) in its own process group (so a timeout or Ctrl-C
  * stops it and all its children, e.g. mpirun and the ranks), stdin from /dev/null, stdout to
  * the file out and stderr to the file err (the same path: one file). Returns the pid, or -1

@@ -255,13 +255,7 @@ static int start_run(const struct opts *o, struct run *r, const char *scratch, c
     snprintf(outp, sizeof outp, "%s/output.txt", r->work);
     snprintf(np, sizeof np, "%d", r->info.ranks);
     const char *argv[24];
-    int a = 0;
-    argv[a++] = o->mpirun;
-    argv[a++] = "--oversubscribe";
-    if (geteuid() == 0)
-        argv[a++] = "--allow-run-as-root";
-    argv[a++] = "-np";
-    argv[a++] = np;
+    int a = cli_mpirun_prefix(argv, o->mpirun, np);
     argv[a++] = exe;
     argv[a++] = "trace";
     argv[a++] = "-o";

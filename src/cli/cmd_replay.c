@@ -113,25 +113,6 @@ static int exec_lean(const char *path, char **argv)
 #endif
 
 #ifdef IOLENS_HAVE_MPI
-/* Whether a program is on PATH. */
-static int on_path(const char *prog)
-{
-    const char *p = getenv("PATH");
-    char buf[PATH_MAX];
-    while (p && *p) {
-        const char *e = strchr(p, ':');
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        if (n && n + strlen(prog) + 2 < sizeof buf) {
-            memcpy(buf, p, n);
-            snprintf(buf + n, sizeof buf - n, "/%s", prog);
-            if (access(buf, X_OK) == 0)
-                return 1;
-        }
-        p = e ? e + 1 : NULL;
-    }
-    return 0;
-}
-
 /* A replay of N > 1 ranks started without mpirun runs as `mpirun --oversubscribe -np N` of the
  * same command, so that the ranks run at the same time as the traced processes did (one process
  * would replay them one after the other: a two-job fio trace replayed at half its bandwidth, a
@@ -140,25 +121,19 @@ static int on_path(const char *prog)
  * or the launch failed (then 0: go on in this process). */
 static int relaunch(int n, int argc, char **argv, int serial)
 {
+    char self[PATH_MAX], np[16], mpirun[PATH_MAX];
     if (n <= 1 || serial || launched_by_mpirun() || getenv("IOLENS_TRACE_DIR") || getenv("IOLENS_SHIM_SPILL") ||
-        !on_path("mpirun"))
+        cli_find_program("mpirun", mpirun, sizeof mpirun) < 0)
         return 0;
-    char self[PATH_MAX], np[16];
     if (cli_self_exe(self, sizeof self) < 0)
         return 0;
     const char *base = strrchr(self, '/');
     int lean = base && !strcmp(base + 1, "iolens-replay");
-    char **av = calloc((size_t)argc + 10, sizeof *av);
+    const char **av = calloc((size_t)argc + 10, sizeof *av);
     if (!av)
         return 0;
     snprintf(np, sizeof np, "%d", n);
-    int a = 0;
-    av[a++] = "mpirun";
-    av[a++] = "--oversubscribe";
-    if (geteuid() == 0)
-        av[a++] = "--allow-run-as-root";
-    av[a++] = "-np";
-    av[a++] = np;
+    int a = cli_mpirun_prefix(av, "mpirun", np);
     av[a++] = self;
     if (!lean)
         av[a++] = "replay";
@@ -166,7 +141,7 @@ static int relaunch(int n, int argc, char **argv, int serial)
         av[a++] = argv[i];
     av[a] = NULL;
     fflush(NULL);
-    execvp("mpirun", av);
+    execv(mpirun, (char *const *)av);
     cli_warn("cannot run mpirun (%s): one process replays the %d ranks one after the other", strerror(errno), n);
     free(av);
     return 0;

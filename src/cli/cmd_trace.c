@@ -215,22 +215,8 @@ static int spill_is_empty(const char *dir)
 static int static_program(const char *cmd, char *why, size_t n)
 {
     char path[PATH_MAX];
-    if (strchr(cmd, '/')) {
-        snprintf(path, sizeof path, "%s", cmd);
-    } else {
-        const char *pe = getenv("PATH");
-        int found = 0;
-        while (pe && *pe && !found) {
-            const char *c = strchr(pe, ':');
-            size_t l = c ? (size_t)(c - pe) : strlen(pe);
-            if ((size_t)snprintf(path, sizeof path, "%.*s/%s", (int)l, l ? pe : ".", cmd) < sizeof path &&
-                !access(path, X_OK))
-                found = 1;
-            pe = c ? c + 1 : NULL;
-        }
-        if (!found)
-            return 0;
-    }
+    if (cli_find_program(cmd, path, sizeof path) < 0)
+        return 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return 0;

@@ -410,14 +410,8 @@ static int run_one(const struct opts *o, const char *exe, const struct variant *
     snprintf(np, sizeof np, "%d", o->np);
     const char *argv[20];
     int a = 0;
-    if (use_mpi) {
-        argv[a++] = "mpirun";
-        argv[a++] = "--oversubscribe";
-        if (geteuid() == 0)
-            argv[a++] = "--allow-run-as-root";
-        argv[a++] = "-np";
-        argv[a++] = np;
-    }
+    if (use_mpi)
+        a = cli_mpirun_prefix(argv, "mpirun", np);
     argv[a++] = exe;
     argv[a++] = "replay";
     argv[a++] = v->path;

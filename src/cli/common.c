@@ -145,6 +145,34 @@ int cli_output_to(const char *path)
     return 0;
 }
 
+int cli_find_program(const char *cmd, char *out, size_t n)
+{
+    if (strchr(cmd, '/')) {
+        snprintf(out, n, "%s", cmd);
+        return 0;
+    }
+    for (const char *pe = getenv("PATH"); pe && *pe;) {
+        const char *c = strchr(pe, ':');
+        size_t l = c ? (size_t)(c - pe) : strlen(pe);
+        if ((size_t)snprintf(out, n, "%.*s/%s", (int)l, l ? pe : ".", cmd) < n && !access(out, X_OK))
+            return 0;
+        pe = c ? c + 1 : NULL;
+    }
+    return -1;
+}
+
+int cli_mpirun_prefix(const char **argv, const char *mpirun, const char *np)
+{
+    int a = 0;
+    argv[a++] = mpirun;
+    argv[a++] = "--oversubscribe";
+    if (geteuid() == 0)
+        argv[a++] = "--allow-run-as-root";
+    argv[a++] = "-np";
+    argv[a++] = np;
+    return a;
+}
+
 int cli_self_exe(char *out, size_t n)
 {
     if (n < 2)
