@@ -36,6 +36,7 @@ mkdir -p "$w/d"
 times() { "$I" trace --print "$1" | awk '/"[^"]*\/d\/gaps.dat"/ && !/stat\(|mkdir\(|unlink\(/ {print $3, $4, ($0 ~ / write\(/)}'; }
 for r in $(seq "$runs"); do
   "$I" trace -o "$w/T" -- "$w/gaps" "$w/d" "$gap" "$bursts" 2>/dev/null
+  rm -rf "$w/D" # --keep leaves the replayed file, which the next replay must not overwrite
   "$I" trace -o "$w/R" -- "$I" replay "$w/T" --root "$w/D" --delays --keep >/dev/null 2>&1
   times "$w/T" > "$w/T.t"; times "$w/R" > "$w/R.t"
   paste "$w/T.t" "$w/R.t" | awk -v run="$r" '

@@ -1,44 +1,67 @@
 #!/usr/bin/env bash
 # Replay fidelity on fio: each job is traced once with iolens, then every round runs fio twice (the
 # second run against the first is the A/A control, the machine's noise floor), the replay on the fly
-# (`iolens replay TRACE`), the replay of `iolens replay --config-from TRACE`, and the same with
-# --cold-reads (read steps start with the file's pages dropped, as fio's invalidate=1 does), in an order that
-# rotates from round to round. Per round, replay bandwidth / fio's own reported bandwidth (fio's
-# JSON bw_bytes summed over its jobs) for the job's phase; medians over the rounds. Every run
-# starts after a sync; fio's files of a write job are removed before each fio run (the traced run
-# wrote a new file, and so does each replay).
+# (`iolens replay TRACE`), the same with --delays (the recorded time between calls reproduced), the
+# replay of `iolens replay --config-from TRACE`, and the same with --cold-reads (read steps start
+# with the file's pages dropped, as fio's invalidate=1 does), in an order that rotates from round to
+# round. Per round, replay bandwidth / fio's own reported bandwidth (fio's JSON bw_bytes summed over
+# its jobs) for the job's phase; medians over the rounds. Every run starts from the same state: the
+# previous run's writeback done (sync), fio's files of a write job removed (the traced run wrote a
+# new file, and so does each replay).
 #
-#   bench/replay/fio_fidelity.sh [--dir DIR] [--rounds N] [--only REGEX]
+#   bench/replay/fio_fidelity.sh [--dir DIR] [--rounds N] [--only REGEX] [--keep-reporting]
 #
 # DIR (default /dev/shm) holds the data; run it again with --dir /tmp for ext4.
+#
+# On a virtual machine with free page reporting (virtio-balloon hands free memory back to the
+# host: page cache freed by a file's removal is reported within 2-4 s), new page cache written
+# into reported memory costs a fault in the host per page: fio's 1 GiB on ext4 at 2.6 GB/s in some
+# runs and 10 GB/s in others, any program, whichever memory it got. While it runs, the bench holds
+# freed memory back from the host for 60 s (page_reporting's min_free_ms, restored at exit; as
+# root, where the kernel has the setting); --keep-reporting leaves it alone.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 IOLENS=${IOLENS:-$src/build/iolens}
 PY=/usr/bin/python3
-dir=/dev/shm rounds=5 only=.
+dir=/dev/shm rounds=5 only=. keep_reporting=0
 while [ $# -gt 0 ]; do
   case $1 in
     --dir) dir=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --keep-reporting) keep_reporting=1; shift ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "fio_fidelity.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
 [ "$rounds" -ge 5 ] || { echo "fio_fidelity.sh: need at least 5 rounds" >&2; exit 2; }
 w=$(mktemp -d "$dir/iolens-fio-fidelity.XXXXXX")
 # KEEP=1 keeps the folder (traces, configs, every run's JSON) and prints its name
-if [ -n "${KEEP:-}" ]; then echo "kept: $w" >&2; else trap 'rm -rf "$w"' EXIT; fi
+rep=/sys/module/page_reporting/parameters/min_free_ms rep_old=
+cleanup() {
+  [ -n "$rep_old" ] && echo "$rep_old" >"$rep"
+  [ -n "${KEEP:-}" ] || rm -rf "$w"
+}
+trap cleanup EXIT
+[ -n "${KEEP:-}" ] && echo "kept: $w" >&2
+if [ "$keep_reporting" = 0 ] && [ -w "$rep" ] && rep_old=$(cat "$rep") && echo 60000 >"$rep" 2>/dev/null; then
+  echo "free page reporting held back for 60 s while the bench runs (min_free_ms $rep_old -> 60000, restored at exit)" >&2
+else
+  rep_old=
+  [ -e "$rep" ] && echo "free page reporting left as it is: new page cache may be slow in some runs (see --help)" >&2
+fi
 # name | phase | fio options (the data folder is added)
 jobs=(
-  "seq-write-1m|write|--rw=write --bs=1m --size=256m"
-  "seq-write-4k|write|--rw=write --bs=4k --size=64m"
-  "rand-write-4k|write|--rw=randwrite --bs=4k --size=64m"
-  "seq-write-1m-2jobs|write|--rw=write --bs=1m --size=128m --numjobs=2"
-  "fsync-write-64k|write|--rw=write --bs=64k --size=16m --fsync=1"
-  "seq-read-1m|read|--rw=read --bs=1m --size=256m"
-  "rand-read-4k|read|--rw=randread --bs=4k --size=64m"
+# (sizes such that the shortest run lasts ~0.1 s: fio reports bandwidth from a runtime in whole
+# milliseconds, 6% apart at 16 ms)
+  "seq-write-1m|write|--rw=write --bs=1m --size=1g"
+  "seq-write-4k|write|--rw=write --bs=4k --size=384m"
+  "rand-write-4k|write|--rw=randwrite --bs=4k --size=384m"
+  "seq-write-1m-2jobs|write|--rw=write --bs=1m --size=512m --numjobs=2"
+  "fsync-write-64k|write|--rw=write --bs=64k --size=64m --fsync=1"
+  "seq-read-1m|read|--rw=read --bs=1m --size=1g"
+  "rand-read-4k|read|--rw=randread --bs=4k --size=128m"
 )
 fio_bw() { # fio_bw PHASE JSON -> bytes/s summed over jobs
   "$PY" -c 'import json,sys; d=json.load(open(sys.argv[2])); print(sum(j[sys.argv[1]]["bw_bytes"] for j in d["jobs"]))' "$1" "$2"
@@ -49,14 +72,13 @@ otf_bw() { # otf_bw PHASE JSON
 cfg_bw() { # cfg_bw PHASE JSON: bytes / seconds of the config's steps of that phase
   "$PY" -c 'import json,sys; s=[x for x in json.load(open(sys.argv[2]))["steps"] if x["method"] == sys.argv[1]]; print(sum(x["bytes"] for x in s) / sum(x["seconds"] for x in s))' "$1" "$2"
 }
-# before every timed run: the previous run's writeback done (sync); before a fio run of a write
-# job, fio's file removed, so that fio writes a new file as in the traced run (an existing file
-# is overwritten in place: another workload, and on ext4 a slower one while its last writeback runs)
-settle() { sync; }
-fresh() { settle; [ "$phase" = write ] && rm -f "$d/data"/*; settle; }
+# before every timed run: the previous run's writeback done (sync); for a write job, fio's files
+# removed, so that fio writes a new file as in the traced run (an existing file is overwritten in
+# place: another workload, and on ext4 a slower one while its last writeback runs).
+settle() { sync; [ "$phase" = write ] && rm -f "$d/data"/*; sync; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-printf '%-20s %-6s %10s %8s %8s %8s %8s   (%s, %d rounds; median of per-round ratios to fio run 1)\n' \
-  job phase "fio MiB/s" "A/A" "on-fly" "config" "cold" "$(stat -f -c %T "$w")" "$rounds"
+printf '%-20s %-6s %10s %8s %8s %8s %8s %8s   (%s, %d rounds; median of per-round ratios to fio run 1)\n' \
+  job phase "fio MiB/s" "A/A" "on-fly" "delays" "config" "cold" "$(stat -f -c %T "$w")" "$rounds"
 for j in "${jobs[@]}"; do
   IFS='|' read -r name phase opts <<<"$j"
   [[ $name =~ $only ]] || continue
@@ -66,23 +88,25 @@ for j in "${jobs[@]}"; do
   [ "$phase" = read ] && fio --name=j --directory="$d/data" "${o[@]}" --create_only=1 >/dev/null 2>&1
   "$IOLENS" trace -o "$d/t" -- "${fio[@]}" >/dev/null 2>"$d/trace.err"
   "$IOLENS" replay --config-from "$d/t" -o "$d/c.json" 2>/dev/null
-  : >"$d/aa"; : >"$d/otf"; : >"$d/cfg"; : >"$d/cold"; : >"$d/base"
+  : >"$d/aa"; : >"$d/otf"; : >"$d/dly"; : >"$d/cfg"; : >"$d/cold"; : >"$d/base"
   for r in $(seq 1 "$rounds"); do
-    for k in 0 1 2 3; do
-      case $(( (r + k) % 4 )) in
-        0) fresh; "${fio[@]}" >"$d/f1.json" 2>/dev/null; fresh; "${fio[@]}" >"$d/f2.json" 2>/dev/null
+    for k in 0 1 2 3 4; do
+      case $(( (r + k) % 5 )) in
+        0) settle; "${fio[@]}" >"$d/f1.json" 2>/dev/null; settle; "${fio[@]}" >"$d/f2.json" 2>/dev/null
            a=$(fio_bw "$phase" "$d/f1.json"); b=$(fio_bw "$phase" "$d/f2.json") ;;
         1) settle; "$IOLENS" replay "$d/t" --root "$d/root" --json >"$d/o.json" 2>/dev/null; ob=$(otf_bw "$phase" "$d/o.json"); cp "$d/o.json" "$d/o$r.json" ;;
         2) settle; "$IOLENS" replay "$d/c.json" --root "$d/root" --json >"$d/c.out" 2>/dev/null; cb=$(cfg_bw "$phase" "$d/c.out") ;;
         3) settle; "$IOLENS" replay "$d/c.json" --root "$d/root" --json --cold-reads >"$d/k.out" 2>/dev/null; kb=$(cfg_bw "$phase" "$d/k.out") ;;
+        4) settle; "$IOLENS" replay "$d/t" --root "$d/root" --json --delays >"$d/y.json" 2>/dev/null; yb=$(otf_bw "$phase" "$d/y.json") ;;
       esac
     done
     echo "$a" >>"$d/base"
     awk -v a="$a" -v b="$b" 'BEGIN {print b / a}' >>"$d/aa"
     awk -v a="$a" -v b="$ob" 'BEGIN {print b / a}' >>"$d/otf"
+    awk -v a="$a" -v b="$yb" 'BEGIN {print b / a}' >>"$d/dly"
     awk -v a="$a" -v b="$cb" 'BEGIN {print b / a}' >>"$d/cfg"
     awk -v a="$a" -v b="$kb" 'BEGIN {print b / a}' >>"$d/cold"
   done
-  printf '%-20s %-6s %10.0f %8.3f %8.3f %8.3f %8.3f\n' "$name" "$phase" "$(median <"$d/base" | awk '{print $1 / 1048576}')" \
-    "$(median <"$d/aa")" "$(median <"$d/otf")" "$(median <"$d/cfg")" "$(median <"$d/cold")"
+  printf '%-20s %-6s %10.0f %8.3f %8.3f %8.3f %8.3f %8.3f\n' "$name" "$phase" "$(median <"$d/base" | awk '{print $1 / 1048576}')" \
+    "$(median <"$d/aa")" "$(median <"$d/otf")" "$(median <"$d/dly")" "$(median <"$d/cfg")" "$(median <"$d/cold")"
 done

@@ -149,7 +149,7 @@ enum { IOLENS_REPLAY_META_CREATE, IOLENS_REPLAY_META_OPEN, IOLENS_REPLAY_META_CL
 /** Options of the on-the-fly replay. */
 typedef struct iolens_replay_trace_options {
     const char *root;    /**< every replayed file lives below it (created if missing) */
-    int delays;          /**< 1: wait so each call starts at its recorded offset from the rank's first call */
+    int delays;          /**< 1: before each call, wait the recorded gap since the end of the previous replayed call */
     double speed;        /**< with delays: gaps divided by speed (0 or 1 = as recorded) */
     int keep;            /**< keep the files the replay created (default: remove them) */
     int rank;            /**< replay only this rank; -1: every rank in turn, one after the other */

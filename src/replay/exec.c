@@ -590,6 +590,40 @@ static void result_rank(struct rp_exec *x, struct rp_step_result *res, const dou
     x_gather(x, mine, res->rank);
 }
 
+/* Hints are applied where a file is opened: when rank 0 takes no part in a step (fio's job
+ * process reads a file its parent laid out), the statuses of the lowest rank that does are
+ * the step's, sent to rank 0, which reports them. */
+static void hints_from_participant(struct rp_exec *x, struct rp_step_result *res, int participates)
+{
+#ifdef IOLENS_HAVE_MPI
+    if (!x->mpi || x->size < 2)
+        return;
+    int me = participates ? x->rank : x->size, who = me;
+    MPI_Allreduce(&me, &who, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (who == 0 || who >= x->size)
+        return;
+    if (x->rank == who) {
+        int n = (int)res->nhints;
+        MPI_Send(&n, 1, MPI_INT, 0, 77, MPI_COMM_WORLD);
+        if (n > 0)
+            MPI_Send(res->hints, n * (int)sizeof *res->hints, MPI_BYTE, 0, 78, MPI_COMM_WORLD);
+    } else if (x->rank == 0) {
+        int n = 0;
+        MPI_Recv(&n, 1, MPI_INT, who, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (n < 0 || n > RP_MAX_HINTS)
+            n = 0;
+        /* what rank 0 reported itself without opening the file (fsync_on_close) is replaced */
+        if (n > 0)
+            MPI_Recv(res->hints, n * (int)sizeof *res->hints, MPI_BYTE, who, 78, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        res->nhints = (size_t)n;
+    }
+#else
+    (void)x;
+    (void)res;
+    (void)participates;
+#endif
+}
+
 /* Write or read step. */
 static int run_io(struct rp_exec *x, size_t step, struct rp_step_result *res)
 {
@@ -602,7 +636,7 @@ static int run_io(struct rp_exec *x, size_t step, struct rp_step_result *res)
     int write = fc->method == RP_WRITE;
     int collective = (fc->interface == RP_MPIIO || fc->interface == RP_HDF5) && h.use_collective == 1;
     int creator = fc->file_per_process || x->rank == 0;
-    int dirfd = -1;
+    int dirfd = -1, participates = 0;
     int aligned;
     int64_t extent = step_extent(fc, x->rank, x->size, &aligned);
     double mine[RK_N] = {0, 0, INFINITY, 0, 0, 0};
@@ -685,7 +719,6 @@ static int run_io(struct rp_exec *x, size_t step, struct rp_step_result *res)
     if (rc < 0)
         goto done;
     f.write = write;
-    int participates = 0;
     for (size_t c = 0; c < fc->nchunks; c++)
         participates |= rp_chunk_reps(fc, &fc->chunks[c], x->rank) > 0;
     int must_open = participates || ((fc->interface == RP_MPIIO || fc->interface == RP_HDF5) && !fc->file_per_process);
@@ -730,6 +763,7 @@ done:
     mine[RK_OPS] = (double)t.ops;
     mine[RK_VERIFY] = (double)t.verify;
     mine[RK_PART] = mine[RK_TE] > 0;
+    hints_from_participant(x, res, participates);
     x_reduce(x, res->rep_ts, (int)fc->total_repeats, 0);
     x_reduce(x, res->rep_te, (int)fc->total_repeats, 1);
     result_rank(x, res, mine);

@@ -1243,7 +1243,7 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
     if (rc >= 0)
         memset(o->buf, 'r', o->bufcap + 4096);
     barrier(o);
-    double t0 = now();
+    double t0 = now(), done_at = t0, prev_end = -1;
     for (int first_batch = 1; rc >= 0; first_batch = 0) {
         if (!first_batch) {
             if (rc == 0)
@@ -1268,8 +1268,16 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
                     break;
             }
             const iolens_event *e = &batch[i].e;
-            if (o->opt->delays && first >= 0)
-                sleep_until(t0 + (e->tstart - first) / speed);
+            if (o->opt->delays && first >= 0) {
+                /* the recorded gap between the end of the last replayed call and the start of
+                 * this one, waited from the end of that call's replay (FBench's inter-event
+                 * delay): a stall of the replay (a slower call, a decoded batch) delays what
+                 * follows instead of being made up by shortening the later gaps */
+                double gap = e->tstart - (prev_end < 0 ? first : prev_end);
+                sleep_until((prev_end < 0 ? t0 : done_at) + (gap > 0 ? gap : 0) / speed);
+                if (batch[i].cons && e->tend >= e->tstart)
+                    prev_end = e->tend;
+            }
             if (!batch[i].cons) {
                 o->st->skipped++;
                 continue;
@@ -1289,6 +1297,8 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
             }
             idx++;
             int r = do_event(o, &batch[i]);
+            if (o->opt->delays)
+                done_at = now();
             if (r < 0)
                 rc = r;
             else if (r)

@@ -76,6 +76,18 @@ if command -v fio >/dev/null; then
   expect_rc 0 "$IOLENS" trace -o "$T/fio-replay.trace" -- "$IOLENS" replay "$T/fio.trace" --root "$T/r8"
   expect_rc 0 "$IOLENS" trace --print "$T/fio-replay.trace"
   expect_grep 'fallocate.*r8.*j.0.0", fd=[0-9]*, off=0, len=1048576, flags=0) = 0' "$T/out"
+  # fio's random reads turn read-ahead off (posix_fadvise RANDOM) and drop the file's pages first
+  # (DONTNEED): the config's read step is cold and has read-ahead off, and the replay applies it
+  mkdir -p "$T/fior"
+  expect_rc 0 "$IOLENS" trace -o "$T/fior.trace" -- fio --name=j --directory="$T/fior" --ioengine=psync \
+    --rw=randread --bs=4k --size=1m
+  expect_rc 0 "$IOLENS" replay --config-from "$T/fior.trace" -o "$T/fior.json"
+  /usr/bin/python3 -c 'import json, sys
+s = [x for x in json.load(open(sys.argv[1]))["file_configs"] if x["method"] == "read"]
+assert len(s) == 1 and s[0]["cold"] and s[0]["access"] == "random" and s[0]["hints"]["disable_readahead"], s
+' "$T/fior.json" && ok || fail "config of fio's random reads ($T/fior.json)"
+  expect_rc 0 "$IOLENS" replay "$T/fior.json" --root "$T/r9"
+  expect_grep 'disable_readahead: applied' "$T/out"
 else
   echo "skip: no fio"
 fi
