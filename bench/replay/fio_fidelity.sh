@@ -75,7 +75,14 @@ cfg_bw() { # cfg_bw PHASE JSON: bytes / seconds of the config's steps of that ph
 # before every timed run: the previous run's writeback done (sync); for a write job, fio's files
 # removed, so that fio writes a new file as in the traced run (an existing file is overwritten in
 # place: another workload, and on ext4 a slower one while its last writeback runs).
+# For a read job, fio's file is laid out anew before every run of fio and read once, untimed: the
+# replays read files they have just written and read once (the on-the-fly replay's inputs, the
+# config replay's prefill), and a file's age changes how fast it reads on this machine (tmpfs,
+# 1 GiB: a file laid out at the start of the bench read at 13.8 GB/s, a new one after one
+# read at 10.9); like is compared with like.
+layout() { rm -f "$d/data"/*; fio --name=j --directory="$d/data" "${o[@]}" --create_only=1 >/dev/null 2>&1; cat "$d/data"/* >/dev/null; }
 settle() { sync; [ "$phase" = write ] && rm -f "$d/data"/*; sync; }
+settle_fio() { sync; if [ "$phase" = write ]; then rm -f "$d/data"/*; else layout; fi; sync; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 printf '%-20s %-6s %10s %8s %8s %8s %8s %8s   (%s, %d rounds; median of per-round ratios to fio run 1)\n' \
   job phase "fio MiB/s" "A/A" "on-fly" "delays" "config" "cold" "$(stat -f -c %T "$w")" "$rounds"
@@ -85,14 +92,14 @@ for j in "${jobs[@]}"; do
   d=$w/$name; mkdir -p "$d/data" "$d/root"
   read -r -a o <<<"$opts"
   fio=(fio --name=j --directory="$d/data" --ioengine=psync "${o[@]}" --output-format=json)
-  [ "$phase" = read ] && fio --name=j --directory="$d/data" "${o[@]}" --create_only=1 >/dev/null 2>&1
+  [ "$phase" = read ] && layout
   "$IOLENS" trace -o "$d/t" -- "${fio[@]}" >/dev/null 2>"$d/trace.err"
   "$IOLENS" replay --config-from "$d/t" -o "$d/c.json" 2>/dev/null
   : >"$d/aa"; : >"$d/otf"; : >"$d/dly"; : >"$d/cfg"; : >"$d/cold"; : >"$d/base"
   for r in $(seq 1 "$rounds"); do
     for k in 0 1 2 3 4; do
       case $(( (r + k) % 5 )) in
-        0) settle; "${fio[@]}" >"$d/f1.json" 2>/dev/null; settle; "${fio[@]}" >"$d/f2.json" 2>/dev/null
+        0) settle_fio; "${fio[@]}" >"$d/f1.json" 2>/dev/null; settle_fio; "${fio[@]}" >"$d/f2.json" 2>/dev/null
            a=$(fio_bw "$phase" "$d/f1.json"); b=$(fio_bw "$phase" "$d/f2.json") ;;
         1) settle; "$IOLENS" replay "$d/t" --root "$d/root" --json >"$d/o.json" 2>/dev/null; ob=$(otf_bw "$phase" "$d/o.json"); cp "$d/o.json" "$d/o$r.json" ;;
         2) settle; "$IOLENS" replay "$d/c.json" --root "$d/root" --json >"$d/c.out" 2>/dev/null; cb=$(cfg_bw "$phase" "$d/c.out") ;;

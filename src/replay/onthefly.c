@@ -90,6 +90,10 @@ struct otf_file {
     int opened;       /* the pre-pass saw an open */
     int input;        /* its first open (in time) does not create it: created before the replay */
     int dir;          /* that first open asked for a directory */
+    int seen;         /* the pre-pass saw a replayed call on it */
+    int first_stat;   /* the first of them (in time) was a successful stat */
+    int input_dir;    /* a directory that existed before the program: created before the replay */
+    double first_any; /* time of that first call */
     int pre_world;    /* pre-pass: communicator of the rank's last MPI_File_open */
     double first_open;
     int64_t extent;   /* highest byte read: size an input file needs */
@@ -537,6 +541,11 @@ static int prepare_rank(struct otf *o, iolens_evsource *src, int r, int64_t *nse
         if (!v.cons)
             continue;
         struct otf_file *f = &o->f[e->file];
+        if (!f->seen || e->tstart < f->first_any) {
+            f->seen = 1;
+            f->first_any = e->tstart;
+            f->first_stat = e->op == IOLENS_OP_STAT && !(e->flags & IOLENS_EVF_FAILED) && e->ret == 0;
+        }
         if (!f->modifies && modifying(e))
             f->modifies = e->func ? e->func : "a write";
         if ((e->op == IOLENS_OP_READ || e->op == IOLENS_OP_WRITE) && e->size > o->maxio)
@@ -1382,6 +1391,41 @@ static int select_ranks(struct otf *o, iolens_evsource *src, int n)
     return 0;
 }
 
+static int cmp_rel(const void *a, const void *b)
+{
+    return strcmp((*(struct otf_file *const *)a)->rel, (*(struct otf_file *const *)b)->rel);
+}
+
+/* Directories that existed before the program ran: paths it first stat()ed successfully (fio's
+ * check of its --directory) that hold other traced paths. They are created before the replay,
+ * or the replay's first calls on them fail where the program's succeeded. */
+static int find_input_dirs(struct otf *o)
+{
+    size_t n = 0;
+    struct otf_file **v = malloc((o->nfiles ? o->nfiles : 1) * sizeof *v);
+    if (!v)
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < o->nfiles; i++)
+        if (!o->f[i].skip && o->f[i].rel)
+            v[n++] = &o->f[i];
+    qsort(v, n, sizeof *v, cmp_rel);
+    /* sorted, the paths below d ("d/...") follow d, after those that only share its prefix
+     * ("d-x", "d.x": '-' and '.' sort before '/'): look past them */
+    for (size_t i = 0; i < n; i++) {
+        struct otf_file *f = v[i];
+        if (!f->first_stat || f->opened)
+            continue;
+        size_t len = strlen(f->rel);
+        for (size_t j = i + 1; j < n && !strncmp(v[j]->rel, f->rel, len); j++)
+            if (v[j]->rel[len] == '/') {
+                f->input_dir = 1;
+                break;
+            }
+    }
+    free(v);
+    return 0;
+}
+
 static int prepare(struct otf *o, iolens_evsource *src)
 {
     int64_t total = 0;
@@ -1394,6 +1438,9 @@ static int prepare(struct otf *o, iolens_evsource *src)
         total += n;
     }
     o->sess_base[o->nranks] = total;
+    int rc = find_input_dirs(o);
+    if (rc < 0)
+        return rc;
     size_t ns = (size_t)total;
     if (!(o->sess = calloc(ns ? ns * SS_N : 1, sizeof *o->sess)))
         return iol_err(IOLENS_ENOMEM, "out of memory for %zu sessions", ns);
@@ -1477,19 +1524,20 @@ static int fill_input(struct otf *o, int fd, const char *path, int64_t extent)
     return 0;
 }
 
-/* Input files (first opened without creating them): created as large as the trace reads. */
+/* Input files (first opened without creating them): created as large as the trace reads; input
+ * directories (find_input_dirs) created. */
 static int make_inputs(struct otf *o)
 {
     for (size_t i = 0; i < o->nfiles; i++) {
         struct otf_file *f = &o->f[i];
-        if (f->skip || f->existed || !f->opened || !f->input)
+        if (f->skip || f->existed || !((f->opened && f->input) || f->input_dir))
             continue;
         char path[PATH_MAX];
         int rc = full_path(o, f->rel, path, sizeof path);
         if (rc < 0)
             return rc;
-        if (f->dir) {
-            if (mkdir(path, 0755) < 0 && errno != EEXIST)
+        if (f->dir || f->input_dir) {
+            if (raw_mkdir(path, 0755) < 0 && errno != EEXIST)
                 return iol_err(IOLENS_EIO, "cannot create input directory '%s': %s", path, strerror(errno));
             continue;
         }
