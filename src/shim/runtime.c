@@ -58,6 +58,8 @@ static struct {
     pid_t pid; /* process that owns the spill (a vfork child shares our memory but not our pid) */
     int spill_lock;
     int finished;
+    int recorded; /* records of this image reached its spill file */
+    int rank_env; /* the rank is mpirun's (its environment), MPI_Init not called yet */
     char dir[1024];
     char fixed_spill[1024];
     char out[1024]; /* IOLENS_TRACE_OUT: the trace rank 0 builds at MPI_Finalize */
@@ -265,6 +267,7 @@ static void flush_buf(iol_tbuf *b, int owner, int tries)
     uint32_t len = __atomic_load_n(&b->len, __ATOMIC_ACQUIRE);
     if (len > b->flushed) {
         int saved = errno;
+        rt.recorded = 1;
         iol_shim_inside++;
         spill_chunk(IOL_RAW_RECS, b->tid, &b->recs[b->flushed], (len - b->flushed) * sizeof(iol_rawrec), NULL,
                     0, tries);
@@ -597,6 +600,7 @@ void iol_shim_finish(void)
 
 void iol_shim_set_rank(int rank, int size)
 {
+    rt.rank_env = 0;
     rt.rank = rank;
     rt.wsize = size;
     int32_t rk[2] = {rank, size};
@@ -756,8 +760,10 @@ __attribute__((constructor)) static void shim_init(void)
         rk = getenv("PMIX_RANK");
         sz = getenv("PMIX_SIZE");
     }
-    if (rk && sz)
+    if (rk && sz) {
         iol_shim_set_rank(atoi(rk), atoi(sz));
+        rt.rank_env = 1;
+    }
     pthread_atfork(NULL, NULL, atfork_child);
     at_quick_exit(on_quick_exit);
     install_signals();
@@ -890,33 +896,72 @@ static void on_quick_exit(void)
         shim_off();
 }
 
+/* Before an exec: an image that recorded nothing and did not start MPI only handed the process on
+ * (env, nice, `iolens` running a command as iolens-full): its spill file is removed, so that the
+ * trace does not hold an empty process before the one that does the work. Returns 1 when it
+ * removed it. Otherwise the image's trace is finished as at exit. */
+static int finish_for_exec(void)
+{
+    if (rt.spill_fd >= 0 && getpid() == rt.pid && !rt.fixed_spill[0] && (rt.rank < 0 || rt.rank_env) &&
+        !__atomic_load_n(&rt.recorded, __ATOMIC_ACQUIRE)) {
+        int empty = 1;
+        uint32_t n = __atomic_load_n(&rt.nbufs, __ATOMIC_ACQUIRE);
+        for (uint32_t i = 0; i < n && i < IOL_MAX_THREADS; i++) {
+            iol_tbuf *b = __atomic_load_n(&rt.bufs[i], __ATOMIC_ACQUIRE);
+            if (b && __atomic_load_n(&b->len, __ATOMIC_ACQUIRE) > 0)
+                empty = 0;
+        }
+        if (empty && !__atomic_exchange_n(&rt.finished, 1, __ATOMIC_ACQ_REL)) {
+            int saved = errno;
+            syscall(SYS_unlinkat, AT_FDCWD, rt.spill_path, 0);
+            errno = saved;
+            return 1;
+        }
+    }
+    iol_shim_finish();
+    return 0;
+}
+
+/* The exec failed: this image goes on, traced (into a new spill file if its own was removed). */
+static void exec_failed(int removed)
+{
+    if (getpid() != rt.pid)
+        return;
+    if (removed) {
+        int saved = errno;
+        syscall(SYS_close, rt.spill_fd);
+        rt.spill_fd = -1;
+        if (open_spill() < 0)
+            shim_off();
+        errno = saved;
+    }
+    rt.finished = 0;
+}
+
 IOL_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
     IOL_REAL(execve);
-    iol_shim_finish();
+    int removed = finish_for_exec();
     int r = real_execve(path, argv, envp);
-    if (getpid() == rt.pid)
-        rt.finished = 0; /* exec failed: keep tracing this image */
+    exec_failed(removed);
     return r;
 }
 
 IOL_EXPORT int execv(const char *path, char *const argv[])
 {
     IOL_REAL(execv);
-    iol_shim_finish();
+    int removed = finish_for_exec();
     int r = real_execv(path, argv);
-    if (getpid() == rt.pid)
-        rt.finished = 0;
+    exec_failed(removed);
     return r;
 }
 
 IOL_EXPORT int execvp(const char *file, char *const argv[])
 {
     IOL_REAL(execvp);
-    iol_shim_finish();
+    int removed = finish_for_exec();
     int r = real_execvp(file, argv);
-    if (getpid() == rt.pid)
-        rt.finished = 0;
+    exec_failed(removed);
     return r;
 }
 

@@ -113,6 +113,15 @@ expect_rc 0 "$IOLENS" trace --print "$T/sh.trace"
 grep -q "^[1-9][0-9]* .* open(\"$T/in.txt\"" "$T/out" && ok || fail "the child's open is not in its own rank"
 grep -q "^0 .* open64(\"$T/out.txt\"" "$T/out" && ok || fail "the shell's redirection is not in rank 0"
 
+# 7b. an image that records nothing before it execs (env, iolens handing a command to
+# iolens-full) leaves no empty process: one process, the one that did the I/O
+expect_rc 0 "$IOLENS" trace -o "$T/env.trace" -- env dd if="$T/in.txt" of="$T/env.txt" status=none
+expect_rc 0 "$IOLENS" trace --info "$T/env.trace" --json
+awk -F: '/"processes"/ { exit !($2 + 0 == 1) }' "$T/out" && ok || fail "env's image before its exec is a process of the trace ($T/out)"
+expect_rc 0 "$IOLENS" trace -o "$T/self.trace" -- "$IOLENS" replay "$T/env.trace" --root "$T/self-root"
+expect_rc 0 "$IOLENS" trace --info "$T/self.trace" --json
+awk -F: '/"processes"/ { exit !($2 + 0 == 1) }' "$T/out" && ok || fail "iolens running iolens-full is two processes ($T/out)"
+
 # 8. merging separate runs: each input process becomes a rank, every call kept
 expect_rc 0 "$IOLENS" trace --merge "$T/all.trace" "$T/sh.trace" -o "$T/merged.trace"
 "$IOLENS" trace --print "$T/merged.trace" --rank 0 | calls >"$T/m0"
