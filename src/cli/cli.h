@@ -9,8 +9,10 @@
 typedef int (*cli_cmd_fn)(int argc, char **argv);
 
 #define IOL_CMD(name, fn, help) int fn(int argc, char **argv);
+#define IOL_CMD_FULL(name, fn, help) int fn(int argc, char **argv);
 #include "commands.def"
 #undef IOL_CMD
+#undef IOL_CMD_FULL
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 

@@ -1,10 +1,14 @@
-/* iolens: one program, subcommands from one table (commands.def). */
+/* iolens: one program, subcommands from one table (commands.def). Built twice: `iolens`
+ * (IOLENS_CLI_LEAN: the commands that need no classifier, MPI or HDF5, linked --as-needed) and
+ * `iolens-full` (every command), which `iolens` becomes for the others. */
 #include "cli.h"
 
 #include "iolens/iolens.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 struct cli_cmd {
     const char *name;
@@ -14,10 +18,40 @@ struct cli_cmd {
 
 static const struct cli_cmd commands[] = {
 #define IOL_CMD(name, fn, help) {#name, fn, help},
+#ifdef IOLENS_CLI_LEAN
+#define IOL_CMD_FULL(name, fn, help) {#name, NULL, help},
+#else
+#define IOL_CMD_FULL(name, fn, help) {#name, fn, help},
+#endif
 #include "commands.def"
 #undef IOL_CMD
+#undef IOL_CMD_FULL
     {NULL, NULL, NULL},
 };
+
+/* Runs a command this program does not have: replaces it by iolens-full beside it, with the same
+ * arguments (argv[0] stays, so messages and usage name `iolens`). Returns only on failure. */
+static int run_full(char **argv)
+{
+    char path[4096];
+    char *slash;
+    if (cli_self_exe(path, sizeof path) < 0 || !(slash = strrchr(path, '/')) ||
+        (size_t)(slash + 1 - path) + sizeof "iolens-full" > sizeof path) {
+        cli_error("cannot find this program's folder (/proc/self/exe) to run iolens-full for '%s'", argv[1]);
+        return CLI_FAIL;
+    }
+    strcpy(slash + 1, "iolens-full");
+    execv(path, argv);
+    cli_error("cannot run '%s' for '%s': %s (it is installed beside iolens)", path, argv[1], strerror(errno));
+    return CLI_FAIL;
+}
+
+static int run(const struct cli_cmd *c, int argc, char **argv, int skip)
+{
+    if (!c->fn)
+        return run_full(argv);
+    return c->fn(argc - skip, argv + skip);
+}
 
 /* Edit distance (insertions, deletions, substitutions, adjacent swaps) of two short names. */
 static size_t distance(const char *a, const char *b)
@@ -90,10 +124,10 @@ int main(int argc, char **argv)
     if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
         if (!strcmp(name, "help") && argc > 2) {
             char helpflag[] = "--help";
-            char *sub[] = {argv[2], helpflag, NULL};
+            char *sub[] = {argv[0], argv[2], helpflag, NULL};
             for (size_t i = 0; commands[i].name; i++)
                 if (!strcmp(commands[i].name, argv[2]))
-                    return commands[i].fn(2, sub);
+                    return run(&commands[i], 3, sub, 1);
             return unknown_command(argv[2]);
         }
         usage(stdout);
@@ -101,6 +135,6 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; commands[i].name; i++)
         if (!strcmp(commands[i].name, name))
-            return commands[i].fn(argc - 1, argv + 1);
+            return run(&commands[i], argc, argv, 1);
     return unknown_command(name);
 }

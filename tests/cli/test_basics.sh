@@ -16,6 +16,15 @@ for cmd in $("$IOLENS" help | awk '/^commands:/{f=1;next} f&&NF{print $1}'); do
   expect_grep 'usage: iolens' "$IOLENS_TMP/out"
   expect_rc 0 "$IOLENS" help "$cmd"
 done
+# iolens loads only what its own commands use; the commands that need the classifier, MPI or HDF5
+# run as iolens-full beside it (the same arguments, the same messages)
+if command -v ldd >/dev/null; then
+  ldd "$IOLENS" >"$IOLENS_TMP/ldd" 2>&1
+  grep -q -E 'libxgboost|libmpi|libhdf5|libcurl' "$IOLENS_TMP/ldd" && fail "iolens loads $(grep -o -E 'libxgboost|libmpi|libhdf5|libcurl' "$IOLENS_TMP/ldd" | tr '\n' ' ')" || ok
+fi
+[ -x "$(dirname "$IOLENS")/iolens-full" ] && ok || fail "no iolens-full beside $IOLENS"
+expect_rc 2 "$IOLENS" detect --no-such-option
+expect_grep "iolens" "$IOLENS_TMP/err"
 # options after the inputs work as before them
 L=$IOLENS_SHARED_DATA/darshan/generated/small_writes_4proc_dxt_heatmap.darshan
 if [ -f "$L" ]; then
