@@ -44,6 +44,10 @@ for r in $(seq "$rounds"); do
   echo "($t1 - $t0) / $n * 1000" | bc -l >>/tmp/iolens-loop.$$
 done
 printf 'iolens --version: %.3f ms per run (wall, median of %d x %d runs)\n' "$(median </tmp/iolens-loop.$$)" "$rounds" "$n"
-cpu=$( { TIMEFORMAT='%U %S'; time (for _ in $(seq $n); do "$I" --version >/dev/null; done); } 2>&1 )
-awk -v c="$cpu" -v n=$n 'BEGIN {split(c, a, " "); printf "iolens --version: %.3f ms CPU per run (user+sys of %d runs)\n", (a[1] + a[2]) / n * 1000, n}'
+# CPU (user+sys, the shell's fork and exec included), beside /bin/true's: the difference is the
+# program's own start-up
+for p in /bin/true "$I"; do
+  cpu=$( { TIMEFORMAT='%U %S'; time (for _ in $(seq $n); do "$p" --version >/dev/null; done); } 2>&1 )
+  awk -v c="$cpu" -v n=$n -v p="$p" 'BEGIN {split(c, a, " "); printf "%s --version: %.3f ms CPU per run (user+sys of %d runs)\n", p, (a[1] + a[2]) / n * 1000, n}'
+done
 rm -f /tmp/iolens-loop.$$
