@@ -18,6 +18,24 @@ for d in share/iolens/models/meta.json share/iolens/data/suite share/iolens/swee
          share/doc/iolens/README.md lib/libiolens_shim.so; do
   [ -e "$P/$d" ] && ok || fail "not installed: $d"
 done
+# manual pages (one per command, from its --help) that render without warnings and name no
+# build path; bash completion of commands and of a command's options
+for c in iolens iolens-detect iolens-replay iolens-darshan; do
+  m=$P/share/man/man1/$c.1
+  [ -f "$m" ] && ok || fail "no manual page $c.1"
+  grep -F -e "$IOLENS_SOURCE_DIR" -e "$IOLENS_BUILD_DIR" "$m" && fail "$c.1 names the source or build tree" || ok
+  if command -v groff >/dev/null; then
+    groff -man -ww -z "$m" 2>"$T/groff" && [ ! -s "$T/groff" ] && ok || fail "$c.1: $(head -3 "$T/groff")"
+  fi
+done
+grep -q 'iolens\\-whatif' "$P/share/man/man1/iolens.1" && ok || fail "iolens.1 does not list whatif"
+comp=$P/share/bash-completion/completions/iolens
+[ -f "$comp" ] && ok || fail "no bash completion installed"
+complete_words() { bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _iolens; printf "%s\n" "${COMPREPLY[@]}"' _ "$comp" "$@"; }
+complete_words "$P/bin/iolens" de >"$T/comp" 2>&1
+grep -qx detect "$T/comp" && ok || fail "completion of 'de': $(tr '\n' ' ' <"$T/comp")"
+complete_words "$P/bin/iolens" detect --js >"$T/comp" 2>&1
+grep -qx -- --json "$T/comp" && ok || fail "completion of 'detect --js': $(tr '\n' ' ' <"$T/comp")"
 run() { (cd / && env -u IOLENS_SHARED_DATA -u IOLENS_SOURCE_DIR -u IOLENS_MODELS -u IOLENS_SHIM "$@"); }
 L=$IOLENS_SHARED_DATA/darshan/generated/converted_3.0.0_to_3.41.darshan
 if [ -f "$L" ]; then

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Writes the manual pages of iolens from the program's own help: iolens.1 (the command list) and
+# iolens-<command>.1 for each command (its --help, verbatim). The build runs it after linking;
+# the pages are installed in share/man/man1.
+#
+#   scripts/gen-man.sh IOLENS OUTDIR [BUILD_SHARE INSTALL_SHARE]
+#
+# BUILD_SHARE, where the built program finds its data, is written as INSTALL_SHARE, where the
+# installed one does, so the pages describe the installed program.
+set -euo pipefail
+I=$1 out=$2 from=${3:-} to=${4:-}
+mkdir -p "$out"
+version=$("$I" --version | awk '{print $2}')
+date=$(date -u -d "@${SOURCE_DATE_EPOCH:-$(date +%s)}" +%Y-%m-%d)
+# roff-safe text: backslashes doubled, a leading . or ' escaped, build paths made install paths
+esc() {
+  if [ -n "$from" ]; then sed "s|$from|$to|g"; else cat; fi | sed -e 's/\\/\\e/g' -e "s/^\\([.']\\)/\\\\\\&\\1/"
+}
+commands=$("$I" help | awk '/^commands:/ {f = 1; next} f && NF && $1 != "help" {print $1}')
+{
+  echo ".TH IOLENS 1 \"$date\" \"iolens $version\" \"User Commands\""
+  echo ".SH NAME"
+  echo "iolens \\- record, diagnose, classify and replay the I/O of HPC applications"
+  echo ".SH SYNOPSIS"
+  echo ".B iolens"
+  echo ".I command"
+  echo "[options] [args]"
+  echo ".br"
+  echo ".B iolens"
+  echo ".I command"
+  echo ".B \\-\\-help"
+  echo ".SH COMMANDS"
+  "$I" help | awk '/^commands:/ {f = 1; next} f && NF && $1 != "help"' | while read -r name rest; do
+    echo ".TP"
+    echo ".BR iolens\\-$name (1)"
+    printf '%s\n' "$rest" | esc
+  done
+  echo ".SH SEE ALSO"
+  for c in $commands; do printf '.BR iolens\\-%s (1)\n' "$c"; done | sed '$!s/$/,/'
+} >"$out/iolens.1"
+for c in $commands; do
+  help=$("$I" "$c" --help)
+  summary=$("$I" help | awk -v c="$c" '$1 == c {sub(/^[ \t]*[^ \t]+[ \t]+/, ""); print; exit}')
+  {
+    echo ".TH IOLENS-${c^^} 1 \"$date\" \"iolens $version\" \"User Commands\""
+    echo ".SH NAME"
+    printf 'iolens\\-%s \\- %s\n' "$c" "$(printf '%s' "$summary" | esc)"
+    echo ".SH DESCRIPTION"
+    echo ".nf"
+    printf '%s\n' "$help" | esc
+    echo ".fi"
+    echo ".SH SEE ALSO"
+    echo ".BR iolens (1)"
+  } >"$out/iolens-$c.1"
+done
