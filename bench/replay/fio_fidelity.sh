@@ -3,7 +3,7 @@
 # second run against the first is the A/A control, the machine's noise floor), the replay on the fly
 # (`iolens replay TRACE`), the same with --delays (the recorded time between calls reproduced), the
 # replay of `iolens replay --config-from TRACE`, and the same with --cold-reads (read steps start
-# with the file's pages dropped, as fio's invalidate=1 does), in an order that rotates from round to
+# with the file's pages dropped, as fio's invalidate=1 does), in an order shuffled anew every
 # round. Per round, replay bandwidth / fio's own reported bandwidth (fio's JSON bw_bytes summed over
 # its jobs) for the job's phase; medians over the rounds. Every run starts from the same state: the
 # previous run's writeback done (sync), fio's files of a write job removed (the traced run wrote a
@@ -81,8 +81,14 @@ cfg_bw() { # cfg_bw PHASE JSON: bytes / seconds of the config's steps of that ph
 # 1 GiB: a file laid out at the start of the bench read at 13.8 GB/s, a new one after one
 # read at 10.9); like is compared with like.
 layout() { rm -f "$d/data"/*; fio --name=j --directory="$d/data" "${o[@]}" --create_only=1 >/dev/null 2>&1; cat "$d/data"/* >/dev/null; }
-settle() { sync; [ "$phase" = write ] && rm -f "$d/data"/*; sync; }
-settle_fio() { sync; if [ "$phase" = write ]; then rm -f "$d/data"/*; else layout; fi; sync; }
+# A read job's file is dropped from the page cache before every run: left cached by fio's run, a
+# replay right after it read its own 1 GiB cold at 0.3 of the speed it had after another replay
+# (ext4 on a virtual disk; fio drops its file itself before reading, so this changes nothing for it).
+drop() { /usr/bin/python3 -c 'import os, sys
+for f in sys.argv[1:]:
+    fd = os.open(f, os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)' "$d/data"/*; }
+settle() { sync; if [ "$phase" = write ]; then rm -f "$d/data"/*; else drop; fi; sync; }
+settle_fio() { sync; if [ "$phase" = write ]; then rm -f "$d/data"/*; else layout; drop; fi; sync; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 printf '%-20s %-6s %10s %8s %8s %8s %8s %8s   (%s, %d rounds; median of per-round ratios to fio run 1)\n' \
   job phase "fio MiB/s" "A/A" "on-fly" "delays" "config" "cold" "$(stat -f -c %T "$w")" "$rounds"
@@ -97,8 +103,12 @@ for j in "${jobs[@]}"; do
   "$IOLENS" replay --config-from "$d/t" -o "$d/c.json" 2>/dev/null
   : >"$d/aa"; : >"$d/otf"; : >"$d/dly"; : >"$d/cfg"; : >"$d/cold"; : >"$d/base"
   for r in $(seq 1 "$rounds"); do
-    for k in 0 1 2 3 4; do
-      case $(( (r + k) % 5 )) in
+    # a seeded shuffle per round (per job): with a rotation, each kind of run always followed the
+    # same other kind (the on-the-fly replay always came right after fio's runs)
+    for k in $(awk -v s="$r$((${#name} * 7))" 'BEGIN {srand(s); for (i = 0; i < 5; i++) a[i] = i;
+        for (i = 4; i > 0; i--) {j = int(rand() * (i + 1)); t = a[i]; a[i] = a[j]; a[j] = t}
+        for (i = 0; i < 5; i++) print a[i]}'); do
+      case $k in
         0) settle_fio; "${fio[@]}" >"$d/f1.json" 2>/dev/null; settle_fio; "${fio[@]}" >"$d/f2.json" 2>/dev/null
            a=$(fio_bw "$phase" "$d/f1.json"); b=$(fio_bw "$phase" "$d/f2.json") ;;
         1) settle; "$IOLENS" replay "$d/t" --root "$d/root" --json >"$d/o.json" 2>/dev/null; ob=$(otf_bw "$phase" "$d/o.json"); cp "$d/o.json" "$d/o$r.json" ;;

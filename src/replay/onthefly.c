@@ -204,6 +204,29 @@ static void barrier(struct otf *o)
 #endif
 }
 
+/* A barrier that waits without spinning: a rank that finished its calls sleeps until the others
+ * have (MPI_Barrier polls, taking a processor from the ranks still replaying: fio's parent
+ * process, which slept while its job read 1 GiB, would spin through the job's replay). */
+static void idle_barrier(struct otf *o)
+{
+#ifdef IOLENS_HAVE_MPI
+    if (o->mpi && o->np > 1) {
+        MPI_Request req;
+        int done = 0;
+        if (MPI_Ibarrier(MPI_COMM_WORLD, &req) != MPI_SUCCESS) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            return;
+        }
+        while (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) {
+            struct timespec ts = {0, 200000}; /* 0.2 ms */
+            nanosleep(&ts, NULL);
+        }
+    }
+#else
+    (void)o;
+#endif
+}
+
 /* The replay's own safety checks go around the tracer (a raw system call), so a
  * trace of the replay holds the workload's calls only, not its bookkeeping. */
 static int raw_lstat(const char *path, struct stat *sb)
@@ -1810,6 +1833,7 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
     if (o.np > 1) {
         rc = replay_rank(&o, src, o.me, isfinite(gfirst) ? gfirst : -1);
         close_all(&o);
+        idle_barrier(&o);
     } else {
         for (int r = opt->rank >= 0 ? opt->rank : 0; r < o.nranks && rc >= 0; r++) {
             rc = replay_rank(&o, src, r, o.first[r]);
