@@ -7,6 +7,7 @@
 #include "iolens/darshan.h"
 
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,6 +139,9 @@ int cmd_darshan(int argc, char **argv)
         mask |= IOL_DT_BASE;
     static char obuf[1 << 16];
     setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+    /* one thread writes a dump of up to millions of short pieces (a DXT log: 955,704 lines):
+     * stdio's lock around each piece took a fifth of the time */
+    __fsetlocking(stdout, FSETLOCKING_BYCALLER);
     int lrc;
     if (json)
         lrc = run_json(path, pretty);
