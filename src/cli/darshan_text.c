@@ -389,7 +389,7 @@ int iol_darshan_print_parser(FILE *out, const char *path, unsigned mask)
         /* darshan-parser prints the banner for every module with --base/--all, and with
          * --total/--perf/--file for the modules it derives them for (POSIX, MPI-IO, STDIO) */
         if ((mask & IOL_DT_BASE) || m == IOLENS_DARSHAN_POSIX || m == IOLENS_DARSHAN_MPIIO ||
-            m == IOLENS_DARSHAN_STDIO)
+            m == IOLENS_DARSHAN_STDIO || m == IOLENS_DARSHAN_DFS || m == IOLENS_DARSHAN_DAOS)
             fprintf(out, "\n# *******************************************************\n"
                          "# %s module data\n"
                          "# *******************************************************\n",

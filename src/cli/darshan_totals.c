@@ -33,6 +33,7 @@ typedef struct modix {
     int max_read_size, max_write_size, f_max_read, f_max_write;
     int access1, stride1; /* first value index of the common-value blocks, or -1 */
     int bytes_read, bytes_written, max_byte_read, max_byte_written, reads, writes;
+    int reads_b, reads_c, writes_b, writes_c; /* DAOS: array and key-value operations too, or -1 */
     int f_read, f_write, f_meta;
 } modix;
 
@@ -68,7 +69,11 @@ static int idx(int m, const char *prefix, const char *suffix)
 
 static void modix_init(modix *x, int m)
 {
-    const char *p = m == IOLENS_DARSHAN_POSIX ? "POSIX_" : m == IOLENS_DARSHAN_MPIIO ? "MPIIO_" : "STDIO_";
+    const char *p = m == IOLENS_DARSHAN_POSIX ? "POSIX_"
+                    : m == IOLENS_DARSHAN_MPIIO ? "MPIIO_"
+                    : m == IOLENS_DARSHAN_DFS   ? "DFS_"
+                    : m == IOLENS_DARSHAN_DAOS  ? "DAOS_"
+                                                : "STDIO_";
     memset(x, 0, sizeof *x);
     x->module = m;
     x->ni = iolens_darshan_counter_count(m);
@@ -78,6 +83,9 @@ static void modix_init(modix *x, int m)
         enum agg_kind k = AGG_SUM;
         if (ends_with(n, "_MODE") || ends_with(n, "_MEM_ALIGNMENT") || ends_with(n, "_FILE_ALIGNMENT"))
             k = AGG_LAST;
+        else if (m == IOLENS_DARSHAN_DAOS && (ends_with(n, "_OTYPE") || ends_with(n, "_CELL_SIZE") ||
+                                              ends_with(n, "_CHUNK_SIZE")))
+            k = AGG_ZERO; /* properties of one object: darshan-parser's totals leave them 0 */
         else if (strstr(n, "_MAX_BYTE_"))
             k = AGG_MAX;
         else if (strstr(n, "_RANK") || strstr(n, "_TIME_SIZE") || strstr(n, "_ACCESS") ||
@@ -116,9 +124,19 @@ static void modix_init(modix *x, int m)
     x->max_byte_written = idx(m, p, "MAX_BYTE_WRITTEN");
     x->reads = idx(m, p, "READS");
     x->writes = idx(m, p, "WRITES");
+    x->reads_b = x->reads_c = x->writes_b = x->writes_c = -1;
     if (m == IOLENS_DARSHAN_MPIIO) {
         x->reads = idx(m, p, "INDEP_READS");
         x->writes = idx(m, p, "INDEP_WRITES");
+    } else if (m == IOLENS_DARSHAN_DAOS) {
+        /* an object is read by fetches, array reads and key-value gets; written by updates,
+         * array writes and puts */
+        x->reads = idx(m, p, "OBJ_FETCHES");
+        x->reads_b = idx(m, p, "ARRAY_READS");
+        x->reads_c = idx(m, p, "KV_GETS");
+        x->writes = idx(m, p, "OBJ_UPDATES");
+        x->writes_b = idx(m, p, "ARRAY_WRITES");
+        x->writes_c = idx(m, p, "KV_PUTS");
     }
     x->f_read = idx(m, p, "F_READ_TIME");
     x->f_write = idx(m, p, "F_WRITE_TIME");
@@ -293,7 +311,8 @@ static int cmp_u64(const void *a, const void *b)
 void iol_darshan_print_derived(FILE *out, const iolens_darshan_data *d, int m, unsigned mask,
                                const char *desc, const iolens_darshan_job *job)
 {
-    if (m != IOLENS_DARSHAN_POSIX && m != IOLENS_DARSHAN_MPIIO && m != IOLENS_DARSHAN_STDIO)
+    if (m != IOLENS_DARSHAN_POSIX && m != IOLENS_DARSHAN_MPIIO && m != IOLENS_DARSHAN_STDIO &&
+        m != IOLENS_DARSHAN_DFS && m != IOLENS_DARSHAN_DAOS)
         return;
     modix x;
     modix_init(&x, m);
@@ -361,7 +380,15 @@ void iol_darshan_print_derived(FILE *out, const iolens_darshan_data *d, int m, u
             if (x.max_byte_read >= 0)
                 mb = a->c[x.max_byte_read] > a->c[x.max_byte_written] ? a->c[x.max_byte_read]
                                                                       : a->c[x.max_byte_written];
-            int64_t rd = a->c[x.reads], wr = a->c[x.writes];
+            int64_t rd = x.reads >= 0 ? a->c[x.reads] : 0, wr = x.writes >= 0 ? a->c[x.writes] : 0;
+            if (x.reads_b >= 0)
+                rd = add_wrap(rd, a->c[x.reads_b]);
+            if (x.reads_c >= 0)
+                rd = add_wrap(rd, a->c[x.reads_c]);
+            if (x.writes_b >= 0)
+                wr = add_wrap(wr, a->c[x.writes_b]);
+            if (x.writes_c >= 0)
+                wr = add_wrap(wr, a->c[x.writes_c]);
             if (m == IOLENS_DARSHAN_MPIIO) {
                 rd = add_wrap(add_wrap(rd, a->c[x.reads + 2]), add_wrap(a->c[x.reads + 4], a->c[x.reads + 6]));
                 wr = add_wrap(add_wrap(wr, a->c[x.writes + 2]),
