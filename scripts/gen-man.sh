@@ -16,7 +16,9 @@ date=$(date -u -d "@${SOURCE_DATE_EPOCH:-$(date +%s)}" +%Y-%m-%d)
 esc() {
   if [ -n "$from" ]; then sed "s|$from|$to|g"; else cat; fi | sed -e 's/\\/\\e/g' -e "s/^\\([.']\\)/\\\\\\&\\1/"
 }
-commands=$("$I" help | awk '/^commands:/ {f = 1; next} f && NF && $1 != "help" {print $1}')
+# the command list once: "name<TAB>summary" lines
+list=$("$I" help | awk '/^commands:/ {f = 1; next} f && NF && $1 != "help" {n = $1; sub(/^[ \t]*[^ \t]+[ \t]+/, ""); print n "\t" $0}')
+commands=$(printf '%s\n' "$list" | cut -f1)
 {
   echo ".TH IOLENS 1 \"$date\" \"iolens $version\" \"User Commands\""
   echo ".SH NAME"
@@ -30,7 +32,7 @@ commands=$("$I" help | awk '/^commands:/ {f = 1; next} f && NF && $1 != "help" {
   echo ".I command"
   echo ".B \\-\\-help"
   echo ".SH COMMANDS"
-  "$I" help | awk '/^commands:/ {f = 1; next} f && NF && $1 != "help"' | while read -r name rest; do
+  printf '%s\n' "$list" | while IFS=$'\t' read -r name rest; do
     echo ".TP"
     echo ".BR iolens\\-$name (1)"
     printf '%s\n' "$rest" | esc
@@ -40,7 +42,7 @@ commands=$("$I" help | awk '/^commands:/ {f = 1; next} f && NF && $1 != "help" {
 } >"$out/iolens.1"
 for c in $commands; do
   help=$("$I" "$c" --help)
-  summary=$("$I" help | awk -v c="$c" '$1 == c {sub(/^[ \t]*[^ \t]+[ \t]+/, ""); print; exit}')
+  summary=$(printf '%s\n' "$list" | awk -F'\t' -v c="$c" '$1 == c {print $2; exit}')
   {
     echo ".TH IOLENS-${c^^} 1 \"$date\" \"iolens $version\" \"User Commands\""
     echo ".SH NAME"

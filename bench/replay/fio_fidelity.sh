@@ -88,7 +88,7 @@ drop() { /usr/bin/python3 -c 'import os, sys
 for f in sys.argv[1:]:
     fd = os.open(f, os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)' "$d/data"/*; }
 settle() { sync; if [ "$phase" = write ]; then rm -f "$d/data"/*; else drop; fi; sync; }
-settle_fio() { sync; if [ "$phase" = write ]; then rm -f "$d/data"/*; else layout; drop; fi; sync; }
+settle_fio() { [ "$phase" = write ] || layout; settle; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 printf '%-20s %-6s %10s %8s %8s %8s %8s %8s   (%s, %d rounds; median of per-round ratios to fio run 1)\n' \
   job phase "fio MiB/s" "A/A" "on-fly" "delays" "config" "cold" "$(stat -f -c %T "$w")" "$rounds"

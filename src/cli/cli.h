@@ -19,6 +19,10 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 /* The running program's path (/proc/self/exe) into out; -1 when it cannot be read or does not fit. */
 int cli_self_exe(char *out, size_t n);
 
+/* The path of the program `name` in this program's folder (iolens-full, iolens-replay) into out;
+ * -1 when this program's path cannot be read or the result does not fit. */
+int cli_sibling_program(const char *name, char *out, size_t n);
+
 /* Moves the options (with the value of each one named in with_value, a NULL-terminated list)
  * before the operands, each group in its order, so a command whose parser stops at its first
  * operand also takes options after it (`iolens detect LOG --json`). A "--" and what follows stay

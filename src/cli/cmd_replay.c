@@ -88,13 +88,7 @@ static int lean_path(char *out, size_t cap)
     const char *e = getenv("IOLENS_REPLAY_LEAN");
     if ((e && !strcmp(e, "0")) || getenv("IOLENS_TRACE_DIR") || getenv("IOLENS_SHIM_SPILL"))
         return 0;
-    if (cli_self_exe(out, cap) < 0 || strlen(out) + sizeof "iolens-replay" > cap)
-        return 0;
-    char *slash = strrchr(out, '/');
-    if (!slash)
-        return 0;
-    strcpy(slash + 1, "iolens-replay");
-    return access(out, X_OK) == 0;
+    return cli_sibling_program("iolens-replay", out, cap) == 0 && access(out, X_OK) == 0;
 }
 
 /* Replaces this process by iolens-replay with the same arguments: an MPI replay in a process

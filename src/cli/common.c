@@ -184,6 +184,15 @@ int cli_self_exe(char *out, size_t n)
     return 0;
 }
 
+int cli_sibling_program(const char *name, char *out, size_t n)
+{
+    char *slash;
+    if (cli_self_exe(out, n) < 0 || !(slash = strrchr(out, '/')) || (size_t)(slash + 1 - out) + strlen(name) >= n)
+        return -1;
+    strcpy(slash + 1, name);
+    return 0;
+}
+
 int cli_spawn_group(const char *const *argv, const char *out, const char *err, const char *who)
 {
     fflush(stdout);

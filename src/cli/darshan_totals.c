@@ -32,8 +32,7 @@ typedef struct modix {
     int fastest, fastest_bytes, slowest, slowest_bytes, f_fastest, f_slowest;
     int max_read_size, max_write_size, f_max_read, f_max_write;
     int access1, stride1; /* first value index of the common-value blocks, or -1 */
-    int bytes_read, bytes_written, max_byte_read, max_byte_written, reads, writes;
-    int reads_b, reads_c, writes_b, writes_c; /* DAOS: array and key-value operations too, or -1 */
+    int bytes_read, bytes_written, max_byte_read, max_byte_written;
     int f_read, f_write, f_meta;
 } modix;
 
@@ -122,22 +121,6 @@ static void modix_init(modix *x, int m)
     x->bytes_written = idx(m, p, "BYTES_WRITTEN");
     x->max_byte_read = idx(m, p, "MAX_BYTE_READ");
     x->max_byte_written = idx(m, p, "MAX_BYTE_WRITTEN");
-    x->reads = idx(m, p, "READS");
-    x->writes = idx(m, p, "WRITES");
-    x->reads_b = x->reads_c = x->writes_b = x->writes_c = -1;
-    if (m == IOLENS_DARSHAN_MPIIO) {
-        x->reads = idx(m, p, "INDEP_READS");
-        x->writes = idx(m, p, "INDEP_WRITES");
-    } else if (m == IOLENS_DARSHAN_DAOS) {
-        /* an object is read by fetches, array reads and key-value gets; written by updates,
-         * array writes and puts */
-        x->reads = idx(m, p, "OBJ_FETCHES");
-        x->reads_b = idx(m, p, "ARRAY_READS");
-        x->reads_c = idx(m, p, "KV_GETS");
-        x->writes = idx(m, p, "OBJ_UPDATES");
-        x->writes_b = idx(m, p, "ARRAY_WRITES");
-        x->writes_c = idx(m, p, "KV_PUTS");
-    }
     x->f_read = idx(m, p, "F_READ_TIME");
     x->f_write = idx(m, p, "F_WRITE_TIME");
     x->f_meta = idx(m, p, "F_META_TIME");
@@ -380,27 +363,11 @@ void iol_darshan_print_derived(FILE *out, const iolens_darshan_data *d, int m, u
             if (x.max_byte_read >= 0)
                 mb = a->c[x.max_byte_read] > a->c[x.max_byte_written] ? a->c[x.max_byte_read]
                                                                       : a->c[x.max_byte_written];
-            int64_t rd = x.reads >= 0 ? a->c[x.reads] : 0, wr = x.writes >= 0 ? a->c[x.writes] : 0;
-            if (x.reads_b >= 0)
-                rd = add_wrap(rd, a->c[x.reads_b]);
-            if (x.reads_c >= 0)
-                rd = add_wrap(rd, a->c[x.reads_c]);
-            if (x.writes_b >= 0)
-                wr = add_wrap(wr, a->c[x.writes_b]);
-            if (x.writes_c >= 0)
-                wr = add_wrap(wr, a->c[x.writes_c]);
-            if (m == IOLENS_DARSHAN_MPIIO) {
-                rd = add_wrap(add_wrap(rd, a->c[x.reads + 2]), add_wrap(a->c[x.reads + 4], a->c[x.reads + 6]));
-                wr = add_wrap(add_wrap(wr, a->c[x.writes + 2]),
-                              add_wrap(a->c[x.writes + 4], a->c[x.writes + 6]));
-            }
-            /* the darshan-parser whose outputs the tests hold tells read from written files by
-             * their bytes, not their calls: a file written with two reads at its end (0 bytes
-             * read) is write_only there (a newer darshan-util counts the calls) */
-            if (a->c[x.bytes_read] >= 0 && a->c[x.bytes_written] >= 0) {
-                rd = a->c[x.bytes_read];
-                wr = a->c[x.bytes_written];
-            }
+            /* read-only, write-only, read-write by bytes moved, not by calls, as the
+             * darshan-parser whose outputs the tests hold tells them (a file written with two
+             * reads at its end that moved 0 bytes is write_only there; a newer darshan-util
+             * counts the calls) */
+            int64_t rd = a->c[x.bytes_read], wr = a->c[x.bytes_written];
             int cat[6] = {1, rd > 0 && wr <= 0, rd <= 0 && wr > 0, rd > 0 && wr > 0,
                           (fe[i].type & 1) != 0, (fe[i].type & 6) != 0};
             for (int k = 0; k < 6; k++) {

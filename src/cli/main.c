@@ -34,13 +34,10 @@ static const struct cli_cmd commands[] = {
 static int run_full(char **argv)
 {
     char path[4096];
-    char *slash;
-    if (cli_self_exe(path, sizeof path) < 0 || !(slash = strrchr(path, '/')) ||
-        (size_t)(slash + 1 - path) + sizeof "iolens-full" > sizeof path) {
+    if (cli_sibling_program("iolens-full", path, sizeof path) < 0) {
         cli_error("cannot find this program's folder (/proc/self/exe) to run iolens-full for '%s'", argv[1]);
         return CLI_FAIL;
     }
-    strcpy(slash + 1, "iolens-full");
     execv(path, argv);
     cli_error("cannot run '%s' for '%s': %s (it is installed beside iolens)", path, argv[1], strerror(errno));
     return CLI_FAIL;

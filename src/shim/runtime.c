@@ -267,7 +267,7 @@ static void flush_buf(iol_tbuf *b, int owner, int tries)
     uint32_t len = __atomic_load_n(&b->len, __ATOMIC_ACQUIRE);
     if (len > b->flushed) {
         int saved = errno;
-        rt.recorded = 1;
+        __atomic_store_n(&rt.recorded, 1, __ATOMIC_RELEASE);
         iol_shim_inside++;
         spill_chunk(IOL_RAW_RECS, b->tid, &b->recs[b->flushed], (len - b->flushed) * sizeof(iol_rawrec), NULL,
                     0, tries);
