@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Metadata replay fidelity: an mdtest-like C program (tests/replay/programs.c `meta`: create N empty
 # files, stat them, unlink them, each phase timed by the program itself) is traced once; then every
-# round runs the program and the replay of `iolens replay --config-from` of its trace (one metadata
-# step), in alternating order. Per phase, the replay's rate (its `phases`) over the program's own,
-# medians over the rounds; the program against itself is the A/A control.
+# round runs the program twice (the second run over the first is the A/A control), the replay of
+# `iolens replay --config-from` of its trace (one metadata step) and the on-the-fly replay of the
+# trace, in an order that alternates. Per phase: config = the config replay's rate (its `phases`)
+# over the program's own; on the fly = the on-the-fly replay's rate over the span of the phase's
+# calls (creating opens, stats, unlinks: its `metadata` span_ops_per_s) over the program's own.
+# Medians over the rounds.
 #
 #   bench/replay/md_fidelity.sh [--dir DIR]... [--files N] [--rounds R]
 set -euo pipefail
@@ -23,7 +26,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ ${#dirs[@]} -gt 0 ] || dirs=(/tmp /dev/shm)
-printf '%-10s %-7s %12s %8s %8s\n' fs phase "orig op/s" "A/A" config
+printf '%-10s %-7s %12s %8s %8s %10s\n' fs phase "orig op/s" "A/A" config "on the fly"
 for dir in "${dirs[@]}"; do
   w=$(mktemp -d "$dir/iolens-md.XXXXXX"); trap 'rm -rf "$w"' EXIT
   mkdir -p "$w/d"
@@ -31,20 +34,21 @@ for dir in "${dirs[@]}"; do
   "$IOLENS" replay --config-from "$w/t" -o "$w/c.json" 2>/dev/null
   : >"$w/rows"
   for r in $(seq 1 "$rounds"); do
-    for k in 0 1; do
-      if [ $(( (r + k) % 2 )) -eq 0 ]; then
-        sync; "$PROG" meta "$w/d" "$n" >"$w/o1"; sync; "$PROG" meta "$w/d" "$n" >"$w/o2"
-      else
-        sync; "$IOLENS" replay "$w/c.json" --root "$w/root" --json >"$w/rep.json" 2>/dev/null
-      fi
+    for k in 0 1 2; do
+      case $(( (r + k) % 3 )) in
+        0) sync; "$PROG" meta "$w/d" "$n" >"$w/o1"; sync; "$PROG" meta "$w/d" "$n" >"$w/o2" ;;
+        1) sync; "$IOLENS" replay "$w/c.json" --root "$w/root" --json >"$w/rep.json" 2>/dev/null ;;
+        2) sync; "$IOLENS" replay "$w/t" --root "$w/rotf" --json >"$w/otf.json" 2>/dev/null; rm -rf "$w/rotf" ;;
+      esac
     done
-    "$PY" - "$w/o1" "$w/o2" "$w/rep.json" >>"$w/rows" <<'PYEOF'
+    "$PY" - "$w/o1" "$w/o2" "$w/rep.json" "$w/otf.json" >>"$w/rows" <<'PYEOF'
 import json, sys
 o1 = {l.split()[0]: float(l.split()[3]) for l in open(sys.argv[1])}
 o2 = {l.split()[0]: float(l.split()[3]) for l in open(sys.argv[2])}
 rp = {p["phase"]: p["ops_per_s"] for p in json.load(open(sys.argv[3]))["steps"][0]["phases"]}
+otf = {m["call"]: m["span_ops_per_s"] for m in json.load(open(sys.argv[4]))["metadata"]}
 for ph in ("create", "stat", "unlink"):
-    print(ph, o1[ph], o2[ph] / o1[ph], rp.get(ph, 0) / o1[ph])
+    print(ph, o1[ph], o2[ph] / o1[ph], rp.get(ph, 0) / o1[ph], otf.get(ph, 0) / o1[ph])
 PYEOF
   done
   fstype=$(stat -f -c %T "$w")
@@ -53,8 +57,9 @@ import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 for ph in ("create", "stat", "unlink"):
     r = [x for x in rows if x[0] == ph]
-    print("%-10s %-7s %12.0f %8.3f %8.3f" % (sys.argv[2], ph, statistics.median(float(x[1]) for x in r),
-          statistics.median(float(x[2]) for x in r), statistics.median(float(x[3]) for x in r)))
+    print("%-10s %-7s %12.0f %8.3f %8.3f %10.3f" % (sys.argv[2], ph, statistics.median(float(x[1]) for x in r),
+          statistics.median(float(x[2]) for x in r), statistics.median(float(x[3]) for x in r),
+          statistics.median(float(x[4]) for x in r)))
 PYEOF
   rm -rf "$w"; trap - EXIT
 done

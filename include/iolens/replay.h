@@ -192,6 +192,10 @@ typedef struct iolens_replay_trace_stats {
      *  spent inside them, summed over the processes. */
     int64_t meta_calls[IOLENS_REPLAY_NMETA];
     double meta_seconds[IOLENS_REPLAY_NMETA];
+    /** The span of each kind: from the start of its first call to the end of its last, over
+     *  every process (seconds on the replay's clock; 0 and 0 when none). A metadata benchmark
+     *  runs its phases one after the other, so calls / span is the rate it reports per phase. */
+    double meta_first[IOLENS_REPLAY_NMETA], meta_last[IOLENS_REPLAY_NMETA];
 } iolens_replay_trace_stats;
 
 /** Name of a kind of iolens_replay_trace_stats.meta_calls: "create", "open", "close", "stat",

@@ -220,12 +220,15 @@ static void print_sessions(const iolens_replay_trace_stats *st, int json)
         int any = 0;
         for (int k = 0; k < IOLENS_REPLAY_NMETA; k++)
             if (st->meta_calls[k]) {
-                printf("%s %s %lld in %.6f s = %.0f op/s", any++ ? ";" : "namespace calls (time inside them):",
-                       iolens_replay_meta_kind_name(k), (long long)st->meta_calls[k], st->meta_seconds[k],
-                       st->meta_seconds[k] > 0 ? (double)st->meta_calls[k] / st->meta_seconds[k] : 0.0);
+                double span = st->meta_last[k] - st->meta_first[k];
+                if (!any++)
+                    printf("namespace calls   %10s %12s %12s %12s %12s\n", "calls", "inside (s)", "op/s", "span (s)",
+                           "op/s (span)");
+                printf("  %-15s %10lld %12.6f %12.0f %12.6f %12.0f\n", iolens_replay_meta_kind_name(k),
+                       (long long)st->meta_calls[k], st->meta_seconds[k],
+                       st->meta_seconds[k] > 0 ? (double)st->meta_calls[k] / st->meta_seconds[k] : 0.0, span,
+                       span > 0 ? (double)st->meta_calls[k] / span : 0.0);
             }
-        if (any)
-            putchar('\n');
         return;
     }
     double wbw = st->write_seconds > 0 ? (double)st->bytes_written / st->write_seconds : 0;
@@ -239,9 +242,14 @@ static void print_sessions(const iolens_replay_trace_stats *st, int json)
     printf("\n \"metadata\": [");
     for (int k = 0, n = 0; k < IOLENS_REPLAY_NMETA; k++)
         if (st->meta_calls[k])
-            printf("%s{\"call\": \"%s\", \"calls\": %lld, \"seconds\": %.9f, \"ops_per_s\": %.1f}", n++ ? ", " : "",
-                   iolens_replay_meta_kind_name(k), (long long)st->meta_calls[k], st->meta_seconds[k],
-                   st->meta_seconds[k] > 0 ? (double)st->meta_calls[k] / st->meta_seconds[k] : 0.0);
+        {
+            double span = st->meta_last[k] - st->meta_first[k];
+            printf("%s{\"call\": \"%s\", \"calls\": %lld, \"seconds\": %.9f, \"ops_per_s\": %.1f, "
+                   "\"first\": %.9f, \"last\": %.9f, \"span_seconds\": %.9f, \"span_ops_per_s\": %.1f}",
+                   n++ ? ", " : "", iolens_replay_meta_kind_name(k), (long long)st->meta_calls[k], st->meta_seconds[k],
+                   st->meta_seconds[k] > 0 ? (double)st->meta_calls[k] / st->meta_seconds[k] : 0.0,
+                   st->meta_first[k], st->meta_last[k], span, span > 0 ? (double)st->meta_calls[k] / span : 0.0);
+        }
     printf("],\n \"sessions\": [");
     for (size_t i = 0; i < st->nsessions; i++) {
         const iolens_replay_session *x = &st->sessions[i];

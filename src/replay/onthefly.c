@@ -179,6 +179,17 @@ struct otf {
     int64_t *nev0;  /* per rank: depth-0 calls (the size of its first batch) */
     int64_t maxio;  /* the largest transfer the replay issues as one call (pre-pass) */
     double t_origin;
+    double mono_origin; /* now() when the replay's calls start (meta_first, meta_last) */
+    struct otf_dir *dirs; /* directories checked (checked_path): open addressing, ndirs of capdirs */
+    size_t ndirs, capdirs;
+};
+
+/* A directory below the root whose components checked_path has walked, valid while ns_gen
+ * stays what it was then. */
+struct otf_dir {
+    char *rel; /* NULL: free slot */
+    size_t len;
+    uint64_t gen; /* ns_gen + 1 of the check */
 };
 
 static double now(void)
@@ -285,18 +296,81 @@ static int full_path(struct otf *o, const char *rel, char *out, size_t cap)
     return 0;
 }
 
+static uint64_t dir_hash(const char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603u; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 1099511628211u;
+    return h;
+}
+
+/* The slot of directory rel[0..n) in o->dirs (capdirs > 0): its own or the free one it would take. */
+static struct otf_dir *dir_slot(struct otf *o, const char *rel, size_t n)
+{
+    size_t i = (size_t)dir_hash(rel, n) & (o->capdirs - 1);
+    while (o->dirs[i].rel && !(o->dirs[i].len == n && !memcmp(o->dirs[i].rel, rel, n)))
+        i = (i + 1) & (o->capdirs - 1);
+    return &o->dirs[i];
+}
+
+/* Records that directory rel[0..n) was checked now; out of memory only loses the shortcut. */
+static void dir_checked(struct otf *o, const char *rel, size_t n)
+{
+    if (2 * (o->ndirs + 1) > o->capdirs) {
+        size_t cap = o->capdirs ? 2 * o->capdirs : 64;
+        struct otf_dir *old = o->dirs, *d = calloc(cap, sizeof *d);
+        if (!d)
+            return;
+        size_t oldcap = o->capdirs;
+        o->dirs = d;
+        o->capdirs = cap;
+        for (size_t i = 0; i < oldcap; i++)
+            if (old[i].rel)
+                *dir_slot(o, old[i].rel, old[i].len) = old[i];
+        free(old);
+    }
+    struct otf_dir *d = dir_slot(o, rel, n);
+    if (!d->rel) {
+        if (!(d->rel = malloc(n + 1)))
+            return;
+        memcpy(d->rel, rel, n);
+        d->rel[n] = 0;
+        d->len = n;
+        o->ndirs++;
+    }
+    d->gen = o->ns_gen + 1;
+}
+
+static void free_dirs(struct otf *o)
+{
+    for (size_t i = 0; i < o->capdirs; i++)
+        free(o->dirs[i].rel);
+    free(o->dirs);
+    o->dirs = NULL;
+    o->ndirs = o->capdirs = 0;
+}
+
 /* full_path of a traced file, its directories checked once until a replayed rmdir or rename may
- * have changed them: a metadata benchmark's calls then cost one system call each, not one per
- * path component more (the replay makes no symbolic link, so a checked directory stays one). */
+ * have changed them, and once per directory, not per file: a metadata benchmark's calls then
+ * cost one system call each, the first file of a directory one per path component more (the
+ * replay makes no symbolic link, so a checked directory stays one). */
 static int checked_path(struct otf *o, struct otf_file *f, char *out, size_t cap)
 {
-    if (f->path_ok == o->ns_gen + 1) {
-        snprintf(out, cap, "%s/%s", o->opt->root, f->rel);
+    const char *slash = strrchr(f->rel, '/');
+    size_t dn = slash ? (size_t)(slash - f->rel) : 0;
+    struct otf_dir *d = o->capdirs && dn ? dir_slot(o, f->rel, dn) : NULL;
+    if (f->path_ok == o->ns_gen + 1 || !dn || (d && d->rel && d->gen == o->ns_gen + 1)) {
+        int n = snprintf(out, cap, "%s/%s", o->opt->root, f->rel);
+        if (n < 0 || (size_t)n >= cap)
+            return iol_err(IOLENS_EINVAL, "path '%s/%s' is too long", o->opt->root, f->rel);
+        f->path_ok = o->ns_gen + 1;
         return 0;
     }
     int rc = full_path(o, f->rel, out, cap);
-    if (rc == 0)
+    if (rc == 0) {
         f->path_ok = o->ns_gen + 1;
+        dir_checked(o, f->rel, dn);
+    }
     return rc;
 }
 
@@ -702,7 +776,10 @@ static int do_open(struct otf *o, struct otf_file *f, const struct otf_ev *v)
         return iol_err(IOLENS_EUNSUPPORTED, "trace opens file '%s' more than %d times at once", f->rel,
                        OTF_MAX_DEPTH);
     char path[PATH_MAX];
-    int rc = file_path(o, f, path, sizeof path);
+    /* a POSIX open does not follow a link at the last component (O_NOFOLLOW); the other layers'
+     * opens would, so the file is looked at first */
+    int posix = e->layer != IOLENS_LAYER_MPIIO && e->layer != IOLENS_LAYER_STDIO;
+    int rc = posix ? checked_path(o, f, path, sizeof path) : file_path(o, f, path, sizeof path);
     if (rc < 0)
         return rc;
     struct otf_handle *h = &f->h[f->n];
@@ -738,6 +815,8 @@ static int do_open(struct otf *o, struct otf_file *f, const struct otf_ev *v)
     } else {
         s[SS_OPEN] = wall(o);
         int fd = open(path, fl | O_NOFOLLOW | O_CLOEXEC, e->mode >= 0 ? (mode_t)e->mode : 0644);
+        if (fd < 0 && errno == ELOOP)
+            return iol_err(IOLENS_EINVAL, "'%s' is a symbolic link: refusing to follow it", path);
         if (fd < 0)
             return iol_err(IOLENS_EIO, "cannot open '%s' (%s): %s", path, e->func, strerror(errno));
         h->fd = fd;
@@ -1105,8 +1184,11 @@ static int meta_kind(const iolens_event *e)
 static int meta_done(struct otf *o, int k, double t0, int r)
 {
     if (r == 1) {
-        o->st->meta_calls[k]++;
-        o->st->meta_seconds[k] += now() - t0;
+        double t1 = now();
+        if (!o->st->meta_calls[k]++)
+            o->st->meta_first[k] = t0 - o->mono_origin;
+        o->st->meta_seconds[k] += t1 - t0;
+        o->st->meta_last[k] = t1 - o->mono_origin;
     }
     return r;
 }
@@ -1633,6 +1715,17 @@ static int results(struct otf *o, const iolens_evsource *src)
             mc[k] = (double)st->meta_calls[k];
         MPI_Allreduce(MPI_IN_PLACE, mc, IOLENS_REPLAY_NMETA, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         MPI_Allreduce(MPI_IN_PLACE, st->meta_seconds, IOLENS_REPLAY_NMETA, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        /* spans over the processes: the clocks are each process's own since its start barrier */
+        double fl[2 * IOLENS_REPLAY_NMETA];
+        for (int k = 0; k < IOLENS_REPLAY_NMETA; k++) {
+            fl[k] = st->meta_calls[k] ? st->meta_first[k] : INFINITY;
+            fl[IOLENS_REPLAY_NMETA + k] = st->meta_calls[k] ? -st->meta_last[k] : INFINITY;
+        }
+        MPI_Allreduce(MPI_IN_PLACE, fl, 2 * IOLENS_REPLAY_NMETA, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+        for (int k = 0; k < IOLENS_REPLAY_NMETA; k++) {
+            st->meta_first[k] = isinf(fl[k]) ? 0 : fl[k];
+            st->meta_last[k] = isinf(fl[IOLENS_REPLAY_NMETA + k]) ? 0 : -fl[IOLENS_REPLAY_NMETA + k];
+        }
         for (int k = 0; k < IOLENS_REPLAY_NMETA; k++)
             st->meta_calls[k] = (int64_t)mc[k];
         if (ns)
@@ -1830,6 +1923,7 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
         MPI_Allreduce(MPI_IN_PLACE, &o.t_origin, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
 #endif
     double t_start = now();
+    o.mono_origin = t_start - (realtime() - o.t_origin); /* that origin on the monotonic clock */
     if (o.np > 1) {
         rc = replay_rank(&o, src, o.me, isfinite(gfirst) ? gfirst : -1);
         close_all(&o);
@@ -1870,6 +1964,7 @@ out:
     free(o.coll);
     free(o.ev);
     free(o.bar);
+    free_dirs(&o);
     free(o.sess_base);
     free(o.sess);
     free(o.sess_file);

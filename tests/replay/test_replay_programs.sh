@@ -59,6 +59,10 @@ python3 -c '
 import json, sys
 m = {x["call"]: x for x in json.load(open(sys.argv[1]))["metadata"]}
 assert all(m[k]["calls"] == 40 and m[k]["seconds"] > 0 for k in ("create", "close", "stat", "unlink")), m
+# the phases one after the other: each kind spans at least its time inside, and the stats start
+# after the last create and end before the first unlink
+assert all(m[k]["span_seconds"] >= m[k]["seconds"] * 0.999 and m[k]["span_ops_per_s"] > 0 for k in m), m
+assert m["create"]["last"] <= m["stat"]["first"] and m["stat"]["last"] <= m["unlink"]["first"], m
 ' "$T/out" && ok || fail "on-the-fly metadata calls by kind ($T/out)"
 
 # fio lays its file out with fallocate before the timed writes: the reservation is traced,
