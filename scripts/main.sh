@@ -20,6 +20,9 @@ if [ $# -gt 0 ]; then
   echo
   echo "== Diagnosis (trained classifier)"
   "$iolens" detect "$1"
+  page=${TMPDIR:-/tmp}/iolens-report.html
+  "$iolens" report "$1" -o "$page"
+  echo "The same as one HTML page with plots (iolens report): file://$page"
   exit
 fi
 w=$(mktemp -d "${TMPDIR:-/tmp}/iolens-main.XXXXXX"); trap 'rm -rf "$w"' EXIT
@@ -33,6 +36,9 @@ echo "== Report of its Darshan log"
 echo
 echo "== Diagnosis (trained classifier)"
 "$iolens" detect "$w/app.trace"
+page=${TMPDIR:-/tmp}/iolens-report.html
+"$iolens" report "$w/app.trace" -o "$page"
+echo "The same as one HTML page with plots (iolens report): file://$page"
 echo
 echo "== What-if: each recommended change replayed on this file system against the traced I/O"
 "$iolens" whatif "$w/app.trace"

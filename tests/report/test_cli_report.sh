@@ -1,0 +1,98 @@
+# iolens report: pages of real logs and traces, checked for content against their JSON form and
+# the logs' own counters, then rendered by headless Chromium (when installed): no console error
+# or failed load, and every section with data draws something.
+. "$(dirname "$0")/../cli/lib.sh"
+skip_unless_data darshan/public
+D=$IOLENS_SHARED_DATA/darshan/public
+T=$IOLENS_TMP
+CHECK=$(dirname "$0")/check_report.py
+logs=(
+  dxt-explorer__sample__jeanbez_8_benchmark_parallel_id45195555_8-6-50011-11681279140261054765_1628283217.darshan
+  mpi_io_test_with_dxt__treddy_mpi-io-test_id4373053_6-2-60198-9815401321915095332_1.darshan
+  ecpam-21-materials__notebooks__logs__snyder_h5-block-chunk-coll_id511919_4-14-3948-13517322816805000194_1.darshan
+  partial_data_dxt__partial_data_dxt.darshan
+  e3sm_io_heatmaps_and_dxt__e3sm_io_heatmap_only.darshan
+  darshan-repo__darshan-util__pydarshan__darshan__tests__input__noposix.darshan
+  darshan-repo__darshan-util__pydarshan__darshan__tests__input__sample-badost.darshan
+  ior_daos__snyder_ior-DFS_id4681120-53379_5-8-15060-3270540599978592154_1.darshan
+  apmpi_apxc__mpi-io-test.darshan
+  nonmpi_dxt_anonymized__nonmpi_dxt_anonymized.darshan
+  hdf5_diagonal_write_only__hdf5_file_opens_only.darshan
+)
+pages=()
+n=0
+for l in "${logs[@]}"; do
+  [ -e "$D/$l" ] || { fail "missing shared log $l"; continue; }
+  n=$((n + 1))
+  expect_rc 0 "$IOLENS" report "$D/$l" -o "$T/r$n.html" --json "$T/r$n.json"
+  "$IOLENS" darshan "$D/$l" >"$T/r$n.txt" 2>/dev/null
+  /usr/bin/python3 "$CHECK" "$T/r$n.html" "$T/r$n.json" "$T/r$n.txt" && ok || fail "report of $l"
+  pages+=("$T/r$n.html")
+done
+# the partial log says so; the heatmap-only log draws the heatmap module's three APIs
+expect_grep 'class="warn"' "$T/r4.html"
+/usr/bin/python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["heatmaps"]; sys.exit(len(h) != 3)' "$T/r5.json" \
+  && ok || fail "heatmap-only log: not 3 heatmaps"
+
+# traces: dd and tar under the tracer, and a Recorder trace
+mkdir -p "$T/src/d"
+for i in 1 2 3; do head -c 300000 /dev/urandom >"$T/src/d/f$i"; done
+expect_rc 0 "$IOLENS" trace -o "$T/dd.trace" -- dd if="$T/src/d/f1" of="$T/src/out" bs=4k
+expect_rc 0 "$IOLENS" trace -o "$T/tar.trace" -- tar -cf "$T/src/a.tar" -C "$T/src" d
+traces=("$T/dd.trace" "$T/tar.trace")
+[ -d "$IOLENS_SHARED_DATA/recorder/shared_n2_m10" ] && traces+=("$IOLENS_SHARED_DATA/recorder/shared_n2_m10")
+for t in "${traces[@]}"; do
+  n=$((n + 1))
+  expect_rc 0 "$IOLENS" report "$t" -o "$T/r$n.html" --json "$T/r$n.json"
+  /usr/bin/python3 "$CHECK" "$T/r$n.html" "$T/r$n.json" && ok || fail "report of trace $t"
+  pages+=("$T/r$n.html")
+done
+# a trace's timeline and heatmap come from its calls
+/usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(not (j["timeline"]["segments"] > 0 and j["heatmaps"]))' \
+  "$T/r12.json" && ok || fail "dd trace: no timeline or heatmap"
+
+# what-if results shown (a dry run: the variants without measurements)
+expect_rc 0 "$IOLENS" whatif "$T/dd.trace" --pattern access_granularity --dry-run --json
+cp "$T/out" "$T/w.json"
+expect_rc 0 "$IOLENS" report "$T/dd.trace" --whatif "$T/w.json" --no-diagnosis -o "$T/w.html" --json "$T/wr.json"
+/usr/bin/python3 "$CHECK" "$T/w.html" "$T/wr.json" && ok || fail "report with what-if results"
+expect_grep 'access_granularity' "$T/w.html"
+pages+=("$T/w.html")
+
+# hostile inputs: a clear error, no page
+: >"$T/empty"
+expect_rc 1 "$IOLENS" report "$T/empty" -o "$T/x.html"
+expect_grep "iolens: error" "$T/err"
+head -c 3000 "$D/${logs[0]}" >"$T/trunc.darshan"
+expect_rc 1 "$IOLENS" report "$T/trunc.darshan" -o "$T/x.html"
+expect_rc 1 "$IOLENS" report "$T/dd.trace" --whatif "$T/empty" -o "$T/x.html"
+expect_rc 2 "$IOLENS" report
+expect_rc 2 "$IOLENS" report --tau 7 "$T/dd.trace"
+
+# headless Chromium
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$CHROME" ]; then
+  chrome() { "$CHROME" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
+      --user-data-dir="$T/chrome" --enable-logging=stderr --v=0 "$@"; }
+  for p in "${pages[@]}"; do
+    chrome --dump-dom "file://$p" >"$T/dom" 2>"$T/chrome.err"
+    if grep -Eq 'CONSOLE|Uncaught|Failed to load|net::ERR' "$T/chrome.err"; then
+      fail "chromium on $p: $(grep -E 'CONSOLE|Uncaught|Failed to load|net::ERR' "$T/chrome.err" | head -2)"
+    else ok; fi
+    grep -q '<section id="diagnosis">' "$T/dom" && ok || fail "chromium did not render $p"
+  done
+  # every section of the largest log's page and of a trace's draws something: its rendering
+  # alone differs from the same with its content hidden
+  for p in "$T/r1.html" "$T/r12.html"; do
+    for s in job cost ops sizes category heatmap timeline diagnosis; do
+      sed "s|</style>|section:not(#$s){display:none}</style>|" "$p" >"$T/a.html"
+      sed "s|</style>|section:not(#$s){display:none} #$s > :not(h2){visibility:hidden}</style>|" "$p" >"$T/b.html"
+      chrome --window-size=1000,4000 --screenshot="$T/a.png" "file://$T/a.html" >/dev/null 2>&1
+      chrome --window-size=1000,4000 --screenshot="$T/b.png" "file://$T/b.html" >/dev/null 2>&1
+      if [ -s "$T/a.png" ] && ! cmp -s "$T/a.png" "$T/b.png"; then ok; else fail "section $s of $p draws nothing"; fi
+    done
+  done
+else
+  echo "note: chromium not installed: the pages are not rendered"
+fi
+finish
