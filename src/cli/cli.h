@@ -55,6 +55,23 @@ void cli_lib_error(void);
 /* Library warning callback that prints "iolens: warning: <msg>" to stderr. */
 void cli_warn_cb(void *ctx, const char *msg);
 
+/* Colour of the human output on a terminal. --color[=auto|always|never]: cli_color_option
+ * returns 1 and sets *mode when a is that option (0 when a is another argument, -1 after an
+ * error line for a bad WHEN). cli_color_set(mode) decides once: always, never, or auto (the
+ * default: standard output is a terminal, NO_COLOR is unset or empty, TERM is not "dumb").
+ * cli_sgr(code) is the escape sequence "\033[<code>m" when colour is on, "" when off;
+ * cli_sgr(NULL) the reset. Severities as Drishti prints them: CLI_SGR_HIGH, _WARN, _INFO,
+ * _OK. */
+enum { CLI_COLOR_AUTO = -1, CLI_COLOR_NEVER = 0, CLI_COLOR_ALWAYS = 1 };
+int cli_color_option(const char *a, int *mode);
+void cli_color_set(int mode);
+const char *cli_sgr(const char *code);
+#define CLI_SGR_HIGH "1;31"
+#define CLI_SGR_WARN "1;33"
+#define CLI_SGR_INFO "36"
+#define CLI_SGR_OK "1;32"
+#define CLI_SGR_BOLD "1"
+
 /* Progress on a terminal only (stderr is a tty): "label  [####    ] 12/40". */
 typedef struct cli_progress {
     const char *label;

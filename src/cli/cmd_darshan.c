@@ -32,6 +32,8 @@ static void usage(FILE *out)
             "  --json             the whole log as one JSON document (job, mounts, names, records)\n"
             "  --heatmap          job-level HEATMAP series as CSV (bytes per bin summed over ranks)\n"
             "  --report           human summary of the job (volumes, times, sizes, top files)\n"
+            "  --color[=WHEN]     --report: colour headings and warnings: auto (default: on a\n"
+            "                     terminal, unless NO_COLOR is set), always, never\n"
             "  --summary          one CSV row (JSON object with --json) per log; directories are\n"
             "                     searched recursively for *.darshan; unreadable logs are reported\n"
             "                     and skipped (exit 0 if at least one log was read); links to\n"
@@ -55,6 +57,7 @@ int cmd_darshan(int argc, char **argv)
 {
     unsigned mask = 0;
     int dxt = 0, json = 0, pretty = 0, heatmap = 0, summary = 0, report = 0, jobs = 2, follow = 0;
+    int color = CLI_COLOR_AUTO, crc;
     const char *path = NULL;
     if (iol_darshan_from_wanted(argc, argv))
         return iol_darshan_from_main(argc, argv);
@@ -96,6 +99,11 @@ int cmd_darshan(int argc, char **argv)
             follow = 1;
         } else if (!strcmp(a, "--report")) {
             report = 1;
+        } else if ((crc = cli_color_option(a, &color)) != 0) {
+            if (crc < 0) {
+                rc = CLI_USAGE;
+                goto out;
+            }
         } else if (!strcmp(a, "-j") || !strncmp(a, "--jobs=", 7) || (!strncmp(a, "-j", 2) && a[2])) {
             const char *v = !strcmp(a, "-j") ? (i + 1 < argc ? argv[++i] : NULL) : a[1] == 'j' ? a + 2 : a + 7;
             char *end;
@@ -115,6 +123,7 @@ int cmd_darshan(int argc, char **argv)
             paths[npaths++] = argv[i];
         }
     }
+    cli_color_set(report ? color : CLI_COLOR_NEVER); /* the other modes are darshan-parser's text */
     if (dxt + heatmap + summary + report + (json && !summary) > 1) {
         cli_error("--dxt, --json, --heatmap, --report and --summary are exclusive (--json goes with --summary)");
         rc = CLI_USAGE;

@@ -30,7 +30,9 @@ static void usage(FILE *out)
             "  --top N         SHAP contributions shown per detected pattern (default 5)\n"
             "  --tau T         gate threshold (default 0.3)\n"
             "  --all-paths     traces: keep files under /dev/ /proc/ /etc/ /usr/ ..., which Darshan\n"
-            "                  (and so the default) leaves out\n",
+            "                  (and so the default) leaves out\n"
+            "  --color[=WHEN]  colour the severities: auto (default: on a terminal, unless NO_COLOR\n"
+            "                  is set), always, never\n",
             iolens_detect_default_models_dir());
 }
 
@@ -191,19 +193,27 @@ static int detect_log(const struct opts *o, iolens_detect_model *m, const char *
     } else {
         printf("%s  (nprocs %.0f, run time %.1f s, %.0f files)\n", path, x[iolens_detect_feature_index("nprocs")],
                x[iolens_detect_feature_index("runtime_seconds")], x[iolens_detect_feature_index("num_files")]);
-        for (int l = 0; l < IOLENS_DETECT_NLABELS; l++)
-            printf("  %-24s %.4f%s\n", iolens_detect_label_name(l), probs[l],
-                   l < IOLENS_DETECT_NPATTERNS && (set & (1u << l)) ? "  detected"
+        /* severities as Drishti prints them: HIGH (probability >= 0.7) and WARN for a detected
+         * pattern, INFO for one the counters contradict, OK when none is detected */
+        for (int l = 0; l < IOLENS_DETECT_NLABELS; l++) {
+            int on = l < IOLENS_DETECT_NPATTERNS && (set & (1u << l));
+            const char *sev = probs[l] >= 0.7 ? CLI_SGR_HIGH : CLI_SGR_WARN;
+            printf("  %s%-24s %.4f%s%s\n", on ? cli_sgr(sev) : "", iolens_detect_label_name(l), probs[l],
+                   on ? (probs[l] >= 0.7 ? "  detected (HIGH)" : "  detected (WARN)")
                    /* healthy is the absence of a presented pattern, never reported beside one */
                    : l == IOLENS_DETECT_NPATTERNS && set ? "  (not reported: a pattern is detected)"
-                                                         : "");
-        printf("  detected (tau %.2f): %s\n", o->tau,
+                                                         : "",
+                   on ? cli_sgr(NULL) : "");
+        }
+        printf("  %sdetected (tau %.2f): %s%s\n", set ? cli_sgr(CLI_SGR_BOLD) : cli_sgr(CLI_SGR_OK), o->tau,
                no_records ? "none (no file record: nothing to diagnose; --all-paths keeps excluded files)"
                : set      ? names
-                          : "none (no registered pattern)");
+                          : "none (no registered pattern)",
+               cli_sgr(NULL));
         for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++)
             if (demoted & (1u << p))
-                printf("  not presented: %s (%.4f): %s\n", iolens_detect_label_name(p), probs[p], why[p]);
+                printf("  %sINFO not presented: %s (%.4f):%s %s\n", cli_sgr(CLI_SGR_INFO), iolens_detect_label_name(p),
+                       probs[p], cli_sgr(NULL), why[p]);
     }
     for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++) {
         if (!(set & (1u << p)))
@@ -262,7 +272,8 @@ static int detect_log(const struct opts *o, iolens_detect_model *m, const char *
             iol_jsonw_arr_end(w);
             iol_jsonw_obj_end(w);
         } else {
-            printf("\n  %s (%.4f): %s\n", card->pattern, probs[p], card->behavior);
+            printf("\n  %s%s%s (%.4f): %s\n", cli_sgr(probs[p] >= 0.7 ? CLI_SGR_HIGH : CLI_SGR_WARN), card->pattern, cli_sgr(NULL),
+                   probs[p], card->behavior);
             printf("    top contributions (SHAP, log-odds; bias %+.3f):\n", shap[IOLENS_DETECT_NFEATURES]);
             for (int i = 0; i < o->top; i++)
                 printf("      %+8.3f  %-28s = %.6g\n", contribs[i].value,
@@ -277,7 +288,7 @@ static int detect_log(const struct opts *o, iolens_detect_model *m, const char *
                         printf("      %-28s %12.6g / %.6g\n", iolens_detect_feature_name(key[k].feature),
                                x[key[k].feature], key[k].median_with_label);
             }
-            printf("    change: %s\n", card->change);
+            printf("    %schange:%s %s\n", cli_sgr(CLI_SGR_BOLD), cli_sgr(NULL), card->change);
             printf("    does not apply when: %s\n", card->not_applicable);
         }
     }
@@ -361,6 +372,7 @@ int cmd_detect(int argc, char **argv)
     struct opts o = {getenv("IOLENS_MODELS"), NULL, 0, 0, 0, 5, 0, IOLENS_DETECT_TAU};
     static const char *const valued[] = {"--models", "--features", "--top", "--tau", "-o", "--output", NULL};
     const char *output = NULL;
+    int color = CLI_COLOR_AUTO, crc;
     cli_permute(argc, argv, valued);
     int first_file = argc;
     for (int i = 1; i < argc; i++) {
@@ -377,6 +389,9 @@ int cmd_detect(int argc, char **argv)
             o.rules = 1;
         } else if (!strcmp(a, "--all-paths")) {
             o.all_paths = 1;
+        } else if ((crc = cli_color_option(a, &color)) != 0) {
+            if (crc < 0)
+                return CLI_USAGE;
         } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
             output = argv[++i];
         } else if (!strcmp(a, "--models") && i + 1 < argc) {
@@ -415,6 +430,7 @@ int cmd_detect(int argc, char **argv)
     }
     if (cli_output_to(output) < 0)
         return CLI_FAIL;
+    cli_color_set(o.json || o.csv ? CLI_COLOR_NEVER : color);
     if (!o.models)
         o.models = iolens_detect_default_models_dir();
     iolens_detect_model *m = NULL;

@@ -45,6 +45,46 @@ void cli_warn_cb(void *ctx, const char *msg)
     cli_warn("%s", msg);
 }
 
+int cli_color_option(const char *a, int *mode)
+{
+    if (strncmp(a, "--color", 7) || (a[7] && a[7] != '='))
+        return 0;
+    const char *w = a[7] ? a + 8 : "always";
+    if (!strcmp(w, "always") || !strcmp(w, "yes") || !strcmp(w, "force"))
+        *mode = CLI_COLOR_ALWAYS;
+    else if (!strcmp(w, "never") || !strcmp(w, "no") || !strcmp(w, "none"))
+        *mode = CLI_COLOR_NEVER;
+    else if (!strcmp(w, "auto") || !strcmp(w, "tty") || !strcmp(w, "if-tty"))
+        *mode = CLI_COLOR_AUTO;
+    else {
+        cli_error("--color wants auto, always or never, not '%s'", w);
+        return -1;
+    }
+    return 1;
+}
+
+static int color_on;
+
+void cli_color_set(int mode)
+{
+    const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
+    color_on = mode == CLI_COLOR_ALWAYS ||
+               (mode == CLI_COLOR_AUTO && !(nc && *nc) && !(term && !strcmp(term, "dumb")) && isatty(STDOUT_FILENO));
+}
+
+const char *cli_sgr(const char *code)
+{
+    static char buf[4][16];
+    static int next;
+    if (!color_on)
+        return "";
+    if (!code)
+        return "\033[0m";
+    char *b = buf[next++ & 3];
+    snprintf(b, sizeof buf[0], "\033[%sm", code);
+    return b;
+}
+
 static double now_sec(void)
 {
     struct timespec ts;

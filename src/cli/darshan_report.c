@@ -1,6 +1,8 @@
 /* `iolens darshan --report`: the human summary of one log (the main job). */
 #include "darshan_modes.h"
 
+#include "cli.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,7 +123,7 @@ static const char *short_name(const char *name, char *buf, size_t n)
 
 static void section(FILE *out, const char *title)
 {
-    fprintf(out, "\n%s\n", title);
+    fprintf(out, "\n%s%s%s\n", cli_sgr(CLI_SGR_BOLD), title, cli_sgr(NULL));
     for (size_t i = 0; title[i]; i++)
         fputc('-', out);
     fputc('\n', out);
@@ -391,19 +393,20 @@ int iol_darshan_print_report(FILE *out, const char *path)
         if ((h->partial_flag >> m) & 1) {
             if (!nw++)
                 section(out, "Warnings");
-            fprintf(out, "  ! %s data is incomplete: the module ran out of memory and stopped recording "
-                         "new files (totals below are lower bounds)\n",
-                    iolens_darshan_module_name(m));
+            fprintf(out, "  %s! %s data is incomplete: the module ran out of memory and stopped recording "
+                         "new files (totals below are lower bounds)%s\n",
+                    cli_sgr(CLI_SGR_WARN), iolens_darshan_module_name(m), cli_sgr(NULL));
         }
     if (h->major == 3 && h->minor == 20) {
         if (!nw++)
             section(out, "Warnings");
-        fprintf(out, "  ! logs of runtime 3.2.0 likely have corrupted counters (COMMON_ACCESS values)\n");
+        fprintf(out, "  %s! logs of runtime 3.2.0 likely have corrupted counters (COMMON_ACCESS values)%s\n",
+                cli_sgr(CLI_SGR_WARN), cli_sgr(NULL));
     }
     for (int i = 0; i < warns.n; i++) {
         if (!nw++)
             section(out, "Warnings");
-        fprintf(out, "  ! %s\n", warns.text[i]);
+        fprintf(out, "  %s! %s%s\n", cli_sgr(CLI_SGR_WARN), warns.text[i], cli_sgr(NULL));
     }
     print_modules(out, d, j);
     print_ops(out, d);

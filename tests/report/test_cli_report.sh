@@ -69,6 +69,26 @@ expect_rc 1 "$IOLENS" report "$T/dd.trace" --whatif "$T/empty" -o "$T/x.html"
 expect_rc 2 "$IOLENS" report
 expect_rc 2 "$IOLENS" report --tau 7 "$T/dd.trace"
 
+# colour and severity in the terminal: --color=always colours, never and NO_COLOR do not, a
+# pipe (auto) does not; the severity words are there either way
+L4=$D/${logs[3]}
+expect_rc 0 "$IOLENS" detect --color=always "$L4"
+grep -q $'\033\[1;31m' "$T/out" && ok || fail "detect --color=always: no colour"
+expect_grep 'detected (HIGH)' "$T/out"
+for c in "--color=never" "--color=auto" ""; do
+  expect_rc 0 "$IOLENS" detect $c "$L4"
+  grep -q $'\033' "$T/out" && fail "detect $c into a file: colour codes" || ok
+done
+expect_rc 0 env NO_COLOR=1 script -qec "$IOLENS detect $L4" /dev/null
+grep -q $'\033\[1;31m' "$T/out" && fail "NO_COLOR on a terminal: colour codes" || ok
+expect_rc 0 script -qec "$IOLENS detect $L4" /dev/null
+grep -q $'\033\[1;31m' "$T/out" && ok || fail "detect on a terminal: no colour"
+expect_rc 0 "$IOLENS" darshan --report --color=always "$L4"
+grep -q $'\033\[1;33m! ' "$T/out" && ok || fail "darshan --report --color=always: no coloured warning"
+expect_rc 0 "$IOLENS" detect --json --color=always "$L4"
+grep -q $'\033' "$T/out" && fail "detect --json: colour codes in JSON" || ok
+expect_rc 2 "$IOLENS" detect --color=sometimes "$L4"
+
 # headless Chromium
 CHROME=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$CHROME" ]; then
