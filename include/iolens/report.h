@@ -4,6 +4,7 @@
 #ifndef IOLENS_REPORT_H
 #define IOLENS_REPORT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "iolens/iolens.h"
@@ -29,6 +30,14 @@ IOLENS_API void iolens_report_options_init(iolens_report_options *o);
  *  directory, told apart by content) to out as HTML; json_out (may be NULL) gets the same
  *  figures as JSON. 0, or a negative IOLENS_E* with the message in iolens_last_error(). */
 IOLENS_API int iolens_report_write(const char *input, const iolens_report_options *opt, FILE *out, FILE *json_out);
+
+/** Writes the calls of input (an iolens trace, a Recorder trace directory, or a Darshan log's
+ *  DXT segments) as a timeline in the Trace Event Format (JSON object form) that Perfetto and
+ *  chrome://tracing load: one complete event per call (microseconds; pid = rank, tid = thread),
+ *  its arguments under "args". *nevents (may be NULL) gets the number of call events. 0, or a
+ *  negative IOLENS_E* (IOLENS_ENOTFOUND: a log without DXT). */
+IOLENS_API int iolens_report_chrome_trace(const char *input, FILE *out, int64_t *nevents, iolens_warn_fn warn,
+                                          void *warn_ctx);
 
 #ifdef __cplusplus
 }

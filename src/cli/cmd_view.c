@@ -4,6 +4,7 @@
 
 #include "iolens/event.h"
 #include "iolens/recorder.h"
+#include "iolens/report.h"
 #include "iolens/trace.h"
 #include "util/jsonw.h"
 
@@ -17,7 +18,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: iolens view [--json] [--rank N] RECORDER_DIR|TRACE\n"
-            "       iolens view --recorder2text OUTDIR RECORDER_DIR\n\n"
+            "       iolens view --recorder2text OUTDIR RECORDER_DIR\n"
+            "       iolens view --chrome-trace [-o TIMELINE.json] RECORDER_DIR|TRACE|LOG\n\n"
             "Shows every call of a Recorder trace (2.4, 2.5, 3.x: a directory) or of an\n"
             "iolens trace (a file, from `iolens trace` or `iolens convert`).\n"
             "  (default)              recorder2text's lines on stdout, each prefixed by the\n"
@@ -27,6 +29,12 @@ static void usage(FILE *out)
             "  --json                 one JSON object per call (decoded event: layer, op, file,\n"
             "                         resolved offset, size, times in seconds since job start)\n"
             "  --rank N               only rank N\n"
+            "  --chrome-trace         the calls as a timeline for Perfetto (ui.perfetto.dev, which\n"
+            "                         runs in the browser, offline too) or chrome://tracing: the\n"
+            "                         Trace Event Format, one event per call (rank = process,\n"
+            "                         thread = thread, nested by depth, arguments attached); a\n"
+            "                         Darshan log gives its DXT segments\n"
+            "  -o, --output FILE      write to FILE (default: standard output)\n"
             "An iolens trace's lines show every argument in the C call's order as Recorder\n"
             "  prints them: descriptors/FILE*/MPI_File as the file's path (`???` unknown),\n"
             "  buffers as `%%p`, integers in decimal, e.g. `pwrite 0 0 ( /f %%p 64 4096 )`;\n"
@@ -166,8 +174,8 @@ static int write_text_files(iolens_recorder *rec, const char *outdir, int only)
 
 int cmd_view(int argc, char **argv)
 {
-    const char *outdir = NULL, *dir = NULL;
-    int json = 0, only = -1;
+    const char *outdir = NULL, *dir = NULL, *output = NULL;
+    int json = 0, only = -1, chrome = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -175,6 +183,10 @@ int cmd_view(int argc, char **argv)
             return CLI_OK;
         } else if (!strcmp(a, "--json")) {
             json = 1;
+        } else if (!strcmp(a, "--chrome-trace")) {
+            chrome = 1;
+        } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
+            output = argv[++i];
         } else if (!strcmp(a, "--recorder2text") || !strcmp(a, "--rank")) {
             if (i + 1 >= argc) {
                 cli_error("%s needs a value", a);
@@ -204,9 +216,25 @@ int cmd_view(int argc, char **argv)
             return CLI_USAGE;
         }
     }
-    if (!dir || (json && outdir)) {
+    if (!dir || (json && outdir) || (chrome && (json || outdir || only >= 0)) || (output && !chrome)) {
+        if (chrome && (json || outdir || only >= 0))
+            cli_error("--chrome-trace writes every rank's calls: without --json, --recorder2text or --rank");
+        else if (output && !chrome)
+            cli_error("-o goes with --chrome-trace (the other forms print to standard output)");
         usage(stderr);
         return CLI_USAGE;
+    }
+    if (chrome) {
+        if (output && cli_output_to(output) < 0)
+            return CLI_FAIL;
+        int64_t n = 0;
+        if (iolens_report_chrome_trace(dir, stdout, &n, cli_warn_cb, NULL) < 0 || fflush(stdout) != 0) {
+            cli_lib_error();
+            return CLI_FAIL;
+        }
+        if (output)
+            fprintf(stderr, "iolens: wrote '%s': %lld calls\n", output, (long long)n);
+        return CLI_OK;
     }
     struct stat sb;
     if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode)) { /* not a Recorder directory: an iolens trace? */

@@ -59,6 +59,20 @@ expect_rc 0 "$IOLENS" report "$T/dd.trace" --whatif "$T/w.json" --no-diagnosis -
 expect_grep 'access_granularity' "$T/w.html"
 pages+=("$T/w.html")
 
+# timelines for Perfetto / chrome://tracing: every call of a trace (as many as `view --json`
+# lines), the DXT segments of a log, in the Trace Event Format
+for t in "${traces[@]}"; do
+  expect_rc 0 "$IOLENS" view --chrome-trace "$t" -o "$T/tl.json"
+  calls=$("$IOLENS" view --json "$t" | wc -l)
+  /usr/bin/python3 "$(dirname "$0")/check_chrome.py" "$T/tl.json" "$calls" && ok || fail "chrome trace of $t"
+done
+expect_rc 0 "$IOLENS" view --chrome-trace "$D/${logs[1]}" -o "$T/tl.json"
+segs=$("$IOLENS" darshan --dxt "$D/${logs[1]}" | grep -cE '^ +X_(POSIX|MPIIO) ')
+/usr/bin/python3 "$(dirname "$0")/check_chrome.py" "$T/tl.json" "$segs" && ok || fail "chrome trace of a DXT log"
+expect_rc 1 "$IOLENS" view --chrome-trace "$D/${logs[5]}" -o "$T/tl.json"
+expect_grep "no DXT segments" "$T/err"
+expect_rc 2 "$IOLENS" view --chrome-trace --json "$T/dd.trace"
+
 # hostile inputs: a clear error, no page
 : >"$T/empty"
 expect_rc 1 "$IOLENS" report "$T/empty" -o "$T/x.html"
