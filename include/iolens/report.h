@@ -18,6 +18,7 @@ typedef struct iolens_report_options {
     int no_diagnosis;        /**< 1: leave the diagnosis out (no models needed) */
     double tau;              /**< gate threshold (0: 0.3) */
     const char *whatif_json; /**< output of `iolens whatif --json` to show (NULL: none) */
+    const char *cluster_dir; /**< output folder of `iolens cluster --out` to show (NULL: none) */
     int max_segments;        /**< timeline: segments drawn at most (0: 20000) */
     iolens_warn_fn warn;     /**< non-fatal findings (may be NULL) */
     void *warn_ctx;

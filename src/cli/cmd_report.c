@@ -10,7 +10,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: iolens report [-o REPORT.html] [--json FILE] [--whatif WHATIF.json] [--models DIR]\n"
+            "usage: iolens report [-o REPORT.html] [--json FILE] [--whatif WHATIF.json] [--cluster DIR] [--models DIR]\n"
             "                     [--no-diagnosis] [--tau T] [--max-segments N] LOG|TRACE|RECORDER_DIR\n\n"
             "Writes one self-contained HTML page of a job (inline SVG and CSS: no script, nothing\n"
             "loaded from elsewhere; it opens from a file on an air-gapped machine): the job and its\n"
@@ -19,10 +19,13 @@ static void usage(FILE *out)
             "or per process), a heatmap of bytes over time per rank (the log's heatmap module, or DXT\n"
             "segments), a per-rank timeline of the DXT segments (sampled for big jobs), the diagnosis\n"
             "(pattern probabilities, SHAP contributions, cards, largest files, the rule baseline) and\n"
-            "what-if results. A trace is turned into Darshan counters and DXT segments first.\n\n"
+            "what-if results, and the clusters of a set of jobs. A trace is turned into Darshan\n"
+            "counters and DXT segments first.\n\n"
             "  -o, --output FILE  the page (default: standard output)\n"
             "  --json FILE        also write the figures drawn as JSON (the machine form)\n"
             "  --whatif FILE      output of `iolens whatif --json` to show\n"
+            "  --cluster DIR      output folder of `iolens cluster --out DIR` to show: centroids\n"
+            "                     with axes and units, cluster sizes, this job's clusters\n"
             "  --models DIR       pattern models (default $IOLENS_MODELS or %s)\n"
             "  --no-diagnosis     leave the diagnosis out\n"
             "  --tau T            gate threshold of the diagnosis (default 0.3)\n"
@@ -32,7 +35,7 @@ static void usage(FILE *out)
 
 int cmd_report(int argc, char **argv)
 {
-    static const char *const with_value[] = {"-o", "--output", "--json", "--whatif", "--models", "--tau",
+    static const char *const with_value[] = {"-o", "--output", "--json", "--whatif", "--cluster", "--models", "--tau",
                                              "--max-segments", NULL};
     cli_permute(argc, argv, with_value);
     iolens_report_options opt;
@@ -51,6 +54,8 @@ int cmd_report(int argc, char **argv)
             jsonp = argv[++i];
         } else if (!strcmp(a, "--whatif") && has) {
             opt.whatif_json = argv[++i];
+        } else if (!strcmp(a, "--cluster") && has) {
+            opt.cluster_dir = argv[++i];
         } else if (!strcmp(a, "--models") && has) {
             opt.models_dir = argv[++i];
         } else if (!strcmp(a, "--no-diagnosis")) {

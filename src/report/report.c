@@ -17,6 +17,7 @@
 #include "iolens/darshan.h"
 #include "iolens/detect.h"
 #include "iolens/recorder.h"
+#include "iolens/temporal.h"
 #include "iolens/trace.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -441,6 +442,10 @@ static const char css[] =
     ".chart text{fill:var(--fg);font-size:12px}.chart .tick,.chart .unit{fill:var(--muted);font-size:11px}\n"
     ".chart .grid{stroke:var(--grid);stroke-width:1}.chart .mark{stroke:var(--fg);stroke-dasharray:4 3}.chart .frame{fill:none;stroke:var(--grid)}\n"
     ".s0{fill:var(--s0)}.s1{fill:var(--s1)}.s2{fill:var(--s2)}.hm{fill:var(--hm)}\n"
+    ".l0{stroke:#3b7dd8}.l1{stroke:#e8833a}.l2{stroke:#7a9a3a}.l3{stroke:#c0392b}.l4{stroke:#8e44ad}.l5{stroke:#16a085}"
+    ".l6{stroke:#b7950b}.l7{stroke:#7f8c8d}.chart polyline{fill:none;stroke-width:1.6}\n"
+    ".f0{fill:#3b7dd8}.f1{fill:#e8833a}.f2{fill:#7a9a3a}.f3{fill:#c0392b}.f4{fill:#8e44ad}.f5{fill:#16a085}"
+    ".f6{fill:#b7950b}.f7{fill:#7f8c8d}\n"
     ".nodata{color:var(--muted);font-style:italic}.warn{background:var(--card);border-left:4px solid var(--s1);"
     "padding:.4em .8em}\n"
     ".sev{display:inline-block;min-width:3.5em;text-align:center;border-radius:3px;color:#fff;font-weight:600;"
@@ -1185,6 +1190,241 @@ static int whatif_section(FILE *o, iol_jsonw *w, const char *path)
     return 0;
 }
 
+
+/* ---- clusters of a set of jobs (`iolens cluster --out DIR`) ---- */
+
+#define CL_MAX 8          /* clusters drawn (the largest) */
+#define CL_BYTES (64u << 20)
+
+struct cl {
+    int64_t id, size;
+    double *v;
+    size_t n;
+};
+
+static int cmp_cl_size(const void *a, const void *b)
+{
+    const struct cl *x = a, *y = b;
+    return x->size < y->size ? 1 : x->size > y->size ? -1 : (x->id > y->id) - (x->id < y->id);
+}
+
+/* Reads DIR/centroids.csv ("cluster,step_seconds=S" then "cluster,v0,v1,...") and
+ * DIR/clusters.csv ("cluster,name,size"). */
+static int read_clusters(const char *dir, struct cl **out, size_t *nout, double *step)
+{
+    char path[4200];
+    iol_buf b = {0};
+    struct cl *c = NULL;
+    size_t n = 0, cap = 0;
+    int rc;
+    snprintf(path, sizeof path, "%s/centroids.csv", dir);
+    if ((rc = iol_read_file(path, CL_BYTES, &b)) < 0)
+        return rc;
+    char *line = b.data ? b.data : (char *)"", *next;
+    size_t lineno = 1;
+    if (strncmp(line, "cluster,step_seconds=", 21) || !(*step = strtod(line + 21, NULL), *step > 0 && isfinite(*step))) {
+        iol_buf_release(&b);
+        return iol_err(IOLENS_EFORMAT, "'%s' line 1: not a centroids file of `iolens cluster` (want "
+                       "\"cluster,step_seconds=S\")", path);
+    }
+    for (line = strchr(line, '\n'); line && *++line; line = next, lineno++) {
+        next = strchr(line, '\n');
+        if (next)
+            *next = 0;
+        if (!*line)
+            continue;
+        if (n == cap) {
+            size_t nc = cap ? 2 * cap : 16;
+            struct cl *g = realloc(c, nc * sizeof *g);
+            if (!g) {
+                rc = iol_err(IOLENS_ENOMEM, "out of memory");
+                goto fail;
+            }
+            c = g;
+            cap = nc;
+        }
+        struct cl *k = &c[n];
+        memset(k, 0, sizeof *k);
+        char *e;
+        k->id = strtoll(line, &e, 10);
+        size_t vcap = 0;
+        while (*e == ',') {
+            char *f;
+            double v = strtod(e + 1, &f);
+            if (f == e + 1 || !isfinite(v)) {
+                free(k->v);
+                rc = iol_err(IOLENS_EFORMAT, "'%s' line %zu, byte %zu: not a number", path, lineno + 1,
+                             (size_t)(e + 1 - b.data));
+                goto fail;
+            }
+            if (k->n == vcap) {
+                vcap = vcap ? 2 * vcap : 64;
+                double *g = realloc(k->v, vcap * sizeof *g);
+                if (!g) {
+                    free(k->v);
+                    rc = iol_err(IOLENS_ENOMEM, "out of memory");
+                    goto fail;
+                }
+                k->v = g;
+            }
+            k->v[k->n++] = v;
+            e = f;
+        }
+        if (*e && *e != '\r') {
+            free(k->v);
+            rc = iol_err(IOLENS_EFORMAT, "'%s' line %zu, byte %zu: unexpected '%c'", path, lineno + 1,
+                         (size_t)(e - b.data), *e);
+            goto fail;
+        }
+        n++;
+    }
+    iol_buf_release(&b);
+    snprintf(path, sizeof path, "%s/clusters.csv", dir);
+    if (iol_read_file(path, CL_BYTES, &b) == 0 && b.data) { /* sizes: optional */
+        for (line = strchr(b.data, '\n'); line && *++line; line = next) {
+            next = strchr(line, '\n');
+            char *e;
+            int64_t id = strtoll(line, &e, 10);
+            const char *last = next ? next : line + strlen(line);
+            while (last > line && last[-1] != ',')
+                last--;
+            for (size_t i = 0; i < n; i++)
+                if (c[i].id == id)
+                    c[i].size = strtoll(last, NULL, 10);
+        }
+    }
+    iolens_error_clear();
+    iol_buf_release(&b);
+    *out = c;
+    *nout = n;
+    return 0;
+fail:
+    for (size_t i = 0; i < n; i++)
+        free(c[i].v);
+    free(c);
+    iol_buf_release(&b);
+    return rc;
+}
+
+static int cluster_section(FILE *o, iol_jsonw *w, const char *dir, const char *input)
+{
+    section(o, "clusters", "Clusters of the job set");
+    if (!dir) {
+        nodata(o, "No clusters given (iolens cluster --out DIR LOGS...; iolens report --cluster DIR).");
+        iol_jsonw_key(w, "clusters");
+        iol_jsonw_null(w);
+        fputs("</section>\n", o);
+        return 0;
+    }
+    struct cl *c = NULL;
+    size_t n = 0;
+    double step = 0;
+    int rc = read_clusters(dir, &c, &n, &step);
+    if (rc < 0)
+        return rc;
+    qsort(c, n, sizeof *c, cmp_cl_size);
+    size_t shown = n < CL_MAX ? n : CL_MAX;
+    double tmax = 0, vmax = 0;
+    for (size_t i = 0; i < shown; i++) {
+        tmax = fmax(tmax, (double)c[i].n * step);
+        for (size_t j = 0; j < c[i].n; j++)
+            vmax = fmax(vmax, c[i].v[j]);
+    }
+    fprintf(o, "<p>%zu cluster(s) of the I/O time series in <code>", n);
+    esc(o, dir);
+    fprintf(o, "</code>; the centroids of the %zu largest, in MiB/s against time (step %.4g s).</p>\n", shown, step);
+    const int lm = 70, pw = 640, ph = 220, top = 20, H = top + ph + 44 + 16 * (int)((shown + 3) / 4);
+    double vs = nice_step(vmax, 4), vtop = vs * ceil(vmax / vs), ts = nice_step(tmax, 6);
+    if (!(vtop > 0))
+        vtop = 1;
+    if (!(tmax > 0))
+        tmax = 1;
+    fprintf(o, "<svg id=\"centroids\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">\n",
+            lm + pw + 20, H, lm + pw + 20, H);
+    for (double v = 0; v <= vtop * 1.0001; v += vs) {
+        double y = top + ph - v / vtop * ph;
+        char b[32];
+        fmt_num(v, b, sizeof b);
+        fprintf(o, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/><text class=\"tick\" x=\"%d\" "
+                   "y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                lm, y, lm + pw, y, lm - 4, y + 4, b);
+    }
+    for (double t = 0; t <= tmax * 1.0001; t += ts) {
+        double x = lm + t / tmax * pw;
+        fprintf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.4g</text>\n", x, top + ph + 14, t);
+    }
+    fprintf(o, "<text class=\"unit\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">time (s)</text>"
+               "<text class=\"unit\" x=\"12\" y=\"%d\" transform=\"rotate(-90 12 %d)\" text-anchor=\"middle\">MiB/s</text>\n",
+            lm + pw / 2, top + ph + 30, top + ph / 2, top + ph / 2);
+    iol_jsonw_key(w, "clusters");
+    iol_jsonw_arr_begin(w);
+    for (size_t i = 0; i < shown; i++) {
+        fprintf(o, "<polyline class=\"l%zu\" points=\"", i);
+        size_t stride = c[i].n > 1000 ? (c[i].n + 999) / 1000 : 1;
+        for (size_t j = 0; j < c[i].n; j += stride)
+            fprintf(o, "%.1f,%.1f ", lm + (double)j * step / tmax * pw, top + ph - c[i].v[j] / vtop * ph);
+        fputs("\"/>\n", o);
+        int lx = lm + (int)(i % 4) * 170, ly = top + ph + 40 + 16 * (int)(i / 4);
+        fprintf(o, "<rect class=\"f%zu\" x=\"%d\" y=\"%d\" width=\"12\" height=\"4\"/><text x=\"%d\" y=\"%d\">cluster %" PRId64
+                   " (%" PRId64 " series)</text>\n",
+                i, lx, ly - 6, lx + 16, ly, c[i].id, c[i].size);
+        iol_jsonw_obj_begin(w);
+        iol_jsonw_key(w, "cluster");
+        iol_jsonw_int(w, c[i].id);
+        iol_jsonw_key(w, "size");
+        iol_jsonw_int(w, c[i].size);
+        iol_jsonw_key(w, "points");
+        iol_jsonw_int(w, (int64_t)c[i].n);
+        iol_jsonw_obj_end(w);
+    }
+    iol_jsonw_arr_end(w);
+    fputs("</svg>\n", o);
+    fputs("<table id=\"cluster-sizes\"><tr><th>cluster</th><th>series</th><th>duration (s)</th><th>peak MiB/s</th></tr>\n", o);
+    for (size_t i = 0; i < n; i++) {
+        double pk = 0;
+        for (size_t j = 0; j < c[i].n; j++)
+            pk = fmax(pk, c[i].v[j]);
+        fprintf(o, "<tr><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%.4g</td><td>%.4g</td></tr>\n", c[i].id, c[i].size,
+                (double)c[i].n * step, pk);
+    }
+    fputs("</table>\n", o);
+    /* the series of this job, when the set has them (ids "<log>:<API>:read|write") */
+    char path[4200];
+    iol_buf b = {0};
+    snprintf(path, sizeof path, "%s/assignments.csv", dir);
+    /* the series ids of `iolens cluster` name a log as iolens_series_darshan_log_name() does */
+    char base[1024];
+    if (iolens_series_darshan_log_name(input, base, sizeof base) < 0)
+        snprintf(base, sizeof base, "%s", input);
+    int any = 0;
+    if (iol_read_file(path, CL_BYTES, &b) == 0 && b.data) {
+        for (char *line = strchr(b.data, '\n'), *next; line && *++line; line = next) {
+            next = strchr(line, '\n');
+            if (next)
+                *next = 0;
+            char *sep = strstr(line, base);
+            if (!sep || (sep != line && sep[-1] != '/') || sep[strlen(base)] != ':')
+                continue;
+            char *comma = strrchr(line, ',');
+            if (!comma)
+                continue;
+            *comma = 0;
+            fputs(any++ ? ", " : "<p>This job's series: ", o);
+            esc(o, sep + strlen(base) + 1);
+            fprintf(o, " &rarr; cluster %s", comma + 1);
+        }
+        if (any)
+            fputs(".</p>\n", o);
+    }
+    iolens_error_clear();
+    iol_buf_release(&b);
+    for (size_t i = 0; i < n; i++)
+        free(c[i].v);
+    free(c);
+    fputs("</section>\n", o);
+    return 0;
+}
+
 /* ---- entry ---- */
 
 void iolens_report_options_init(iolens_report_options *o)
@@ -1294,7 +1534,8 @@ int iolens_report_write(const char *input, const iolens_report_options *opt, FIL
     modules_sections(out, &w, &s);
     heatmap_section(out, &w, &s);
     timeline_section(out, &w, &s, opt->max_segments > 0 ? opt->max_segments : 20000);
-    if ((rc = diagnosis_section(out, &w, input, opt)) < 0 || (rc = whatif_section(out, &w, opt->whatif_json)) < 0)
+    if ((rc = diagnosis_section(out, &w, input, opt)) < 0 || (rc = whatif_section(out, &w, opt->whatif_json)) < 0 ||
+        (rc = cluster_section(out, &w, opt->cluster_dir, input)) < 0)
         goto close;
     fputs("</body></html>\n", out);
 close:

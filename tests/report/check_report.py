@@ -11,7 +11,7 @@ import json
 import re
 import sys
 
-SECTIONS = ["job", "cost", "ops", "sizes", "category", "heatmap", "timeline", "diagnosis", "whatif"]
+SECTIONS = ["job", "cost", "ops", "sizes", "category", "heatmap", "timeline", "diagnosis", "whatif", "clusters"]
 VOID = {"meta", "br", "hr", "img", "input", "link", "rect", "line", "circle", "path", "polyline"}
 
 
@@ -95,6 +95,7 @@ def main():
         "cost": not mods, "ops": not mods, "category": not mods,
         "heatmap": not data["heatmaps"], "timeline": not data["timeline"]["segments"],
         "whatif": data["whatif"] is None,
+        "clusters": data["clusters"] is None,
     }
     for sec, missing in want_nodata.items():
         if bool(p.nodata.get(sec)) != missing:

@@ -83,6 +83,26 @@ expect_rc 1 "$IOLENS" report "$T/dd.trace" --whatif "$T/empty" -o "$T/x.html"
 expect_rc 2 "$IOLENS" report
 expect_rc 2 "$IOLENS" report --tau 7 "$T/dd.trace"
 
+# clusters of a set of jobs: centroids, sizes, and the clusters of this job's series
+DL=$(ls "$D"/dlio_logs__*.darshan | head -6)
+expect_rc 0 "$IOLENS" cluster --out "$T/cl" $DL "$D/${logs[4]}"
+expect_rc 0 "$IOLENS" report "$D/${logs[4]}" --cluster "$T/cl" --no-diagnosis -o "$T/c.html" --json "$T/c.json"
+/usr/bin/python3 "$CHECK" "$T/c.html" "$T/c.json" && ok || fail "report with clusters"
+expect_grep "This job's series: POSIX:write" "$T/c.html"
+/usr/bin/python3 -c '
+import json, sys
+got = {c["cluster"]: c["size"] for c in json.load(open(sys.argv[1]))["clusters"]}
+want = {}
+for l in list(open(sys.argv[2]))[1:]:
+    k, n = l.strip().split(",")[0], l.strip().split(",")[-1]
+    want[int(k)] = int(n)
+sys.exit(0 if got == {k: v for k, v in want.items() if k in got} and len(got) == min(len(want), 8) else 1)'   "$T/c.json" "$T/cl/clusters.csv" && ok || fail "cluster sizes differ from clusters.csv"
+pages+=("$T/c.html")
+expect_rc 1 "$IOLENS" report "$D/${logs[4]}" --cluster "$T/nowhere" --no-diagnosis -o "$T/x.html"
+printf 'cluster,step_seconds=1\n0,1,2,x\n' >"$T/cl/centroids.csv"
+expect_rc 1 "$IOLENS" report "$D/${logs[4]}" --cluster "$T/cl" --no-diagnosis -o "$T/x.html"
+expect_grep "line 2, byte" "$T/err"
+
 # colour and severity in the terminal: --color=always colours, never and NO_COLOR do not, a
 # pipe (auto) does not; the severity words are there either way
 L4=$D/${logs[3]}
@@ -117,8 +137,10 @@ if [ -n "$CHROME" ]; then
   done
   # every section of the largest log's page and of a trace's draws something: its rendering
   # alone differs from the same with its content hidden
-  for p in "$T/r1.html" "$T/r12.html"; do
-    for s in job cost ops sizes category heatmap timeline diagnosis; do
+  for p in "$T/r1.html" "$T/r12.html" "$T/c.html"; do
+    secs="job cost ops sizes category heatmap timeline diagnosis"
+    [ "$p" = "$T/c.html" ] && secs=clusters
+    for s in $secs; do
       sed "s|</style>|section:not(#$s){display:none}</style>|" "$p" >"$T/a.html"
       sed "s|</style>|section:not(#$s){display:none} #$s > :not(h2){visibility:hidden}</style>|" "$p" >"$T/b.html"
       chrome --window-size=1000,4000 --screenshot="$T/a.png" "file://$T/a.html" >/dev/null 2>&1
