@@ -34,6 +34,21 @@ expect_grep 'class="warn"' "$T/r4.html"
 /usr/bin/python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["heatmaps"]; sys.exit(len(h) != 3)' "$T/r5.json" \
   && ok || fail "heatmap-only log: not 3 heatmaps"
 
+# a 65,536-process job (synthetic, written through the library: the shared logs stop at 2,048):
+# the page stays small, the heatmap groups the ranks, the timeline samples them
+if [ -n "${BIGJOB:-}" ]; then
+  expect_rc 0 "$BIGJOB" 65536 "$T/big.darshan"
+  expect_rc 0 "$IOLENS" report "$T/big.darshan" -o "$T/big.html" --json "$T/big.json"
+  "$IOLENS" darshan "$T/big.darshan" >"$T/big.txt" 2>/dev/null
+  /usr/bin/python3 "$CHECK" "$T/big.html" "$T/big.json" "$T/big.txt" && ok || fail "report of the 65,536-process log"
+  /usr/bin/python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = j["timeline"]
+sys.exit(0 if j["job"]["nprocs"] == 65536 and t["ranks"] == 65536 and t["ranks_drawn"] == 64 and j["heatmaps"] else 1)'     "$T/big.json" && ok || fail "65,536-process log: job, timeline or heatmap"
+  pages+=("$T/big.html")
+fi
+
 # traces: dd and tar under the tracer, and a Recorder trace
 mkdir -p "$T/src/d"
 for i in 1 2 3; do head -c 300000 /dev/urandom >"$T/src/d/f$i"; done
