@@ -19,6 +19,9 @@ typedef struct iolens_report_options {
     double tau;              /**< gate threshold (0: 0.3) */
     const char *whatif_json; /**< output of `iolens whatif --json` to show (NULL: none) */
     const char *cluster_dir; /**< output folder of `iolens cluster --out` to show (NULL: none) */
+    /** Every call as a Trace Event Format timeline (iolens_report_chrome_trace) written to this
+     *  file, and linked from the page's timeline section by timeline_href (NULL: not written) */
+    const char *timeline_file, *timeline_href;
     int max_segments;        /**< timeline: segments drawn at most (0: 20000) */
     iolens_warn_fn warn;     /**< non-fatal findings (may be NULL) */
     void *warn_ctx;

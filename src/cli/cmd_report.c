@@ -10,8 +10,9 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: iolens report [-o REPORT.html] [--json FILE] [--whatif WHATIF.json] [--cluster DIR] [--models DIR]\n"
-            "                     [--no-diagnosis] [--tau T] [--max-segments N] LOG|TRACE|RECORDER_DIR\n\n"
+            "usage: iolens report [-o REPORT.html] [--json FILE] [--timeline FILE] [--whatif WHATIF.json]\n"
+            "                     [--cluster DIR] [--models DIR] [--no-diagnosis] [--tau T] [--max-segments N]\n"
+            "                     LOG|TRACE|RECORDER_DIR\n\n"
             "Writes one self-contained HTML page of a job (inline SVG and CSS: no script, nothing\n"
             "loaded from elsewhere; it opens from a file on an air-gapped machine): the job and its\n"
             "file systems, I/O cost and operation counts per module, access-size histograms and the\n"
@@ -23,6 +24,8 @@ static void usage(FILE *out)
             "counters and DXT segments first.\n\n"
             "  -o, --output FILE  the page (default: standard output)\n"
             "  --json FILE        also write the figures drawn as JSON (the machine form)\n"
+            "  --timeline FILE    also write every call as a Trace Event Format timeline (as\n"
+            "                     `iolens view --chrome-trace`), linked from the page's timeline\n"
             "  --whatif FILE      output of `iolens whatif --json` to show\n"
             "  --cluster DIR      output folder of `iolens cluster --out DIR` to show: centroids\n"
             "                     with axes and units, cluster sizes, this job's clusters\n"
@@ -35,7 +38,7 @@ static void usage(FILE *out)
 
 int cmd_report(int argc, char **argv)
 {
-    static const char *const with_value[] = {"-o", "--output", "--json", "--whatif", "--cluster", "--models", "--tau",
+    static const char *const with_value[] = {"-o", "--output", "--json", "--timeline", "--whatif", "--cluster", "--models", "--tau",
                                              "--max-segments", NULL};
     cli_permute(argc, argv, with_value);
     iolens_report_options opt;
@@ -52,6 +55,8 @@ int cmd_report(int argc, char **argv)
             outp = argv[++i];
         } else if (!strcmp(a, "--json") && has) {
             jsonp = argv[++i];
+        } else if (!strcmp(a, "--timeline") && has) {
+            opt.timeline_file = argv[++i];
         } else if (!strcmp(a, "--whatif") && has) {
             opt.whatif_json = argv[++i];
         } else if (!strcmp(a, "--cluster") && has) {
@@ -88,6 +93,17 @@ int cmd_report(int argc, char **argv)
         return CLI_USAGE;
     }
     opt.warn = cli_warn_cb;
+    /* the page links the timeline by its name when both are in one folder, else by its path */
+    char href[4096];
+    if (opt.timeline_file) {
+        const char *ts = strrchr(opt.timeline_file, '/'), *ps = outp ? strrchr(outp, '/') : NULL;
+        size_t td = ts ? (size_t)(ts - opt.timeline_file) : 0, pd = ps ? (size_t)(ps - outp) : 0;
+        if (outp && td == pd && !strncmp(opt.timeline_file, outp, td))
+            snprintf(href, sizeof href, "%s", ts ? ts + 1 : opt.timeline_file);
+        else
+            snprintf(href, sizeof href, "%s", opt.timeline_file);
+        opt.timeline_href = href;
+    }
     if (outp && cli_output_to(outp) < 0)
         return CLI_FAIL;
     FILE *jf = NULL;

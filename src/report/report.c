@@ -7,6 +7,7 @@
  * air-gapped machine. The figures drawn are also written as JSON (the machine form). */
 #include "iolens/report.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -832,9 +833,16 @@ done:
 
 /* Timeline: DXT segments per rank (POSIX, else MPI-IO), at most max segments drawn, evenly
  * sampled; the ranks beyond 64 are sampled evenly too. */
-static void timeline_section(FILE *o, iol_jsonw *w, const struct rsrc *s, int max)
+static void timeline_section(FILE *o, iol_jsonw *w, const struct rsrc *s, int max, const char *href, int64_t nfull)
 {
     section(o, "timeline", "Timeline of operations per rank");
+    if (href) {
+        fprintf(o, "<p>Every call (%" PRId64 " events) as a zoomable timeline in the Trace Event Format: <a href=\"", nfull);
+        esc(o, href);
+        fputs("\">", o);
+        esc(o, href);
+        fputs("</a> (open it in Perfetto or chrome://tracing).</p>\n", o);
+    }
     int m = rs_count(s, IOLENS_DARSHAN_DXT_POSIX) ? IOLENS_DARSHAN_DXT_POSIX : IOLENS_DARSHAN_DXT_MPIIO;
     size_t nd = rs_count(s, m);
     int64_t total = 0, maxrank = 0;
@@ -1511,8 +1519,21 @@ int iolens_report_write(const char *input, const iolens_report_options *opt, FIL
     struct rsrc s;
     memset(&s, 0, sizeof s);
     int rc = open_source(&s, input);
+    int64_t nfull = 0;
     if (rc < 0)
         goto out;
+    if (opt->timeline_file) { /* first, so that a failure leaves no page behind that links to nothing */
+        FILE *tf = fopen(opt->timeline_file, "w");
+        if (!tf) {
+            rc = iol_err(IOLENS_EIO, "cannot write '%s': %s", opt->timeline_file, strerror(errno));
+            goto out;
+        }
+        rc = iolens_report_chrome_trace(input, tf, &nfull, opt->warn, opt->warn_ctx);
+        if (fclose(tf) != 0 && rc == 0)
+            rc = iol_err(IOLENS_EIO, "cannot write '%s'", opt->timeline_file);
+        if (rc < 0)
+            goto out;
+    }
     FILE *jf = json_out ? json_out : fopen("/dev/null", "w");
     if (!jf) {
         rc = iol_err(IOLENS_EIO, "cannot open /dev/null");
@@ -1533,7 +1554,8 @@ int iolens_report_write(const char *input, const iolens_report_options *opt, FIL
     job_section(out, &w, &s, input);
     modules_sections(out, &w, &s);
     heatmap_section(out, &w, &s);
-    timeline_section(out, &w, &s, opt->max_segments > 0 ? opt->max_segments : 20000);
+    timeline_section(out, &w, &s, opt->max_segments > 0 ? opt->max_segments : 20000,
+                     opt->timeline_file ? (opt->timeline_href ? opt->timeline_href : opt->timeline_file) : NULL, nfull);
     if ((rc = diagnosis_section(out, &w, input, opt)) < 0 || (rc = whatif_section(out, &w, opt->whatif_json)) < 0 ||
         (rc = cluster_section(out, &w, opt->cluster_dir, input)) < 0)
         goto close;

@@ -84,6 +84,12 @@ done
 expect_rc 0 "$IOLENS" view --chrome-trace "$D/${logs[1]}" -o "$T/tl.json"
 segs=$("$IOLENS" darshan --dxt "$D/${logs[1]}" | grep -cE '^ +X_(POSIX|MPIIO) ')
 /usr/bin/python3 "$(dirname "$0")/check_chrome.py" "$T/tl.json" "$segs" && ok || fail "chrome trace of a DXT log"
+# the page links every call's timeline, written beside it
+expect_rc 0 "$IOLENS" report "$T/dd.trace" --timeline "$T/dd.tl.json" --no-diagnosis -o "$T/tl.html" --json "$T/tlr.json"
+expect_grep 'href="dd.tl.json"' "$T/tl.html"
+/usr/bin/python3 "$CHECK" "$T/tl.html" "$T/tlr.json" && ok || fail "report with a timeline link"
+/usr/bin/python3 "$(dirname "$0")/check_chrome.py" "$T/dd.tl.json" "$("$IOLENS" view --json "$T/dd.trace" | wc -l)" \
+  && ok || fail "the report's timeline file"
 expect_rc 1 "$IOLENS" view --chrome-trace "$D/${logs[5]}" -o "$T/tl.json"
 expect_grep "no DXT segments" "$T/err"
 expect_rc 2 "$IOLENS" view --chrome-trace --json "$T/dd.trace"
