@@ -7,7 +7,8 @@
 T=$IOLENS_TMP P=$IOLENS_TMP/prefix
 rm -rf "$P"
 expect_rc 0 cmake --install "$IOLENS_BUILD_DIR" --prefix "$P" --strip
-for f in "$P"/bin/* "$P"/lib/*.so; do
+for f in "$P"/bin/* "$P"/lib/*.so "$P"/lib/*.so.*; do
+  [ -L "$f" ] && continue
   # a sanitizer build names its source files in its instrumentation: nothing to check there
   if strings -a "$f" | grep -q '__asan_init\|__ubsan_handle'; then echo "skip: $f is a sanitizer build"; continue; fi
   if strings -a "$f" | grep -F -e "$IOLENS_SOURCE_DIR" -e "$IOLENS_BUILD_DIR" >"$T/paths"; then
@@ -51,6 +52,38 @@ expect_grep "default $P/share/iolens/sweeps" "$IOLENS_TMP/out"
 # the models iolens uses are not overwritten by a bare train
 expect_rc 1 run "$P/bin/iolens" train --out "$P/share/iolens/models"
 expect_grep "holds the models iolens uses" "$IOLENS_TMP/err"
+# the C library for other programs: the shared library and its pkg-config file; a program built
+# with `pkg-config --cflags --libs iolens` against the installed copy reads a log
+[ -e "$P/lib/libiolens.so.0" ] && [ -e "$P/lib/pkgconfig/iolens.pc" ] && ok || fail "no shared library or iolens.pc"
+cat >"$T/uselib.c" <<'CEOF'
+#include <stdio.h>
+#include <iolens/darshan.h>
+int main(int argc, char **argv)
+{
+    iolens_darshan_data *d;
+    if (argc != 2 || iolens_darshan_load(argv[1], 1, NULL, NULL, &d) < 0) {
+        fprintf(stderr, "%s\n", iolens_error_last());
+        return 1;
+    }
+    printf("%s %lld %zu\n", iolens_version(), (long long)iolens_darshan_job_get(iolens_darshan_data_log(d))->nprocs,
+           iolens_darshan_data_count(d, IOLENS_DARSHAN_POSIX));
+    iolens_darshan_data_free(d);
+    return 0;
+}
+CEOF
+flags=$(PKG_CONFIG_PATH=$P/lib/pkgconfig pkg-config --cflags --libs iolens)
+case $flags in *"-I$P/"*"-L$P/"*"-liolens"*) ok ;; *) fail "pkg-config --cflags --libs iolens: '$flags' (not below $P)" ;; esac
+if [ -f "$L" ]; then
+  expect_rc 0 cc -std=c17 -o "$T/uselib" "$T/uselib.c" $flags
+  expect_rc 0 env LD_LIBRARY_PATH="$P/lib" "$T/uselib" "$L"
+  want=$("$P/bin/iolens" darshan "$L" | awk '/^# nprocs:/ {n=$3} /^POSIX\t/ {r[$3]=1} END {print n}')
+  read -r ver np nrec <"$IOLENS_TMP/out"
+  [ "$np" = "$want" ] && [ "$ver" = "$("$P/bin/iolens" --version | awk '{print $2}')" ] && ok \
+    || fail "the library program read '$ver $np $nrec' (want version of iolens --version, nprocs $want)"
+  # it exports the public API only
+  nm -D --defined-only "$P/lib/libiolens.so.0" | awk '$2 == "T" {print $3}' | grep -v '^iolens_' >"$T/syms"
+  [ ! -s "$T/syms" ] && ok || fail "libiolens.so exports more than iolens_*: $(head -3 "$T/syms" | tr '\n' ' ')"
+fi
 # a missing share folder is named in the error
 expect_rc 1 env IOLENS_SHARE=/nonexistent "$P/bin/iolens" detect "${L:-/dev/null}"
 expect_grep "cannot read the models in '/nonexistent/models'" "$IOLENS_TMP/err"
