@@ -135,6 +135,12 @@ int place_csv_need(place_csv *c, const char *what)
     return rc < 0 ? rc : 0;
 }
 
+/* The line of the field just read: the reader has counted the newline that ended it. */
+static size_t field_line(const place_csv *c)
+{
+    return c->line - (c->eol && c->pos > 0 && c->data[c->pos - 1] == '\n');
+}
+
 int place_csv_double(const place_csv *c, double *v, const char *what)
 {
     char tmp[80];
@@ -160,7 +166,7 @@ int place_csv_double(const place_csv *c, double *v, const char *what)
     return 0;
 bad:
     return iol_err(IOLENS_EFORMAT, "cannot read '%s': bad %s '%.40s' on line %zu at byte %zu", c->name,
-                   what, c->field.data ? c->field.data : "", c->line, c->off);
+                   what, c->field.data ? c->field.data : "", field_line(c), c->off);
 }
 
 int place_csv_skip_record(place_csv *c)
@@ -179,7 +185,7 @@ int place_csv_strdup(const place_csv *c, char **out, const char *what)
 {
     if (c->field.len == 0 || memchr(c->field.data, '\0', c->field.len))
         return iol_err(IOLENS_EFORMAT, "cannot read '%s': empty or invalid %s on line %zu at byte %zu",
-                       c->name, what, c->line, c->off);
+                       c->name, what, field_line(c), c->off);
     char *p = malloc(c->field.len + 1);
     if (!p)
         return iol_err(IOLENS_ENOMEM, "out of memory copying a %s", what);

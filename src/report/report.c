@@ -17,6 +17,7 @@
 #include "iolens/counters.h"
 #include "iolens/darshan.h"
 #include "iolens/detect.h"
+#include "iolens/place.h"
 #include "iolens/recorder.h"
 #include "iolens/temporal.h"
 #include "iolens/trace.h"
@@ -1205,100 +1206,49 @@ static int whatif_section(FILE *o, iol_jsonw *w, const char *path)
 #define CL_BYTES (64u << 20)
 
 struct cl {
-    int64_t id, size;
-    double *v;
+    const char *label;
+    int64_t size;
+    const double *v;
     size_t n;
 };
 
 static int cmp_cl_size(const void *a, const void *b)
 {
     const struct cl *x = a, *y = b;
-    return x->size < y->size ? 1 : x->size > y->size ? -1 : (x->id > y->id) - (x->id < y->id);
+    return x->size < y->size ? 1 : x->size > y->size ? -1 : strcmp(x->label, y->label);
 }
 
-/* Reads DIR/centroids.csv ("cluster,step_seconds=S" then "cluster,v0,v1,...") and
- * DIR/clusters.csv ("cluster,name,size"). */
-static int read_clusters(const char *dir, struct cl **out, size_t *nout, double *step)
+/* The clusters through the place module's reader (the one `iolens place` uses: DIR/assignments.csv
+ * and DIR/centroids.csv); each one's size counted from DIR/clusters.csv ("cluster,name,size"),
+ * when present. */
+static int read_clusters(const char *dir, iolens_place_clusters **pc, struct cl **out, size_t *nout)
 {
+    int rc = iolens_place_clusters_read(pc, dir);
+    if (rc < 0)
+        return rc;
+    size_t n = iolens_place_clusters_count(*pc);
+    struct cl *c = calloc(n ? n : 1, sizeof *c);
+    if (!c)
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    for (size_t k = 0; k < n; k++) {
+        c[k].label = iolens_place_clusters_label(*pc, k);
+        c[k].v = iolens_place_clusters_centroid(*pc, k, &c[k].n);
+    }
     char path[4200];
     iol_buf b = {0};
-    struct cl *c = NULL;
-    size_t n = 0, cap = 0;
-    int rc;
-    snprintf(path, sizeof path, "%s/centroids.csv", dir);
-    if ((rc = iol_read_file(path, CL_BYTES, &b)) < 0)
-        return rc;
-    char *line = b.data ? b.data : (char *)"", *next;
-    size_t lineno = 1;
-    if (strncmp(line, "cluster,step_seconds=", 21) || !(*step = strtod(line + 21, NULL), *step > 0 && isfinite(*step))) {
-        iol_buf_release(&b);
-        return iol_err(IOLENS_EFORMAT, "'%s' line 1: not a centroids file of `iolens cluster` (want "
-                       "\"cluster,step_seconds=S\")", path);
-    }
-    for (line = strchr(line, '\n'); line && *++line; line = next, lineno++) {
-        next = strchr(line, '\n');
-        if (next)
-            *next = 0;
-        if (!*line)
-            continue;
-        if (n == cap) {
-            size_t nc = cap ? 2 * cap : 16;
-            struct cl *g = realloc(c, nc * sizeof *g);
-            if (!g) {
-                rc = iol_err(IOLENS_ENOMEM, "out of memory");
-                goto fail;
-            }
-            c = g;
-            cap = nc;
-        }
-        struct cl *k = &c[n];
-        memset(k, 0, sizeof *k);
-        char *e;
-        k->id = strtoll(line, &e, 10);
-        size_t vcap = 0;
-        while (*e == ',') {
-            char *f;
-            double v = strtod(e + 1, &f);
-            if (f == e + 1 || !isfinite(v)) {
-                free(k->v);
-                rc = iol_err(IOLENS_EFORMAT, "'%s' line %zu, byte %zu: not a number", path, lineno + 1,
-                             (size_t)(e + 1 - b.data));
-                goto fail;
-            }
-            if (k->n == vcap) {
-                vcap = vcap ? 2 * vcap : 64;
-                double *g = realloc(k->v, vcap * sizeof *g);
-                if (!g) {
-                    free(k->v);
-                    rc = iol_err(IOLENS_ENOMEM, "out of memory");
-                    goto fail;
-                }
-                k->v = g;
-            }
-            k->v[k->n++] = v;
-            e = f;
-        }
-        if (*e && *e != '\r') {
-            free(k->v);
-            rc = iol_err(IOLENS_EFORMAT, "'%s' line %zu, byte %zu: unexpected '%c'", path, lineno + 1,
-                         (size_t)(e - b.data), *e);
-            goto fail;
-        }
-        n++;
-    }
-    iol_buf_release(&b);
     snprintf(path, sizeof path, "%s/clusters.csv", dir);
-    if (iol_read_file(path, CL_BYTES, &b) == 0 && b.data) { /* sizes: optional */
-        for (line = strchr(b.data, '\n'); line && *++line; line = next) {
+    if (iol_read_file(path, CL_BYTES, &b) == 0 && b.data) {
+        for (char *line = strchr(b.data, '\n'), *next; line && *++line; line = next) {
             next = strchr(line, '\n');
-            char *e;
-            int64_t id = strtoll(line, &e, 10);
-            const char *last = next ? next : line + strlen(line);
-            while (last > line && last[-1] != ',')
-                last--;
-            for (size_t i = 0; i < n; i++)
-                if (c[i].id == id)
-                    c[i].size = strtoll(last, NULL, 10);
+            if (next)
+                *next = 0;
+            char *comma = strchr(line, ','), *last = strrchr(line, ',');
+            if (!comma || !last)
+                continue;
+            *comma = 0;
+            for (size_t k = 0; k < n; k++)
+                if (!strcmp(c[k].label, line))
+                    c[k].size = strtoll(last + 1, NULL, 10);
         }
     }
     iolens_error_clear();
@@ -1306,12 +1256,6 @@ static int read_clusters(const char *dir, struct cl **out, size_t *nout, double 
     *out = c;
     *nout = n;
     return 0;
-fail:
-    for (size_t i = 0; i < n; i++)
-        free(c[i].v);
-    free(c);
-    iol_buf_release(&b);
-    return rc;
 }
 
 static int cluster_section(FILE *o, iol_jsonw *w, const char *dir, const char *input)
@@ -1325,11 +1269,14 @@ static int cluster_section(FILE *o, iol_jsonw *w, const char *dir, const char *i
         return 0;
     }
     struct cl *c = NULL;
+    iolens_place_clusters *pc = NULL;
     size_t n = 0;
-    double step = 0;
-    int rc = read_clusters(dir, &c, &n, &step);
-    if (rc < 0)
+    int rc = read_clusters(dir, &pc, &c, &n);
+    if (rc < 0) {
+        iolens_place_clusters_free(pc);
         return rc;
+    }
+    double step = iolens_place_clusters_step(pc);
     qsort(c, n, sizeof *c, cmp_cl_size);
     size_t shown = n < CL_MAX ? n : CL_MAX;
     double tmax = 0, vmax = 0;
@@ -1373,12 +1320,13 @@ static int cluster_section(FILE *o, iol_jsonw *w, const char *dir, const char *i
             fprintf(o, "%.1f,%.1f ", lm + (double)j * step / tmax * pw, top + ph - c[i].v[j] / vtop * ph);
         fputs("\"/>\n", o);
         int lx = lm + (int)(i % 4) * 170, ly = top + ph + 40 + 16 * (int)(i / 4);
-        fprintf(o, "<rect class=\"f%zu\" x=\"%d\" y=\"%d\" width=\"12\" height=\"4\"/><text x=\"%d\" y=\"%d\">cluster %" PRId64
-                   " (%" PRId64 " series)</text>\n",
-                i, lx, ly - 6, lx + 16, ly, c[i].id, c[i].size);
+        fprintf(o, "<rect class=\"f%zu\" x=\"%d\" y=\"%d\" width=\"12\" height=\"4\"/><text x=\"%d\" y=\"%d\">cluster ",
+                i, lx, ly - 6, lx + 16, ly);
+        esc(o, c[i].label);
+        fprintf(o, " (%" PRId64 " series)</text>\n", c[i].size);
         iol_jsonw_obj_begin(w);
         iol_jsonw_key(w, "cluster");
-        iol_jsonw_int(w, c[i].id);
+        iol_jsonw_str(w, c[i].label);
         iol_jsonw_key(w, "size");
         iol_jsonw_int(w, c[i].size);
         iol_jsonw_key(w, "points");
@@ -1392,43 +1340,33 @@ static int cluster_section(FILE *o, iol_jsonw *w, const char *dir, const char *i
         double pk = 0;
         for (size_t j = 0; j < c[i].n; j++)
             pk = fmax(pk, c[i].v[j]);
-        fprintf(o, "<tr><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%.4g</td><td>%.4g</td></tr>\n", c[i].id, c[i].size,
-                (double)c[i].n * step, pk);
+        fputs("<tr><td>", o);
+        esc(o, c[i].label);
+        fprintf(o, "</td><td>%" PRId64 "</td><td>%.4g</td><td>%.4g</td></tr>\n", c[i].size, (double)c[i].n * step, pk);
     }
     fputs("</table>\n", o);
-    /* the series of this job, when the set has them (ids "<log>:<API>:read|write") */
-    char path[4200];
-    iol_buf b = {0};
-    snprintf(path, sizeof path, "%s/assignments.csv", dir);
-    /* the series ids of `iolens cluster` name a log as iolens_series_darshan_log_name() does */
+    /* the series of this job, when the set has them: `iolens cluster` names them
+     * "<log>:<API>:read|write", the log as iolens_series_darshan_log_name() does */
     char base[1024];
     if (iolens_series_darshan_log_name(input, base, sizeof base) < 0)
         snprintf(base, sizeof base, "%s", input);
+    static const char *const apis[] = {"POSIX", "MPIIO", "STDIO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR", "DFS", "DAOS"};
     int any = 0;
-    if (iol_read_file(path, CL_BYTES, &b) == 0 && b.data) {
-        for (char *line = strchr(b.data, '\n'), *next; line && *++line; line = next) {
-            next = strchr(line, '\n');
-            if (next)
-                *next = 0;
-            char *sep = strstr(line, base);
-            if (!sep || (sep != line && sep[-1] != '/') || sep[strlen(base)] != ':')
+    for (size_t a = 0; a < sizeof apis / sizeof apis[0]; a++)
+        for (int d = 0; d < 2; d++) {
+            char id[1200];
+            snprintf(id, sizeof id, "%s:%s:%s", base, apis[a], d ? "write" : "read");
+            long k = iolens_place_clusters_of(pc, id);
+            if (k < 0)
                 continue;
-            char *comma = strrchr(line, ',');
-            if (!comma)
-                continue;
-            *comma = 0;
-            fputs(any++ ? ", " : "<p>This job's series: ", o);
-            esc(o, sep + strlen(base) + 1);
-            fprintf(o, " &rarr; cluster %s", comma + 1);
+            fprintf(o, "%s%s:%s &rarr; cluster ", any++ ? ", " : "<p>This job's series: ", apis[a], d ? "write" : "read");
+            esc(o, iolens_place_clusters_label(pc, (size_t)k));
         }
-        if (any)
-            fputs(".</p>\n", o);
-    }
+    if (any)
+        fputs(".</p>\n", o);
     iolens_error_clear();
-    iol_buf_release(&b);
-    for (size_t i = 0; i < n; i++)
-        free(c[i].v);
     free(c);
+    iolens_place_clusters_free(pc);
     fputs("</section>\n", o);
     return 0;
 }
