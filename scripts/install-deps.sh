@@ -18,6 +18,7 @@ PACKAGES=(
   python3-numpy python3-mpi4py  # mpi4py programs under the tracer (cli_trace_mpi4py); the traced Python start-up behind generate.py's PY_STARTUP
   fio python3-h5py-mpi sqlite3  # real programs of the detection suite (bench/detect/suite, cli_detect_suite)
   chromium                      # the HTML report rendered headless in the tests (cli_report)
+  python3-pandas python3-pytest # the Python API's tests (python_api)
 )
 
 SUDO=""

@@ -84,6 +84,14 @@ if [ -f "$L" ]; then
   nm -D --defined-only "$P/lib/libiolens.so.0" | awk '$2 == "T" {print $3}' | grep -v '^iolens_' >"$T/syms"
   [ ! -s "$T/syms" ] && ok || fail "libiolens.so exports more than iolens_*: $(head -3 "$T/syms" | tr '\n' ' ')"
 fi
+# the Python package, installed beside the library, finds it from there
+if [ -f "$L" ] && ! strings -a "$P/lib/libiolens.so.0" | grep -q '__asan_init'; then
+  expect_rc 0 run env -u IOLENS_LIB PYTHONPATH="$P/lib/python3/dist-packages" /usr/bin/python3 -c \
+    'import sys, iolens; d = iolens.open(sys.argv[1]); print(d.job["nprocs"], iolens.version(), iolens.__file__)' "$L"
+  read -r np ver file <"$IOLENS_TMP/out"
+  [ "$np" = "$want" ] && case $file in "$P"/*) true ;; *) false ;; esac && ok \
+    || fail "installed Python package: '$np $ver $file' (want nprocs $want, a file below $P)"
+fi
 # a missing share folder is named in the error
 expect_rc 1 env IOLENS_SHARE=/nonexistent "$P/bin/iolens" detect "${L:-/dev/null}"
 expect_grep "cannot read the models in '/nonexistent/models'" "$IOLENS_TMP/err"

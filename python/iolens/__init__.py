@@ -1,0 +1,206 @@
+"""iolens for Python: Darshan logs as pandas DataFrames, over the iolens C library.
+
+    import iolens
+    log = iolens.open("job.darshan")
+    log.job["nprocs"], log.modules, log.mounts
+    df = log.records("POSIX")        # one row per record: rank, id, file, then every counter
+
+The values are the ones `darshan-parser` (and `iolens darshan`) prints: the integer counters as
+int64 columns, the floating-point ones as float64, under their Darshan names. Two exceptions,
+where darshan-util's conversion of old logs is wrong and the frames hold what the log holds:
+POSIX_F_VARIANCE_RANK_TIME/BYTES of POSIX records of format 3.0 and 3.1 (darshan-parser prints
+0), and POSIX_F_META_TIME, _F_MAX_READ_TIME, _F_MAX_WRITE_TIME of those logs written big-endian
+(darshan-parser prints them byte-swapped). The package is pure
+Python over ctypes: it loads libiolens.so.0 (the environment variable IOLENS_LIB names another
+file) and needs no compiler. Errors are raised as iolens.IolensError with the library's message,
+which names the file and the byte offset.
+
+Only binary Darshan logs are read so far; traces are not (use `iolens darshan --from TRACE` to
+turn a trace into a log first)."""
+
+import ctypes
+import os
+
+__all__ = ["open", "DarshanLog", "IolensError", "version"]
+
+
+class IolensError(Exception):
+    """An error of the iolens library (its message names the file and the byte offset)."""
+
+
+def _find_library():
+    here = os.path.dirname(os.path.abspath(__file__))
+    tried = []
+    env = os.environ.get("IOLENS_LIB")
+    candidates = [env] if env else []
+    # installed: <prefix>/<libdir>/python3/dist-packages/iolens beside <prefix>/<libdir>/libiolens.so.0
+    candidates.append(os.path.normpath(os.path.join(here, "..", "..", "..", "libiolens.so.0")))
+    candidates.append("libiolens.so.0")  # the dynamic linker's own search (LD_LIBRARY_PATH, /usr/lib)
+    for c in candidates:
+        try:
+            return ctypes.CDLL(c)
+        except OSError as e:
+            tried.append("%s (%s)" % (c, e))
+    raise ImportError("cannot load the iolens library; tried " + "; ".join(tried) +
+                      " (IOLENS_LIB=/path/to/libiolens.so.0 names it)")
+
+
+_lib = _find_library()
+
+
+class _Job(ctypes.Structure):
+    _fields_ = [("uid", ctypes.c_int64), ("start_time_sec", ctypes.c_int64), ("start_time_nsec", ctypes.c_int64),
+                ("end_time_sec", ctypes.c_int64), ("end_time_nsec", ctypes.c_int64), ("nprocs", ctypes.c_int64),
+                ("jobid", ctypes.c_int64), ("run_time", ctypes.c_double), ("metadata", ctypes.c_char * 1025),
+                ("exe", ctypes.c_char_p)]
+
+
+class _Header(ctypes.Structure):  # the leading fields of iolens_darshan_header
+    _fields_ = [("version", ctypes.c_char * 9), ("major", ctypes.c_int), ("minor", ctypes.c_int),
+                ("big_endian", ctypes.c_int)]
+
+
+class _Mount(ctypes.Structure):
+    _fields_ = [("path", ctypes.c_char_p), ("fs_type", ctypes.c_char_p)]
+
+
+class _Record(ctypes.Structure):  # the leading fields of iolens_darshan_record
+    _fields_ = [("module", ctypes.c_int), ("version", ctypes.c_uint32), ("id", ctypes.c_uint64),
+                ("rank", ctypes.c_int64), ("ncounters", ctypes.c_size_t),
+                ("counters", ctypes.POINTER(ctypes.c_int64)), ("nfcounters", ctypes.c_size_t),
+                ("fcounters", ctypes.POINTER(ctypes.c_double))]
+
+
+def _fn(name, restype, *argtypes):
+    f = getattr(_lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+    return f
+
+
+_vp, _sz, _int = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int
+_version = _fn("iolens_version", ctypes.c_char_p)
+_error_last = _fn("iolens_error_last", ctypes.c_char_p)
+_load = _fn("iolens_darshan_load", _int, ctypes.c_char_p, _int, _vp, _vp, ctypes.POINTER(_vp))
+_free = _fn("iolens_darshan_data_free", None, _vp)
+_data_log = _fn("iolens_darshan_data_log", _vp, _vp)
+_job_get = _fn("iolens_darshan_job_get", ctypes.POINTER(_Job), _vp)
+_header_get = _fn("iolens_darshan_header_get", ctypes.POINTER(_Header), _vp)
+_mount_count = _fn("iolens_darshan_mount_count", _sz, _vp)
+_mount_at = _fn("iolens_darshan_mount_at", ctypes.POINTER(_Mount), _vp, _sz)
+_count = _fn("iolens_darshan_data_count", _sz, _vp, _int)
+_record = _fn("iolens_darshan_data_record", ctypes.POINTER(_Record), _vp, _int, _sz)
+_name = _fn("iolens_darshan_data_name", ctypes.c_char_p, _vp, ctypes.c_uint64)
+_module_name = _fn("iolens_darshan_module_name", ctypes.c_char_p, _int)
+_module_from_name = _fn("iolens_darshan_module_from_name", _int, ctypes.c_char_p)
+_counter_count = _fn("iolens_darshan_counter_count", _sz, _int)
+_fcounter_count = _fn("iolens_darshan_fcounter_count", _sz, _int)
+_counter_name = _fn("iolens_darshan_counter_name", ctypes.c_char_p, _int, _sz)
+_fcounter_name = _fn("iolens_darshan_fcounter_name", ctypes.c_char_p, _int, _sz)
+
+_MODULE_COUNT = 18  # iolens_darshan_module: ids 1..17
+_DXT = {"DXT_POSIX", "DXT_MPIIO"}
+
+
+def version():
+    """The library's version string."""
+    return _version().decode()
+
+
+def _s(b):
+    return b.decode("utf-8", "replace") if b else ""
+
+
+class DarshanLog:
+    """A Darshan log read whole (header, job, mount table, names, every record; DXT segments are
+    left out). Use as a context manager or call close()."""
+
+    _h = None
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        h = _vp()
+        if _load(self.path.encode(), 1, None, None, ctypes.byref(h)) < 0:
+            raise IolensError(_s(_error_last()))
+        self._h = h
+        log = _data_log(h)
+        hd = _header_get(log).contents
+        self.version = _s(hd.version)  # the log format's version, e.g. "3.41"
+        self.big_endian = bool(hd.big_endian)  # written on a big-endian machine (read swapped)
+        j = _job_get(log).contents
+        meta = {}
+        for line in _s(j.metadata).splitlines():
+            k, sep, v = line.partition("=")
+            if sep:
+                meta[k] = v
+        self.job = {"uid": j.uid, "jobid": j.jobid, "nprocs": j.nprocs,
+                    "start_time": j.start_time_sec + j.start_time_nsec * 1e-9,
+                    "end_time": j.end_time_sec + j.end_time_nsec * 1e-9,
+                    "run_time": j.run_time, "exe": _s(j.exe), "metadata": meta}
+        self.mounts = []
+        for i in range(_mount_count(log)):
+            m = _mount_at(log, i).contents
+            self.mounts.append((_s(m.path), _s(m.fs_type)))
+        self.modules = [_s(_module_name(m)) for m in range(1, _MODULE_COUNT)
+                        if _module_name(m) and _count(h, m) > 0 and _s(_module_name(m)) not in _DXT]
+
+    def close(self):
+        if self._h:
+            _free(self._h)
+            self._h = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    def _module(self, module):
+        m = _module_from_name(module.encode())
+        if m <= 0 and module == "MPIIO":  # the record lines' spelling
+            m = _module_from_name(b"MPI-IO")
+        if m <= 0 or module in _DXT:
+            raise IolensError("unknown module '%s' (the log has %s)" % (module, ", ".join(self.modules) or "none"))
+        return m
+
+    def name(self, record_id):
+        """The file name of a record id ("" when the log has none)."""
+        return _s(_name(self._h, record_id))
+
+    def records(self, module):
+        """The records of a module as a pandas DataFrame: columns rank, id, file, then the integer
+        counters (int64) and the floating-point ones (float64), named as Darshan names them."""
+        import pandas as pd
+        if not self._h:
+            raise IolensError("the log is closed")
+        m = self._module(module)
+        n = _count(self._h, m)
+        ni, nf = _counter_count(m), _fcounter_count(m)
+        icols = [_s(_counter_name(m, i)) for i in range(ni)]
+        fcols = [_s(_fcounter_name(m, i)) for i in range(nf)]
+        ranks, ids, files = [], [], []
+        ivals = [[0] * n for _ in range(ni)]
+        fvals = [[0.0] * n for _ in range(nf)]
+        for r in range(n):
+            rec = _record(self._h, m, r).contents
+            ranks.append(rec.rank)
+            ids.append(rec.id)
+            files.append(self.name(rec.id))
+            for i in range(min(ni, rec.ncounters)):
+                ivals[i][r] = rec.counters[i]
+            for i in range(min(nf, rec.nfcounters)):
+                fvals[i][r] = rec.fcounters[i]
+        cols = {"rank": pd.Series(ranks, dtype="int64"), "id": pd.Series(ids, dtype="uint64"), "file": files}
+        for c, v in zip(icols, ivals):
+            cols[c] = pd.Series(v, dtype="int64")
+        for c, v in zip(fcols, fvals):
+            cols[c] = pd.Series(v, dtype="float64")
+        return pd.DataFrame(cols)
+
+
+def open(path):
+    """Opens a binary Darshan log (the kind is told by its content)."""
+    return DarshanLog(path)
