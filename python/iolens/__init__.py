@@ -4,6 +4,8 @@
     log = iolens.open("job.darshan")
     log.job["nprocs"], log.modules, log.mounts
     df = log.records("POSIX")        # one row per record: rank, id, file, then every counter
+    tr = iolens.open("run.trace")    # an iolens trace, or a Recorder trace directory
+    ev = tr.events()                 # one row per call; tr.events(chunk=100000) yields frames
 
 The values are the ones `darshan-parser` (and `iolens darshan`) prints: the integer counters as
 int64 columns, the floating-point ones as float64, under their Darshan names. Two exceptions,
@@ -15,13 +17,12 @@ Python over ctypes: it loads libiolens.so.0 (the environment variable IOLENS_LIB
 file) and needs no compiler. Errors are raised as iolens.IolensError with the library's message,
 which names the file and the byte offset.
 
-Only binary Darshan logs are read so far; traces are not (use `iolens darshan --from TRACE` to
-turn a trace into a log first)."""
+The kind of input is told by its content, as the command line does."""
 
 import ctypes
 import os
 
-__all__ = ["open", "DarshanLog", "IolensError", "version"]
+__all__ = ["open", "DarshanLog", "Trace", "IolensError", "version"]
 
 
 class IolensError(Exception):
@@ -58,6 +59,24 @@ class _Job(ctypes.Structure):
 class _Header(ctypes.Structure):  # the leading fields of iolens_darshan_header
     _fields_ = [("version", ctypes.c_char * 9), ("major", ctypes.c_int), ("minor", ctypes.c_int),
                 ("big_endian", ctypes.c_int)]
+
+
+class _Event(ctypes.Structure):  # iolens_event (include/iolens/event.h)
+    _fields_ = [("rank", ctypes.c_int32), ("thread", ctypes.c_uint32), ("depth", ctypes.c_uint32),
+                ("layer", ctypes.c_int), ("op", ctypes.c_int), ("flags", ctypes.c_uint32), ("func", ctypes.c_char_p),
+                ("tstart", ctypes.c_double), ("tend", ctypes.c_double), ("file", ctypes.c_int64),
+                ("offset", ctypes.c_int64), ("size", ctypes.c_int64), ("ret", ctypes.c_int64), ("err", ctypes.c_int32),
+                ("open_flags", ctypes.c_int32), ("mode", ctypes.c_int32), ("whence", ctypes.c_int32),
+                ("nargs", ctypes.c_uint32), ("args", ctypes.POINTER(ctypes.c_char_p)), ("buf_pgoff1", ctypes.c_uint32)]
+
+
+class _File(ctypes.Structure):
+    _fields_ = [("id", ctypes.c_int64), ("path", ctypes.c_char_p)]
+
+
+class _RecorderOptions(ctypes.Structure):
+    _fields_ = [("max_file_bytes", ctypes.c_uint64), ("max_records", ctypes.c_uint64), ("warn", ctypes.c_void_p),
+                ("warn_ctx", ctypes.c_void_p)]
 
 
 class _Mount(ctypes.Structure):
@@ -97,6 +116,19 @@ _counter_count = _fn("iolens_darshan_counter_count", _sz, _int)
 _fcounter_count = _fn("iolens_darshan_fcounter_count", _sz, _int)
 _counter_name = _fn("iolens_darshan_counter_name", ctypes.c_char_p, _int, _sz)
 _fcounter_name = _fn("iolens_darshan_fcounter_name", ctypes.c_char_p, _int, _sz)
+
+_kind = _fn("iolens_detect_kind", _int, ctypes.c_char_p)
+_trace_open = _fn("iolens_trace_open", _int, ctypes.c_char_p, ctypes.POINTER(_vp))
+_recorder_open = _fn("iolens_recorder_open", _int, ctypes.c_char_p, ctypes.POINTER(_vp),
+                     ctypes.POINTER(_RecorderOptions))
+_ev_nranks = _fn("iolens_evsource_nranks", _int, _vp)
+_ev_files = _fn("iolens_evsource_files", _int, _vp, ctypes.POINTER(ctypes.POINTER(_File)), ctypes.POINTER(_sz))
+_ev_next = _fn("iolens_evsource_next", _int, _vp, _int, ctypes.POINTER(_Event))
+_ev_rewind = _fn("iolens_evsource_rewind", _int, _vp, _int)
+_ev_free = _fn("iolens_evsource_free", None, _vp)
+_op_name = _fn("iolens_op_name", ctypes.c_char_p, _int)
+_layer_name = _fn("iolens_layer_name", ctypes.c_char_p, _int)
+_KIND_DARSHAN, _KIND_TEXT, _KIND_TRACE, _KIND_RECORDER = 1, 2, 3, 4
 
 _MODULE_COUNT = 18  # iolens_darshan_module: ids 1..17
 _DXT = {"DXT_POSIX", "DXT_MPIIO"}
@@ -201,6 +233,101 @@ class DarshanLog:
         return pd.DataFrame(cols)
 
 
+_EVENT_COLUMNS = ["rank", "thread", "depth", "layer", "function", "op", "file", "offset", "size", "start", "end",
+                  "ret", "errno"]
+
+
+class Trace:
+    """An iolens trace file or a Recorder trace directory: its calls, rank by rank."""
+
+    _src = None
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        src = _vp()
+        k = _kind(self.path.encode())
+        if k == _KIND_TRACE:
+            rc = _trace_open(self.path.encode(), ctypes.byref(src))
+        elif k == _KIND_RECORDER:
+            rc = _recorder_open(self.path.encode(), ctypes.byref(src), ctypes.byref(_RecorderOptions()))
+        else:
+            rc = -1
+        if rc < 0:
+            raise IolensError(_s(_error_last()) if k > 0 else "'%s' is not a trace: %s" % (self.path, _s(_error_last())))
+        self._src = src
+        self.nranks = _ev_nranks(src)
+        files, n = ctypes.POINTER(_File)(), _sz()
+        if _ev_files(src, ctypes.byref(files), ctypes.byref(n)) < 0:
+            raise IolensError(_s(_error_last()))
+        self.files = [_s(files[i].path) for i in range(n.value)]
+        self._ops = [_s(_op_name(i)) for i in range(32)]
+        self._layers = [_s(_layer_name(i)) for i in range(8)]
+
+    def close(self):
+        if self._src:
+            _ev_free(self._src)
+            self._src = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    def _rows(self):
+        if not self._src:
+            raise IolensError("the trace is closed")
+        e = _Event()
+        nf = len(self.files)
+        for r in range(self.nranks):
+            if _ev_rewind(self._src, r) < 0:
+                raise IolensError(_s(_error_last()))
+            while True:
+                rc = _ev_next(self._src, r, ctypes.byref(e))
+                if rc < 0:
+                    raise IolensError(_s(_error_last()))
+                if rc == 0:
+                    break
+                yield (e.rank, e.thread, e.depth, self._layers[e.layer] if 0 <= e.layer < 8 else "",
+                       _s(e.func), self._ops[e.op] if 0 <= e.op < 32 else "",
+                       self.files[e.file] if 0 <= e.file < nf else "", e.offset, e.size, e.tstart, e.tend, e.ret, e.err)
+
+    def _frame(self, rows):
+        import pandas as pd
+        df = pd.DataFrame.from_records(rows, columns=_EVENT_COLUMNS)
+        for c in ("rank", "thread", "depth", "offset", "size", "ret", "errno"):
+            df[c] = df[c].astype("int64")
+        return df
+
+    def events(self, chunk=None):
+        """Every call as a DataFrame (columns rank, thread, depth, layer, function, op, file, offset,
+        size, start, end, ret, errno; times in seconds since the job start; offset and size -1
+        where they do not apply), rank after rank in call order. With chunk=N: a generator of
+        frames of at most N calls each, for traces too big to hold at once."""
+        if chunk is None:
+            return self._frame(list(self._rows()))
+        if chunk < 1:
+            raise ValueError("chunk must be at least 1")
+        return self._chunks(chunk)
+
+    def _chunks(self, chunk):
+        rows = []
+        for row in self._rows():
+            rows.append(row)
+            if len(rows) == chunk:
+                yield self._frame(rows)
+                rows = []
+        if rows:
+            yield self._frame(rows)
+
+
 def open(path):
-    """Opens a binary Darshan log (the kind is told by its content)."""
+    """Opens a binary Darshan log (DarshanLog), an iolens trace or a Recorder trace directory
+    (Trace), told apart by content."""
+    k = _kind(os.fspath(path).encode())
+    if k in (_KIND_TRACE, _KIND_RECORDER):
+        return Trace(path)
     return DarshanLog(path)
