@@ -22,7 +22,7 @@ The kind of input is told by its content, as the command line does."""
 import ctypes
 import os
 
-__all__ = ["open", "DarshanLog", "Trace", "IolensError", "version"]
+__all__ = ["open", "DarshanLog", "Trace", "IolensError", "version", "features", "detect", "shap"]
 
 
 class IolensError(Exception):
@@ -129,6 +129,36 @@ _ev_free = _fn("iolens_evsource_free", None, _vp)
 _op_name = _fn("iolens_op_name", ctypes.c_char_p, _int)
 _layer_name = _fn("iolens_layer_name", ctypes.c_char_p, _int)
 _KIND_DARSHAN, _KIND_TEXT, _KIND_TRACE, _KIND_RECORDER = 1, 2, 3, 4
+
+
+class _ReadOpts(ctypes.Structure):  # iolens_detect_read_opts
+    _fields_ = [("all_paths", ctypes.c_int), ("warn", ctypes.c_void_p), ("warn_ctx", ctypes.c_void_p),
+                ("progress", ctypes.c_void_p), ("progress_ctx", ctypes.c_void_p)]
+
+
+class _DetectFile(ctypes.Structure):  # iolens_detect_file
+    _fields_ = [("record_id", ctypes.c_uint64), ("path", ctypes.c_char_p), ("bytes", ctypes.c_int64),
+                ("ops", ctypes.c_int64), ("small_ops", ctypes.c_int64), ("ranks", ctypes.c_int64),
+                ("mpiio_indep", ctypes.c_int64), ("mpiio_coll", ctypes.c_int64)]
+
+
+_NF, _NL, _NP = 162, 8, 7  # IOLENS_DETECT_NFEATURES, _NLABELS, _NPATTERNS
+_dread = _fn("iolens_detect_read", _int, ctypes.POINTER(_vp), ctypes.c_char_p, ctypes.POINTER(_ReadOpts))
+_dfree = _fn("iolens_detect_input_free", None, _vp)
+_dfeat = _fn("iolens_detect_input_features", _int, _vp, ctypes.POINTER(ctypes.c_double))
+_dtop = _fn("iolens_detect_input_top_files", _int, _vp, ctypes.POINTER(_DetectFile), _int)
+_fname = _fn("iolens_detect_feature_name", ctypes.c_char_p, _int)
+_lname = _fn("iolens_detect_label_name", ctypes.c_char_p, _int)
+_mdir = _fn("iolens_detect_default_models_dir", ctypes.c_char_p)
+_mload = _fn("iolens_detect_model_load", _int, ctypes.POINTER(_vp), ctypes.c_char_p)
+_mfree = _fn("iolens_detect_model_free", None, _vp)
+_predict = _fn("iolens_detect_predict", _int, _vp, ctypes.POINTER(ctypes.c_double), _sz, ctypes.POINTER(ctypes.c_double))
+_contribs = _fn("iolens_detect_contribs", _int, _vp, ctypes.POINTER(ctypes.c_double), _int,
+                ctypes.POINTER(ctypes.c_double))
+_gate = _fn("iolens_detect_gate", ctypes.c_uint, ctypes.POINTER(ctypes.c_double), ctypes.c_double)
+_premises = _fn("iolens_detect_premises", ctypes.c_uint, ctypes.POINTER(ctypes.c_double), ctypes.c_uint,
+                ctypes.POINTER(ctypes.c_char_p))
+_rules = _fn("iolens_detect_rules", ctypes.c_uint, ctypes.POINTER(ctypes.c_double), ctypes.c_char_p, _sz)
 
 _MODULE_COUNT = 18  # iolens_darshan_module: ids 1..17
 _DXT = {"DXT_POSIX", "DXT_MPIIO"}
@@ -322,6 +352,95 @@ class Trace:
                 rows = []
         if rows:
             yield self._frame(rows)
+
+
+def _row(path, all_paths):
+    """(162 features, files with records) of one input."""
+    h = _vp()
+    o = _ReadOpts(all_paths=1 if all_paths else 0)
+    if _dread(ctypes.byref(h), os.fspath(path).encode(), ctypes.byref(o)) < 0:
+        raise IolensError(_s(_error_last()))
+    try:
+        x = (ctypes.c_double * _NF)()
+        if _dfeat(h, x) < 0:
+            raise IolensError(_s(_error_last()))
+        files = (_DetectFile * 1)()
+        n = _dtop(h, files, 1)
+        return x, n
+    finally:
+        _dfree(h)
+
+
+def _paths(paths):
+    return [os.fspath(paths)] if isinstance(paths, (str, bytes, os.PathLike)) else [os.fspath(p) for p in paths]
+
+
+def features(paths, all_paths=False):
+    """The 162 model features (IOSage's 157, then iolens's process-level iol_*) of each input (a
+    Darshan log, darshan-parser text, an iolens trace or a Recorder trace) as a DataFrame, one
+    row per input, indexed by its path; the values `iolens features` prints."""
+    import pandas as pd
+    names = [_s(_fname(i)) for i in range(_NF)]
+    rows = {p: list(_row(p, all_paths)[0]) for p in _paths(paths)}
+    return pd.DataFrame.from_dict(rows, orient="index", columns=names)
+
+
+class _Model:
+    def __init__(self, models):
+        self.h = _vp()
+        d = os.fspath(models) if models else os.environ.get("IOLENS_MODELS") or _s(_mdir())
+        if _mload(ctypes.byref(self.h), d.encode()) < 0:
+            raise IolensError(_s(_error_last()))
+
+    def __del__(self):
+        if self.h:
+            _mfree(self.h)
+
+
+def detect(paths, models=None, tau=0.3, all_paths=False):
+    """The diagnosis of each input as `iolens detect` gives it: a DataFrame indexed by path with
+    the probability of each of the 8 labels (the seven patterns and healthy), `detected` (the
+    patterns presented, ";"-separated: probability >= tau and the counters show the card's
+    premise) and `rules` (the rule baseline's codes). models: the model folder (default
+    $IOLENS_MODELS, else the installed models)."""
+    import pandas as pd
+    m = _Model(models)
+    labels = [_s(_lname(i)) for i in range(_NL)]
+    out = {}
+    for p in _paths(paths):
+        x, nfiles = _row(p, all_paths)
+        probs = (ctypes.c_double * _NL)()
+        if _predict(m.h, x, 1, probs) < 0:
+            raise IolensError(_s(_error_last()))
+        gated = _gate(probs, tau) if nfiles > 0 else 0
+        why = (ctypes.c_char_p * _NP)()
+        shown = _premises(x, gated, why)
+        codes = ctypes.create_string_buffer(128)
+        _rules(x, codes, 128)
+        row = {l: probs[i] for i, l in enumerate(labels)}
+        row["detected"] = ";".join(labels[i] for i in range(_NP) if shown & (1 << i))
+        row["rules"] = _s(codes.value)
+        out[p] = row
+    return pd.DataFrame.from_dict(out, orient="index")
+
+
+def shap(path, pattern, models=None, all_paths=False):
+    """The SHAP contributions (log-odds) of every feature to one pattern's probability for one
+    input, as a pandas Series indexed by feature name, largest magnitude first; the bias is the
+    Series' attribute `bias`."""
+    import pandas as pd
+    labels = [_s(_lname(i)) for i in range(_NL)]
+    if pattern not in labels:
+        raise IolensError("unknown pattern '%s' (one of %s)" % (pattern, ", ".join(labels)))
+    m = _Model(models)
+    x, _ = _row(path, all_paths)
+    out = (ctypes.c_double * (_NF + 1))()
+    if _contribs(m.h, x, labels.index(pattern), out) < 0:
+        raise IolensError(_s(_error_last()))
+    sr = pd.Series([out[i] for i in range(_NF)], index=[_s(_fname(i)) for i in range(_NF)], name=pattern)
+    sr = sr.reindex(sr.abs().sort_values(ascending=False).index)
+    sr.attrs["bias"] = out[_NF]
+    return sr
 
 
 def open(path):
