@@ -83,11 +83,23 @@ class _Mount(ctypes.Structure):
     _fields_ = [("path", ctypes.c_char_p), ("fs_type", ctypes.c_char_p)]
 
 
-class _Record(ctypes.Structure):  # the leading fields of iolens_darshan_record
+class _Seg(ctypes.Structure):  # iolens_darshan_dxt_seg
+    _fields_ = [("offset", ctypes.c_int64), ("length", ctypes.c_int64), ("start", ctypes.c_double),
+                ("end", ctypes.c_double), ("pthread_id", ctypes.c_uint64)]
+
+
+class _Record(ctypes.Structure):  # iolens_darshan_record (include/iolens/darshan.h)
     _fields_ = [("module", ctypes.c_int), ("version", ctypes.c_uint32), ("id", ctypes.c_uint64),
                 ("rank", ctypes.c_int64), ("ncounters", ctypes.c_size_t),
                 ("counters", ctypes.POINTER(ctypes.c_int64)), ("nfcounters", ctypes.c_size_t),
-                ("fcounters", ctypes.POINTER(ctypes.c_double))]
+                ("fcounters", ctypes.POINTER(ctypes.c_double)), ("file_rec_id", ctypes.c_uint64),
+                ("pool_uuid", ctypes.c_ubyte * 16), ("cont_uuid", ctypes.c_ubyte * 16), ("oid_hi", ctypes.c_uint64),
+                ("oid_lo", ctypes.c_uint64), ("num_comps", ctypes.c_int64), ("num_stripes", ctypes.c_int64),
+                ("comps", ctypes.c_void_p), ("osts", ctypes.c_void_p), ("bin_width", ctypes.c_double),
+                ("nbins", ctypes.c_int64), ("write_bins", ctypes.POINTER(ctypes.c_int64)),
+                ("read_bins", ctypes.POINTER(ctypes.c_int64)), ("shared_record", ctypes.c_int64),
+                ("hostname", ctypes.c_char * 65), ("write_count", ctypes.c_int64), ("read_count", ctypes.c_int64),
+                ("segs", ctypes.POINTER(_Seg)), ("has_pthread_id", ctypes.c_int)]
 
 
 def _fn(name, restype, *argtypes):
@@ -210,6 +222,9 @@ class DarshanLog:
         if self._h:
             _free(self._h)
             self._h = None
+        if getattr(self, "_hd", None):
+            _free(self._hd)
+            self._hd = None
 
     def __enter__(self):
         return self
@@ -227,6 +242,60 @@ class DarshanLog:
         if m <= 0 or module in _DXT:
             raise IolensError("unknown module '%s' (the log has %s)" % (module, ", ".join(self.modules) or "none"))
         return m
+
+    def _dxt_handle(self):
+        """The log loaded again with its DXT segments (only when they are asked for)."""
+        if not getattr(self, "_hd", None):
+            h = _vp()
+            if _load(self.path.encode(), 0, None, None, ctypes.byref(h)) < 0:
+                raise IolensError(_s(_error_last()))
+            self._hd = h
+        return self._hd
+
+    def dxt(self, module="DXT_POSIX"):
+        """The DXT segments of a module (DXT_POSIX or DXT_MPIIO) as a DataFrame, one row per
+        call: rank, id, file, hostname, op (write or read), offset, length, start, end (seconds
+        since the job start), thread (the pthread id; 0 when the log has none). Empty when the
+        log has no DXT."""
+        import pandas as pd
+        if module not in _DXT:
+            raise IolensError("dxt() takes DXT_POSIX or DXT_MPIIO, not '%s'" % module)
+        h = self._dxt_handle()
+        m = _module_from_name(module.encode())
+        rows = []
+        for i in range(_count(h, m)):
+            r = _record(h, m, i).contents
+            name, host = self.name(r.id), _s(r.hostname)
+            for k in range(r.write_count + r.read_count):
+                g = r.segs[k]
+                rows.append((r.rank, r.id, name, host, "write" if k < r.write_count else "read", g.offset, g.length,
+                             g.start, g.end, g.pthread_id))
+        df = pd.DataFrame.from_records(rows, columns=["rank", "id", "file", "hostname", "op", "offset", "length",
+                                                      "start", "end", "thread"])
+        for c, t in (("rank", "int64"), ("id", "uint64"), ("offset", "int64"), ("length", "int64"),
+                     ("start", "float64"), ("end", "float64"), ("thread", "uint64")):
+            df[c] = df[c].astype(t)
+        return df
+
+    def heatmap(self):
+        """The HEATMAP module's bins as a DataFrame, one row per (record, bin): rank, api (the
+        record's name after "heatmap:", e.g. POSIX), bin, start and width (seconds), read_bytes,
+        write_bytes. Empty when the log has no heatmap."""
+        import pandas as pd
+        m = _module_from_name(b"HEATMAP")
+        rows = []
+        for i in range(_count(self._h, m)):
+            r = _record(self._h, m, i).contents
+            api = self.name(r.id)
+            api = api[8:] if api.startswith("heatmap:") else api
+            for b in range(r.nbins):
+                rows.append((r.rank, api, b, b * r.bin_width, r.bin_width,
+                             r.read_bins[b] if r.read_bins else 0, r.write_bins[b] if r.write_bins else 0))
+        df = pd.DataFrame.from_records(rows, columns=["rank", "api", "bin", "start", "width", "read_bytes",
+                                                      "write_bytes"])
+        for c in ("rank", "bin", "read_bytes", "write_bytes"):
+            df[c] = df[c].astype("int64")
+        return df
 
     def name(self, record_id):
         """The file name of a record id ("" when the log has none)."""
