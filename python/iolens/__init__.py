@@ -22,7 +22,7 @@ The kind of input is told by its content, as the command line does."""
 import ctypes
 import os
 
-__all__ = ["open", "DarshanLog", "Trace", "IolensError", "version", "features", "detect", "shap"]
+__all__ = ["open", "DarshanLog", "Trace", "IolensError", "version", "features", "detect", "shap", "cluster"]
 
 
 class IolensError(Exception):
@@ -510,6 +510,124 @@ def shap(path, pattern, models=None, all_paths=False):
     sr = sr.reindex(sr.abs().sort_values(ascending=False).index)
     sr.attrs["bias"] = out[_NF]
     return sr
+
+
+class _SeriesView(ctypes.Structure):  # iolens_series
+    _fields_ = [("id", ctypes.c_char_p), ("direction", ctypes.c_int), ("step_s", ctypes.c_double),
+                ("n", ctypes.c_size_t), ("mibs", ctypes.POINTER(ctypes.c_double)), ("label", ctypes.c_int)]
+
+
+class _ReadSeriesOpts(ctypes.Structure):  # iolens_series_read_opts
+    _fields_ = [("format", ctypes.c_int), ("step_s", ctypes.c_double)]
+
+
+class _FilterOpts(ctypes.Structure):  # iolens_filter_opts
+    _fields_ = [("min_samples", ctypes.c_size_t), ("max_samples", ctypes.c_size_t), ("zero_below", ctypes.c_double),
+                ("min_nonzero", ctypes.c_size_t)]
+
+
+class _ClusterOpts(ctypes.Structure):  # iolens_cluster_opts
+    _fields_ = [("method", ctypes.c_int), ("seed", ctypes.c_uint64), ("threads", ctypes.c_uint),
+                ("window", ctypes.c_uint), ("genome_len", ctypes.c_uint), ("resample_len", ctypes.c_uint),
+                ("kmin", ctypes.c_uint), ("kmax", ctypes.c_uint), ("level_kmax", ctypes.c_uint), ("k", ctypes.c_uint),
+                ("min_cluster", ctypes.c_uint), ("elbow_sample", ctypes.c_size_t), ("fit_sample", ctypes.c_size_t),
+                ("progress", ctypes.c_void_p), ("progress_ctx", ctypes.c_void_p)]
+
+
+_set_new = _fn("iolens_series_set_new", _int, ctypes.POINTER(_vp))
+_set_free = _fn("iolens_series_set_free", None, _vp)
+_set_add = _fn("iolens_series_set_add", _int, _vp, ctypes.c_char_p, _int, ctypes.c_double,
+               ctypes.POINTER(ctypes.c_double), _sz, _int)
+_set_count = _fn("iolens_series_set_count", _sz, _vp)
+_set_get = _fn("iolens_series_set_get", None, _vp, _sz, ctypes.POINTER(_SeriesView))
+_read_opts_init = _fn("iolens_series_read_opts_init", None, ctypes.POINTER(_ReadSeriesOpts))
+_read_series = _fn("iolens_series_read_file", _int, _vp, ctypes.c_char_p, ctypes.POINTER(_ReadSeriesOpts))
+_filter_init = _fn("iolens_filter_opts_init", None, ctypes.POINTER(_FilterOpts))
+_filter = _fn("iolens_series_filter", _int, ctypes.POINTER(_vp), _vp, ctypes.POINTER(_FilterOpts))
+_copts_init = _fn("iolens_cluster_opts_init", None, ctypes.POINTER(_ClusterOpts))
+_method_parse = _fn("iolens_cluster_method_parse", _int, ctypes.c_char_p)
+_cluster_run = _fn("iolens_cluster_run", _int, ctypes.POINTER(_vp), _vp, ctypes.POINTER(_ClusterOpts))
+_clustering_free = _fn("iolens_clustering_free", None, _vp)
+_clustering_k = _fn("iolens_clustering_k", _sz, _vp)
+_clustering_labels = _fn("iolens_clustering_labels", ctypes.POINTER(_int), _vp, ctypes.POINTER(_sz))
+_clustering_name = _fn("iolens_clustering_name", ctypes.c_char_p, _vp, _sz)
+_clustering_size = _fn("iolens_clustering_size", _sz, _vp, _sz)
+_clustering_centroid = _fn("iolens_clustering_centroid", ctypes.POINTER(ctypes.c_double), _vp, _sz, ctypes.POINTER(_sz))
+
+
+def cluster(series, method="sage", k=0, seed=0, step=1.0, filter=True):
+    """Clusters I/O time series as `iolens cluster` does (SAGE, SAGE-2 or a baseline).
+
+    series: a path or a list of paths (series CSV in any layout `iolens cluster` reads, Darshan
+    logs, traces), or a DataFrame whose rows are series in MiB/s (index: ids; NaN ends a row),
+    or a dict id -> sequence of MiB/s. step: seconds per sample of CSV and in-memory series.
+    filter: the pre-processing `iolens cluster` applies (short and idle series dropped).
+    Returns (assignments, centroids): a DataFrame of id -> cluster, and one row per cluster
+    (size, then its centroid in MiB/s)."""
+    import pandas as pd
+    m = _method_parse(method.encode())
+    if m < 0:
+        raise IolensError("unknown method '%s'" % method)
+    raw = _vp()
+    if _set_new(ctypes.byref(raw)) < 0:
+        raise IolensError(_s(_error_last()))
+    keep, c = None, _vp()
+    try:
+        if isinstance(series, (str, bytes, os.PathLike, list, tuple)) and not isinstance(series, dict):
+            ro = _ReadSeriesOpts()
+            _read_opts_init(ctypes.byref(ro))
+            ro.step_s = step
+            for p in _paths(series):
+                if _read_series(raw, p.encode(), ctypes.byref(ro)) < 0:
+                    raise IolensError(_s(_error_last()))
+        else:
+            items = series.items() if isinstance(series, dict) else \
+                ((i, r.dropna().to_numpy()) for i, r in series.iterrows())
+            for sid, vals in items:
+                v = [float(x) for x in vals]
+                arr = (ctypes.c_double * len(v))(*v)
+                if _set_add(raw, str(sid).encode(), 0, step, arr, len(v), -1) < 0:
+                    raise IolensError(_s(_error_last()))
+        src = raw
+        if filter:
+            fo = _FilterOpts()
+            _filter_init(ctypes.byref(fo))
+            keep = _vp()
+            if _filter(ctypes.byref(keep), raw, ctypes.byref(fo)) < 0:
+                raise IolensError(_s(_error_last()))
+            src = keep
+        n = _set_count(src)
+        if n == 0:
+            raise IolensError("no series left to cluster (%s)" % ("after the filter" if filter else "empty input"))
+        co = _ClusterOpts()
+        _copts_init(ctypes.byref(co))
+        co.method, co.seed, co.k = m, seed, k
+        if _cluster_run(ctypes.byref(c), src, ctypes.byref(co)) < 0:
+            raise IolensError(_s(_error_last()))
+        nl = _sz()
+        labels = _clustering_labels(c, ctypes.byref(nl))
+        names = [_s(_clustering_name(c, j)) for j in range(_clustering_k(c))]
+        ids = []
+        view = _SeriesView()
+        for i in range(n):
+            _set_get(src, i, ctypes.byref(view))
+            ids.append(_s(view.id))
+        assign = pd.DataFrame({"cluster": [names[labels[i]] for i in range(nl.value)]}, index=pd.Index(ids, name="id"))
+        rows = {}
+        for j, name in enumerate(names):
+            ln = _sz()
+            cen = _clustering_centroid(c, j, ctypes.byref(ln))
+            rows[name] = [_clustering_size(c, j)] + [cen[t] for t in range(ln.value)]
+        cen = pd.DataFrame.from_dict(rows, orient="index")
+        cen.columns = ["size"] + list(range(len(cen.columns) - 1))
+        cen.index.name = "cluster"
+        return assign, cen
+    finally:
+        if c:
+            _clustering_free(c)
+        if keep:
+            _set_free(keep)
+        _set_free(raw)
 
 
 def open(path):
