@@ -36,6 +36,9 @@ mkdir -p "$w/data"
 /usr/bin/iolens whatif "$w/dd.trace" --rounds 1 >/dev/null
 /usr/bin/iolens paired -n 3 -- true -- true >/dev/null
 /usr/bin/iolens corpus --help >/dev/null
+/usr/bin/iolens report "\$log" -o "$w/report.html"
+# the Python package, where Debian's python3 finds it (/usr/lib/python3/dist-packages)
+/usr/bin/python3 -c 'import sys, iolens; d = iolens.open(sys.argv[1]); assert d.job["nprocs"] > 0; print("python:", iolens.__file__, d.modules)' "\$log"
 echo "check-deb: the installed iolens ran every command"
 EOS
 hide() { # an empty folder over the source tree (and the build tree inside it) for this run only

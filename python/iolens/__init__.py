@@ -22,7 +22,8 @@ The kind of input is told by its content, as the command line does."""
 import ctypes
 import os
 
-__all__ = ["open", "DarshanLog", "Trace", "IolensError", "version", "features", "detect", "shap", "cluster"]
+__all__ = ["open", "DarshanLog", "Trace", "IolensError", "version", "features", "detect", "shap", "cluster",
+           "export"]
 
 
 class IolensError(Exception):
@@ -186,17 +187,19 @@ def _s(b):
 
 
 class DarshanLog:
-    """A Darshan log read whole (header, job, mount table, names, every record; DXT segments are
-    left out). Use as a context manager or call close()."""
+    """A Darshan log read whole (header, job, mount table, names, every record; the DXT
+    segments too when opened with dxt=True, else when dxt() first asks for them). Use as a
+    context manager or call close()."""
 
     _h = None
 
-    def __init__(self, path):
+    def __init__(self, path, dxt=False):
         self.path = os.fspath(path)
         h = _vp()
-        if _load(self.path.encode(), 1, None, None, ctypes.byref(h)) < 0:
+        if _load(self.path.encode(), 0 if dxt else 1, None, None, ctypes.byref(h)) < 0:
             raise IolensError(_s(_error_last()))
         self._h = h
+        self._with_dxt = bool(dxt)
         log = _data_log(h)
         hd = _header_get(log).contents
         self.version = _s(hd.version)  # the log format's version, e.g. "3.41"
@@ -244,7 +247,10 @@ class DarshanLog:
         return m
 
     def _dxt_handle(self):
-        """The log loaded again with its DXT segments (only when they are asked for)."""
+        """The log with its DXT segments: the one loaded when opened with dxt=True, else loaded
+        again the first time they are asked for."""
+        if self._with_dxt:
+            return self._h
         if not getattr(self, "_hd", None):
             h = _vp()
             if _load(self.path.encode(), 0, None, None, ctypes.byref(h)) < 0:
@@ -262,19 +268,34 @@ class DarshanLog:
             raise IolensError("dxt() takes DXT_POSIX or DXT_MPIIO, not '%s'" % module)
         h = self._dxt_handle()
         m = _module_from_name(module.encode())
-        rows = []
+        import numpy as np
+        seg_dtype = np.dtype([("offset", np.int64), ("length", np.int64), ("start", np.float64), ("end", np.float64),
+                              ("thread", np.uint64)])
+        parts, meta = [], []
         for i in range(_count(h, m)):
             r = _record(h, m, i).contents
-            name, host = self.name(r.id), _s(r.hostname)
-            for k in range(r.write_count + r.read_count):
-                g = r.segs[k]
-                rows.append((r.rank, r.id, name, host, "write" if k < r.write_count else "read", g.offset, g.length,
-                             g.start, g.end, g.pthread_id))
-        df = pd.DataFrame.from_records(rows, columns=["rank", "id", "file", "hostname", "op", "offset", "length",
-                                                      "start", "end", "thread"])
-        for c, t in (("rank", "int64"), ("id", "uint64"), ("offset", "int64"), ("length", "int64"),
-                     ("start", "float64"), ("end", "float64"), ("thread", "uint64")):
-            df[c] = df[c].astype(t)
+            ns = r.write_count + r.read_count
+            if ns <= 0:
+                continue
+            a = np.empty(ns, dtype=seg_dtype)  # one copy of the record's segment array
+            ctypes.memmove(a.ctypes.data, r.segs, ns * ctypes.sizeof(_Seg))
+            parts.append(a)
+            meta.append((r.rank, r.id, self.name(r.id), _s(r.hostname), r.write_count, ns))
+        if not parts:
+            return pd.DataFrame({"rank": pd.Series(dtype="int64"), "id": pd.Series(dtype="uint64"), "file": [],
+                                 "hostname": [], "op": [], "offset": pd.Series(dtype="int64"),
+                                 "length": pd.Series(dtype="int64"), "start": pd.Series(dtype="float64"),
+                                 "end": pd.Series(dtype="float64"), "thread": pd.Series(dtype="uint64")})
+        segs = np.concatenate(parts)
+        counts = np.array([x[5] for x in meta])
+        writes = np.concatenate([np.arange(x[5]) < x[4] for x in meta])
+        df = pd.DataFrame({"rank": np.repeat(np.array([x[0] for x in meta], dtype=np.int64), counts),
+                           "id": np.repeat(np.array([x[1] for x in meta], dtype=np.uint64), counts),
+                           "file": pd.Categorical(np.repeat(np.array([x[2] for x in meta], dtype=object), counts)),
+                           "hostname": pd.Categorical(np.repeat(np.array([x[3] for x in meta], dtype=object), counts)),
+                           "op": pd.Categorical(np.where(writes, "write", "read")),
+                           "offset": segs["offset"], "length": segs["length"], "start": segs["start"],
+                           "end": segs["end"], "thread": segs["thread"]})
         return df
 
     def heatmap(self):
@@ -312,24 +333,27 @@ class DarshanLog:
         ni, nf = _counter_count(m), _fcounter_count(m)
         icols = [_s(_counter_name(m, i)) for i in range(ni)]
         fcols = [_s(_fcounter_name(m, i)) for i in range(nf)]
-        ranks, ids, files = [], [], []
-        ivals = [[0] * n for _ in range(ni)]
-        fvals = [[0.0] * n for _ in range(nf)]
-        for r in range(n):
+        import numpy as np
+        ranks = np.zeros(n, dtype=np.int64)
+        ids = np.zeros(n, dtype=np.uint64)
+        ivals = np.zeros((n, ni), dtype=np.int64)
+        fvals = np.zeros((n, nf), dtype=np.float64)
+        files = []
+        isz, fsz = ctypes.sizeof(ctypes.c_int64), ctypes.sizeof(ctypes.c_double)
+        for r in range(n):  # one copy of each record's counter arrays (no per-counter Python work)
             rec = _record(self._h, m, r).contents
-            ranks.append(rec.rank)
-            ids.append(rec.id)
+            ranks[r] = rec.rank
+            ids[r] = rec.id
             files.append(self.name(rec.id))
-            for i in range(min(ni, rec.ncounters)):
-                ivals[i][r] = rec.counters[i]
-            for i in range(min(nf, rec.nfcounters)):
-                fvals[i][r] = rec.fcounters[i]
-        cols = {"rank": pd.Series(ranks, dtype="int64"), "id": pd.Series(ids, dtype="uint64"), "file": files}
-        for c, v in zip(icols, ivals):
-            cols[c] = pd.Series(v, dtype="int64")
-        for c, v in zip(fcols, fvals):
-            cols[c] = pd.Series(v, dtype="float64")
-        return pd.DataFrame(cols)
+            k = min(ni, rec.ncounters)
+            if k:
+                ctypes.memmove(ivals[r].ctypes.data, rec.counters, k * isz)
+            k = min(nf, rec.nfcounters)
+            if k:
+                ctypes.memmove(fvals[r].ctypes.data, rec.fcounters, k * fsz)
+        df = pd.concat([pd.DataFrame({"rank": ranks, "id": ids, "file": files}),
+                        pd.DataFrame(ivals, columns=icols), pd.DataFrame(fvals, columns=fcols)], axis=1)
+        return df
 
 
 _EVENT_COLUMNS = ["rank", "thread", "depth", "layer", "function", "op", "file", "offset", "size", "start", "end",
@@ -630,10 +654,59 @@ def cluster(series, method="sage", k=0, seed=0, step=1.0, filter=True):
         _set_free(raw)
 
 
-def open(path):
-    """Opens a binary Darshan log (DarshanLog), an iolens trace or a Recorder trace directory
-    (Trace), told apart by content."""
+def _have_parquet():
+    try:
+        import pyarrow  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+def export(path, outdir, format="auto"):
+    """Writes the tables of a log or trace into outdir, one file per table: a log's records per
+    module (<MODULE>.parquet|csv), its DXT segments (DXT_POSIX, DXT_MPIIO) and heatmap bins
+    (HEATMAP) when it has them; a trace's calls (events). format: "parquet" (needs pyarrow),
+    "csv", or "auto" (Parquet when pyarrow is installed, else CSV). Returns the files written."""
+    if format == "auto":
+        format = "parquet" if _have_parquet() else "csv"
+    if format not in ("parquet", "csv"):
+        raise IolensError("format must be parquet, csv or auto, not '%s'" % format)
+    if format == "parquet" and not _have_parquet():
+        raise IolensError("Parquet output needs pyarrow (Debian: python3-pyarrow, where available); format='csv' "
+                          "writes CSV")
+    os.makedirs(outdir, exist_ok=True)
+    written = []
+
+    def put(name, df):
+        f = os.path.join(outdir, "%s.%s" % (name.replace("/", "_"), format))
+        if format == "parquet":
+            df.to_parquet(f, index=False)
+        else:
+            df.to_csv(f, index=False)
+        written.append(f)
+
+    with open(path, dxt=True) as src:
+        if isinstance(src, Trace):
+            for i, part in enumerate(src.events(chunk=1000000)):
+                put("events" if i == 0 else "events.%d" % i, part)
+        else:
+            for m in src.modules:
+                if m != "HEATMAP":
+                    put(m, src.records(m))
+            for m in ("DXT_POSIX", "DXT_MPIIO"):
+                df = src.dxt(m)
+                if len(df):
+                    put(m, df)
+            hm = src.heatmap()
+            if len(hm):
+                put("HEATMAP", hm)
+    return written
+
+
+def open(path, dxt=False):
+    """Opens a binary Darshan log (DarshanLog; dxt=True reads its DXT segments at once), an
+    iolens trace or a Recorder trace directory (Trace), told apart by content."""
     k = _kind(os.fspath(path).encode())
     if k in (_KIND_TRACE, _KIND_RECORDER):
         return Trace(path)
-    return DarshanLog(path)
+    return DarshanLog(path, dxt=dxt)

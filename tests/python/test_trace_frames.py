@@ -10,7 +10,8 @@ import pytest
 import iolens
 
 IOLENS = os.environ.get("IOLENS")
-REC = sorted(glob.glob(os.path.join(os.environ.get("IOLENS_SHARED_DATA", ""), "recorder", "*_n*_m*")))
+REC = sorted(d for d in glob.glob(os.path.join(os.environ.get("IOLENS_SHARED_DATA", ""), "recorder", "*"))
+             if os.path.isdir(d) and not d.endswith("_text") and glob.glob(os.path.join(d, "*.mt")))
 
 
 def view(path):
@@ -44,7 +45,7 @@ def test_trace_of_dd(tmp_path):
 
 
 @pytest.mark.skipif(not IOLENS or not REC, reason="no Recorder traces or IOLENS not set")
-@pytest.mark.parametrize("d", REC[:4], ids=os.path.basename)
+@pytest.mark.parametrize("d", REC, ids=os.path.basename)
 def test_recorder_traces(d):
     with iolens.open(d) as tr:
         same(tr.events(), view(d))
