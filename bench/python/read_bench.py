@@ -5,7 +5,7 @@
 
 C: iolens_darshan_load of the whole log, DXT included (the library call the package makes, timed
 through ctypes). Python: iolens.open(LOG, dxt=True), then every module's records() and both DXT
-modules' dxt() as DataFrames. Medians over ROUNDS (default 7) after one warm-up run each (the
+modules' dxt() as DataFrames. Medians over ROUNDS (default 7) rounds that alternate the two, after one warm-up run each (the
 file in the page cache, pandas imported). Default LOG: the largest shared log."""
 import ctypes
 import glob
@@ -19,7 +19,7 @@ import iolens
 data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "data")
 logs = sorted(glob.glob(os.path.join(os.environ.get("IOLENS_SHARED_DATA", data), "darshan", "**", "*.darshan"),
                         recursive=True), key=os.path.getsize)
-log = sys.argv[1] if len(sys.argv) > 1 else logs[-1]
+log = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] else logs[-1]
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 7
 
 
@@ -42,10 +42,13 @@ def python_frames():
 
 
 c_reader(), python_frames()
-c = statistics.median(c_reader() for _ in range(rounds))
-runs = [python_frames() for _ in range(rounds)]
+cs, runs = [], []
+for _ in range(rounds):  # alternated, so that both see the same state of the machine
+    cs.append(c_reader())
+    runs.append(python_frames())
+c = statistics.median(cs)
 p = statistics.median(r[0] for r in runs)
 print("log: %s (%d bytes)" % (os.path.basename(log), os.path.getsize(log)))
 print("C reader (iolens_darshan_load, DXT included): %.4f s" % c)
 print("Python, every module's records and both DXT modules as DataFrames (%d rows): %.4f s" % (runs[0][1], p))
-print("ratio Python / C: %.2f" % (p / c))
+print("ratio Python / C: %.2f (of the best runs: %.2f)" % (p / c, min(r[0] for r in runs) / min(cs)))

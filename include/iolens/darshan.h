@@ -264,6 +264,23 @@ IOLENS_API size_t iolens_darshan_data_name_count(const iolens_darshan_data *data
 IOLENS_API int iolens_darshan_data_name_at(const iolens_darshan_data *data, size_t i,
                                            uint64_t *id, const char **name);
 
+/* ---- whole columns (for bindings: one call per module, not one per record) ---- */
+
+/** Copies every record of module m, in file order: rank[i], id[i], the module's integer
+ *  counters into counters[i * iolens_darshan_counter_count(m) + k] and the floating-point ones
+ *  into fcounters[i * iolens_darshan_fcounter_count(m) + k] (any pointer may be NULL; the
+ *  arrays hold iolens_darshan_data_count(d, m) rows). 0 or a negative IOLENS_E*. */
+IOLENS_API int iolens_darshan_data_columns(const iolens_darshan_data *d, int m, int64_t *rank, uint64_t *id,
+                                           int64_t *counters, double *fcounters);
+/** Number of DXT segments of module m (DXT_POSIX or DXT_MPIIO), over every record. */
+IOLENS_API int64_t iolens_darshan_data_dxt_count(const iolens_darshan_data *d, int m);
+/** Copies the DXT segments of module m in record order (each record's writes, then its
+ *  reads): segs[j], the index of its record record[j] (iolens_darshan_data_record), and
+ *  is_write[j]; any pointer may be NULL; the arrays hold iolens_darshan_data_dxt_count()
+ *  entries. 0 or a negative IOLENS_E*. */
+IOLENS_API int iolens_darshan_data_dxt_segments(const iolens_darshan_data *d, int m, iolens_darshan_dxt_seg *segs,
+                                                int64_t *record, unsigned char *is_write);
+
 #ifdef __cplusplus
 }
 #endif

@@ -123,8 +123,14 @@ _mount_at = _fn("iolens_darshan_mount_at", ctypes.POINTER(_Mount), _vp, _sz)
 _count = _fn("iolens_darshan_data_count", _sz, _vp, _int)
 _record = _fn("iolens_darshan_data_record", ctypes.POINTER(_Record), _vp, _int, _sz)
 _name = _fn("iolens_darshan_data_name", ctypes.c_char_p, _vp, ctypes.c_uint64)
+_name_count = _fn("iolens_darshan_data_name_count", _sz, _vp)
+_name_at = _fn("iolens_darshan_data_name_at", _int, _vp, _sz, ctypes.POINTER(ctypes.c_uint64),
+               ctypes.POINTER(ctypes.c_char_p))
 _module_name = _fn("iolens_darshan_module_name", ctypes.c_char_p, _int)
 _module_from_name = _fn("iolens_darshan_module_from_name", _int, ctypes.c_char_p)
+_columns = _fn("iolens_darshan_data_columns", _int, _vp, _int, _vp, _vp, _vp, _vp)
+_dxt_count = _fn("iolens_darshan_data_dxt_count", ctypes.c_int64, _vp, _int)
+_dxt_segments = _fn("iolens_darshan_data_dxt_segments", _int, _vp, _int, _vp, _vp, _vp)
 _counter_count = _fn("iolens_darshan_counter_count", _sz, _int)
 _fcounter_count = _fn("iolens_darshan_fcounter_count", _sz, _int)
 _counter_name = _fn("iolens_darshan_counter_name", ctypes.c_char_p, _int, _sz)
@@ -271,32 +277,31 @@ class DarshanLog:
         import numpy as np
         seg_dtype = np.dtype([("offset", np.int64), ("length", np.int64), ("start", np.float64), ("end", np.float64),
                               ("thread", np.uint64)])
-        parts, meta = [], []
-        for i in range(_count(h, m)):
-            r = _record(h, m, i).contents
-            ns = r.write_count + r.read_count
-            if ns <= 0:
-                continue
-            a = np.empty(ns, dtype=seg_dtype)  # one copy of the record's segment array
-            ctypes.memmove(a.ctypes.data, r.segs, ns * ctypes.sizeof(_Seg))
-            parts.append(a)
-            meta.append((r.rank, r.id, self.name(r.id), _s(r.hostname), r.write_count, ns))
-        if not parts:
-            return pd.DataFrame({"rank": pd.Series(dtype="int64"), "id": pd.Series(dtype="uint64"), "file": [],
-                                 "hostname": [], "op": [], "offset": pd.Series(dtype="int64"),
-                                 "length": pd.Series(dtype="int64"), "start": pd.Series(dtype="float64"),
-                                 "end": pd.Series(dtype="float64"), "thread": pd.Series(dtype="uint64")})
-        segs = np.concatenate(parts)
-        counts = np.array([x[5] for x in meta])
-        writes = np.concatenate([np.arange(x[5]) < x[4] for x in meta])
-        df = pd.DataFrame({"rank": np.repeat(np.array([x[0] for x in meta], dtype=np.int64), counts),
-                           "id": np.repeat(np.array([x[1] for x in meta], dtype=np.uint64), counts),
-                           "file": pd.Categorical(np.repeat(np.array([x[2] for x in meta], dtype=object), counts)),
-                           "hostname": pd.Categorical(np.repeat(np.array([x[3] for x in meta], dtype=object), counts)),
-                           "op": pd.Categorical(np.where(writes, "write", "read")),
-                           "offset": segs["offset"], "length": segs["length"], "start": segs["start"],
-                           "end": segs["end"], "thread": segs["thread"]})
-        return df
+        n = _dxt_count(h, m)
+        if n < 0:
+            raise IolensError(_s(_error_last()))
+        segs = np.empty(n, dtype=seg_dtype)
+        rec = np.empty(n, dtype=np.int64)
+        writes = np.empty(n, dtype=np.uint8)
+        if n and _dxt_segments(h, m, segs.ctypes.data, rec.ctypes.data, writes.ctypes.data) < 0:
+            raise IolensError(_s(_error_last()))
+        nrec = _count(h, m)
+        ranks = np.empty(nrec, dtype=np.int64)
+        ids = np.empty(nrec, dtype=np.uint64)
+        if nrec and _columns(h, m, ranks.ctypes.data, ids.ctypes.data, None, None) < 0:
+            raise IolensError(_s(_error_last()))
+        hosts = [_s(_record(h, m, i).contents.hostname) for i in range(nrec)]
+        nmap = self._name_map()
+        names = [nmap.get(i, "") for i in ids.tolist()]
+
+        def cat(values):  # a categorical column from one value per record, without hashing every row
+            cats, codes = np.unique(np.array(values + [""], dtype=object), return_inverse=True)
+            return pd.Categorical.from_codes(codes[:-1][rec] if n else codes[:0], categories=cats)
+
+        return pd.DataFrame({"rank": ranks[rec], "id": ids[rec], "file": cat(names), "hostname": cat(hosts),
+                             "op": pd.Categorical.from_codes(writes.astype(np.int8), categories=["read", "write"]),
+                             "offset": segs["offset"], "length": segs["length"], "start": segs["start"],
+                             "end": segs["end"], "thread": segs["thread"]})
 
     def heatmap(self):
         """The HEATMAP module's bins as a DataFrame, one row per (record, bin): rank, api (the
@@ -318,9 +323,19 @@ class DarshanLog:
             df[c] = df[c].astype("int64")
         return df
 
+    def _name_map(self):
+        """Every record id's name, read once."""
+        if getattr(self, "_names", None) is None:
+            names, rid, nm = {}, ctypes.c_uint64(), ctypes.c_char_p()
+            for i in range(_name_count(self._h)):
+                if _name_at(self._h, i, ctypes.byref(rid), ctypes.byref(nm)) == 0 and rid.value not in names:
+                    names[rid.value] = _s(nm.value)
+            self._names = names
+        return self._names
+
     def name(self, record_id):
         """The file name of a record id ("" when the log has none)."""
-        return _s(_name(self._h, record_id))
+        return self._name_map().get(int(record_id), "")
 
     def records(self, module):
         """The records of a module as a pandas DataFrame: columns rank, id, file, then the integer
@@ -338,19 +353,11 @@ class DarshanLog:
         ids = np.zeros(n, dtype=np.uint64)
         ivals = np.zeros((n, ni), dtype=np.int64)
         fvals = np.zeros((n, nf), dtype=np.float64)
-        files = []
-        isz, fsz = ctypes.sizeof(ctypes.c_int64), ctypes.sizeof(ctypes.c_double)
-        for r in range(n):  # one copy of each record's counter arrays (no per-counter Python work)
-            rec = _record(self._h, m, r).contents
-            ranks[r] = rec.rank
-            ids[r] = rec.id
-            files.append(self.name(rec.id))
-            k = min(ni, rec.ncounters)
-            if k:
-                ctypes.memmove(ivals[r].ctypes.data, rec.counters, k * isz)
-            k = min(nf, rec.nfcounters)
-            if k:
-                ctypes.memmove(fvals[r].ctypes.data, rec.fcounters, k * fsz)
+        if n and _columns(self._h, m, ranks.ctypes.data, ids.ctypes.data, ivals.ctypes.data if ni else None,
+                          fvals.ctypes.data if nf else None) < 0:
+            raise IolensError(_s(_error_last()))
+        nmap = self._name_map()
+        files = [nmap.get(i, "") for i in ids.tolist()]
         df = pd.concat([pd.DataFrame({"rank": ranks, "id": ids, "file": files}),
                         pd.DataFrame(ivals, columns=icols), pd.DataFrame(fvals, columns=fcols)], axis=1)
         return df

@@ -251,3 +251,58 @@ int iolens_darshan_data_name_at(const iolens_darshan_data *d, size_t i, uint64_t
     *name = d->names[i].name;
     return 0;
 }
+
+/* ---- whole columns, for bindings (one call per module instead of one per record) ---- */
+
+int iolens_darshan_data_columns(const iolens_darshan_data *d, int m, int64_t *rank, uint64_t *id, int64_t *counters,
+                                double *fcounters)
+{
+    if (!d || m < 0 || m >= IOLENS_DARSHAN_MOD_COUNT)
+        return iol_err(IOLENS_EINVAL, "iolens_darshan_data_columns: bad argument");
+    size_t ni = iolens_darshan_counter_count(m), nf = iolens_darshan_fcounter_count(m);
+    for (size_t i = 0; i < d->nrecs[m]; i++) {
+        const iolens_darshan_record *r = &d->recs[m][i];
+        if (rank)
+            rank[i] = r->rank;
+        if (id)
+            id[i] = r->id;
+        for (size_t k = 0; counters && k < ni; k++)
+            counters[i * ni + k] = k < r->ncounters ? r->counters[k] : 0;
+        for (size_t k = 0; fcounters && k < nf; k++)
+            fcounters[i * nf + k] = k < r->nfcounters ? r->fcounters[k] : 0;
+    }
+    return 0;
+}
+
+int64_t iolens_darshan_data_dxt_count(const iolens_darshan_data *d, int m)
+{
+    if (!d || (m != IOLENS_DARSHAN_DXT_POSIX && m != IOLENS_DARSHAN_DXT_MPIIO))
+        return iol_err(IOLENS_EINVAL, "iolens_darshan_data_dxt_count: not a DXT module");
+    int64_t n = 0;
+    for (size_t i = 0; i < d->nrecs[m]; i++)
+        n += d->recs[m][i].dxt.write_count + d->recs[m][i].dxt.read_count;
+    return n;
+}
+
+int iolens_darshan_data_dxt_segments(const iolens_darshan_data *d, int m, iolens_darshan_dxt_seg *segs,
+                                     int64_t *record, unsigned char *is_write)
+{
+    int64_t at = iolens_darshan_data_dxt_count(d, m);
+    if (at < 0)
+        return (int)at;
+    at = 0;
+    for (size_t i = 0; i < d->nrecs[m]; i++) {
+        const iolens_darshan_record *r = &d->recs[m][i];
+        int64_t ns = r->dxt.write_count + r->dxt.read_count;
+        if (ns > 0 && segs)
+            memcpy(segs + at, r->dxt.segs, (size_t)ns * sizeof *segs);
+        for (int64_t k = 0; k < ns; k++) {
+            if (record)
+                record[at + k] = (int64_t)i;
+            if (is_write)
+                is_write[at + k] = k < r->dxt.write_count;
+        }
+        at += ns;
+    }
+    return 0;
+}
