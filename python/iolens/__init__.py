@@ -192,7 +192,20 @@ def _s(b):
     return b.decode("utf-8", "replace") if b else ""
 
 
-class DarshanLog:
+class _Closing:
+    """Context manager and finaliser of an object holding a library handle (close() frees it)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+
+class DarshanLog(_Closing):
     """A Darshan log read whole (header, job, mount table, names, every record; the DXT
     segments too when opened with dxt=True, else when dxt() first asks for them). Use as a
     context manager or call close()."""
@@ -235,14 +248,6 @@ class DarshanLog:
             _free(self._hd)
             self._hd = None
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        self.close()
 
     def _module(self, module):
         m = _module_from_name(module.encode())
@@ -367,7 +372,7 @@ _EVENT_COLUMNS = ["rank", "thread", "depth", "layer", "function", "op", "file", 
                   "ret", "errno"]
 
 
-class Trace:
+class Trace(_Closing):
     """An iolens trace file or a Recorder trace directory: its calls, rank by rank."""
 
     _src = None
@@ -398,14 +403,6 @@ class Trace:
             _ev_free(self._src)
             self._src = None
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        self.close()
 
     def _rows(self):
         if not self._src:
