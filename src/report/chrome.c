@@ -16,6 +16,7 @@
 #include "iolens/event.h"
 #include "iolens/recorder.h"
 #include "iolens/trace.h"
+#include "report/internal.h"
 #include "util/error.h"
 #include "util/jsonw.h"
 
@@ -164,6 +165,17 @@ static int dxt_events(const iolens_darshan_data *d, iol_jsonw *w, int64_t *count
     return 0;
 }
 
+int iol_report_open_trace(const char *input, int kind, iolens_warn_fn warn, void *ctx, iolens_evsource **src)
+{
+    if (kind == IOLENS_DETECT_KIND_TRACE)
+        return iolens_trace_open(input, src);
+    iolens_recorder_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.warn = warn;
+    ro.warn_ctx = ctx;
+    return iolens_recorder_open(input, src, &ro);
+}
+
 int iolens_report_chrome_trace(const char *input, FILE *out, int64_t *nevents, iolens_warn_fn warn, void *ctx)
 {
     if (!input || !out)
@@ -185,14 +197,8 @@ int iolens_report_chrome_trace(const char *input, FILE *out, int64_t *nevents, i
             return iol_err(IOLENS_ENOTFOUND, "'%s' has no DXT segments: a timeline needs a log written with DXT "
                            "enabled (DXT_ENABLE_IO_TRACE=1), or a trace", input);
         }
-    } else if (kind == IOLENS_DETECT_KIND_TRACE) {
-        rc = iolens_trace_open(input, &src);
-    } else if (kind == IOLENS_DETECT_KIND_RECORDER) {
-        iolens_recorder_options ro;
-        memset(&ro, 0, sizeof ro);
-        ro.warn = warn;
-        ro.warn_ctx = ctx;
-        rc = iolens_recorder_open(input, &src, &ro);
+    } else {
+        rc = iol_report_open_trace(input, kind, warn, ctx, &src);
     }
     if (rc < 0)
         return rc;

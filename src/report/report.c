@@ -21,6 +21,7 @@
 #include "iolens/recorder.h"
 #include "iolens/temporal.h"
 #include "iolens/trace.h"
+#include "report/internal.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/jsonw.h"
@@ -1405,18 +1406,8 @@ static int open_source(struct rsrc *s, const char *input)
         return iol_err(IOLENS_EUNSUPPORTED, "'%s' is not a binary Darshan log, an iolens trace or a Recorder trace "
                        "directory (darshan-parser text cannot be drawn: it has no DXT or heatmap)", input);
     iolens_evsource *src = NULL;
-    int rc;
-    if (kind == IOLENS_DETECT_KIND_TRACE) {
-        s->kind = "iolens trace";
-        rc = iolens_trace_open(input, &src);
-    } else {
-        s->kind = "Recorder trace";
-        iolens_recorder_options ro;
-        memset(&ro, 0, sizeof ro);
-        ro.warn = rs_warn;
-        ro.warn_ctx = s;
-        rc = iolens_recorder_open(input, &src, &ro);
-    }
+    s->kind = kind == IOLENS_DETECT_KIND_TRACE ? "iolens trace" : "Recorder trace";
+    int rc = iol_report_open_trace(input, kind, rs_warn, s, &src);
     if (rc < 0)
         return rc;
     for (int r = 0; kind == IOLENS_DETECT_KIND_TRACE && r < iolens_evsource_nranks(src); r++) {
