@@ -288,10 +288,7 @@ static void print_record(FILE *out, const iolens_darshan_log *log, const iolens_
         if (m == IOLENS_DARSHAN_POSIX && r->version <= 3 && big_endian && i >= 10 && i <= 12) {
             /* reference quirk: leaves META_TIME, MAX_READ_TIME, MAX_WRITE_TIME of big-endian
              * POSIX v1 records unswapped; reproduce the value it prints */
-            uint64_t bits;
-            memcpy(&bits, &v, 8);
-            bits = __builtin_bswap64(bits);
-            memcpy(&v, &bits, 8);
+            v = iol_darshan_unswapped(v);
         }
         LINE_F(iolens_darshan_fcounter_name(m, i), v);
     }
@@ -404,7 +401,7 @@ int iol_darshan_print_parser(FILE *out, const char *path, unsigned mask)
                 print_record(out, log, d, iolens_darshan_data_record(d, m, i));
         }
         if (mask & (IOL_DT_TOTAL | IOL_DT_FILE | IOL_DT_PERF))
-            iol_darshan_print_derived(out, d, m, mask, desc_for(mn, h->mod_ver[m]), job);
+            iol_darshan_print_derived(out, d, m, mask, desc_for(mn, h->mod_ver[m]), job, h->big_endian);
     }
     rc = 0;
 out:

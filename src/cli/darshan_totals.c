@@ -46,6 +46,15 @@ static int64_t add_or_neg1(int64_t a, int64_t b)
     return r;
 }
 
+double iol_darshan_unswapped(double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    bits = __builtin_bswap64(bits);
+    memcpy(&v, &bits, 8);
+    return v;
+}
+
 /* Plain sum that wraps instead of overflowing (only hostile logs get there). */
 static int64_t add_wrap(int64_t a, int64_t b)
 {
@@ -266,10 +275,17 @@ static void agg_add(agg_rec *a, const modix *x, const iolens_darshan_record *r)
 /* per-file state for --file */
 struct file_ent {
     uint64_t id;
-    int type; /* 1 unique, 2 shared, 4 partly shared */
-    int64_t procs;
+    int64_t procs; /* -1: a record of all ranks; else rank records counted */
+    size_t first;  /* index of the file's first record */
+    int seen;
     agg_rec agg;
 };
+
+static int cmp_file_first(const void *a, const void *b)
+{
+    size_t x = ((const struct file_ent *)a)->first, y = ((const struct file_ent *)b)->first;
+    return (x > y) - (x < y);
+}
 
 struct rank_ent {
     int64_t rank;
@@ -292,7 +308,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 void iol_darshan_print_derived(FILE *out, const iolens_darshan_data *d, int m, unsigned mask,
-                               const char *desc, const iolens_darshan_job *job)
+                               const char *desc, const iolens_darshan_job *job, int big_endian)
 {
     if (m != IOLENS_DARSHAN_POSIX && m != IOLENS_DARSHAN_MPIIO && m != IOLENS_DARSHAN_STDIO &&
         m != IOLENS_DARSHAN_DFS && m != IOLENS_DARSHAN_DAOS)
@@ -303,8 +319,24 @@ void iol_darshan_print_derived(FILE *out, const iolens_darshan_data *d, int m, u
     if (mask & 2) { /* --total */
         agg_rec tot;
         memset(&tot, 0, sizeof tot);
-        for (size_t i = 0; i < n; i++)
-            agg_add(&tot, &x, iolens_darshan_data_record(d, m, i));
+        for (size_t i = 0; i < n; i++) {
+            const iolens_darshan_record *r = iolens_darshan_data_record(d, m, i);
+            double f[32];
+            iolens_darshan_record q;
+            if (m == IOLENS_DARSHAN_POSIX && big_endian && r->version <= 3 && r->nfcounters <= 32 &&
+                r->nfcounters > 12) {
+                /* darshan-parser's quirk, as in its record text: META_TIME, MAX_READ_TIME and
+                 * MAX_WRITE_TIME of big-endian POSIX v1-v3 records are read unswapped, so its
+                 * totals sum (and compare) those values; the text reproduces it */
+                memcpy(f, r->fcounters, r->nfcounters * sizeof *f);
+                for (int k = 10; k <= 12; k++)
+                    f[k] = iol_darshan_unswapped(f[k]);
+                q = *r;
+                q.fcounters = f;
+                r = &q;
+            }
+            agg_add(&tot, &x, r);
+        }
         fputs(desc, out);
         for (size_t i = 0; i < x.ni; i++)
             fprintf(out, "total_%s: %" PRId64 "\n", iolens_darshan_counter_name(m, i), tot.c[i]);
@@ -343,42 +375,55 @@ void iol_darshan_print_derived(FILE *out, const iolens_darshan_data *d, int m, u
                     hi = mid;
             }
             struct file_ent *e = &fe[lo];
-            e->procs++;
-            if (r->rank == -1) {
-                e->procs = job->nprocs;
-                e->type |= 2;
-            } else if (e->procs > 1) {
-                e->type &= ~1;
-                e->type |= 4;
-            } else {
-                e->type |= 1;
+            if (!e->seen) {
+                e->seen = 1;
+                e->first = i;
             }
+            /* processes per file as darshan-util's accumulator counts them: -1 for a
+             * record of all ranks, plus one per rank record after it (so a shared
+             * record followed by a rank record counts 0: partly shared) */
+            if (r->rank == -1)
+                e->procs = -1;
+            else
+                e->procs++;
             agg_add(&e->agg, &x, r);
         }
-        int64_t cnt[6] = {0}, size[6] = {0}, mx[6] = {0};
+        /* files in order of first appearance, the accumulator's hash iteration order
+         * (the largest offset of a category is order dependent: a file without
+         * offsets, -1, replaces it) */
+        qsort(fe, nf, sizeof *fe, cmp_file_first);
+        /* categories: 0 total, 1 read-only, 2 write-only, 3 read-write, 4 unique,
+         * 5 shared by all, 6 partly shared; darshan-parser prints 5 and 6 as one
+         * "shared" line whose largest offset is the SUM of the two categories'
+         * largest offsets (reproduced; docs/darshan.md) */
+        int64_t cnt[7] = {0}, size[7] = {0}, mx[7] = {0};
         for (size_t i = 0; i < nf; i++) {
             const agg_rec *a = &fe[i].agg;
             int64_t bytes = add_wrap(a->c[x.bytes_read], a->c[x.bytes_written]);
             int64_t mb = -1;
-            if (x.max_byte_read >= 0)
+            if (x.max_byte_read >= 0) {
                 mb = a->c[x.max_byte_read] > a->c[x.max_byte_written] ? a->c[x.max_byte_read]
                                                                       : a->c[x.max_byte_written];
-            /* read-only, write-only, read-write by bytes moved, not by calls, as the
-             * darshan-parser whose outputs the tests hold tells them (a file written with two
-             * reads at its end that moved 0 bytes is write_only there; a newer darshan-util
-             * counts the calls) */
+                if (mb < 0)
+                    mb = 0;
+            }
+            /* read-only, write-only, read-write by bytes moved, not by calls */
             int64_t rd = a->c[x.bytes_read], wr = a->c[x.bytes_written];
-            int cat[6] = {1, rd > 0 && wr <= 0, rd <= 0 && wr > 0, rd > 0 && wr > 0,
-                          (fe[i].type & 1) != 0, (fe[i].type & 6) != 0};
-            for (int k = 0; k < 6; k++) {
+            int share = fe[i].procs == 1 ? 4 : fe[i].procs == -1 ? 5 : 6;
+            int cat[7] = {1, rd > 0 && wr == 0, rd == 0 && wr > 0, rd > 0 && wr > 0,
+                          share == 4, share == 5, share == 6};
+            for (int k = 0; k < 7; k++) {
                 if (!cat[k])
                     continue;
                 size[k] = add_wrap(size[k], bytes);
-                if (cnt[k] == 0 || mb > mx[k])
+                if (mb == -1 || mb > mx[k])
                     mx[k] = mb;
                 cnt[k]++;
             }
         }
+        cnt[5] += cnt[6];
+        size[5] = add_wrap(size[5], size[6]);
+        mx[5] = add_wrap(mx[5], mx[6]);
         static const char *const cn[6] = {"total", "read_only", "write_only",
                                           "read_write", "unique", "shared"};
         fprintf(out, "\n# Total file counts\n"
