@@ -159,10 +159,27 @@ struct line_ctx {
 
 static void line_s(const struct line_ctx *c, const char *cname, const char *val)
 {
+    /* one write per line: the line assembled here when it fits (every line but a long name's) */
+    char line[1024];
+    size_t cl = strlen(cname), vl = strlen(val);
+    if (c->pl + cl + vl + c->sl + 1 <= sizeof line) {
+        char *p = line;
+        memcpy(p, c->pre, c->pl);
+        p += c->pl;
+        memcpy(p, cname, cl);
+        p += cl;
+        *p++ = '\t';
+        memcpy(p, val, vl);
+        p += vl;
+        memcpy(p, c->suf, c->sl);
+        p += c->sl;
+        fwrite(line, 1, (size_t)(p - line), c->out);
+        return;
+    }
     fwrite(c->pre, 1, c->pl, c->out);
-    fputs(cname, c->out);
+    fwrite(cname, 1, cl, c->out);
     putc('\t', c->out);
-    fputs(val, c->out);
+    fwrite(val, 1, vl, c->out);
     fwrite(c->suf, 1, c->sl, c->out);
 }
 
@@ -176,7 +193,7 @@ static void line_i(const struct line_ctx *c, const char *cname, int64_t v)
 static void line_f(const struct line_ctx *c, const char *cname, double v)
 {
     char buf[400];
-    snprintf(buf, sizeof buf, "%f", v);
+    iol_fmt_f6(buf, sizeof buf, v);
     line_s(c, cname, buf);
 }
 

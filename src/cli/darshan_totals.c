@@ -2,6 +2,8 @@
  * with the arithmetic derived from the reference outputs (see docs/darshan.md). */
 #include "darshan_totals.h"
 
+#include "util/buf.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,8 +342,11 @@ void iol_darshan_print_derived(FILE *out, const iolens_darshan_data *d, int m, u
         fputs(desc, out);
         for (size_t i = 0; i < x.ni; i++)
             fprintf(out, "total_%s: %" PRId64 "\n", iolens_darshan_counter_name(m, i), tot.c[i]);
-        for (size_t i = 0; i < x.nf; i++)
-            fprintf(out, "total_%s: %f\n", iolens_darshan_fcounter_name(m, i), tot.f[i]);
+        for (size_t i = 0; i < x.nf; i++) {
+            char fb[400];
+            iol_fmt_f6(fb, sizeof fb, tot.f[i]);
+            fprintf(out, "total_%s: %s\n", iolens_darshan_fcounter_name(m, i), fb);
+        }
     }
     if (mask & 4) { /* --file */
         /* group records by file id (sorted index) */

@@ -274,3 +274,54 @@ size_t iol_fmt_i64(char *out, int64_t v)
 {
     return iol_fmt_u64(out, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
 }
+
+size_t iol_fmt_f6(char *out, size_t cap, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    int neg = (int)(bits >> 63);
+    int bexp = (int)((bits >> 52) & 0x7ff);
+    uint64_t mant = bits & ((UINT64_C(1) << 52) - 1);
+    /* v = m * 2^e exactly; printf's "%f" is v * 10^6 rounded to an integer, half to even (the
+     * default rounding mode), printed with six decimals. m * 10^6 < 2^73 fits 128 bits, so the
+     * product and its shift are exact for 2^e in [2^-127, 2^55]; outside (and NaN, infinity)
+     * snprintf does it. */
+    if (bexp == 0x7ff || cap < 64)
+        return (size_t)snprintf(out, cap, "%f", v);
+    uint64_t m = bexp ? mant | (UINT64_C(1) << 52) : mant;
+    int e = bexp ? bexp - 1075 : -1074;
+    unsigned __int128 q;
+    if (m == 0) {
+        q = 0;
+    } else if (e >= 0) {
+        if (e > 55)
+            return (size_t)snprintf(out, cap, "%f", v);
+        q = ((unsigned __int128)m * 1000000u) << e;
+    } else if (e < -127) {
+        q = 0; /* below 2^-74: rounds to 0 */
+    } else {
+        unsigned __int128 p = (unsigned __int128)m * 1000000u;
+        int s = -e;
+        q = p >> s;
+        unsigned __int128 rem = p - (q << s), half = (unsigned __int128)1 << (s - 1);
+        if (rem > half || (rem == half && (q & 1)))
+            q++;
+    }
+    /* q < 2^128: at most 39 digits, the last six after the point */
+    char tmp[48];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + (int)(q % 10));
+        q /= 10;
+    } while (q || n < 7);
+    size_t k = 0;
+    if (neg)
+        out[k++] = '-';
+    while (n > 6)
+        out[k++] = tmp[--n];
+    out[k++] = '.';
+    while (n)
+        out[k++] = tmp[--n];
+    out[k] = '\0';
+    return k;
+}

@@ -30,6 +30,10 @@ char *iol_buf_detach(iol_buf *b, size_t *len);
 #define IOL_FMT_INT_MAX 22
 size_t iol_fmt_u64(char *out, uint64_t v, int neg);
 size_t iol_fmt_i64(char *out, int64_t v);
+/* snprintf(out, cap, "%f", v) exactly (six decimals, half to even on the exact binary value),
+ * without printf for finite values below 2^108 (text dumps print millions of them); cap >= 64
+ * for that path. Returns the length. */
+size_t iol_fmt_f6(char *out, size_t cap, double v);
 
 /* Zeroed scratch memory that a free() does not count: blocks of IOL_SCRATCH_MMAP bytes or more
  * are mapped and unmapped directly. glibc's malloc raises its mmap threshold (and its trim

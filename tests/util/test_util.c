@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,50 @@ static void test_jsonw_roundtrip(void **state)
     }
 }
 
+/* iol_fmt_f6 against snprintf("%f"): random bit patterns, exact halves (k/128: k * 7812.5 of a
+ * millionth), neighbours of millionths, integers up to and beyond its exact range, signs, zeros,
+ * subnormals, NaN and infinities. */
+static void fmt_f6_check(double v)
+{
+    char a[400], b[400];
+    snprintf(a, sizeof a, "%f", v);
+    size_t n = iol_fmt_f6(b, sizeof b, v);
+    if (strcmp(a, b) || n != strlen(a))
+        fail_msg("%%f of %a: snprintf '%s', iol_fmt_f6 '%s'", v, a, b);
+}
+
+static void test_fmt_f6(void **state)
+{
+    (void)state;
+    static const double fixed[] = {0.0, -0.0, 1.0, -1.0, 0.5, 1e-6, 5e-7, 4.9999999e-7, 1e-300,
+                                   4.9e-324, 123456.789, 1e15, 9007199254740993.0, 1e30, 3e32,
+                                   -3e32, 1e300, 0.1, 0.2, 0.3};
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+        fmt_f6_check(fixed[i]);
+    fmt_f6_check(INFINITY);
+    fmt_f6_check(-INFINITY);
+    fmt_f6_check(NAN);
+    for (int k = -30000; k <= 30000; k++) {
+        fmt_f6_check(k / 128.0);
+        fmt_f6_check(k / 1048576.0);
+        double m = k * 1e-6;
+        fmt_f6_check(m);
+        fmt_f6_check(nextafter(m, 1e9));
+        fmt_f6_check(nextafter(m, -1e9));
+    }
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 300000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        double v;
+        memcpy(&v, &x, sizeof v);
+        fmt_f6_check(v);
+        /* values of the size Darshan counters hold: seconds, timestamps, bytes */
+        fmt_f6_check((double)(x >> 11) / (double)(1ull << (x % 60)));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -120,6 +165,7 @@ int main(void)
         cmocka_unit_test(test_buf),
         cmocka_unit_test(test_read_file_limit),
         cmocka_unit_test(test_jsonw_roundtrip),
+        cmocka_unit_test(test_fmt_f6),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
