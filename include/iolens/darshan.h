@@ -281,6 +281,68 @@ IOLENS_API int64_t iolens_darshan_data_dxt_count(const iolens_darshan_data *d, i
 IOLENS_API int iolens_darshan_data_dxt_segments(const iolens_darshan_data *d, int m, iolens_darshan_dxt_seg *segs,
                                                 int64_t *record, unsigned char *is_write);
 
+/* ---- writing, converting, merging and comparing logs ---------------------- */
+
+/** A log to write: job, mount table, names and records, every record in the current
+ *  version of its module (what the reader returns). Pointers stay the caller's. */
+typedef struct iolens_darshan_image {
+    const iolens_darshan_job *job;          /**< exe NULL = "" */
+    const iolens_darshan_mount *mounts;     /**< nmounts entries, written in this order */
+    size_t nmounts;
+    const uint64_t *name_ids;               /**< nnames (id, name) pairs */
+    const char *const *names;
+    size_t nnames;
+    uint64_t partial_flag;                  /**< bit m: module m ran out of memory */
+    const iolens_darshan_record *const *records[IOLENS_DARSHAN_MOD_COUNT]; /**< by module */
+    size_t nrecords[IOLENS_DARSHAN_MOD_COUNT];
+    int comp;                               /**< iolens_darshan_comp */
+} iolens_darshan_image;
+
+/** Writes img as a log of format 3.41 (little-endian), each region one stream of img->comp.
+ *  Modules the reader cannot hold (PNETCDF_VAR, MDHIM, APXC, APMPI) are refused. On error
+ *  no file is left at path. 0 or a negative IOLENS_E*. */
+IOLENS_API int iolens_darshan_write(const iolens_darshan_image *img, const char *path);
+
+/** Bob Jenkins' lookup3 hashlittle(): the keyed 32-bit hash darshan-convert obfuscates with. */
+IOLENS_API uint32_t iolens_darshan_hash32(const void *key, size_t len, uint32_t initval);
+
+enum {
+    IOLENS_DARSHAN_OBF_NAMES = 1, /**< names: "<mount point>/<hash>" or "<hash>" */
+    IOLENS_DARSHAN_OBF_EXE = 2,   /**< exe and arguments: "<hash>" */
+    IOLENS_DARSHAN_OBF_JOBID = 4, /**< job id (0 stays 0) */
+    IOLENS_DARSHAN_OBF_UID = 8,
+    IOLENS_DARSHAN_OBF_ALL = 15
+};
+
+typedef struct iolens_darshan_convert_opts {
+    int comp;                 /**< iolens_darshan_comp of the output (ZLIB = 0 by default) */
+    unsigned obfuscate;       /**< IOLENS_DARSHAN_OBF_* bits, hashed with key as darshan-convert does */
+    uint32_t key;
+    uint64_t modules;         /**< bit m: keep module m; 0 keeps every module */
+    const uint64_t *ids;      /**< keep only the records (and names) of these ids; NULL: all */
+    size_t nids;
+    int reset_metadata;       /**< drop the job's metadata lines */
+    const char *annotate;     /**< "key=value" lines (tab-separated) added to the metadata */
+} iolens_darshan_convert_opts;
+
+/** Rewrites the log at in as out (format 3.41: old records up-converted), with the changes of
+ *  opts (NULL: none). in and out may be the same path. 0 or a negative IOLENS_E*. */
+IOLENS_API int iolens_darshan_convert(const char *in, const char *out, const iolens_darshan_convert_opts *opts,
+                                      iolens_warn_fn warn, void *warn_ctx);
+
+/** Joins logs of one job into one, as darshan-merge does: the first log's job, exe and mount
+ *  table, the earliest start and the latest end, the names of every log (one id with two
+ *  names is an error), every module's records in input order, the partial flags OR'ed.
+ *  0 or a negative IOLENS_E*. */
+IOLENS_API int iolens_darshan_merge(const char *const *in, size_t n, const char *out, int comp,
+                                    iolens_warn_fn warn, void *warn_ctx);
+
+/** Compares two logs: job facts, names, and records matched by (module, id, rank), counter by
+ *  counter (DXT segments and heatmap bins too). Writes one line per difference (json: one JSON
+ *  document) to out; *ndiff (may be NULL) gets the number of differences. 0 or IOLENS_E*. */
+IOLENS_API int iolens_darshan_diff(const char *a, const char *b, FILE *out, int json, size_t *ndiff,
+                                   iolens_warn_fn warn, void *warn_ctx);
+
 #ifdef __cplusplus
 }
 #endif

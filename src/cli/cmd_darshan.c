@@ -3,6 +3,7 @@
 
 #include "darshan_modes.h"
 #include "darshan_from.h"
+#include "darshan_tools.h"
 #include "darshan_text.h"
 #include "iolens/darshan.h"
 
@@ -20,7 +21,9 @@ static void usage(FILE *out)
             "       iolens darshan --heatmap LOG\n"
             "       iolens darshan --report LOG\n"
             "       iolens darshan --summary [--json] [-j N] FILE_OR_DIR...\n"
-            "       iolens darshan --from TRACE -o LOG.darshan (see --from --help)\n\n"
+            "       iolens darshan --from TRACE -o LOG.darshan (see --from --help)\n"
+            "       iolens darshan --convert LOG -o OUT | --merge LOG... -o OUT | --diff A B\n"
+            "                      (see --convert --help)\n\n"
             "Prints a Darshan log as darshan-parser does (or darshan-dxt-parser with --dxt).\n"
             "  --base             the log's records (default when no other section is asked)\n"
             "  --total            per-module aggregate of every counter\n"
@@ -61,6 +64,8 @@ int cmd_darshan(int argc, char **argv)
     const char *path = NULL;
     if (iol_darshan_from_wanted(argc, argv))
         return iol_darshan_from_main(argc, argv);
+    if (iol_darshan_tools_wanted(argc, argv))
+        return iol_darshan_tools_main(argc, argv);
     int npaths = 0;
     char **paths = calloc((size_t)argc, sizeof *paths);
     if (!paths) {

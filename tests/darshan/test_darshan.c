@@ -391,6 +391,53 @@ static void test_errors(void **state)
     unlink(scratch());
 }
 
+/* lookup3's own test values (the driver of "lookup3.c", Bob Jenkins, 2006). */
+static void test_hash32(void **state)
+{
+    (void)state;
+    const char *s = "Four score and seven years ago";
+    assert_int_equal(iolens_darshan_hash32("", 0, 0), 0xdeadbeefu);
+    assert_int_equal(iolens_darshan_hash32("", 0, 0xdeadbeefu), 0xbd5b7ddeu);
+    assert_int_equal(iolens_darshan_hash32(s, strlen(s), 0), 0x17770551u);
+    assert_int_equal(iolens_darshan_hash32(s, strlen(s), 1), 0xcd628161u);
+}
+
+/* The writer refuses what it cannot write, and leaves no file after an error. */
+static void test_write_refuses(void **state)
+{
+    (void)state;
+    iolens_darshan_job job;
+    memset(&job, 0, sizeof job);
+    job.nprocs = 1;
+    int64_t c[4] = {0};
+    iolens_darshan_record r;
+    memset(&r, 0, sizeof r);
+    r.module = IOLENS_DARSHAN_POSIX;
+    r.ncounters = 4; /* not the current version's count */
+    r.counters = c;
+    const iolens_darshan_record *rp = &r;
+    iolens_darshan_image img;
+    memset(&img, 0, sizeof img);
+    img.job = &job;
+    img.records[IOLENS_DARSHAN_POSIX] = &rp;
+    img.nrecords[IOLENS_DARSHAN_POSIX] = 1;
+    unlink(scratch());
+    assert_int_equal(iolens_darshan_write(&img, scratch()), IOLENS_EINVAL);
+    assert_non_null(strstr(iolens_error_last(), "current version"));
+    assert_int_not_equal(access(scratch(), F_OK), 0);
+    img.nrecords[IOLENS_DARSHAN_POSIX] = 0;
+    img.comp = 7;
+    assert_int_equal(iolens_darshan_write(&img, scratch()), IOLENS_EINVAL);
+    /* an empty log is a log */
+    img.comp = IOLENS_DARSHAN_COMP_BZIP2;
+    assert_int_equal(iolens_darshan_write(&img, scratch()), 0);
+    iolens_darshan_data *d = NULL;
+    assert_int_equal(iolens_darshan_load(scratch(), 0, NULL, NULL, &d), 0);
+    assert_int_equal(iolens_darshan_job_get(iolens_darshan_data_log(d))->nprocs, 1);
+    iolens_darshan_data_free(d);
+    unlink(scratch());
+}
+
 int main(void)
 {
     const char *dd = getenv("IOLENS_SHARED_DATA");
@@ -409,7 +456,8 @@ int main(void)
         cmocka_unit_test(test_streaming),     cmocka_unit_test(test_lustre_and_others),
         cmocka_unit_test(test_truncation),    cmocka_unit_test(test_mutations),
         cmocka_unit_test(test_padding),       cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_aiio_logs),
+        cmocka_unit_test(test_aiio_logs),     cmocka_unit_test(test_hash32),
+        cmocka_unit_test(test_write_refuses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# iolens darshan --convert / --merge / --diff on the shared logs: every log converted (zlib;
+# bzip2 and no compression on every fifth) reads back with the same job, names and records
+# (--diff: 0 differences), and a 3.41 log's whole darshan-parser text is unchanged but for its
+# compression and region sizes; modules split by --convert --modules and joined by --merge
+# give the log back; --file keeps one record id; --obfuscate hides every name and the exe and
+# changes nothing else; errors name the file and leave no output.
+. "$IOLENS_SOURCE_DIR/tests/cli/lib.sh"
+skip_unless_data darshan/INDEX.tsv
+export TZ=UTC
+D=$IOLENS_SHARED_DATA/darshan
+T=$IOLENS_TMP
+I=$IOLENS
+ndiff() { "$I" darshan --diff "$1" "$2" 2>"$T/derr" | tail -1; }
+
+i=0
+while IFS= read -r rel; do
+  i=$((i + 1))
+  log=$D/$rel
+  comps=("")
+  [ $((i % 5)) -eq 0 ] && comps=("" --bzip2 --no-compression)
+  for c in "${comps[@]}"; do
+    if ! "$I" darshan --convert "$log" -o "$T/c.darshan" $c 2>"$T/cerr"; then
+      fail "convert $c $rel: $(head -2 "$T/cerr")"; continue
+    fi
+    [ "$(ndiff "$log" "$T/c.darshan")" = "# 0 differences" ] && ok || fail "convert $c $rel: records differ"
+  done
+  if [ "$(head -c 4 "$log")" = "3.41" ]; then
+    filt() { "$I" darshan --all --show-incomplete "$1" 2>/dev/null | grep -v -e 'bytes (compressed)' -e '^# compression method'; }
+    cmp -s <(filt "$log") <(filt "$T/c.darshan") && ok || fail "convert $rel: darshan-parser text changed"
+  fi
+done < <(tail -n +2 "$D/INDEX.tsv" | cut -f1)
+
+# a log with DXT, Lustre, MPI-IO and STDIO: split by module, merged back
+big=$(find "$D" -name '*jeanbez_8_benchmark_parallel*.darshan' | head -1)
+[ -n "$big" ] || fail "the DXT/Lustre benchmark log is missing"
+expect_rc 0 "$I" darshan --convert "$big" --modules POSIX,DXT_POSIX -o "$T/a.darshan"
+expect_rc 0 "$I" darshan --convert "$big" --modules MPI-IO,STDIO,DXT_MPIIO,LUSTRE -o "$T/b.darshan"
+expect_rc 0 "$I" darshan --merge "$T/a.darshan" "$T/b.darshan" -o "$T/m.darshan"
+[ "$(ndiff "$big" "$T/m.darshan")" = "# 0 differences" ] && ok || fail "split and merged log differs"
+"$I" darshan --json "$T/a.darshan" >"$T/a.json"
+/usr/bin/python3 - "$T/a.json" <<'EOF' && ok || fail "--modules kept other modules"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert sorted(d["modules"]) == ["DXT_POSIX", "POSIX"], sorted(d["modules"])
+EOF
+# the diff of the two halves: every record of each is only in one
+"$I" darshan --diff --json "$T/a.darshan" "$T/b.darshan" >"$T/d.json"
+/usr/bin/python3 - "$T/d.json" <<'EOF' && ok || fail "--diff --json of the halves"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rec = [x for x in d["items"] if x["what"] == "record"]
+assert d["differences"] == len(d["items"]) and not d["equal"]
+assert len([x for x in rec if x["only_in"] == "a"]) == 2048, len(rec)
+assert len([x for x in rec if x["only_in"] == "b"]) == 3074, len(rec)
+EOF
+# merging a log with itself doubles its records and keeps its job
+expect_rc 0 "$I" darshan --merge "$T/a.darshan" "$T/a.darshan" -o "$T/aa.darshan"
+n1=$("$I" darshan "$T/a.darshan" | grep -c '^POSIX')
+n2=$("$I" darshan "$T/aa.darshan" | grep -c '^POSIX')
+[ "$n2" -eq $((2 * n1)) ] && ok || fail "self-merge: $n1 then $n2 POSIX lines"
+
+# --file: one record id
+id=$("$I" darshan "$big" | awk -F'\t' '$1 == "POSIX" {print $3; exit}')
+expect_rc 0 "$I" darshan --convert "$big" --file "$id" -o "$T/f.darshan"
+"$I" darshan "$T/f.darshan" | awk -F'\t' '/^[A-Z]/ && $3 != "'"$id"'" {bad=1} END {exit bad}' && ok || fail "--file kept other ids"
+[ "$("$I" darshan "$T/f.darshan" | grep -c "^POSIX.*POSIX_OPENS")" -eq "$("$I" darshan "$big" | grep -c "^POSIX"$'\t'"[0-9-]*"$'\t'"$id"$'\t'"POSIX_OPENS")" ] && ok || fail "--file lost records"
+
+# --obfuscate: names, exe, uid and job id hashed; the counters untouched
+expect_rc 0 "$I" darshan --convert "$big" --obfuscate --key 7 -o "$T/o.darshan"
+"$I" darshan "$T/o.darshan" >"$T/o.txt"
+grep -q 'benchmark' "$T/o.txt" && fail "an original name is left" || ok
+grep -q '^# exe: [0-9]*$' "$T/o.txt" && ok || fail "exe not a hash: $(grep '^# exe' "$T/o.txt")"
+"$I" darshan --diff --json "$big" "$T/o.darshan" >"$T/o.json"
+/usr/bin/python3 - "$T/o.json" <<'EOF' && ok || fail "--obfuscate changed more than names and the job"
+import json, sys
+d = json.load(open(sys.argv[1]))
+kinds = {x["what"] for x in d["items"]}
+assert kinds <= {"job", "name"}, kinds
+assert {x["field"] for x in d["items"] if x["what"] == "job"} == {"exe", "uid", "jobid"}
+EOF
+"$I" darshan --convert "$big" --obfuscate --key 7 -o "$T/o2.darshan"
+cmp -s "$T/o.darshan" "$T/o2.darshan" && ok || fail "the same key gave another log"
+"$I" darshan --convert "$big" --obfuscate-names --key 8 -o "$T/o3.darshan"
+[ "$(ndiff "$T/o.darshan" "$T/o3.darshan")" != "# 0 differences" ] && ok || fail "another key gave the same names"
+# names on a known mount keep its mount point
+awk -F'\t' '/^POSIX/ && $7 != "UNKNOWN" && index($6, $7 "/") != 1 {bad=1} END {exit bad}' "$T/o.txt" && ok || fail "obfuscated names lost their mount point"
+# the metadata: reset, then annotated
+expect_rc 0 "$I" darshan --convert "$big" --reset-metadata --annotate "$(printf 'site=here\tcase=1')" -o "$T/md.darshan"
+"$I" darshan "$T/md.darshan" | grep '^# metadata' >"$T/md.txt"
+[ "$(cat "$T/md.txt")" = "$(printf '# metadata: site = here\n# metadata: case = 1')" ] && ok || fail "metadata: $(cat "$T/md.txt")"
+# in place
+cp "$T/a.darshan" "$T/p.darshan"
+expect_rc 0 "$I" darshan --convert "$T/p.darshan" --bzip2 -o "$T/p.darshan"
+[ "$(ndiff "$T/a.darshan" "$T/p.darshan")" = "# 0 differences" ] && ok || fail "convert in place"
+"$I" darshan "$T/p.darshan" | grep -q '^# compression method: BZIP2' && ok || fail "in place: not bzip2"
+
+# errors: a truncated log, an id with two names, usage
+head -c 3000 "$big" >"$T/trunc.darshan"
+expect_rc 1 "$I" darshan --convert "$T/trunc.darshan" -o "$T/x.darshan"
+expect_grep "trunc.darshan" "$T/err"
+[ ! -e "$T/x.darshan" ] && ok || fail "a failed convert left its output"
+expect_rc 1 "$I" darshan --merge "$big" "$T/o.darshan" -o "$T/x.darshan"
+expect_grep "record id" "$T/err"
+[ ! -e "$T/x.darshan" ] && ok || fail "a failed merge left its output"
+expect_rc 2 "$I" darshan --convert "$big"
+expect_grep "error:" "$T/err"
+expect_rc 2 "$I" darshan --diff "$big"
+expect_rc 2 "$I" darshan --convert "$big" --modules NOPE -o "$T/x.darshan"
+expect_grep "unknown module" "$T/err"
+expect_rc 0 "$I" darshan --convert --help
+expect_grep "obfuscate" "$T/out"
+finish
