@@ -388,9 +388,22 @@ int iol_darshan_print_parser(FILE *out, const char *path, unsigned mask)
                      "#   <file name>: full file path for the record.\n"
                      "#   <mount pt>: mount point that the file resides on.\n"
                      "#   <fs type>: type of file system that the file resides on.\n");
+    int any = h->n_unknown_slots > 0;
     for (int m = 1; m < IOLENS_DARSHAN_MOD_COUNT; m++) {
-        if (!h->mod[m].len)
+        if (!h->mod[m].len) {
+            /* darshan-parser: a module without data but marked incomplete gets its banner and
+             * the incomplete-data warning (or error), whatever the module and the mode */
+            if (!(h->partial_flag & (1ull << m)))
+                continue;
+            fprintf(out, "\n# *******************************************************\n"
+                         "# %s module data\n"
+                         "# *******************************************************\n",
+                    iolens_darshan_module_name(m));
+            if ((rc = check_incomplete(h, m, mask, out)) != 0)
+                goto out;
             continue;
+        }
+        any = 1;
         if (m == IOLENS_DARSHAN_DXT_POSIX || m == IOLENS_DARSHAN_DXT_MPIIO)
             continue;
         const char *mn = iolens_darshan_module_name(m);
@@ -420,6 +433,8 @@ int iol_darshan_print_parser(FILE *out, const char *path, unsigned mask)
         if (mask & (IOL_DT_TOTAL | IOL_DT_FILE | IOL_DT_PERF))
             iol_darshan_print_derived(out, d, m, mask, desc_for(mn, h->mod_ver[m]), job, h->big_endian);
     }
+    if (!any)
+        fprintf(out, "\n# no module data available.\n"); /* as darshan-parser ends a log without any */
     rc = 0;
 out:
     iolens_darshan_data_free(d);

@@ -428,6 +428,9 @@ static int parse_header(iolens_darshan_log *log)
         uint64_t len = get64(b + map_off + 16 * (uint64_t)s + 8, swap);
         uint32_t ver = get32(b + ver_off + 4 * (uint64_t)s, swap);
         int id = s < nslots ? (slots ? slots[s] : s) : -1;
+        /* a module may be marked incomplete without any data (darshan-parser still reports it) */
+        if (id > 0 && (raw_partial & (1ull << s)))
+            h->partial_flag |= 1ull << id;
         if (len == 0)
             continue;
         if (id <= 0) {
@@ -445,8 +448,6 @@ static int parse_header(iolens_darshan_log *log)
         h->mod[id].off = off;
         h->mod[id].len = len;
         h->mod_ver[id] = ver;
-        if (raw_partial & (1ull << s))
-            h->partial_flag |= 1ull << id;
     }
     if (h->name_map.len &&
         (h->name_map.off > h->file_size || h->name_map.len > h->file_size - h->name_map.off))

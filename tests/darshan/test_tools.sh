@@ -95,6 +95,23 @@ expect_rc 0 "$I" darshan --convert "$T/p.darshan" --bzip2 -o "$T/p.darshan"
 [ "$(ndiff "$T/a.darshan" "$T/p.darshan")" = "# 0 differences" ] && ok || fail "convert in place"
 "$I" darshan "$T/p.darshan" | grep -q '^# compression method: BZIP2' && ok || fail "in place: not bzip2"
 
+# a log without module data ends as darshan-parser ends it
+expect_rc 0 "$I" darshan --convert "$big" --modules H5F -o "$T/e.darshan"
+for mode in --base --total; do
+  [ "$("$I" darshan $mode "$T/e.darshan" | tail -2)" = "$(printf '\n# no module data available.')" ] && ok || fail "$mode of an empty log"
+done
+# modules marked incomplete but without records: the banner and the incomplete-data error
+part=$D/public/partial_data_dxt__partial_data_dxt.darshan
+if [ -e "$part" ]; then
+  expect_rc 0 "$I" darshan --convert "$part" --file 1 -o "$T/pe.darshan"
+  expect_rc 1 "$I" darshan "$T/pe.darshan"
+  expect_grep "DXT_POSIX module contains incomplete data" "$T/err"
+  expect_rc 0 "$I" darshan --show-incomplete "$T/pe.darshan"
+  expect_grep "^# DXT_POSIX module data" "$T/out"
+  expect_grep "WARNING.*DXT_MPIIO module contains incomplete" "$T/out"
+  [ "$(tail -1 "$T/out")" = "# no module data available." ] && ok || fail "incomplete empty log: $(tail -1 "$T/out")"
+fi
+
 # errors: a truncated log, an id with two names, usage
 head -c 3000 "$big" >"$T/trunc.darshan"
 expect_rc 1 "$I" darshan --convert "$T/trunc.darshan" -o "$T/x.darshan"
