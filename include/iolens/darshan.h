@@ -212,6 +212,12 @@ IOLENS_API size_t iolens_darshan_mount_count(const iolens_darshan_log *log);
 IOLENS_API const iolens_darshan_mount *iolens_darshan_mount_at(const iolens_darshan_log *log,
                                                                size_t i);
 
+/** 1 if the exe line ends with a line break within the first 4096 bytes of the job region.
+ *  darshan-util reads the region into a buffer of that size and prints an empty exe otherwise
+ *  (an exe too long for it, or one without a mount table after it); job->exe always holds the
+ *  whole line. */
+IOLENS_API int iolens_darshan_exe_terminated(const iolens_darshan_log *log);
+
 /** Mount entry a file path resides on: the first entry (in the table's order of
  * decreasing mount-path length) whose path is a prefix of it, as the reference
  * matches; NULL if none (the reference prints "UNKNOWN"). */

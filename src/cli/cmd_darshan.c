@@ -29,7 +29,7 @@ static void usage(FILE *out)
             "  --total            per-module aggregate of every counter\n"
             "  --file             per-module file counts (read-only, write-only, shared, ...)\n"
             "  --perf             per-module performance estimates (agg_perf_by_slowest, ...)\n"
-            "  --all              --base --total --file --perf\n"
+            "  --all              --base --total --file --perf --show-incomplete\n"
             "  --show-incomplete  print modules the runtime marked incomplete (else exit 1)\n"
             "  --dxt              print the DXT_POSIX/DXT_MPIIO traces\n"
             "  --json             the whole log as one JSON document (job, mounts, names, records)\n"
@@ -78,8 +78,8 @@ int cmd_darshan(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             goto out;
-        } else if (!strcmp(a, "--all")) {
-            mask |= IOL_DT_BASE | IOL_DT_TOTAL | IOL_DT_FILE | IOL_DT_PERF;
+        } else if (!strcmp(a, "--all")) { /* darshan-parser's --all shows incomplete data too */
+            mask |= IOL_DT_BASE | IOL_DT_TOTAL | IOL_DT_FILE | IOL_DT_PERF | IOL_DT_SHOW_INCOMPLETE;
         } else if (!strcmp(a, "--base")) {
             mask |= IOL_DT_BASE;
         } else if (!strcmp(a, "--total")) {

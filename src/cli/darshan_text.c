@@ -48,7 +48,7 @@ void iol_darshan_print_job(FILE *out, const iolens_darshan_log *log)
     static const char *const comp[] = {"ZLIB", "BZIP2", "NONE"};
     fprintf(out, "# darshan log version: %s\n", h->version);
     fprintf(out, "# compression method: %s\n", comp[h->comp]);
-    fprintf(out, "# exe: %s\n", j->exe);
+    fprintf(out, "# exe: %s\n", iolens_darshan_exe_terminated(log) ? j->exe : ""); /* as darshan-util reads it */
     fprintf(out, "# uid: %" PRId64 "\n", j->uid);
     fprintf(out, "# jobid: %" PRId64 "\n", j->jobid);
     fprintf(out, "# start_time: %" PRId64 "\n", j->start_time_sec);
@@ -78,7 +78,7 @@ void iol_darshan_print_job(FILE *out, const iolens_darshan_log *log)
             h->job.len + (h->job.off - h->header_size));
     fprintf(out, "# record table: %" PRIu64 " bytes (compressed)\n", h->name_map.len);
     for (int m = 1; m < IOLENS_DARSHAN_MOD_COUNT; m++)
-        if (h->mod[m].len)
+        if (h->mod[m].len || (h->partial_flag & (1ull << m)))
             fprintf(out, "# %s module: %" PRIu64 " bytes (compressed), ver=%u\n",
                     iolens_darshan_module_name(m), h->mod[m].len, h->mod_ver[m]);
     fprintf(out, "\n# mounted file systems (mount point and fs type)\n"
@@ -447,6 +447,39 @@ out:
 
 /* ---- DXT ---------------------------------------------------------------- */
 
+/* The OSTs a DXT segment touches, as darshan-dxt-parser lists them: for each Lustre component
+ * holding the segment's current offset, the OST of each stripe from there to the segment's end
+ * or the component's, at most as many as the component has stripes (counted over the whole
+ * segment); then two spaces if the file has components. Components with no stripes are skipped;
+ * so are those with no stripe size (the reference divides by it). */
+static void print_dxt_osts(FILE *out, const iolens_darshan_record *lr, int64_t offset, int64_t length)
+{
+    int64_t cur = offset, end = offset + length, base = 0, printed = 0;
+    for (int64_t j = 0; j < lr->lustre.num_comps; j++) {
+        const iolens_darshan_lustre_comp *c = &lr->lustre.comps[j];
+        int64_t ss = c->stripe_size, sc = c->stripe_count;
+        if (sc <= 0)
+            continue;
+        if (ss > 0 && cur >= c->ext_start && (cur < c->ext_end || c->ext_end == -1)) {
+            int64_t coff = cur - c->ext_start, k = (coff / ss) % sc;
+            while (cur < end && (cur < c->ext_end || c->ext_end == -1)) {
+                int64_t at = base + k;
+                fprintf(out, " [%" PRId64 "]", at >= 0 && at < lr->lustre.num_stripes ? lr->lustre.osts[at] : -1);
+                k = k == sc - 1 ? 0 : k + 1;
+                coff = (coff / ss + 1) * ss;
+                cur = c->ext_start + coff;
+                if (++printed >= sc) {
+                    cur = c->ext_end == -1 ? end : c->ext_end;
+                    break;
+                }
+            }
+        }
+        base += sc;
+    }
+    if (lr->lustre.num_comps)
+        fputs("  ", out);
+}
+
 int iol_darshan_print_dxt(FILE *out, const char *path, unsigned mask)
 {
     iolens_darshan_data *d = NULL;
@@ -548,24 +581,15 @@ int iol_darshan_print_dxt(FILE *out, const char *path, unsigned mask)
                 const iolens_darshan_dxt_seg *s = &r->dxt.segs[i];
                 int wr = i < (size_t)r->dxt.write_count;
                 size_t idx = wr ? i : i - (size_t)r->dxt.write_count;
-                fprintf(out, "%8s%8" PRId64 "%7s%9zu%16" PRId64 "%16" PRId64 "%12.4f%12.4f",
+                fprintf(out, "%8s%8" PRId64 "%7s%9zu%16" PRId64 "%16" PRId64 "%12.4f%12.4f  ",
                         posix ? "X_POSIX" : "X_MPIIO", r->rank, wr ? "write" : "read", idx,
                         s->offset, s->length, s->start, s->end);
-                if (lr) {
-                    const iolens_darshan_lustre_comp *k = &lr->lustre.comps[0];
-                    int64_t ostv = -1;
-                    if (lr->lustre.num_comps > 0 && k->stripe_size > 0 && k->stripe_count > 0 &&
-                        s->offset >= 0) {
-                        int64_t idxo = (s->offset / k->stripe_size) % k->stripe_count;
-                        if (idxo < lr->lustre.num_stripes)
-                            ostv = lr->lustre.osts[idxo];
-                    }
-                    fprintf(out, "   [%" PRId64 "]", ostv);
-                }
+                if (lr)
+                    print_dxt_osts(out, lr, s->offset, s->length);
                 if (r->dxt.has_pthread_id)
-                    fprintf(out, "   %" PRIu64 "\n", s->pthread_id);
+                    fprintf(out, " %4" PRIu64 "\n", s->pthread_id);
                 else
-                    fprintf(out, "   N/A\n");
+                    fputs(" N/A\n", out);
             }
         }
         if (rc < 0)

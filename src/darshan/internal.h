@@ -49,6 +49,7 @@ struct iolens_darshan_log {
     char *exe;
     iolens_darshan_mount *mounts;
     size_t nmounts;
+    int exe_terminated; /* iolens_darshan_exe_terminated() */
     char *mount_strings;
     iol_region reg;             /* the region being iterated */
     int reg_open;

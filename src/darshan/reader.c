@@ -653,6 +653,9 @@ static int parse_job(iolens_darshan_log *log)
     memcpy(log->exe, log->exe_mnt, elen);
     log->exe[elen] = '\0';
     j->exe = log->exe;
+    /* darshan-util reads the job region into a 4096-byte buffer and takes the exe only up to a
+     * line break it finds there: past it, or without one, it has no exe */
+    log->exe_terminated = log->exe_mnt[elen] == '\n' && jsz + elen < 4096;
     rc = parse_mounts(log);
 out:
     iol_buf_release(&raw);
@@ -783,6 +786,8 @@ const iolens_darshan_mount *iolens_darshan_mount_at(const iolens_darshan_log *lo
 {
     return i < log->nmounts ? &log->mounts[i] : NULL;
 }
+
+int iolens_darshan_exe_terminated(const iolens_darshan_log *log) { return log->exe_terminated; }
 
 const iolens_darshan_mount *iolens_darshan_mount_find(const iolens_darshan_log *log,
                                                       const char *path)

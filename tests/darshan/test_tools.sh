@@ -110,7 +110,26 @@ if [ -e "$part" ]; then
   expect_grep "^# DXT_POSIX module data" "$T/out"
   expect_grep "WARNING.*DXT_MPIIO module contains incomplete" "$T/out"
   [ "$(tail -1 "$T/out")" = "# no module data available." ] && ok || fail "incomplete empty log: $(tail -1 "$T/out")"
+
+  # darshan-parser's --all includes --show-incomplete
+  expect_rc 0 "$I" darshan --all "$T/pe.darshan"
+  expect_grep "WARNING.*DXT_POSIX module contains incomplete" "$T/out"
+  expect_grep "^# DXT_POSIX module: 0 bytes (compressed), ver=0" "$T/out"
 fi
+
+# the exe as darshan-util reads it: from a 4096-byte job buffer, up to a line break found there
+"$I" trace -o "$T/dd.iot" -- dd if=/dev/zero of="$T/dd.out" bs=4k count=3 2>/dev/null
+for n in 100 5000; do
+  exe=$(head -c $n /dev/zero | tr '\0' a)
+  "$I" darshan --from "$T/dd.iot" --exe "$exe" -o "$T/x$n.darshan" 2>/dev/null
+  line=$("$I" darshan "$T/x$n.darshan" | grep '^# exe:')
+  want="# exe: $exe"; [ $n -gt 3000 ] && want="# exe: "
+  [ "$line" = "$want" ] && ok || fail "exe of $n characters printed as ${#line} characters"
+  "$I" darshan --json "$T/x$n.darshan" | grep -q "\"exe\":\"a\{100,\}" && ok || fail "the library lost the exe of $n characters"
+done
+# DXT: a small pthread id right-aligned in four columns after the segment, as darshan-dxt-parser
+"$I" darshan --dxt "$T/x100.darshan" | grep '^ X_POSIX' >"$T/dxt.txt"
+[ -s "$T/dxt.txt" ] && awk '{ if (substr($0, length($0) - 6) != "      0" && $NF ~ /^[0-9]$/) bad = 1 } END { exit bad }' "$T/dxt.txt" && ok || fail "DXT thread column: $(head -1 "$T/dxt.txt")"
 
 # errors: a truncated log, an id with two names, usage
 head -c 3000 "$big" >"$T/trunc.darshan"
