@@ -131,6 +131,22 @@ done
 "$I" darshan --dxt "$T/x100.darshan" | grep '^ X_POSIX' >"$T/dxt.txt"
 [ -s "$T/dxt.txt" ] && awk '{ if (substr($0, length($0) - 6) != "      0" && $NF ~ /^[0-9]$/) bad = 1 } END { exit bad }' "$T/dxt.txt" && ok || fail "DXT thread column: $(head -1 "$T/dxt.txt")"
 
+# the OST column of DXT segments that cross stripes and Lustre components (the expected lines
+# are darshan-dxt-parser's own output for this log)
+if [ -n "${LUSTRE_DXT:-}" ]; then
+  expect_rc 0 "$LUSTRE_DXT" "$T/ld.darshan"
+  "$I" darshan --dxt "$T/ld.darshan" | grep '^ X_POSIX' >"$T/ld.txt"
+  cat >"$T/ld.want" <<'EOF'
+ X_POSIX       0  write        0               0            4096      0.1000      0.2000   [10]      7
+ X_POSIX       0  write        1         1048566              20      0.2000      0.3000   [10] [11]      7
+ X_POSIX       0  write        2         3145728         2097152      0.3000      0.4000   [11] [20]      7
+ X_POSIX       0  write        3               0        16777216      0.4000      0.5000   [10] [11] [20]      7
+ X_POSIX       0  write        4         9437184              10      0.5000      0.6000   [22]   12345678
+EOF
+  cmp -s "$T/ld.txt" "$T/ld.want" && ok || { fail "DXT OST column"; diff "$T/ld.txt" "$T/ld.want" >&2; }
+  "$I" darshan --dxt "$T/ld.darshan" | grep -q 'Component 2\] stripe_ext: 4194304 - EOF, stripe_size: 2097152, stripe_count: 3, OSTs: 20 21 22$' && ok || fail "DXT Lustre components"
+fi
+
 # errors: a truncated log, an id with two names, usage
 head -c 3000 "$big" >"$T/trunc.darshan"
 expect_rc 1 "$I" darshan --convert "$T/trunc.darshan" -o "$T/x.darshan"
