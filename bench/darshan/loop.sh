@@ -7,6 +7,8 @@
 #   bench/darshan/loop.sh [BUILD_DIR] [ROUNDS]
 #
 # IOLENS_SHARED_DATA (default ../shared/data beside the source tree) holds darshan/.
+# DARSHAN_PARSER=/path/to/darshan-parser (optional, a darshan-util the user has installed) runs
+# the same base-mode loop with it, alternating with iolens round by round, and prints the ratio.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
@@ -34,6 +36,18 @@ for mode in base --total --perf --file; do
   s=$(median </tmp/iolens-loop.$$)
   printf '%-14s %10.3f %10.0f %10.1f\n' "$mode" "$s" "$(echo "${#logs[@]} / $s" | bc -l)" "$(echo "$bytes / 1000000 / $s" | bc -l)"
 done
+if [ -n "${DARSHAN_PARSER:-}" ] && [ -x "$DARSHAN_PARSER" ]; then
+  : >/tmp/iolens-loop.$$; : >/tmp/iolens-loop-ref.$$
+  for r in $(seq "$rounds"); do
+    t0=$(now); for l in "${logs[@]}"; do "$DARSHAN_PARSER" "$l" >/dev/null 2>&1 || true; done; t1=$(now)
+    echo "$t1 - $t0" | bc -l >>/tmp/iolens-loop-ref.$$
+    t0=$(now); for l in "${logs[@]}"; do "$I" darshan "$l" >/dev/null 2>&1 || true; done; t1=$(now)
+    echo "$t1 - $t0" | bc -l >>/tmp/iolens-loop.$$
+  done
+  a=$(median </tmp/iolens-loop-ref.$$); b=$(median </tmp/iolens-loop.$$)
+  printf 'darshan-parser base loop: %.3f s; iolens alternating with it: %.3f s; iolens %.2fx faster\n' "$a" "$b" "$(echo "$a / $b" | bc -l)"
+  rm -f /tmp/iolens-loop-ref.$$
+fi
 # start-up: 200 runs of `iolens --version`, per run (wall, and CPU from the shell's times)
 n=200
 : >/tmp/iolens-loop.$$
