@@ -140,9 +140,12 @@ static const struct layout layouts[] = {
     {IOLENS_DARSHAN_MPIIO, 3, 51, 17, 0, 0},
     {IOLENS_DARSHAN_STDIO, 1, 13, 15, 0, 0},
     {IOLENS_DARSHAN_STDIO, 2, 14, 15, 0, 0},
+    {IOLENS_DARSHAN_H5F, 1, 1, 2, 0, 0},
+    {IOLENS_DARSHAN_H5F, 2, 1, 4, 0, 0},
     {IOLENS_DARSHAN_H5F, 3, 3, 5, 0, 0},
     {IOLENS_DARSHAN_H5D, 1, 94, 17, 0, 0},
     {IOLENS_DARSHAN_H5D, 2, 94, 17, 8, 0},
+    {IOLENS_DARSHAN_PNETCDF_FILE, 1, 2, 2, 0, 0},
     {IOLENS_DARSHAN_PNETCDF_FILE, 2, 2, 4, 0, 0},
     {IOLENS_DARSHAN_PNETCDF_FILE, 3, 9, 8, 0, 0},
     {IOLENS_DARSHAN_BGQ, 2, 11, 1, 0, 0},
@@ -309,17 +312,47 @@ static int read_fixed(iolens_darshan_log *log, const struct layout *L, int *skip
         }
         memcpy(cf, in_f, 15 * 8);
         break;
+    case IOLENS_DARSHAN_H5F:
+        if (L->ver <= 2) {
+            /* v2: OPENS; OPEN_START, CLOSE_START, OPEN_END, CLOSE_END; v1 has the open start and
+             * the close end only. v3 adds FLUSHES, USE_MPIIO and F_META_TIME, -1 here as
+             * darshan-util's up-conversion sets them. */
+            ci[0] = in_i[0];
+            ci[1] = ci[2] = -1;
+            if (L->ver == 1) {
+                cf[0] = in_f[0];
+                cf[1] = cf[2] = -1;
+                cf[3] = in_f[1];
+            } else {
+                memcpy(cf, in_f, 4 * sizeof *cf);
+            }
+            cf[4] = -1;
+        } else {
+            memcpy(ci, in_i, 3 * 8);
+            memcpy(cf, in_f, 5 * 8);
+        }
+        break;
     case IOLENS_DARSHAN_PNETCDF_FILE:
-        if (L->ver == 2) {
-            /* v2: INDEP_OPENS, COLL_OPENS; OPEN_START, CLOSE_START, OPEN_END, CLOSE_END */
+        if (L->ver <= 2) {
+            /* v2: INDEP_OPENS, COLL_OPENS; OPEN_START, CLOSE_START, OPEN_END, CLOSE_END.
+             * v1 has the open start and the close end only (darshan-util's up-conversion sets
+             * the other two to -1). */
+            double f2[4];
+            if (L->ver == 1) {
+                f2[0] = in_f[0];
+                f2[1] = f2[2] = -1;
+                f2[3] = in_f[1];
+            } else {
+                memcpy(f2, in_f, sizeof f2);
+            }
             for (int i = 0; i < 9; i++)
                 ci[i] = -1;
             ci[1] = (int64_t)((uint64_t)in_i[0] + (uint64_t)in_i[1]); /* wraps, never UB */
-            cf[0] = in_f[0];
-            cf[1] = in_f[1];
+            cf[0] = f2[0];
+            cf[1] = f2[1];
             cf[2] = -1;
-            cf[3] = in_f[2];
-            cf[4] = in_f[3];
+            cf[3] = f2[2];
+            cf[4] = f2[3];
             cf[5] = -1;
             cf[6] = -1;
             cf[7] = -1;

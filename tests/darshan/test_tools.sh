@@ -147,6 +147,39 @@ EOF
   "$I" darshan --dxt "$T/ld.darshan" | grep -q 'Component 2\] stripe_ext: 4194304 - EOF, stripe_size: 2097152, stripe_count: 3, OSTs: 20 21 22$' && ok || fail "DXT Lustre components"
 fi
 
+# PNETCDF_FILE records of module version 1 (3.00/3.10-era layout), up-converted as darshan-util
+# does; the expected lines are darshan-parser's for this log
+/usr/bin/python3 "$IOLENS_SOURCE_DIR/tests/darshan/mk_old_records.py" "$T/pv1.darshan" pnetcdf1
+expect_rc 0 "$I" darshan "$T/pv1.darshan"
+grep -q '^# PNETCDF_FILE module: [0-9]* bytes (compressed), ver=1$' "$IOLENS_TMP/out" && ok || fail "PNETCDF_FILE v1 region line"
+for want in '# WARNING: PnetCDF file module log format version 1 does not support the following counters:' \
+    '# - PNETCDF_FILE_F_OPEN_END_TIMESTAMP' \
+    "PNETCDF_FILE	-1	11	PNETCDF_FILE_OPENS	3	/home/u/a.nc	/home	nfs" \
+    "PNETCDF_FILE	-1	11	PNETCDF_FILE_F_CLOSE_START_TIMESTAMP	-1.000000	/home/u/a.nc	/home	nfs" \
+    "PNETCDF_FILE	-1	11	PNETCDF_FILE_F_CLOSE_END_TIMESTAMP	9.250000	/home/u/a.nc	/home	nfs" \
+    "PNETCDF_FILE	1	12	PNETCDF_FILE_F_OPEN_START_TIMESTAMP	1.125000	/scratch/b.nc	UNKNOWN	UNKNOWN" \
+    '# metadata: h = romio_no_indep_rw=true;cb_nodes=4'; do
+  grep -qxF -- "$want" "$IOLENS_TMP/out" && ok || fail "PNETCDF_FILE v1: no line '$want'"
+done
+
+# H5F records of versions 1 and 2, big-endian too (darshan-parser's lines for these logs)
+/usr/bin/python3 "$IOLENS_SOURCE_DIR/tests/darshan/mk_old_records.py" "$T/h1.darshan" h5f1 big
+expect_rc 0 "$I" darshan "$T/h1.darshan"
+"$I" darshan "$T/h1.darshan" | grep "^H5F	-1	11	" >"$T/h1.txt"
+printf '%s\n' "H5F	-1	11	H5F_OPENS	4	/home/u/a.nc	/home	nfs" \
+  "H5F	-1	11	H5F_FLUSHES	-1	/home/u/a.nc	/home	nfs" \
+  "H5F	-1	11	H5F_USE_MPIIO	-1	/home/u/a.nc	/home	nfs" \
+  "H5F	-1	11	H5F_F_OPEN_START_TIMESTAMP	0.500000	/home/u/a.nc	/home	nfs" \
+  "H5F	-1	11	H5F_F_CLOSE_START_TIMESTAMP	-1.000000	/home/u/a.nc	/home	nfs" \
+  "H5F	-1	11	H5F_F_OPEN_END_TIMESTAMP	-1.000000	/home/u/a.nc	/home	nfs" \
+  "H5F	-1	11	H5F_F_CLOSE_END_TIMESTAMP	9.250000	/home/u/a.nc	/home	nfs" \
+  "H5F	-1	11	H5F_F_META_TIME	-1.000000	/home/u/a.nc	/home	nfs" >"$T/h1.want"
+cmp -s "$T/h1.txt" "$T/h1.want" && ok || { fail "H5F v1 big-endian records"; diff "$T/h1.txt" "$T/h1.want" >&2; }
+"$I" darshan "$T/h1.darshan" | grep -q '^# - H5F_F_OPEN_END_TIMESTAMP$' && ok || fail "H5F v1 description"
+/usr/bin/python3 "$IOLENS_SOURCE_DIR/tests/darshan/mk_old_records.py" "$T/h2.darshan" h5f2
+"$I" darshan "$T/h2.darshan" | grep -q "^H5F	1	12	H5F_F_OPEN_END_TIMESTAMP	1.500000	/scratch/b.nc	UNKNOWN	UNKNOWN$" && ok || fail "H5F v2 records"
+"$I" darshan "$T/h2.darshan" | grep -q '^# WARNING: H5F module log format version 1' && fail "H5F v2 has the v1 warning" || ok
+
 # errors: a truncated log, an id with two names, usage
 head -c 3000 "$big" >"$T/trunc.darshan"
 expect_rc 1 "$I" darshan --convert "$T/trunc.darshan" -o "$T/x.darshan"
