@@ -286,6 +286,15 @@ IOLENS_API int64_t iolens_darshan_data_dxt_count(const iolens_darshan_data *d, i
  *  entries. 0 or a negative IOLENS_E*. */
 IOLENS_API int iolens_darshan_data_dxt_segments(const iolens_darshan_data *d, int m, iolens_darshan_dxt_seg *segs,
                                                 int64_t *record, unsigned char *is_write);
+/** The same segments as separate columns, one entry per segment (any pointer may be NULL):
+ *  the rank and id of its record, offset, length, start, end, pthread id, whether it is a
+ *  write, and the index of its record. 0 or a negative IOLENS_E*. */
+IOLENS_API int iolens_darshan_data_dxt_columns(const iolens_darshan_data *d, int m, int64_t *rank, uint64_t *id,
+                                               int64_t *offset, int64_t *length, double *start, double *end,
+                                               uint64_t *thread, unsigned char *is_write, int64_t *record);
+/** Each record's hostname of DXT module m, NUL-padded in 65 bytes per record:
+ *  out holds iolens_darshan_data_count(d, m) * 65 bytes. 0 or a negative IOLENS_E*. */
+IOLENS_API int iolens_darshan_data_dxt_hostnames(const iolens_darshan_data *d, int m, char *out);
 
 /* ---- writing, converting, merging and comparing logs ---------------------- */
 

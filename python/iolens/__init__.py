@@ -130,7 +130,8 @@ _module_name = _fn("iolens_darshan_module_name", ctypes.c_char_p, _int)
 _module_from_name = _fn("iolens_darshan_module_from_name", _int, ctypes.c_char_p)
 _columns = _fn("iolens_darshan_data_columns", _int, _vp, _int, _vp, _vp, _vp, _vp)
 _dxt_count = _fn("iolens_darshan_data_dxt_count", ctypes.c_int64, _vp, _int)
-_dxt_segments = _fn("iolens_darshan_data_dxt_segments", _int, _vp, _int, _vp, _vp, _vp)
+_dxt_columns = _fn("iolens_darshan_data_dxt_columns", _int, _vp, _int, _vp, _vp, _vp, _vp, _vp, _vp, _vp, _vp, _vp)
+_dxt_hostnames = _fn("iolens_darshan_data_dxt_hostnames", _int, _vp, _int, _vp)
 _counter_count = _fn("iolens_darshan_counter_count", _sz, _int)
 _fcounter_count = _fn("iolens_darshan_fcounter_count", _sz, _int)
 _counter_name = _fn("iolens_darshan_counter_name", ctypes.c_char_p, _int, _sz)
@@ -280,33 +281,37 @@ class DarshanLog(_Closing):
         h = self._dxt_handle()
         m = _module_from_name(module.encode())
         import numpy as np
-        seg_dtype = np.dtype([("offset", np.int64), ("length", np.int64), ("start", np.float64), ("end", np.float64),
-                              ("thread", np.uint64)])
         n = _dxt_count(h, m)
         if n < 0:
             raise IolensError(_s(_error_last()))
-        segs = np.empty(n, dtype=seg_dtype)
+        # the library fills every column in one call, each into its own contiguous array
+        cols = {"rank": np.empty(n, np.int64), "id": np.empty(n, np.uint64), "offset": np.empty(n, np.int64),
+                "length": np.empty(n, np.int64), "start": np.empty(n, np.float64), "end": np.empty(n, np.float64),
+                "thread": np.empty(n, np.uint64)}
+        writes = np.empty(n, dtype=np.int8)
         rec = np.empty(n, dtype=np.int64)
-        writes = np.empty(n, dtype=np.uint8)
-        if n and _dxt_segments(h, m, segs.ctypes.data, rec.ctypes.data, writes.ctypes.data) < 0:
+        if n and _dxt_columns(h, m, *(cols[k].ctypes.data for k in ("rank", "id", "offset", "length", "start",
+                                                                    "end", "thread")),
+                              writes.ctypes.data, rec.ctypes.data) < 0:
             raise IolensError(_s(_error_last()))
         nrec = _count(h, m)
-        ranks = np.empty(nrec, dtype=np.int64)
         ids = np.empty(nrec, dtype=np.uint64)
-        if nrec and _columns(h, m, ranks.ctypes.data, ids.ctypes.data, None, None) < 0:
+        hosts = np.zeros(nrec, dtype="S65")
+        if nrec and (_columns(h, m, None, ids.ctypes.data, None, None) < 0 or
+                     _dxt_hostnames(h, m, hosts.ctypes.data) < 0):
             raise IolensError(_s(_error_last()))
-        hosts = [_s(_record(h, m, i).contents.hostname) for i in range(nrec)]
         nmap = self._name_map()
-        names = [nmap.get(i, "") for i in ids.tolist()]
 
         def cat(values):  # a categorical column from one value per record, without hashing every row
-            cats, codes = np.unique(np.array(values + [""], dtype=object), return_inverse=True)
-            return pd.Categorical.from_codes(codes[:-1][rec] if n else codes[:0], categories=cats)
+            cats, codes = np.unique(values, return_inverse=True)
+            cats = [c.decode("utf-8", "replace") if isinstance(c, bytes) else c for c in cats.tolist()]
+            return pd.Categorical.from_codes(codes[rec] if n else codes[:0], categories=cats)
 
-        return pd.DataFrame({"rank": ranks[rec], "id": ids[rec], "file": cat(names), "hostname": cat(hosts),
-                             "op": pd.Categorical.from_codes(writes.astype(np.int8), categories=["read", "write"]),
-                             "offset": segs["offset"], "length": segs["length"], "start": segs["start"],
-                             "end": segs["end"], "thread": segs["thread"]})
+        names = np.array([nmap.get(i, "") for i in ids.tolist()], dtype=object)
+        return pd.DataFrame({"rank": cols["rank"], "id": cols["id"], "file": cat(names), "hostname": cat(hosts),
+                             "op": pd.Categorical.from_codes(writes, categories=["read", "write"]),
+                             "offset": cols["offset"], "length": cols["length"], "start": cols["start"],
+                             "end": cols["end"], "thread": cols["thread"]}, copy=False)
 
     def heatmap(self):
         """The HEATMAP module's bins as a DataFrame, one row per (record, bin): rank, api (the

@@ -306,3 +306,53 @@ int iolens_darshan_data_dxt_segments(const iolens_darshan_data *d, int m, iolens
     }
     return 0;
 }
+
+int iolens_darshan_data_dxt_columns(const iolens_darshan_data *d, int m, int64_t *rank, uint64_t *id, int64_t *offset,
+                                    int64_t *length, double *start, double *end, uint64_t *thread,
+                                    unsigned char *is_write, int64_t *record)
+{
+    int64_t at = iolens_darshan_data_dxt_count(d, m);
+    if (at < 0)
+        return (int)at;
+    at = 0;
+    for (size_t i = 0; i < d->nrecs[m]; i++) {
+        const iolens_darshan_record *r = &d->recs[m][i];
+        int64_t ns = r->dxt.write_count + r->dxt.read_count;
+        for (int64_t k = 0; k < ns; k++) {
+            const iolens_darshan_dxt_seg *g = &r->dxt.segs[k];
+            int64_t j = at + k;
+            if (rank)
+                rank[j] = r->rank;
+            if (id)
+                id[j] = r->id;
+            if (offset)
+                offset[j] = g->offset;
+            if (length)
+                length[j] = g->length;
+            if (start)
+                start[j] = g->start;
+            if (end)
+                end[j] = g->end;
+            if (thread)
+                thread[j] = g->pthread_id;
+            if (is_write)
+                is_write[j] = k < r->dxt.write_count;
+            if (record)
+                record[j] = (int64_t)i;
+        }
+        at += ns;
+    }
+    return 0;
+}
+
+int iolens_darshan_data_dxt_hostnames(const iolens_darshan_data *d, int m, char *out)
+{
+    if (!d || m <= 0 || m >= IOLENS_DARSHAN_MOD_COUNT || !out)
+        return iol_err(IOLENS_EINVAL, "iolens_darshan_data_dxt_hostnames: bad argument");
+    for (size_t i = 0; i < d->nrecs[m]; i++) {
+        char *o = out + 65 * i;
+        memset(o, 0, 65);
+        memcpy(o, d->recs[m][i].dxt.hostname, strnlen(d->recs[m][i].dxt.hostname, 64));
+    }
+    return 0;
+}
