@@ -49,6 +49,12 @@ int cli_spawn_group(const char *const *argv, const char *out, const char *err, c
 
 /* git-style messages on stderr: "iolens: error: ..." */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Edit distance (insertions, deletions, substitutions, adjacent swaps) of two short names. */
+size_t cli_distance(const char *a, const char *b);
+/* Reports an option the command does not take: "error: unknown option '--totl'; did you mean
+ * '--total'?", the candidates being the options its usage text names; or, for an option it does
+ * take (a missing value), says so. Returns CLI_USAGE. */
+int cli_unknown_option(const char *cmd, const char *arg, void (*usage)(FILE *));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints the library's last error with a prefix: "iolens: error: <msg>". */
 void cli_lib_error(void);

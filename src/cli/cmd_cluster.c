@@ -665,7 +665,7 @@ int cmd_cluster(int argc, char **argv)
                 if (!strcmp(a, names[q]))
                     which = q;
             if (which < 0) {
-                cli_error("unknown option '%s'; see 'iolens cluster --help'", a);
+                cli_unknown_option("cluster", a, usage);
                 goto out;
             }
             if (parse_size(v, &sz)) {
@@ -688,7 +688,7 @@ int cmd_cluster(int argc, char **argv)
             default: o.synth_len = sz; break;
             }
         } else if (a[0] == '-' && a[1]) {
-            cli_error("unknown option '%s' or missing value; see 'iolens cluster --help'", a);
+            cli_unknown_option("cluster", a, usage);
             goto out;
         } else {
             inputs[ninputs++] = argv[i];

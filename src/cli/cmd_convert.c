@@ -87,8 +87,7 @@ int cmd_convert(int argc, char **argv)
                 out = argv[++i];
             }
         } else if (a[0] == '-' && a[1]) {
-            cli_error("unknown option '%s'", a);
-            usage(stderr);
+            cli_unknown_option("convert", a, usage);
             return CLI_USAGE;
         } else if (!dir) {
             dir = a;

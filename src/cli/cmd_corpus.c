@@ -603,8 +603,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         } else if (i + 1 < argc && !strcmp(a, "--timeout") &&
                    (o->timeout = strtod(argv[++i], &end), *end == '\0') && o->timeout > 0) {
         } else {
-            cli_error("unknown option or bad value: '%s'", a);
-            usage(stderr);
+            cli_unknown_option("corpus", a, usage);
             return CLI_USAGE;
         }
     }

@@ -120,8 +120,7 @@ int cmd_darshan(int argc, char **argv)
             }
             jobs = (int)n;
         } else if (a[0] == '-' && a[1]) {
-            cli_error("unknown option '%s'", a);
-            usage(stderr);
+            cli_unknown_option("darshan", a, usage);
             rc = CLI_USAGE;
             goto out;
         } else {

@@ -403,8 +403,7 @@ int cmd_detect(int argc, char **argv)
         } else if (!strcmp(a, "--tau") && i + 1 < argc && (o.tau = strtod(argv[++i], &end), *end == '\0') &&
                    o.tau > 0 && o.tau <= 1) {
         } else if (a[0] == '-' && a[1]) {
-            cli_error("unknown option or bad value: '%s'", a);
-            usage(stderr);
+            cli_unknown_option("detect", a, usage);
             return CLI_USAGE;
         } else {
             first_file = i;

@@ -267,8 +267,7 @@ int cmd_eval(int argc, char **argv)
                    (params.n_trees = (int)strtol(argv[++i], &end, 10), *end == '\0') && params.n_trees >= 1 &&
                    params.n_trees <= 100000) {
         } else {
-            cli_error("unknown option or bad value: '%s'", a);
-            usage(stderr);
+            cli_unknown_option("eval", a, usage);
             return CLI_USAGE;
         }
     }

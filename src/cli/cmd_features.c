@@ -51,8 +51,7 @@ int cmd_features(int argc, char **argv)
         } else if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc) {
             output = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error("unknown option '%s'", argv[i]);
-            usage(stderr);
+            cli_unknown_option("features", argv[i], usage);
             return CLI_USAGE;
         } else {
             first = i;

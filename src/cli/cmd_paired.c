@@ -176,8 +176,7 @@ int cmd_paired(int argc, char **argv)
         } else if (!strcmp(a, "--audit") && i + 1 < argc) {
             audit = argv[++i];
         } else {
-            cli_error("unknown option or missing value '%s'", a);
-            usage(stderr);
+            cli_unknown_option("paired", a, usage);
             return CLI_USAGE;
         }
     }

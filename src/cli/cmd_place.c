@@ -40,6 +40,8 @@ static const char usage_text[] =
     "  --starts FILE        --schedule: CSV `id,start` (seconds; default 0)\n"
     "  --json               machine-readable output\n";
 
+static void usage(FILE *out) { fputs(usage_text, out); }
+
 typedef struct place_args {
     const char *traces;
     const char *cluster_dir[MAX_METHODS];
@@ -141,7 +143,7 @@ static int parse_args(place_args *a, int argc, char **argv)
             continue;
         }
         if (!v) {
-            cli_error("unknown option or missing value: '%s'", o);
+            cli_unknown_option("place", o, usage);
             return CLI_USAGE;
         }
         i++;
@@ -217,7 +219,7 @@ static int parse_args(place_args *a, int argc, char **argv)
         } else if (!strcmp(o, "--starts")) {
             a->starts = v;
         } else {
-            cli_error("unknown option '%s'; see 'iolens place --help'", o);
+            cli_unknown_option("place", o, usage);
             return CLI_USAGE;
         }
         if (bad) {

@@ -396,8 +396,7 @@ int cmd_replay(int argc, char **argv)
             }
             ranks = (int)v;
         } else if (a[0] == '-' && a[1]) {
-            cli_error("unknown option '%s'", a);
-            usage(stderr);
+            cli_unknown_option("replay", a, usage);
             return CLI_USAGE;
         } else if (!config) {
             config = a;

@@ -84,7 +84,7 @@ int cmd_report(int argc, char **argv)
             i++;
             break;
         } else {
-            cli_error("unknown option or missing value: '%s' (iolens report --help)", a);
+            cli_unknown_option("report", a, usage);
             return CLI_USAGE;
         }
     }

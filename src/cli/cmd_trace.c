@@ -709,8 +709,7 @@ int cmd_trace(int argc, char **argv)
             }
             rank = (int)v;
         } else if (a[0] == '-') {
-            cli_error("unknown option '%s'", a);
-            usage(stderr);
+            cli_unknown_option("trace", a, usage);
             return CLI_USAGE;
         } else {
             break; /* the command, without "--" */

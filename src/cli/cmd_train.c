@@ -12,6 +12,18 @@
 
 #include "iolens/detect.h"
 
+/* The options that take a value (for telling an unknown option from a wrong value). */
+static int train_option_known(const char *a)
+{
+    static const char *const opts[] = {"--data", "--features", "--labels", "--rule-logs", "--corpus",
+                                       "--suite", "--suite-weight", "--corpus-weight", "--out", "-o",
+                                       "--weight", "--rule-weight", "--seed", "--trees"};
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
+        if (!strcmp(a, opts[i]))
+            return 1;
+    return 0;
+}
+
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -341,8 +353,7 @@ int cmd_train(int argc, char **argv)
             continue;
         }
         if (i + 1 >= argc) {
-            cli_error("unknown option or missing value: '%s'", a);
-            usage(stderr);
+            cli_unknown_option("train", a, usage);
             return CLI_USAGE;
         }
         const char *v = argv[++i];
@@ -374,8 +385,10 @@ int cmd_train(int argc, char **argv)
         else if (!strcmp(a, "--trees") && (params.n_trees = (int)strtol(v, &end, 10), *end == '\0') &&
                  params.n_trees > 0 && params.n_trees <= 100000)
             ;
+        else if (!train_option_known(a))
+            return cli_unknown_option("train", a, usage);
         else {
-            cli_error("bad option or value: '%s %s'", a, v);
+            cli_error("option %s: wrong value '%s' (see 'iolens train --help')", a, v);
             return CLI_USAGE;
         }
     }

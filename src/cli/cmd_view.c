@@ -205,8 +205,7 @@ int cmd_view(int argc, char **argv)
                 outdir = argv[++i];
             }
         } else if (a[0] == '-' && a[1]) {
-            cli_error("unknown option '%s'", a);
-            usage(stderr);
+            cli_unknown_option("view", a, usage);
             return CLI_USAGE;
         } else if (!dir) {
             dir = a;

@@ -809,8 +809,7 @@ int cmd_whatif(int argc, char **argv)
         } else if (!strcmp(a, "--models")) {
             o.models = argv[++i];
         } else if (a[0] == '-' && a[1]) {
-            cli_error("unknown option '%s'", a);
-            usage(stderr);
+            cli_unknown_option("whatif", a, usage);
             return CLI_USAGE;
         } else if (!o.input) {
             o.input = a;

@@ -23,6 +23,82 @@ void cli_error(const char *fmt, ...)
     va_end(ap);
 }
 
+size_t cli_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 31 || lb > 31)
+        return 99;
+    size_t d[32][32];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[la][lb];
+}
+
+int cli_unknown_option(const char *cmd, const char *arg, void (*usage)(FILE *))
+{
+    /* the options a command knows are the ones its help names */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = usage ? open_memstream(&text, &len) : NULL;
+    if (m) {
+        usage(m);
+        fclose(m);
+    }
+    char opt[64];
+    size_t ol = strcspn(arg, "=");
+    snprintf(opt, sizeof opt, "%.*s", (int)(ol < sizeof opt ? ol : sizeof opt - 1), arg);
+    const char *best = NULL;
+    size_t bl = 0, bd = 3; /* at most two edits away */
+    int known = 0;
+    for (const char *p = text; p && *p; p++) {
+        if (*p != '-' || (p > text && (p[-1] != ' ' && p[-1] != '[' && p[-1] != '|' && p[-1] != '(' &&
+                                       p[-1] != '\n' && p[-1] != ',')))
+            continue;
+        size_t n = 1;
+        while (p[n] == '-' || (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') ||
+               (p[n] >= '0' && p[n] <= '9'))
+            n++;
+        if (n < 2 || n >= sizeof opt) {
+            p += n - 1;
+            continue;
+        }
+        char cand[64];
+        memcpy(cand, p, n);
+        cand[n] = '\0';
+        if (!strcmp(cand, opt))
+            known = 1;
+        size_t dd = cli_distance(opt, cand);
+        if (dd < bd) {
+            bd = dd;
+            best = p;
+            bl = n;
+        }
+        p += n - 1;
+    }
+    if (known)
+        cli_error("option '%s' is missing its value, has a wrong one, or does not go with the others "
+                  "given (see 'iolens %s --help')", arg, cmd);
+    else if (best)
+        cli_error("unknown option '%s'; did you mean '%.*s'? (see 'iolens %s --help')", arg, (int)bl, best, cmd);
+    else
+        cli_error("unknown option '%s' (see 'iolens %s --help')", arg, cmd);
+    free(text);
+    return CLI_USAGE;
+}
+
 void cli_warn(const char *fmt, ...)
 {
     va_list ap;

@@ -150,8 +150,7 @@ int iol_darshan_from_main(int argc, char **argv)
         } else if (!strcmp(a, "--no-heatmap")) {
             o.heatmap = 0;
         } else {
-            cli_error("unknown or incomplete option '%s'", a);
-            usage(stderr);
+            cli_unknown_option("darshan --from", a, usage);
             return CLI_USAGE;
         }
     }

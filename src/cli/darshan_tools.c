@@ -149,8 +149,7 @@ int iol_darshan_tools_main(int argc, char **argv)
             while (++i < argc)
                 paths[npaths++] = argv[i];
         } else if (a[0] == '-' && a[1]) {
-            cli_error("unknown or incomplete option '%s'", a);
-            usage(stderr);
+            cli_unknown_option("darshan --convert", a, usage);
             goto out;
         } else {
             paths[npaths++] = a;

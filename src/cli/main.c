@@ -50,38 +50,13 @@ static int run(const struct cli_cmd *c, int argc, char **argv, int skip)
     return c->fn(argc - skip, argv + skip);
 }
 
-/* Edit distance (insertions, deletions, substitutions, adjacent swaps) of two short names. */
-static size_t distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 31 || lb > 31)
-        return 99;
-    size_t d[32][32];
-    for (size_t i = 0; i <= la; i++)
-        d[i][0] = i;
-    for (size_t j = 0; j <= lb; j++)
-        d[0][j] = j;
-    for (size_t i = 1; i <= la; i++)
-        for (size_t j = 1; j <= lb; j++) {
-            size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            if (d[i - 1][j] + 1 < best)
-                best = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < best)
-                best = d[i][j - 1] + 1;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
-                best = d[i - 2][j - 2] + 1;
-            d[i][j] = best;
-        }
-    return d[la][lb];
-}
-
 /* "'detct' is not an iolens command; did you mean 'detect'?" */
 static int unknown_command(const char *name)
 {
     const char *best = NULL;
     size_t bd = 3; /* at most two edits away */
     for (size_t i = 0; commands[i].name; i++) {
-        size_t dd = distance(name, commands[i].name);
+        size_t dd = cli_distance(name, commands[i].name);
         if (dd < bd) {
             bd = dd;
             best = commands[i].name;

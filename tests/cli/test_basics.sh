@@ -56,4 +56,19 @@ fi
 # a misspelt command gets a suggestion
 expect_rc 2 "$IOLENS" detct
 expect_grep "did you mean 'detect'" "$IOLENS_TMP/err"
+# every command answers an option it does not take with exit 2 and an error line
+for c in trace view convert darshan features cluster place paired report detect train eval corpus replay whatif; do
+  expect_rc 2 "$IOLENS" $c --no-such-option-here x
+  expect_grep "^iolens: error: unknown option '--no-such-option-here'" "$IOLENS_TMP/err"
+done
+# a misspelt option gets the nearest one the command's help names
+for pair in "darshan --totl --total" "cluster --kk --k" "report --jsn --json" "trace --prnt --print" \
+    "view --jsno --json" "place --trace --traces" "whatif --dry-rn --dry-run"; do
+  set -- $pair
+  expect_rc 2 "$IOLENS" "$1" "$2" x
+  expect_grep "did you mean '$3'" "$IOLENS_TMP/err"
+done
+# an option it takes, given without its value
+expect_rc 2 "$IOLENS" cluster x --k
+expect_grep "option '--k' is missing its value" "$IOLENS_TMP/err"
 finish
