@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# docs/cli.md's tour: every "$ " line after "## A tour that runs as written" is run in order, in
+# an empty folder, with the built iolens first on the PATH; each must exit 0. Then what the tour
+# says its commands produce is checked.
+. "$IOLENS_SOURCE_DIR/tests/cli/lib.sh"
+doc=$IOLENS_SOURCE_DIR/docs/cli.md
+export PATH="$(cd "$(dirname "$IOLENS")" && pwd):$PATH"
+cd "$IOLENS_TMP" || exit 1
+n=0
+while IFS= read -r line; do
+  cmd=${line#    \$ }
+  n=$((n + 1))
+  if bash -c "$cmd" >"$IOLENS_TMP/.out" 2>"$IOLENS_TMP/.err"; then ok; else
+    fail "docs/cli.md: '$cmd' exited $?"; sed 's/^/  /' "$IOLENS_TMP/.err" | head -3 >&2
+  fi
+done < <(sed -n '/^## A tour that runs as written/,$p' "$doc" | grep '^    \$ ')
+[ "$n" -ge 15 ] && ok || fail "only $n commands in the tour"
+# what the tour's outputs hold
+[ "$(tail -1 joined.txt)" = "# 0 differences" ] && ok || fail "split and merged log differs: $(tail -1 joined.txt)"
+grep -q '^job	exe\|^job exe' diff.txt && ok || fail "the anonymised log's exe is not among the differences"
+/usr/bin/python3 -c "import json,sys; d=json.load(open('diff.json')); sys.exit(0 if d['differences'] > 0 and not d['equal'] else 1)" && ok || fail "diff.json"
+grep -q '^# compression method: BZIP2' <(iolens darshan anon.darshan) && ok || fail "anon.darshan is not bzip2"
+grep -q '^POSIX	' run.txt && ok || fail "run.txt has no POSIX records"
+[ -s report.html ] && [ -s timeline.json ] && [ -s calls.jsonl ] && ok || fail "report, timeline or calls missing"
+# the error example of the conventions section says what the tour's log gets
+iolens darshan --totl run.darshan 2>err.txt; rc=$?
+[ $rc -eq 2 ] && grep -qF "$(sed -n 's/^      iolens: error: unknown option/iolens: error: unknown option/p' "$doc")" err.txt && ok ||
+  fail "the documented error is not the one printed: $(cat err.txt)"
+finish
