@@ -56,7 +56,7 @@ static void usage(FILE *out)
             "  --methods LIST     methods of --compare (default all six)\n"
             "  --synth N          write N labelled synthetic traces (CSV with a label column)\n"
             "  --length L         length of synthetic traces (default: 100..600 varying)\n"
-            "  -o FILE|DIR        output file of --synth (default stdout); otherwise the same as --out\n");
+            "  -o, --output FILE|DIR  output file of --synth (default stdout); otherwise the same as --out\n");
 }
 
 struct opts {
@@ -619,7 +619,7 @@ int cmd_cluster(int argc, char **argv)
         } else if (!strcmp(a, "--out")) {
             NEED_VALUE();
             o.out_dir = v;
-        } else if (!strcmp(a, "-o")) {
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             NEED_VALUE();
             o.synth_out = v;
         } else if (!strcmp(a, "--methods")) {

@@ -7,6 +7,7 @@
 #include "darshan_text.h"
 #include "iolens/darshan.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@ static void usage(FILE *out)
             "  --report           human summary of the job (volumes, times, sizes, top files)\n"
             "  --color[=WHEN]     --report: colour headings and warnings: auto (default: on a\n"
             "                     terminal, unless NO_COLOR is set), always, never\n"
+            "  -o, --output FILE  write there instead of stdout ('-': stdout)\n"
             "  --summary          one CSV row (JSON object with --json) per log; directories are\n"
             "                     searched recursively for *.darshan; unreadable logs are reported\n"
             "                     and skipped (exit 0 if at least one log was read); links to\n"
@@ -46,12 +48,12 @@ static void usage(FILE *out)
             "Times are printed in the local time zone, like the reference (set TZ=UTC to compare).\n");
 }
 
-static int run_json(const char *path, int pretty)
+static int run_json(FILE *out, const char *path, int pretty)
 {
     iolens_darshan_log *log = NULL;
     int rc = iolens_darshan_open(path, cli_warn_cb, NULL, &log);
     if (rc == 0)
-        rc = iolens_darshan_write_json(log, stdout, pretty);
+        rc = iolens_darshan_write_json(log, out, pretty);
     iolens_darshan_close(log);
     return rc;
 }
@@ -61,7 +63,7 @@ int cmd_darshan(int argc, char **argv)
     unsigned mask = 0;
     int dxt = 0, json = 0, pretty = 0, heatmap = 0, summary = 0, report = 0, jobs = 2, follow = 0;
     int color = CLI_COLOR_AUTO, crc;
-    const char *path = NULL;
+    const char *path = NULL, *outp = NULL;
     if (iol_darshan_from_wanted(argc, argv))
         return iol_darshan_from_main(argc, argv);
     if (iol_darshan_tools_wanted(argc, argv))
@@ -92,6 +94,8 @@ int cmd_darshan(int argc, char **argv)
             mask |= IOL_DT_SHOW_INCOMPLETE;
         } else if (!strcmp(a, "--dxt")) {
             dxt = 1;
+        } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
+            outp = argv[++i];
         } else if (!strcmp(a, "--json")) {
             json = 1;
         } else if (!strcmp(a, "--pretty")) {
@@ -138,35 +142,52 @@ int cmd_darshan(int argc, char **argv)
         rc = CLI_USAGE;
         goto out;
     }
-    if (summary) {
-        rc = iol_darshan_summary(npaths, paths, jobs, json, follow);
-        goto out;
-    }
-    if (npaths > 1) {
+    if (npaths > 1 && !summary) {
         cli_error("only one LOG can be given (--summary takes several)");
         rc = CLI_USAGE;
+        goto out;
+    }
+    if (cli_output_to(outp) < 0) {
+        rc = CLI_FAIL;
+        goto out;
+    }
+    if (summary) {
+        rc = iol_darshan_summary(npaths, paths, jobs, json, follow);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            cli_error("cannot write '%s': %s", outp && strcmp(outp, "-") ? outp : "stdout", strerror(errno));
+            rc = CLI_FAIL;
+        }
         goto out;
     }
     path = paths[0];
     if (!(mask & (IOL_DT_BASE | IOL_DT_TOTAL | IOL_DT_FILE | IOL_DT_PERF)))
         mask |= IOL_DT_BASE;
+    FILE *out = stdout;
     static char obuf[1 << 16];
-    setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+    setvbuf(out, obuf, _IOFBF, sizeof obuf);
     /* one thread writes a dump of up to millions of short pieces (a DXT log: 955,704 lines):
      * stdio's lock around each piece took a fifth of the time */
-    __fsetlocking(stdout, FSETLOCKING_BYCALLER);
+    __fsetlocking(out, FSETLOCKING_BYCALLER);
     int lrc;
     if (json)
-        lrc = run_json(path, pretty);
+        lrc = run_json(out, path, pretty);
     else if (heatmap)
-        lrc = iol_darshan_print_heatmap(stdout, path, 1);
+        lrc = iol_darshan_print_heatmap(out, path, 1);
     else if (report)
-        lrc = iol_darshan_print_report(stdout, path);
+        lrc = iol_darshan_print_report(out, path);
     else if (dxt)
-        lrc = iol_darshan_print_dxt(stdout, path, mask);
+        lrc = iol_darshan_print_dxt(out, path, mask);
     else
-        lrc = iol_darshan_print_parser(stdout, path, mask);
-    fflush(stdout);
+        lrc = iol_darshan_print_parser(out, path, mask);
+    if (fflush(out) != 0 || ferror(out)) {
+        cli_error("cannot write '%s': %s", outp && strcmp(outp, "-") ? outp : "stdout", strerror(errno));
+        if (lrc >= 0)
+            lrc = IOL_DT_WRITE_FAILED;
+    }
+    if (lrc == IOL_DT_WRITE_FAILED) {
+        rc = CLI_FAIL;
+        goto out;
+    }
     if (lrc == IOL_DT_INCOMPLETE) {
         rc = CLI_FAIL;
     } else if (lrc < 0) {

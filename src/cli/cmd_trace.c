@@ -28,8 +28,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: iolens trace [-o TRACE] [--darshan LOG [--darshan-all-paths]] [--layers posix,stdio,mpiio] [--resolution NS] -- COMMAND [ARGS...]\n"
-            "       iolens trace --print TRACE [--json] [--rank N]\n"
-            "       iolens trace --info TRACE [--json]\n"
+            "       iolens trace --print TRACE [--json] [--rank N] [-o FILE]\n"
+            "       iolens trace --info TRACE [--json] [-o FILE]\n"
             "       iolens trace --build SPILL_DIR -o TRACE [--remove-spill]\n"
             "       iolens trace --merge TRACE... -o TRACE\n"
             "  --no-compress  store sections without zstd (to inspect or fuzz the format)\n"
@@ -715,6 +715,8 @@ int cmd_trace(int argc, char **argv)
             break; /* the command, without "--" */
         }
     }
+    if ((print || info) && cli_output_to(out) < 0) /* -o: where it prints */
+        return CLI_FAIL;
     char darshan_trace[PATH_MAX];
     if (!out && darshan && !print && !info && !spill && !merge) {
         if ((size_t)snprintf(darshan_trace, sizeof darshan_trace, "%s.trace", darshan) >= sizeof darshan_trace) {

@@ -17,7 +17,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: iolens view [--json] [--rank N] RECORDER_DIR|TRACE\n"
+            "usage: iolens view [--json] [--rank N] [-o FILE] RECORDER_DIR|TRACE\n"
             "       iolens view --recorder2text OUTDIR RECORDER_DIR\n"
             "       iolens view --chrome-trace [-o TIMELINE.json] RECORDER_DIR|TRACE|LOG\n\n"
             "Shows every call of a Recorder trace (2.4, 2.5, 3.x: a directory) or of an\n"
@@ -215,17 +215,17 @@ int cmd_view(int argc, char **argv)
             return CLI_USAGE;
         }
     }
-    if (!dir || (json && outdir) || (chrome && (json || outdir || only >= 0)) || (output && !chrome)) {
+    if (!dir || (json && outdir) || (chrome && (json || outdir || only >= 0)) || (output && outdir)) {
         if (chrome && (json || outdir || only >= 0))
             cli_error("--chrome-trace writes every rank's calls: without --json, --recorder2text or --rank");
-        else if (output && !chrome)
-            cli_error("-o goes with --chrome-trace (the other forms print to standard output)");
+        else if (output && outdir)
+            cli_error("--recorder2text writes a folder: -o goes with the other forms");
         usage(stderr);
         return CLI_USAGE;
     }
+    if (output && cli_output_to(output) < 0)
+        return CLI_FAIL;
     if (chrome) {
-        if (output && cli_output_to(output) < 0)
-            return CLI_FAIL;
         int64_t n = 0;
         if (iolens_report_chrome_trace(dir, stdout, &n, cli_warn_cb, NULL) < 0 || fflush(stdout) != 0) {
             cli_lib_error();

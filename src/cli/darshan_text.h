@@ -15,6 +15,7 @@ enum {
 /* Returned when a module is incomplete and --show-incomplete was not given
  * (a message has been printed on stderr). */
 #define IOL_DT_INCOMPLETE 1
+#define IOL_DT_WRITE_FAILED 2 /* the output could not be written (cmd_darshan) */
 
 int iol_darshan_print_parser(FILE *out, const char *path, unsigned mask);
 int iol_darshan_print_dxt(FILE *out, const char *path, unsigned mask);

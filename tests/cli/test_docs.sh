@@ -22,6 +22,12 @@ grep -q '^job	exe\|^job exe' diff.txt && ok || fail "the anonymised log's exe is
 grep -q '^# compression method: BZIP2' <(iolens darshan anon.darshan) && ok || fail "anon.darshan is not bzip2"
 grep -q '^POSIX	' run.txt && ok || fail "run.txt has no POSIX records"
 [ -s report.html ] && [ -s timeline.json ] && [ -s calls.jsonl ] && ok || fail "report, timeline or calls missing"
+# -o writes what stdout would have shown
+cmp -s run.txt <(iolens darshan run.darshan) && ok || fail "darshan -o differs from its stdout"
+cmp -s calls.jsonl <(iolens view --json run.trace) && ok || fail "view --json -o differs from its stdout"
+cmp -s calls.txt <(iolens trace --print run.trace) && ok || fail "trace --print -o differs from its stdout"
+iolens darshan run.darshan >/dev/full 2>err.txt && fail "darshan to a full disk exited 0" || ok
+grep -q "No space left" err.txt && ok || fail "a full disk is not reported: $(cat err.txt)"
 # the error example of the conventions section says what the tour's log gets
 iolens darshan --totl run.darshan 2>err.txt; rc=$?
 [ $rc -eq 2 ] && grep -qF "$(sed -n 's/^      iolens: error: unknown option/iolens: error: unknown option/p' "$doc")" err.txt && ok ||
