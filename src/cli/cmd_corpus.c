@@ -7,6 +7,8 @@
 #include "util/fs.h"
 #include "util/share.h"
 #include "cli.h"
+
+#include "util/buf.h"
 #include "corpus.h"
 
 #include <dirent.h>
@@ -358,9 +360,7 @@ static const char *benchmark_of(const char *scenario)
 static void put_num(FILE *f, double v)
 {
     char buf[40];
-    snprintf(buf, sizeof buf, "%.15g", v);
-    if (strtod(buf, NULL) != v)
-        snprintf(buf, sizeof buf, "%.17g", v);
+    iol_fmt_double(buf, sizeof buf, v);
     fputs(buf, f);
 }
 

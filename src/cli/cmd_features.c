@@ -1,6 +1,8 @@
 /* iolens features: the model features of logs (CSV or JSON): IOSage's 157, then iolens's iol_* ones. */
 #include "cli.h"
 
+#include "util/buf.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,13 +24,10 @@ static void usage(FILE *out)
                  "  -o, --output FILE  write the output to FILE (- : standard output)\n");
 }
 
-/* Shortest of %.15g / %.17g that reads back as the same double. */
 static void print_num(double v)
 {
     char buf[40];
-    snprintf(buf, sizeof buf, "%.15g", v);
-    if (strtod(buf, NULL) != v)
-        snprintf(buf, sizeof buf, "%.17g", v);
+    iol_fmt_double(buf, sizeof buf, v);
     fputs(buf, stdout);
 }
 

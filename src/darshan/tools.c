@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/buf.h"
 #include "util/error.h"
 #include "util/jsonw.h"
 
@@ -465,9 +466,11 @@ static void diff_double(differ *df, const iolens_darshan_record *r, const char *
         iol_jsonw_double(&df->w, b);
         iol_jsonw_obj_end(&df->w);
     } else {
-        fprintf(df->out, "%s\t%" PRId64 "\t%" PRIu64 "\t%s\t%s\t%.17g\t%.17g\n",
-                iolens_darshan_module_name(r->module), r->rank, r->id, field, name_or_empty(df->a, r->id), a,
-                b);
+        char x[40], y[40];
+        iol_fmt_double(x, sizeof x, a);
+        iol_fmt_double(y, sizeof y, b);
+        fprintf(df->out, "%s\t%" PRId64 "\t%" PRIu64 "\t%s\t%s\t%s\t%s\n", iolens_darshan_module_name(r->module),
+                r->rank, r->id, field, name_or_empty(df->a, r->id), x, y);
     }
 }
 

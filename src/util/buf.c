@@ -325,3 +325,16 @@ size_t iol_fmt_f6(char *out, size_t cap, double v)
     out[k] = '\0';
     return k;
 }
+
+size_t iol_fmt_double(char *out, size_t cap, double v)
+{
+    /* %g drops trailing zeros, so 15 significant digits cover every shorter form; 17 always
+     * read back as the same double */
+    int n = snprintf(out, cap, "%.15g", v);
+    if (strtod(out, NULL) != v && v == v) {
+        n = snprintf(out, cap, "%.16g", v);
+        if (strtod(out, NULL) != v)
+            n = snprintf(out, cap, "%.17g", v);
+    }
+    return n < 0 ? 0 : (size_t)n;
+}

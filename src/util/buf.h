@@ -34,6 +34,8 @@ size_t iol_fmt_i64(char *out, int64_t v);
  * without printf for finite values below 2^108 (text dumps print millions of them); cap >= 64
  * for that path. Returns the length. */
 size_t iol_fmt_f6(char *out, size_t cap, double v);
+/* The shortest %g form of v that reads back as the same double (cap >= 32). */
+size_t iol_fmt_double(char *out, size_t cap, double v);
 
 /* Zeroed scratch memory that a free() does not count: blocks of IOL_SCRATCH_MMAP bytes or more
  * are mapped and unmapped directly. glibc's malloc raises its mmap threshold (and its trim

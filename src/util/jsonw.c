@@ -142,11 +142,8 @@ void iol_jsonw_double(iol_jsonw *w, double v)
         int64_t i = (int64_t)v;
         write_u64(w->out, i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i, i < 0);
     } else {
-        /* shortest of %.15g/%.17g that reads back to the same double */
         char tmp[32];
-        snprintf(tmp, sizeof tmp, "%.15g", v);
-        if (strtod(tmp, NULL) != v)
-            snprintf(tmp, sizeof tmp, "%.17g", v);
+        iol_fmt_double(tmp, sizeof tmp, v);
         fputs(tmp, w->out);
     }
 }

@@ -158,6 +158,39 @@ static void test_fmt_f6(void **state)
     }
 }
 
+/* iol_fmt_double: reads back as the same double, and no form with fewer digits does. */
+static void test_fmt_double(void **state)
+{
+    (void)state;
+    char b[40], c[400];
+    iol_fmt_double(b, sizeof b, 0.1);
+    assert_string_equal(b, "0.1");
+    iol_fmt_double(b, sizeof b, 7.0000000000000007e-05);
+    assert_string_equal(b, "7.000000000000001e-05");
+    uint64_t x = 1234567;
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        double v;
+        memcpy(&v, &x, sizeof v);
+        if (!isfinite(v))
+            continue;
+        iol_fmt_double(b, sizeof b, v);
+        assert_true(strtod(b, NULL) == v);
+        int digits = 0, lead = 1; /* significant digits: leading zeros do not count */
+        for (const char *p = b; *p && *p != 'e'; p++)
+            if (*p >= '1' && *p <= '9')
+                digits++, lead = 0;
+            else if (*p == '0' && !lead)
+                digits++;
+        if (digits > 15) {
+            snprintf(c, sizeof c, "%.*g", digits - 1, v);
+            assert_false(strtod(c, NULL) == v);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -166,6 +199,7 @@ int main(void)
         cmocka_unit_test(test_read_file_limit),
         cmocka_unit_test(test_jsonw_roundtrip),
         cmocka_unit_test(test_fmt_f6),
+        cmocka_unit_test(test_fmt_double),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
