@@ -5,6 +5,7 @@
  * by opts.max_samples, every error names the file and byte offset.
  */
 #include "place/internal.h"
+#include "iolens/temporal.h"
 #include "util/error.h"
 
 #include <math.h>
@@ -82,293 +83,66 @@ long iolens_place_series_find(const iolens_place_series *s, const char *id)
 
 /* Adds a series named by the current field; *idx gets its index. Takes no
  * ownership of anything on failure. */
-static int series_add(iolens_place_series *s, const place_csv *c, double step, size_t *idx)
+/* Adds a copy of one series; ids are unique. */
+static int series_push(iolens_place_series *s, const char *name, const char *id, double step, const double *v,
+                       size_t n)
 {
-    int rc;
+    if (place_map_get(&s->index, id) >= 0)
+        return iol_err(IOLENS_EFORMAT, "cannot read '%s': series '%.200s' appears twice", name, id);
+    if (n > s->max_samples - s->total)
+        return iol_err(IOLENS_ENOMEM, "cannot read '%s': more than %zu samples in total", name, s->max_samples);
     if (s->n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 16;
         series_entry *e = realloc(s->e, cap * sizeof *e);
         if (!e)
-            return iol_err(IOLENS_ENOMEM, "out of memory reading '%s'", c->name);
+            return iol_err(IOLENS_ENOMEM, "out of memory reading '%s'", name);
         s->e = e;
         s->cap = cap;
     }
     series_entry *e = &s->e[s->n];
     memset(e, 0, sizeof *e);
-    if ((rc = place_csv_strdup(c, &e->id, "series id")))
-        return rc;
-    e->step = step;
-    if ((rc = place_map_put(&s->index, e->id, s->n))) {
+    e->id = strdup(id);
+    e->v = malloc((n ? n : 1) * sizeof *e->v);
+    if (!e->id || !e->v) {
         free(e->id);
+        free(e->v);
+        return iol_err(IOLENS_ENOMEM, "out of memory reading '%s'", name);
+    }
+    if (n)
+        memcpy(e->v, v, n * sizeof *v);
+    e->len = e->cap = n;
+    e->step = step;
+    int rc = place_map_put(&s->index, e->id, s->n);
+    if (rc) {
+        free(e->id);
+        free(e->v);
         return rc;
     }
-    *idx = s->n++;
+    s->n++;
+    s->total += n;
     return 0;
 }
 
-/* Makes room for sample k of series e (zero-filled up to it). */
-static int series_reserve(iolens_place_series *s, series_entry *e, size_t k, int track,
-                          const place_csv *c)
+/* A heatmap series id of the series reader, "<log>:<module>:read|write": *mod_at points at the
+ * module, *base_len is the length of "<log>:<module>". 0 if the id is not of that form. */
+static int heat_id(const char *id, size_t *mod_at, size_t *base_len)
 {
-    if (k < e->cap)
-        goto grow_len;
-    size_t cap = e->cap ? e->cap : 16;
-    while (cap <= k)
-        cap *= 2;
-    if (k >= s->max_samples || cap - e->cap > s->max_samples - s->total)
-        return iol_err(IOLENS_ENOMEM,
-                       "cannot read '%s': more than %zu samples in total (sample %zu of '%s' at byte %zu)",
-                       c->name, s->max_samples, k, e->id, c->off);
-    double *v = realloc(e->v, cap * sizeof *v);
-    if (!v)
-        return iol_err(IOLENS_ENOMEM, "out of memory reading '%s'", c->name);
-    e->v = v;
-    if (track) {
-        unsigned char *seen = realloc(e->seen, cap);
-        if (!seen)
-            return iol_err(IOLENS_ENOMEM, "out of memory reading '%s'", c->name);
-        memset(seen + e->cap, 0, cap - e->cap);
-        e->seen = seen;
-    }
-    s->total += cap - e->cap;
-    e->cap = cap;
-grow_len:
-    if (k >= e->len) {
-        for (size_t i = e->len; i <= k; i++)
-            e->v[i] = 0.0;
-        e->len = k + 1;
-    }
-    return 0;
-}
-
-static int set_sample(iolens_place_series *s, size_t idx, size_t k, double v, const place_csv *c)
-{
-    int rc = series_reserve(s, &s->e[idx], k, 1, c);
-    if (rc)
-        return rc;
-    series_entry *e = &s->e[idx];
-    if (e->seen[k])
-        return iol_err(IOLENS_EFORMAT, "cannot read '%s': sample %zu of '%s' given twice (line %zu, byte %zu)",
-                       c->name, k, e->id, c->line, c->off);
-    e->seen[k] = 1;
-    e->v[k] = v;
-    return 0;
-}
-
-static int check_sample(const place_csv *c, double v)
-{
-    if (v < 0)
-        return iol_err(IOLENS_EFORMAT, "cannot read '%s': negative sample on line %zu at byte %zu", c->name,
-                       c->line, c->off);
-    return 0;
-}
-
-/* Wide: header `id,v0,...,v(m-1)`; rows `id,x0,x1,...` with at most m
- * values; trailing empty cells end a shorter series. */
-static int read_wide(iolens_place_series *s, place_csv *c, size_t ncols, double step)
-{
-    int rc;
-    for (;;) {
-        rc = place_csv_field(c);
-        if (rc <= 0)
-            return rc;
-        size_t idx;
-        if (place_map_get(&s->index, c->field.data) >= 0)
-            return iol_err(IOLENS_EFORMAT, "cannot read '%s': series '%.200s' appears twice (line %zu, byte %zu)",
-                           c->name, c->field.data, c->line, c->off);
-        if ((rc = series_add(s, c, step, &idx)))
-            return rc;
-        size_t col = 0, empties = 0;
-        while (!c->eol) {
-            if ((rc = place_csv_field(c)) < 0)
-                return rc;
-            if (++col >= ncols)
-                return iol_err(IOLENS_EFORMAT, "cannot read '%s': line %zu has more than the %zu values of the header (byte %zu)",
-                               c->name, c->line, ncols - 1, c->off);
-            if (c->field.len == 0) {
-                empties++;
-                continue;
-            }
-            if (empties)
-                return iol_err(IOLENS_EFORMAT, "cannot read '%s': empty sample before a value on line %zu (byte %zu)",
-                               c->name, c->line, c->off);
-            double v;
-            if ((rc = place_csv_double(c, &v, "sample")) || (rc = check_sample(c, v)))
-                return rc;
-            if ((rc = series_reserve(s, &s->e[idx], col - 1, 0, c)))
-                return rc;
-            s->e[idx].v[col - 1] = v;
-        }
-    }
-}
-
-/* Long: rows `id,t,value`, t in seconds, in any order. */
-static int read_long(iolens_place_series *s, place_csv *c, double step)
-{
-    int rc;
-    for (;;) {
-        rc = place_csv_field(c);
-        if (rc <= 0)
-            return rc;
-        long found = place_map_get(&s->index, c->field.data);
-        size_t idx;
-        if (found >= 0)
-            idx = (size_t)found;
-        else if ((rc = series_add(s, c, step, &idx)))
-            return rc;
-        double t, v;
-        if ((rc = place_csv_need(c, "t")) || (rc = place_csv_double(c, &t, "time")))
-            return rc;
-        if ((rc = place_csv_need(c, "value")) || (rc = place_csv_double(c, &v, "value")) ||
-            (rc = check_sample(c, v)))
-            return rc;
-        if (!c->eol)
-            return iol_err(IOLENS_EFORMAT, "cannot read '%s': more than 3 fields on line %zu (byte %zu)",
-                           c->name, c->line, c->pos);
-        double k = nearbyint(t / step);
-        if (t >= 0 && k < 1e15 && !(k < (double)s->max_samples))
-            return iol_err(IOLENS_ENOMEM, "cannot read '%s': time %g would make more than %zu samples in total (line %zu)",
-                           c->name, t, s->max_samples, c->line);
-        if (t < 0 || !(k < (double)s->max_samples) || fabs(t / step - k) > 1e-6 * (k > 1 ? k : 1))
-            return iol_err(IOLENS_EFORMAT, "cannot read '%s': time %g is not a sample time (step %g s) on line %zu",
-                           c->name, t, step, c->line);
-        if ((rc = set_sample(s, idx, (size_t)k, v, c)))
-            return rc;
-    }
-}
-
-/* Heatmap: `log,module,bin_width_s,bin,read_bytes,write_bytes[,...]`
- * (columns found by name), rows of other modules skipped. */
-static int read_heatmap(iolens_place_series *s, place_csv *c, const int col[6], size_t ncols,
-                        const char *module, iolens_place_metric metric)
-{
-    enum { C_LOG, C_MODULE, C_WIDTH, C_BIN, C_READ, C_WRITE };
-    int rc;
-    char *log = NULL;
-    for (;;) {
-        double num[6] = {0};
-        int keep = 1;
-        free(log);
-        log = NULL;
-        rc = place_csv_field(c);
-        if (rc <= 0)
-            goto done;
-        for (size_t j = 0; j < ncols; j++) {
-            if (j > 0 && (rc = place_csv_need(c, "heatmap")))
-                goto done;
-            for (int k = 0; k < 6; k++) {
-                if ((size_t)col[k] != j)
-                    continue;
-                if (k == C_LOG) {
-                    if ((rc = place_csv_strdup(c, &log, "log name")))
-                        goto done;
-                } else if (k == C_MODULE) {
-                    keep = !strcmp(c->field.data, module);
-                } else if (keep && (rc = place_csv_double(c, &num[k], "heatmap number"))) {
-                    goto done;
-                }
-            }
-        }
-        if (!c->eol) {
-            rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': line %zu has more fields than the header (byte %zu)",
-                         c->name, c->line, c->pos);
-            goto done;
-        }
-        if (!keep)
-            continue;
-        double w = num[C_WIDTH], bin = num[C_BIN];
-        double bytes = metric == IOLENS_PLACE_METRIC_READ    ? num[C_READ]
-                       : metric == IOLENS_PLACE_METRIC_WRITE ? num[C_WRITE]
-                                                             : num[C_READ] + num[C_WRITE];
-        if (!(w > 0) || !(bin >= 0) || bin != floor(bin) || !(bin < (double)s->max_samples) ||
-            num[C_READ] < 0 || num[C_WRITE] < 0 || !isfinite(bytes)) {
-            rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': bad bin width, bin or byte count on line %zu (byte %zu)",
-                         c->name, c->line, c->off);
-            goto done;
-        }
-        /* The id `iolens cluster` gives the series. */
-        char *id = NULL;
-        const char *suffix = metric == IOLENS_PLACE_METRIC_READ ? ":read" : metric == IOLENS_PLACE_METRIC_WRITE ? ":write" : "";
-        size_t idlen = strlen(log) + 1 + strlen(module) + strlen(suffix) + 1;
-        if (!(id = malloc(idlen))) {
-            rc = iol_err(IOLENS_ENOMEM, "out of memory reading '%s'", c->name);
-            goto done;
-        }
-        snprintf(id, idlen, "%s:%s%s", log, module, suffix);
-        free(log);
-        log = id;
-        long found = place_map_get(&s->index, log);
-        size_t idx;
-        if (found >= 0) {
-            idx = (size_t)found;
-            if (s->e[idx].step != w) {
-                rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': bin width of '%.200s' changes on line %zu",
-                             c->name, log, c->line);
-                goto done;
-            }
-        } else {
-            /* series_add copies the current field: give it the log name. */
-            iol_buf_reset(&c->field);
-            if ((rc = iol_buf_puts(&c->field, log)) || (rc = series_add(s, c, w, &idx)))
-                goto done;
-        }
-        if ((rc = set_sample(s, idx, (size_t)bin, bytes / w / MIB, c)))
-            goto done;
-    }
-done:
-    free(log);
-    return rc;
-}
-
-/* Reads the header and picks the layout. */
-static int read_header(place_csv *c, enum layout *lay, size_t *ncols, int col[6])
-{
-    static const char *const names[6] = {"log", "module", "bin_width_s", "bin", "read_bytes", "write_bytes"};
-    int rc = place_csv_field(c);
-    if (rc == 0)
-        return iol_err(IOLENS_EFORMAT, "cannot read '%s': empty file, no header", c->name);
-    if (rc < 0)
-        return rc;
-    char first[16] = "", second[16] = "", third[16] = "";
-    size_t n = 0;
-    for (int k = 0; k < 6; k++)
-        col[k] = -1;
-    for (;;) {
-        char *dst = n == 0 ? first : n == 1 ? second : n == 2 ? third : NULL;
-        if (dst && c->field.len < 16)
-            memcpy(dst, c->field.data, c->field.len + 1);
-        for (int k = 0; k < 6; k++)
-            if (col[k] < 0 && !strcmp(c->field.data, names[k]))
-                col[k] = (int)n;
-        if (++n > ((size_t)1 << 26))
-            return iol_err(IOLENS_EFORMAT, "cannot read '%s': header with too many columns", c->name);
-        if (c->eol)
-            break;
-        if ((rc = place_csv_field(c)) < 0)
-            return rc;
-    }
-    *ncols = n;
-    int heat = 1;
-    for (int k = 0; k < 6; k++)
-        heat &= col[k] >= 0;
-    if (heat) {
-        *lay = LAYOUT_HEATMAP;
+    const char *last = strrchr(id, ':');
+    if (!last || last == id)
         return 0;
-    }
-    if (!strcmp(first, "log"))
-        return iol_err(IOLENS_EFORMAT, "cannot read '%s': heatmap header lacks one of log, module, bin_width_s, bin, read_bytes, write_bytes",
-                       c->name);
-    if (n == 3 && !strcmp(second, "t") && !strcmp(third, "value")) {
-        *lay = LAYOUT_LONG;
+    const char *p = last - 1;
+    while (p > id && *p != ':')
+        p--;
+    if (*p != ':')
         return 0;
-    }
-    if (n < 2)
-        return iol_err(IOLENS_EFORMAT, "cannot read '%s': header has no sample column (want `id,v0,v1,...`, `id,t,value` or a heatmap header)",
-                       c->name);
-    *lay = LAYOUT_WIDE;
-    return 0;
+    *mod_at = (size_t)(p + 1 - id);
+    *base_len = (size_t)(last - id);
+    return 1;
 }
 
+/* Every layout is read by the one series reader of `iolens cluster` (iolens_series_parse: wide
+ * with or without a header and a label column, long, Darshan heatmap CSV); this keeps the
+ * series the placement study asks for: of a heatmap, one module's read, write or total. */
 int iolens_place_series_parse(iolens_place_series **out, const char *data, size_t len, const char *name,
                               const iolens_place_series_opts *opts)
 {
@@ -378,45 +152,78 @@ int iolens_place_series_parse(iolens_place_series **out, const char *data, size_
     if (!out || (!data && len))
         return iol_err(IOLENS_EINVAL, "iolens_place_series_parse: NULL argument");
     *out = NULL;
+    if (!name)
+        name = "<input>";
     double step = o.step_seconds == 0 ? 1.0 : o.step_seconds;
     if (!(step > 0) || !isfinite(step))
         return iol_err(IOLENS_EINVAL, "sample step must be a positive number of seconds, not %g", step);
     const char *module = o.heatmap_module ? o.heatmap_module : "POSIX";
-    place_csv c;
-    place_csv_init(&c, data, len, name);
-    int rc;
+    iolens_series_set *set = NULL;
     iolens_place_series *s = calloc(1, sizeof *s);
+    double *sum = NULL;
+    int rc, heat = 0;
     if (!s) {
-        rc = iol_err(IOLENS_ENOMEM, "out of memory reading '%s'", c.name);
+        rc = iol_err(IOLENS_ENOMEM, "out of memory reading '%s'", name);
         goto done;
     }
     s->max_samples = o.max_samples ? o.max_samples : DEFAULT_MAX_SAMPLES;
-    enum layout lay = LAYOUT_WIDE;
-    size_t ncols = 0;
-    int col[6];
-    if ((rc = read_header(&c, &lay, &ncols, col)))
+    iolens_series_read_opts ro;
+    iolens_series_read_opts_init(&ro);
+    ro.step_s = step;
+    if ((rc = iolens_series_set_new(&set)) || (rc = iolens_series_parse(set, data, len, name, &ro)))
         goto done;
-    if (lay == LAYOUT_WIDE)
-        rc = read_wide(s, &c, ncols, step);
-    else if (lay == LAYOUT_LONG)
-        rc = read_long(s, &c, step);
-    else
-        rc = read_heatmap(s, &c, col, ncols, module, o.heatmap_metric);
-    if (rc)
-        goto done;
-    if (s->n == 0) {
-        rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': no series%s%s", c.name,
-                     lay == LAYOUT_HEATMAP ? " of module " : "", lay == LAYOUT_HEATMAP ? module : "");
-        goto done;
+    size_t n = iolens_series_set_count(set);
+    for (size_t i = 0; i < n; i++) {
+        iolens_series x;
+        iolens_series_set_get(set, i, &x);
+        if (x.direction == IOLENS_DIR_NONE) {
+            if ((rc = series_push(s, name, x.id, x.step_s, x.mibs, x.n)))
+                goto done;
+            continue;
+        }
+        heat = 1;
+        size_t at, bl;
+        if (!heat_id(x.id, &at, &bl) || strlen(module) != bl - at || strncmp(x.id + at, module, bl - at))
+            continue;
+        if (o.heatmap_metric == IOLENS_PLACE_METRIC_READ || o.heatmap_metric == IOLENS_PLACE_METRIC_WRITE) {
+            int want = o.heatmap_metric == IOLENS_PLACE_METRIC_READ ? IOLENS_DIR_READ : IOLENS_DIR_WRITE;
+            if (x.direction == want && (rc = series_push(s, name, x.id, x.step_s, x.mibs, x.n)))
+                goto done;
+            continue;
+        }
+        /* total: the read series and the write series of one log and module, which the reader
+         * gives one after the other with the same bins */
+        if (x.direction != IOLENS_DIR_READ || i + 1 >= n)
+            continue;
+        iolens_series y;
+        iolens_series_set_get(set, i + 1, &y);
+        if (y.direction != IOLENS_DIR_WRITE || y.n != x.n || strncmp(x.id, y.id, bl))
+            continue;
+        free(sum);
+        sum = malloc((x.n ? x.n : 1) * sizeof *sum);
+        char *id = strndup(x.id, bl);
+        if (!sum || !id) {
+            free(id);
+            rc = iol_err(IOLENS_ENOMEM, "out of memory reading '%s'", name);
+            goto done;
+        }
+        for (size_t k = 0; k < x.n; k++)
+            sum[k] = x.mibs[k] + y.mibs[k];
+        rc = series_push(s, name, id, x.step_s, sum, x.n);
+        free(id);
+        if (rc)
+            goto done;
     }
-    for (size_t i = 0; i < s->n; i++) {
-        free(s->e[i].seen);
-        s->e[i].seen = NULL;
+    if (s->n == 0) {
+        rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': no series%s%s", name, heat ? " of module " : "",
+                     heat ? module : "");
+        goto done;
     }
     *out = s;
     s = NULL;
 done:
-    place_csv_release(&c);
+    free(sum);
+    iolens_series_set_free(set);
     iolens_place_series_free(s);
     return rc < 0 ? rc : 0;
 }

@@ -562,8 +562,8 @@ int iolens_series_parse(iolens_series_set *set, const char *data, size_t len, co
     int fmt = o->format;
     int header = field_is(&c, 0, "id") || field_is(&c, 0, "log");
     if (fmt == IOLENS_SERIES_AUTO) {
-        if (field_is(&c, 0, "log") && field_is(&c, 1, "module") && field_is(&c, 2, "bin_width_s"))
-            fmt = IOLENS_SERIES_HEATMAP;
+        if (field_is(&c, 0, "log"))
+            fmt = IOLENS_SERIES_HEATMAP; /* its header is checked below */
         else if (field_is(&c, 0, "id") && field_is(&c, 1, "t") && field_is(&c, 2, "value"))
             fmt = IOLENS_SERIES_LONG;
         else
@@ -577,7 +577,8 @@ int iolens_series_parse(iolens_series_set *set, const char *data, size_t len, co
     if (!header) { /* the first record is data: parse it again */
         c.pos = c.line_start;
     } else if (fmt == IOLENS_SERIES_HEATMAP &&
-               !(field_is(&c, 3, "bin") && field_is(&c, 4, "read_bytes") && field_is(&c, 5, "write_bytes"))) {
+               !(field_is(&c, 0, "log") && field_is(&c, 1, "module") && field_is(&c, 2, "bin_width_s") &&
+                 field_is(&c, 3, "bin") && field_is(&c, 4, "read_bytes") && field_is(&c, 5, "write_bytes"))) {
         rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': heatmap header must start with log,module,bin_width_s,bin,read_bytes,write_bytes",
                      name);
         goto done;
