@@ -306,7 +306,7 @@ static void xml_text(FILE *f, const char *s)
 
 static void write_svg(FILE *f, const iolens_clustering *c)
 {
-    const int pw = 360, ph = 90, cols = 3, margin = 40;
+    const int pw = 360, ph = 90, cols = 3, margin = 56; /* room for the axis labels */
     size_t rows = (c->k + cols - 1) / cols;
     int width = cols * (pw + margin) + margin, height = (int)rows * (ph + margin) + margin;
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
@@ -324,6 +324,20 @@ static void write_svg(FILE *f, const iolens_clustering *c)
         fprintf(f, " (%zu traces, peak %.4g MiB/s)</text>\n", c->sizes[q], mx);
         fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>\n", x0,
                 y0, pw, ph);
+        /* axes: MiB/s at 0, half and the peak; 0-100 % of the trace's duration */
+        for (int t = 0; t <= 2; t++) {
+            double y = y0 + ph - ph * t / 2.0;
+            fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#999\"/>\n", x0 - 3, y, x0, y);
+            fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"9\">%.4g</text>\n", x0 - 5, y + 3,
+                    mx * t / 2.0);
+        }
+        for (int t = 0; t <= 4; t++) {
+            double x = x0 + pw * t / 4.0;
+            fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#999\"/>\n", x, y0 + ph, x,
+                    y0 + ph + 3);
+            fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"9\">%d%%</text>\n", x,
+                    y0 + ph + 13, 25 * t);
+        }
         fprintf(f, "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1.5\" points=\"");
         for (size_t j = 0; j < c->clen; j++) {
             double x = x0 + (c->clen > 1 ? (double)pw * (double)j / (double)(c->clen - 1) : 0);
@@ -332,8 +346,8 @@ static void write_svg(FILE *f, const iolens_clustering *c)
         }
         fprintf(f, "\"/>\n");
     }
-    fprintf(f, "<text x=\"%d\" y=\"%d\">x: fraction of trace duration (0-100%%), y: bandwidth (MiB/s)</text>\n",
-            margin, height - 10);
+    fprintf(f, "<text x=\"%d\" y=\"%d\">x: share of the trace's duration (%%); y: bandwidth (MiB/s)</text>\n",
+            margin, height - 8);
     fprintf(f, "</svg>\n");
 }
 
