@@ -13,6 +13,7 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin   # MPI-IO replay and tracing, MPI tests
   gfortran                      # a Fortran MPI-IO program under the tracer (cli_trace_fortran)
   libhdf5-openmpi-dev           # HDF5 replay back end
+  libcurl4-openssl-dev          # iolens advise: the OpenAI-compatible client
   python3                       # test scripts parse JSON with it (tests only)
   time                          # /usr/bin/time: run time and peak memory of each command in cli_hostile_inputs
   python3-numpy python3-mpi4py  # mpi4py programs under the tracer (cli_trace_mpi4py); the traced Python start-up behind generate.py's PY_STARTUP

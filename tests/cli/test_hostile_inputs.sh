@@ -63,6 +63,12 @@ run_one "detect" "$I" detect INPUT
 run_one "detect --features" "$I" detect --features INPUT
 run_one "detect --models" "$I" detect --models INPUT "$T/none.darshan"
 run_one "features" "$I" features INPUT
+run_one "advise" "$I" advise --offline INPUT
+GOODLOG=$(find "$IOLENS_SHARED_DATA/darshan" -name '*.darshan' 2>/dev/null | sort | head -1)
+if [ -n "$GOODLOG" ]; then
+  run_one "advise --config" "$I" advise --offline --config INPUT "$GOODLOG"
+  run_one "advise --key-file" "$I" advise --endpoint http://127.0.0.1:9/v1 --retries 0 --key-file INPUT "$GOODLOG"
+fi
 run_one "train --rule-logs" "$I" train --rule-logs INPUT --out "$T/models"
 run_one "train --features" "$I" train --features INPUT --labels INPUT --out "$T/models"
 run_one "eval --rule-logs" "$I" eval --rule-logs INPUT --folds 2 --trees 2
@@ -85,7 +91,7 @@ expect_grep "no meta.json there" "$T/err"
 expect_rc 1 "$IOLENS" detect --models "$T/nowhere" "$T/adir"
 expect_grep "cannot read the models in '$T/nowhere': No such file" "$T/err"
 # missing inputs are named as missing, whatever the command
-for c in "view M" "convert M -o $T/o" "darshan --from M -o $T/o" "replay M" "trace --print M" "detect M" "cluster --out $T/o M"; do
+for c in "view M" "convert M -o $T/o" "darshan --from M -o $T/o" "replay M" "trace --print M" "detect M" "advise M" "cluster --out $T/o M"; do
   expect_rc 1 $IOLENS ${c//M/$T/missing}
   grep -q "cannot open '$T/missing'.*No such file" "$T/err" && ok || fail "$c on a missing path: $(head -1 "$T/err")"
 done
