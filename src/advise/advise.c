@@ -398,6 +398,36 @@ static int invented_figure(const iolens_advise *a, const char *text, char *fig, 
     return 0;
 }
 
+/* A setting or an I/O-library call in text that the prompt does not contain: MPI-IO hints
+ * (romio_*, cb_*, striping_*, ind_*), MPI, HDF5, PnetCDF and NetCDF calls, Lustre tools. */
+static int invented_setting(const iolens_advise *a, const char *text, char *name, size_t n)
+{
+    static const char *const prefixes[] = {"romio_", "cb_", "striping_", "ind_rd_", "ind_wr_", "MPI_", "H5", "ncmpi_",
+                                           "nc_", "lfs"};
+    for (const char *p = text; p && *p; p++) {
+        int start = (p == text || !(p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z') ||
+                                    (p[-1] >= '0' && p[-1] <= '9')));
+        if (!start)
+            continue;
+        for (size_t k = 0; k < sizeof prefixes / sizeof *prefixes; k++) {
+            size_t pl = strlen(prefixes[k]);
+            if (strncmp(p, prefixes[k], pl))
+                continue;
+            size_t l = pl;
+            while (p[l] == '_' || (p[l] >= 'a' && p[l] <= 'z') || (p[l] >= 'A' && p[l] <= 'Z') || (p[l] >= '0' && p[l] <= '9'))
+                l++;
+            if (l == pl && strcmp(prefixes[k], "lfs"))
+                break; /* a bare prefix */
+            snprintf(name, n, "%.*s", (int)(l < n - 1 ? l : n - 1), p);
+            if (!strstr(a->user, name) && !strstr(a->system, name))
+                return 1;
+            p += l - 1;
+            break;
+        }
+    }
+    return 0;
+}
+
 static int detected_by_name(const iolens_advise *a, const char *name)
 {
     for (int p = 0; p < IOLENS_DETECT_NPATTERNS && name; p++)
@@ -492,7 +522,8 @@ int iolens_advise_report(const iolens_advise *a, const char *answer, const char 
     size_t n = json_array_size(recs), valid = 0;
     for (size_t i = 0; i < n; i++) {
         json_t *r = json_array_get(recs, i);
-        const char *problems[6];
+        const char *problems[8];
+        char setting[96], setmsg[160];
         int np = 0;
         char fig[32];
         if (!json_is_object(r)) {
@@ -515,6 +546,12 @@ int iolens_advise_report(const iolens_advise *a, const char *answer, const char 
             problems[np++] = "no code before and after";
         if (speed && invented_figure(a, speed, fig, sizeof fig))
             problems[np++] = "a speed-up figure the evidence does not hold";
+        const char *api = r ? jstr(r, "api_change") : NULL;
+        if ((after && invented_setting(a, after, setting, sizeof setting)) ||
+            (api && invented_setting(a, api, setting, sizeof setting))) {
+            snprintf(setmsg, sizeof setmsg, "a setting or call the evidence does not contain (%s)", setting);
+            problems[np++] = setmsg;
+        }
         if (np == 0)
             valid++;
         if (json) {

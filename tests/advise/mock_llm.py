@@ -26,6 +26,11 @@ def answer(prompt, fenced=False):
     recs.append({"priority": len(recs) + 1, "bottleneck_dimension": "made_up_pattern", "level": "code",
                  "explanation": "x", "code_before": "a", "code_after": "b", "expected_speedup": "7.25x",
                  "kb_citation": "kb_entry_999", "confidence": "low", "api_change": "none"})
+    if pats:  # right in every way but a hint no evidence names
+        recs.append({"priority": len(recs) + 1, "bottleneck_dimension": pats[0], "level": "setting",
+                     "explanation": "y", "code_before": "(no hint)", "code_after": "romio_no_such_hint=enable",
+                     "expected_speedup": "to be measured", "kb_citation": "card:%s" % pats[0],
+                     "confidence": "low", "api_change": "none"})
     body = json.dumps({"diagnosis": "the detected patterns: " + ", ".join(pats), "recommendations": recs})
     if fenced:
         return "Here is the answer:\n\n```json\n" + body + "\n```\nI hope it helps."

@@ -99,9 +99,10 @@ recs = a["recommendations"]
 good = [r for r in recs if r["valid"]]
 bad = [r for r in recs if not r["valid"]]
 assert a["source"] == "llm" and len(good) == len(a["detected"]) >= 1, a
-assert len(bad) == 1 and len(bad[0]["problems"]) >= 3, bad
+assert len(bad) == 2 and len(bad[0]["problems"]) >= 3, bad
 assert any("not among the detected" in p for p in bad[0]["problems"])
 assert any("speed-up" in p for p in bad[0]["problems"])
+assert bad[1]["problems"] == ["a setting or call the evidence does not contain (romio_no_such_hint)"], bad[1]
 assert all(r["paired"] for r in recs)
 reqs = [json.loads(l) for l in open(sys.argv[2])]
 assert len(reqs) == 1 and reqs[0]["path"] == "/v1/chat/completions"
@@ -111,7 +112,8 @@ PY
 leak ok
 expect_rc 0 "$I" advise --endpoint "$EP" "$log"
 expect_grep "flagged: its pattern is not among the detected ones" "$T/out"
-expect_grep "1 of 2 recommendations valid" "$T/out"
+expect_grep "1 of 3 recommendations valid" "$T/out"
+expect_grep "flagged: a setting or call the evidence does not contain (romio_no_such_hint)" "$T/out"
 # the key from a file, and the cache: the second run asks nothing
 unset IOLENS_LLM_API_KEY
 printf '%s\n' "$KEY" >"$T/key"
@@ -132,7 +134,7 @@ expect_grep "recommendations valid" "$T/out"
 
 start fenced
 expect_rc 0 "$I" advise --endpoint "$EP" "$log"
-expect_grep "1 of 2 recommendations valid" "$T/out"
+expect_grep "1 of 3 recommendations valid" "$T/out"
 start none
 expect_rc 0 "$I" advise --endpoint "$EP" "$log"
 expect_grep "no change justified" "$T/out"
@@ -156,7 +158,14 @@ expect_grep "HTTP 500" "$T/err"
 expect_grep "the last of 3 attempts" "$T/err"
 start slow
 t0=$(date +%s)
-expect_rc 1 "$I" advise --endpoint "$EP" --timeout 1 --retries 1 "$log"
+# while it waits on the server: no process's command line or environment shown to others holds the key
+"$I" advise --endpoint "$EP" --timeout 1 --retries 1 "$log" >"$T/out" 2>"$T/err" &
+adv=$!
+sleep 0.6
+printf '%s\n' "$KEY" >"$T/keypat" # (grep -f: the key is not in grep's own command line either)
+if cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' ' ' | grep -qF -f "$T/keypat"; then fail "the key is in a command line"; else ok; fi
+wait $adv
+[ $? -eq 1 ] && ok || fail "slow server: advise did not fail"
 [ $(( $(date +%s) - t0 )) -lt 10 ] && ok || fail "the timeout was not kept"
 grep -qi "timeout\|timed out" "$T/err" && ok || fail "the timeout is not said: $(cat "$T/err")"
 start echo
