@@ -319,6 +319,22 @@ IOLENS_API unsigned iolens_detect_rules(const double *row, char *codes, size_t c
  */
 IOLENS_API unsigned iolens_detect_premises(const double *row, unsigned set, const char *reasons[IOLENS_DETECT_NPATTERNS]);
 
+/** What iolens detect presents for one feature row. */
+typedef struct iolens_detect_diagnosis {
+    double probs[IOLENS_DETECT_NLABELS];
+    unsigned gated;     /**< patterns at or above tau (none when the log has no file record) */
+    unsigned presented; /**< gated ones whose card's premise the counters show (the detected set) */
+    unsigned demoted;   /**< gated but not presented; why[p] says why */
+    const char *why[IOLENS_DETECT_NPATTERNS];
+    int no_records;     /**< no POSIX, MPI-IO or STDIO record: nothing is detected */
+} iolens_detect_diagnosis;
+/** Probabilities, the gate and the premises of one feature row x, as detect, whatif, advise
+ *  and report present them. nfiles: the input's file count (iolens_detect_input_top_files);
+ *  a row without file records is one the models never saw labeled, so nothing is gated.
+ *  tau <= 0 means IOLENS_DETECT_TAU. 0 or a negative IOLENS_E*. */
+IOLENS_API int iolens_detect_diagnose(iolens_detect_model *m, const double *x, int nfiles, double tau,
+                                      iolens_detect_diagnosis *out);
+
 /** Rule labels of a feature row (IOSage's production labels): y[0..6] from
  *  iolens_detect_rules(), y[7] (healthy) = 1 when no pattern fires. */
 IOLENS_API void iolens_detect_rule_labels(const double *row, unsigned char *y);

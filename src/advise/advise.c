@@ -271,6 +271,7 @@ int iolens_advise_prepare(const char *input, const iolens_advise_opts *o, iolens
     iolens_advise *a = calloc(1, sizeof *a);
     iolens_detect_input *in = NULL;
     iolens_detect_model *m = NULL;
+    iolens_detect_diagnosis dg;
     int rc;
     if (!a || !(a->input = strdup(input))) {
         free(a);
@@ -286,8 +287,9 @@ int iolens_advise_prepare(const char *input, const iolens_advise_opts *o, iolens
     const char *models = o->models_dir ? o->models_dir : iolens_detect_default_models_dir();
     if ((rc = iolens_detect_read(&in, input, &ro)) < 0 || (rc = iolens_detect_input_features(in, a->x)) < 0 ||
         (rc = a->nfiles = iolens_detect_input_top_files(in, a->files_store, ADVISE_MAX_FILES)) < 0 ||
-        (rc = iolens_detect_model_load(&m, models)) < 0 || (rc = iolens_detect_predict(m, a->x, 1, a->probs)) < 0)
+        (rc = iolens_detect_model_load(&m, models)) < 0 || (rc = iolens_detect_diagnose(m, a->x, a->nfiles, a->tau, &dg)) < 0)
         goto out;
+    memcpy(a->probs, dg.probs, sizeof a->probs);
     /* paths of the top files belong to the input: copied */
     size_t used = 0;
     for (int i = 0; i < a->nfiles; i++) {
@@ -301,11 +303,7 @@ int iolens_advise_prepare(const char *input, const iolens_advise_opts *o, iolens
         a->files[i].path = a->paths + used;
         used += l + 1;
     }
-    /* as iolens detect presents them: gated, no pattern without file records, a card whose
-     * premise the counters contradict is not presented */
-    unsigned gated = a->nfiles == 0 ? 0 : iolens_detect_gate(a->probs, a->tau);
-    const char *why[IOLENS_DETECT_NPATTERNS];
-    a->set = iolens_detect_premises(a->x, gated, why);
+    a->set = dg.presented; /* as iolens detect presents them */
     for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++) {
         if (!(a->set & (1u << p)))
             continue;

@@ -150,20 +150,20 @@ static int detect_log(const struct opts *o, iolens_detect_model *m, const char *
     iolens_detect_file files[MAX_FILES];
     struct contrib contribs[IOLENS_DETECT_NFEATURES];
     int rc = CLI_FAIL, nfiles;
+    iolens_detect_diagnosis dg;
     if (cli_detect_read(&in, path, o->all_paths) < 0 || iolens_detect_input_features(in, x) < 0 ||
         (nfiles = iolens_detect_input_top_files(in, files, MAX_FILES)) < 0 ||
-        iolens_detect_predict(m, x, 1, probs) < 0) {
+        iolens_detect_diagnose(m, x, nfiles, o->tau, &dg) < 0) {
         cli_lib_error();
         goto out;
     }
     /* No POSIX, MPI-IO or STDIO record (a trace whose files are all under Darshan's excluded
-     * paths, or an empty log): the feature row is that of a run without file I/O, which the
-     * models never saw labeled, so nothing is detected; the probabilities are still shown. */
-    const int no_records = nfiles == 0;
-    unsigned gated = no_records ? 0 : iolens_detect_gate(probs, o->tau);
-    const char *why[IOLENS_DETECT_NPATTERNS];
-    unsigned set = iolens_detect_premises(x, gated, why); /* a card the counters contradict is not presented */
-    unsigned demoted = gated & ~set;
+     * paths, or an empty log): nothing is detected; the probabilities are still shown. A card
+     * the counters contradict is not presented. */
+    memcpy(probs, dg.probs, sizeof probs);
+    const int no_records = dg.no_records;
+    const char *const *why = dg.why;
+    unsigned set = dg.presented, demoted = dg.demoted;
     char codes[128];
     unsigned rules = iolens_detect_rules(x, codes, sizeof codes);
     char names[512];

@@ -279,27 +279,26 @@ static int detect_patterns(struct opts *o, const char **names, int *n, double *p
     iolens_detect_model *m = NULL;
     iolens_detect_file files[1];
     double x[IOLENS_DETECT_NFEATURES];
+    iolens_detect_diagnosis dg;
     int rc = -1, nfiles;
     const char *models = o->models ? o->models : getenv("IOLENS_MODELS");
     if (!models)
         models = iolens_detect_default_models_dir();
     if (iolens_detect_model_load(&m, models) < 0 || cli_detect_read(&in, o->input, o->all_paths) < 0 ||
         iolens_detect_input_features(in, x) < 0 || (nfiles = iolens_detect_input_top_files(in, files, 1)) < 0 ||
-        iolens_detect_predict(m, x, 1, probs) < 0) {
+        iolens_detect_diagnose(m, x, nfiles, IOLENS_DETECT_TAU, &dg) < 0) {
         cli_lib_error();
         goto out;
     }
-    *no_records = nfiles == 0;
+    memcpy(probs, dg.probs, sizeof dg.probs);
+    *no_records = dg.no_records;
     set_traced_dir(o, files, nfiles);
     o->traced_run = x[iolens_detect_feature_index("runtime_seconds")];
     o->traced_io = traced_io_of(x);
-    unsigned set = *no_records ? 0 : iolens_detect_gate(probs, IOLENS_DETECT_TAU);
-    const char *why[IOLENS_DETECT_NPATTERNS];
-    unsigned kept = iolens_detect_premises(x, set, why); /* as detect presents them */
-    for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++)
-        if ((set & ~kept) & (1u << p))
-            cli_warn("%s is not measured: %s", iolens_detect_label_name(p), why[p]);
-    set = kept;
+    for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++) /* as detect presents them */
+        if (dg.demoted & (1u << p))
+            cli_warn("%s is not measured: %s", iolens_detect_label_name(p), dg.why[p]);
+    unsigned set = dg.presented;
     *n = 0;
     for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++)
         if (set & (1u << p))

@@ -233,3 +233,19 @@ const iolens_detect_card *iolens_detect_card_get(int pattern)
 {
     return (pattern >= 0 && pattern < IOLENS_DETECT_NPATTERNS) ? &cards[pattern] : NULL;
 }
+
+int iolens_detect_diagnose(iolens_detect_model *m, const double *x, int nfiles, double tau,
+                           iolens_detect_diagnosis *out)
+{
+    if (!m || !x || !out)
+        return iol_err(IOLENS_EINVAL, "iolens_detect_diagnose: NULL argument");
+    memset(out, 0, sizeof *out);
+    int rc = iolens_detect_predict(m, x, 1, out->probs);
+    if (rc < 0)
+        return rc;
+    out->no_records = nfiles == 0;
+    out->gated = out->no_records ? 0 : iolens_detect_gate(out->probs, tau > 0 ? tau : IOLENS_DETECT_TAU);
+    out->presented = iolens_detect_premises(x, out->gated, out->why);
+    out->demoted = out->gated & ~out->presented;
+    return 0;
+}

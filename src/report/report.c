@@ -978,13 +978,15 @@ static int diagnosis_section(FILE *o, iol_jsonw *w, const char *input, const iol
     iolens_detect_read_opts ro;
     iolens_detect_read_opts_init(&ro);
     if ((rc = iolens_detect_read(&in, input, &ro)) < 0 || (rc = iolens_detect_input_features(in, x)) < 0 ||
-        (rc = nfiles = iolens_detect_input_top_files(in, files, 5)) < 0 ||
-        (rc = iolens_detect_predict(model, x, 1, probs)) < 0)
+        (rc = nfiles = iolens_detect_input_top_files(in, files, 5)) < 0)
         goto out;
-    double tau = opt->tau > 0 ? opt->tau : 0.3;
-    unsigned gated = nfiles ? iolens_detect_gate(probs, tau) : 0;
-    const char *why[IOLENS_DETECT_NPATTERNS];
-    unsigned set = iolens_detect_premises(x, gated, why);
+    double tau = opt->tau > 0 ? opt->tau : IOLENS_DETECT_TAU;
+    iolens_detect_diagnosis dg;
+    if ((rc = iolens_detect_diagnose(model, x, nfiles, tau, &dg)) < 0)
+        goto out;
+    memcpy(probs, dg.probs, sizeof probs);
+    unsigned gated = dg.gated, set = dg.presented;
+    const char *const *why = dg.why;
     char codes[128] = "";
     unsigned rules = iolens_detect_rules(x, codes, sizeof codes);
     iol_jsonw_obj_begin(w);
