@@ -1,5 +1,6 @@
 /* iolens detect: the seven I/O bottleneck patterns of logs, or of feature rows. */
 #include "cli.h"
+#include "darshan_modes.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -446,9 +447,14 @@ int cmd_detect(int argc, char **argv)
             iol_jsonw_init(&w, stdout, 1);
             iol_jsonw_arr_begin(&w);
         }
-        for (int i = first_file; i < argc; i++)
-            if (detect_log(&o, m, argv[i], o.json ? &w : NULL) != CLI_OK)
+        int nin = 0;
+        char **inputs = iol_darshan_expand_inputs(argc - first_file, argv + first_file, &nin); /* a folder: its logs */
+        if (!inputs)
+            rc = CLI_FAIL;
+        for (int i = 0; i < nin; i++)
+            if (detect_log(&o, m, inputs[i], o.json ? &w : NULL) != CLI_OK)
                 rc = CLI_FAIL;
+        iol_darshan_inputs_free(inputs, nin);
         if (o.json) {
             iol_jsonw_arr_end(&w);
             iol_jsonw_finish(&w);

@@ -1,5 +1,6 @@
 /* iolens features: the model features of logs (CSV or JSON): IOSage's 157, then iolens's iol_* ones. */
 #include "cli.h"
+#include "darshan_modes.h"
 
 #include "util/buf.h"
 
@@ -62,8 +63,14 @@ int cmd_features(int argc, char **argv)
         usage(stderr);
         return CLI_USAGE;
     }
-    if (cli_output_to(output) < 0)
+    int nin = 0;
+    char **inputs = iol_darshan_expand_inputs(argc - first, argv + first, &nin); /* a folder: its logs */
+    if (!inputs)
         return CLI_FAIL;
+    if (cli_output_to(output) < 0) {
+        iol_darshan_inputs_free(inputs, nin);
+        return CLI_FAIL;
+    }
     int rc = CLI_OK;
     iol_jsonw w;
     if (json) {
@@ -75,10 +82,10 @@ int cmd_features(int argc, char **argv)
             printf(",%s", iolens_detect_feature_name(f));
         printf("\n");
     }
-    for (int i = first; i < argc; i++) {
+    for (int i = 0; i < nin; i++) {
         iolens_detect_input *in = NULL;
         double x[IOLENS_DETECT_NFEATURES];
-        if (cli_detect_read(&in, argv[i], all_paths) < 0 || iolens_detect_input_features(in, x) < 0) {
+        if (cli_detect_read(&in, inputs[i], all_paths) < 0 || iolens_detect_input_features(in, x) < 0) {
             cli_lib_error();
             iolens_detect_input_free(in);
             rc = CLI_FAIL;
@@ -88,7 +95,7 @@ int cmd_features(int argc, char **argv)
         if (json) {
             iol_jsonw_obj_begin(&w);
             iol_jsonw_key(&w, "log");
-            iol_jsonw_str(&w, argv[i]);
+            iol_jsonw_str(&w, inputs[i]);
             iol_jsonw_key(&w, "features");
             iol_jsonw_obj_begin(&w);
             for (int f = 0; f < IOLENS_DETECT_NFEATURES; f++) {
@@ -99,16 +106,16 @@ int cmd_features(int argc, char **argv)
             iol_jsonw_obj_end(&w);
         } else {
             /* quote the path only when it needs it */
-            if (strpbrk(argv[i], ",\"\n")) {
+            if (strpbrk(inputs[i], ",\"\n")) {
                 putchar('"');
-                for (const char *s = argv[i]; *s; s++) {
+                for (const char *s = inputs[i]; *s; s++) {
                     if (*s == '"')
                         putchar('"');
                     putchar(*s);
                 }
                 putchar('"');
             } else {
-                fputs(argv[i], stdout);
+                fputs(inputs[i], stdout);
             }
             for (int f = 0; f < IOLENS_DETECT_NFEATURES; f++) {
                 putchar(',');
@@ -121,5 +128,6 @@ int cmd_features(int argc, char **argv)
         iol_jsonw_arr_end(&w);
         iol_jsonw_finish(&w);
     }
+    iol_darshan_inputs_free(inputs, nin);
     return rc;
 }

@@ -338,6 +338,61 @@ static int walk(struct pathlist *l, const char *dir, int depth, struct seen *see
     return rc;
 }
 
+static int is_recorder_dir(const char *dir)
+{
+    static const char *const marks[] = {"VERSION", "recorder.mt", "recorder.dat"};
+    for (size_t i = 0; i < sizeof marks / sizeof *marks; i++) {
+        char p[4096];
+        struct stat st;
+        if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, marks[i]) < sizeof p && stat(p, &st) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+char **iol_darshan_expand_inputs(int n, char **paths, int *nout)
+{
+    struct pathlist l = {0};
+    struct seen seen = {0};
+    follow_links = 0;
+    int ok = 1;
+    for (int i = 0; i < n && ok; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode) && !is_recorder_dir(paths[i])) {
+            size_t before = l.n;
+            ok = walk(&l, paths[i], 0, &seen) == 0;
+            if (ok && l.n == before) {
+                cli_error("'%s' is a directory without Darshan logs (*.darshan) and not a Recorder trace", paths[i]);
+                ok = 0;
+                l.n = before;
+                goto done;
+            }
+        } else {
+            ok = push(&l, paths[i]) == 0;
+        }
+        if (!ok)
+            cli_error("out of memory");
+    }
+done:
+    free(seen.dev);
+    free(seen.ino);
+    if (!ok) {
+        iol_darshan_inputs_free(l.v, (int)l.n);
+        return NULL;
+    }
+    *nout = (int)l.n;
+    if (!l.v)
+        l.v = calloc(1, sizeof *l.v);
+    return l.v;
+}
+
+void iol_darshan_inputs_free(char **v, int n)
+{
+    for (int i = 0; v && i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
 /* ---- output ------------------------------------------------------------------------- */
 
 static void csv_field(FILE *out, const char *s)

@@ -68,6 +68,21 @@ for pair in "darshan --totl --total" "cluster --kk --k" "report --jsn --json" "t
   expect_rc 2 "$IOLENS" "$1" "$2" x
   expect_grep "did you mean '$3'" "$IOLENS_TMP/err"
 done
+# a folder of logs stands for its logs (sorted, searched below it), for detect and features alike
+LOGS=$(find "$IOLENS_SHARED_DATA/darshan" -name '*.darshan' | sort | head -2)
+if [ -n "$LOGS" ]; then
+  mkdir -p "$IOLENS_TMP/logs/sub" "$IOLENS_TMP/nologs"
+  set -- $LOGS
+  cp "$1" "$IOLENS_TMP/logs/a.darshan"; cp "$2" "$IOLENS_TMP/logs/sub/b.darshan"
+  echo x >"$IOLENS_TMP/logs/notes.txt"
+  expect_rc 0 "$IOLENS" features "$IOLENS_TMP/logs"
+  [ "$(tail -n +2 "$IOLENS_TMP/out" | cut -d, -f1 | tr '\n' ' ')" = "$IOLENS_TMP/logs/a.darshan $IOLENS_TMP/logs/sub/b.darshan " ] && ok ||
+    fail "features DIR: $(cut -d, -f1 "$IOLENS_TMP/out" | tr '\n' ' ')"
+  expect_rc 0 "$IOLENS" detect --json "$IOLENS_TMP/logs"
+  /usr/bin/python3 -c "import json; d=json.load(open('$IOLENS_TMP/out')); assert [x['log'] for x in d] == ['$IOLENS_TMP/logs/a.darshan', '$IOLENS_TMP/logs/sub/b.darshan']" && ok || fail "detect DIR"
+  expect_rc 1 "$IOLENS" detect "$IOLENS_TMP/nologs"
+  expect_grep "without Darshan logs" "$IOLENS_TMP/err"
+fi
 # an option it takes, given without its value
 expect_rc 2 "$IOLENS" cluster x --k
 expect_grep "option '--k' is missing its value" "$IOLENS_TMP/err"
