@@ -68,7 +68,8 @@ IOLENS_API int iolens_advise_query(iolens_advise *a, const iolens_advise_opts *o
 /** Validates an answer (the JSON object it holds: {"diagnosis", "recommendations": [...]}) and
  *  writes the recommendations, each with what was found wrong with it (a pattern not detected,
  *  a citation of no card in the prompt, a speed-up the evidence does not hold, missing code),
- *  the whatif and paired commands that measure it. source names the answer ("llm", "cache").
+ *  the whatif and paired commands that measure it. source names the answer ("llm", "cache");
+ *  NULL: where the last iolens_advise_query got it.
  *  A malformed answer is IOLENS_EFORMAT (its raw text is kept in the JSON form). */
 IOLENS_API int iolens_advise_report(const iolens_advise *a, const char *answer, const char *source, FILE *out,
                                     int json);

@@ -468,26 +468,34 @@ static void put_measure(const iolens_advise *a, int p, iol_jsonw *w, FILE *out)
     }
 }
 
+/* The start of both JSON forms: {input, source, detected, ... */
+static void json_head(iol_jsonw *w, FILE *out, const iolens_advise *a, const char *source)
+{
+    iol_jsonw_init(w, out, 1);
+    iol_jsonw_obj_begin(w);
+    iol_jsonw_key(w, "input");
+    iol_jsonw_str(w, a->input);
+    iol_jsonw_key(w, "source");
+    iol_jsonw_str(w, source);
+    iol_jsonw_key(w, "detected");
+    iol_jsonw_arr_begin(w);
+    for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++)
+        if (a->set & (1u << p))
+            iol_jsonw_str(w, iolens_detect_label_name(p));
+    iol_jsonw_arr_end(w);
+}
+
 int iolens_advise_report(const iolens_advise *a, const char *answer, const char *source, FILE *out, int json)
 {
     if (!a || !answer || !out)
         return iol_err(IOLENS_EINVAL, "iolens_advise_report: NULL argument");
+    if (!source)
+        source = a->from_cache ? "cache" : "llm";
     json_t *j = answer_object(answer);
     json_t *recs = j ? json_object_get(j, "recommendations") : NULL;
     iol_jsonw w;
     if (json) {
-        iol_jsonw_init(&w, out, 1);
-        iol_jsonw_obj_begin(&w);
-        iol_jsonw_key(&w, "input");
-        iol_jsonw_str(&w, a->input);
-        iol_jsonw_key(&w, "source");
-        iol_jsonw_str(&w, source ? source : "llm");
-        iol_jsonw_key(&w, "detected");
-        iol_jsonw_arr_begin(&w);
-        for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++)
-            if (a->set & (1u << p))
-                iol_jsonw_str(&w, iolens_detect_label_name(p));
-        iol_jsonw_arr_end(&w);
+        json_head(&w, out, a, source);
     }
     if (!j || !json_is_array(recs)) {
         if (json) {
@@ -513,7 +521,7 @@ int iolens_advise_report(const iolens_advise *a, const char *answer, const char 
         iol_jsonw_key(&w, "recommendations");
         iol_jsonw_arr_begin(&w);
     } else {
-        fprintf(out, "%s: %s\n", a->input, source && !strcmp(source, "cache") ? "advice (cached answer)" : "advice");
+        fprintf(out, "%s: %s\n", a->input, !strcmp(source, "cache") ? "advice (cached answer)" : "advice");
         if (diag)
             fprintf(out, "  diagnosis: %s\n", diag);
     }
@@ -611,18 +619,7 @@ int iolens_advise_offline(const iolens_advise *a, FILE *out, int json)
         return iol_err(IOLENS_EINVAL, "iolens_advise_offline: NULL argument");
     iol_jsonw w;
     if (json) {
-        iol_jsonw_init(&w, out, 1);
-        iol_jsonw_obj_begin(&w);
-        iol_jsonw_key(&w, "input");
-        iol_jsonw_str(&w, a->input);
-        iol_jsonw_key(&w, "source");
-        iol_jsonw_str(&w, "template");
-        iol_jsonw_key(&w, "detected");
-        iol_jsonw_arr_begin(&w);
-        for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++)
-            if (a->set & (1u << p))
-                iol_jsonw_str(&w, iolens_detect_label_name(p));
-        iol_jsonw_arr_end(&w);
+        json_head(&w, out, a, "template");
         iol_jsonw_key(&w, "recommendations");
         iol_jsonw_arr_begin(&w);
     } else {

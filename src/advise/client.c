@@ -122,6 +122,7 @@ int iolens_advise_query(iolens_advise *a, const iolens_advise_opts *o, char **an
     if (!a || !o || !answer)
         return iol_err(IOLENS_EINVAL, "iolens_advise_query: NULL argument");
     *answer = NULL;
+    a->from_cache = 0;
     const char *endpoint = iolens_advise_endpoint(o);
     if (!endpoint)
         return iol_err(IOLENS_EINVAL, "no endpoint: give --endpoint URL or set IOLENS_LLM_ENDPOINT (or use --offline)");

@@ -161,7 +161,7 @@ int cmd_advise(int argc, char **argv)
         char *answer = NULL;
         lrc = iolens_advise_query(adv, &o, &answer);
         if (lrc == 0)
-            lrc = iolens_advise_report(adv, answer, "llm", stdout, json);
+            lrc = iolens_advise_report(adv, answer, NULL, stdout, json);
         free(answer);
     }
     if (fflush(stdout) != 0 && lrc == 0) {
