@@ -149,7 +149,8 @@ enum { IOLENS_REPLAY_META_CREATE, IOLENS_REPLAY_META_OPEN, IOLENS_REPLAY_META_CL
 /** Options of the on-the-fly replay. */
 typedef struct iolens_replay_trace_options {
     const char *root;    /**< every replayed file lives below it (created if missing) */
-    int delays;          /**< 1: before each call, wait the recorded gap since the end of the previous replayed call */
+    int delays;          /**< 1: before each call, wait the recorded gap since the end of the previous replayed
+                              call, less the tracer's own time in that gap (iolens_trace_proc_self) */
     double speed;        /**< with delays: gaps divided by speed (0 or 1 = as recorded) */
     int keep;            /**< keep the files the replay created (default: remove them) */
     int rank;            /**< replay only this rank; -1: every rank in turn, one after the other */
@@ -196,6 +197,9 @@ typedef struct iolens_replay_trace_stats {
      *  every process (seconds on the replay's clock; 0 and 0 when none). A metadata benchmark
      *  runs its phases one after the other, so calls / span is the rate it reports per phase. */
     double meta_first[IOLENS_REPLAY_NMETA], meta_last[IOLENS_REPLAY_NMETA];
+    /** With delays: the tracer's own time per call (iolens_trace_proc_self) taken off each
+     *  recorded gap between calls, the largest over the replayed ranks; 0 when the trace has none. */
+    double tracer_gap_seconds;
 } iolens_replay_trace_stats;
 
 /** Name of a kind of iolens_replay_trace_stats.meta_calls: "create", "open", "close", "stat",

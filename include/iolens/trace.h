@@ -134,6 +134,17 @@ typedef struct iolens_trace_proc {
 /** Fills *out for rank; IOLENS_EINVAL if s is not an iolens trace source. */
 IOLENS_API int iolens_trace_proc_info(iolens_evsource *s, int rank, iolens_trace_proc *out);
 
+/** The tracer's own cost in a traced process, sampled on about one call in 64 (traces of
+ * iolens 1.1 and later; 0 samples otherwise, e.g. a converted Recorder trace). */
+typedef struct iolens_trace_self {
+    uint64_t samples;
+    double gap_seconds;   /**< mean tracer time a call adds to the gap after it (end stamp to return) */
+    double clock_seconds; /**< mean time of one clock read */
+} iolens_trace_self;
+
+/** Fills *out for rank; IOLENS_EINVAL if s is not an iolens trace source. */
+IOLENS_API int iolens_trace_proc_self(iolens_evsource *s, int rank, iolens_trace_self *out);
+
 /** Section sizes and counts of an open trace (ncalls etc. as in build). */
 IOLENS_API int iolens_trace_info(iolens_evsource *s, iolens_trace_stats *out);
 

@@ -211,6 +211,9 @@ static void print_sessions(const iolens_replay_trace_stats *st, int json)
                "%lld bytes read, %.3f s\n",
                st->nranks, (long long)st->calls, (long long)st->skipped, (long long)st->failed,
                (long long)st->bytes_written, (long long)st->bytes_read, st->seconds);
+        if (st->tracer_gap_seconds > 0)
+            printf("delays: the tracer's own %.3f us per call taken off each recorded gap\n",
+                   st->tracer_gap_seconds * 1e6);
         if (st->write_seconds > 0)
             printf("write: %lld bytes in %.6f s = %.1f MiB/s (earliest open to latest close)\n",
                    (long long)st->bytes_written, st->write_seconds, (double)st->bytes_written / st->write_seconds / 1048576.0);
@@ -235,10 +238,11 @@ static void print_sessions(const iolens_replay_trace_stats *st, int json)
     double rbw = st->read_seconds > 0 ? (double)st->bytes_read / st->read_seconds : 0;
     printf("{\"ranks\": %d, \"calls\": %lld, \"skipped\": %lld, \"bytes_written\": %lld, \"bytes_read\": %lld, "
            "\"seconds\": %.6f, \"failed\": %lld, \"refused\": %lld, \"write_seconds\": %.6f, \"read_seconds\": %.6f, "
-           "\"write_bandwidth_bytes_per_s\": %.1f, \"read_bandwidth_bytes_per_s\": %.1f,",
+           "\"write_bandwidth_bytes_per_s\": %.1f, \"read_bandwidth_bytes_per_s\": %.1f, "
+           "\"tracer_gap_seconds\": %.9f,",
            st->nranks, (long long)st->calls, (long long)st->skipped, (long long)st->bytes_written,
            (long long)st->bytes_read, st->seconds, (long long)st->failed, (long long)st->refused, st->write_seconds,
-           st->read_seconds, wbw, rbw);
+           st->read_seconds, wbw, rbw, st->tracer_gap_seconds);
     printf("\n \"metadata\": [");
     for (int k = 0, n = 0; k < IOLENS_REPLAY_NMETA; k++)
         if (st->meta_calls[k])

@@ -601,6 +601,17 @@ static int info_trace(const char *path, int json)
     }
     iolens_trace_stats st;
     iolens_trace_info(s, &st);
+    /* the tracer's own time between calls, over the processes that sampled it */
+    uint64_t samples = 0;
+    double gap_sum = 0, clk_sum = 0;
+    for (int r = 0; r < iolens_evsource_nranks(s); r++) {
+        iolens_trace_self ts;
+        if (iolens_trace_proc_self(s, r, &ts) == 0 && ts.samples) {
+            samples += ts.samples;
+            gap_sum += ts.gap_seconds * (double)ts.samples;
+            clk_sum += ts.clock_seconds * (double)ts.samples;
+        }
+    }
     if (json) {
         iol_jsonw w;
         iol_jsonw_init(&w, stdout, 1);
@@ -611,6 +622,9 @@ static int info_trace(const char *path, int json)
         iol_jsonw_key(&w, "grammar_rules"); iol_jsonw_uint(&w, st.nrules);
         iol_jsonw_key(&w, "distinct_process_structures"); iol_jsonw_uint(&w, st.ngroups);
         iol_jsonw_key(&w, "truncated_processes"); iol_jsonw_uint(&w, st.ntruncated);
+        iol_jsonw_key(&w, "tracer_samples"); iol_jsonw_uint(&w, samples);
+        iol_jsonw_key(&w, "tracer_gap_seconds"); iol_jsonw_double(&w, samples ? gap_sum / (double)samples : 0);
+        iol_jsonw_key(&w, "clock_read_seconds"); iol_jsonw_double(&w, samples ? clk_sum / (double)samples : 0);
         iol_jsonw_key(&w, "bytes");
         iol_jsonw_obj_begin(&w);
         iol_jsonw_key(&w, "header"); iol_jsonw_uint(&w, st.bytes_header);
@@ -627,6 +641,11 @@ static int info_trace(const char *path, int json)
                ", timestamps %" PRIu64 ", total %" PRIu64 "\n",
                st.nprocs, st.ncalls, st.nsignatures, st.nrules, st.ngroups, st.ntruncated, st.bytes_header, st.bytes_meta,
                st.bytes_struct, st.bytes_times, st.bytes_total);
+        if (samples)
+            printf("tracer cost %.3f us per call between calls, clock read %.3f us (%" PRIu64 " sampled calls)\n",
+                   gap_sum / (double)samples * 1e6, clk_sum / (double)samples * 1e6, samples);
+        else
+            printf("tracer cost not recorded\n");
     }
     iolens_evsource_free(s);
     return CLI_OK;

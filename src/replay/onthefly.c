@@ -530,7 +530,7 @@ static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v
                                                          : v->e.layer == IOLENS_LAYER_MPIIO && (v->mk & MK_AT) &&
                                                                !(v->mk & MK_END) && v->e.offset >= 0;
         v->fast = v->cons && fastkind && rw && v->e.size > 0 && v->e.size <= (int64_t)o->bufcap &&
-                  v->e.size <= INT_MAX && !o->opt->delays;
+                  v->e.size <= INT_MAX;
         return 1;
     }
     return rc;
@@ -1076,13 +1076,37 @@ static int rw_event(struct otf *o, struct otf_file *f, struct otf_handle *h, con
     return 1;
 }
 
+/* --delays: the wait before each call (FBench's inter-event delay, from the end of the previous
+ * replayed call), less what is not the program's: the tracer's own time in the recorded gap
+ * (selfgap) and the replay's own clock reads in its wait (own). */
+struct otf_delay {
+    int on;
+    double speed, selfgap, own;
+    double done_at;  /* end of the previous replayed call, replay clock */
+    double prev_end; /* its recorded end (trace clock), < 0 before the first */
+};
+
+static void sleep_until(double t);
+
+/* Waits before the fast-loop call b[j] (j > i: the run's first call was waited for already). */
+static inline void fast_wait(struct otf_delay *d, const struct otf_ev *b, size_t j)
+{
+    double gap = b[j].e.tstart - b[j - 1].e.tend - d->selfgap;
+    d->prev_end = b[j].e.tend;
+    if (gap / d->speed > d->own) {
+        double until = d->done_at + gap / d->speed - d->own;
+        while (now() < until) {
+        }
+    }
+}
+
 #ifdef IOLENS_HAVE_MPI
 /* fast_run (below) for MPI_File_{read,write}_at[_all] of one file handle. A write that succeeds
  * moved all its bytes (MPI-IO reports a write it could not finish as an error); a read may stop
  * at the end of the file, so its status gives what it moved. (Asking MPI_File_get_size instead
  * would add lseek calls to the replay's own trace.) */
 static size_t fast_run_mpi(struct otf *o, struct otf_file *f, struct otf_handle *h, const struct otf_ev *b,
-                           const struct otf_fx *fx, size_t i, size_t end, int *rc)
+                           const struct otf_fx *fx, size_t i, size_t end, int *rc, struct otf_delay *d)
 {
     const iolens_event *e0 = &b[i].e;
     MPI_File fh = *(MPI_File *)h->mfh;
@@ -1091,6 +1115,8 @@ static size_t fast_run_mpi(struct otf *o, struct otf_file *f, struct otf_handle 
     size_t j = i;
     MPI_Status st;
     for (; j < end; j++) {
+        if (d->on && j > i)
+            fast_wait(d, b, j);
         int cnt = fx[j].size;
         int mrc = mpi_rw_at(fh, w, all, (MPI_Offset)fx[j].offset, o->buf + fx[j].bufoff, cnt, &st);
         if (mrc != MPI_SUCCESS) {
@@ -1098,6 +1124,8 @@ static size_t fast_run_mpi(struct otf *o, struct otf_file *f, struct otf_handle 
             j++; /* issued: not again */
             break;
         }
+        if (d->on)
+            d->done_at = now();
         int got = cnt;
         if (!w)
             MPI_Get_count(&st, MPI_BYTE, &got);
@@ -1115,7 +1143,7 @@ static size_t fast_run_mpi(struct otf *o, struct otf_file *f, struct otf_handle 
  * ~5% of a read from tmpfs). At most `limit` calls (the next barrier). Returns the index after
  * the last call issued (i: none); a short or failed call is finished as rw_event does. */
 static size_t fast_run(struct otf *o, const struct otf_ev *b, const struct otf_fx *fx, const uint32_t *run, size_t i,
-                       int64_t limit, int *rc)
+                       int64_t limit, int *rc, struct otf_delay *d)
 {
     const iolens_event *e0 = &b[i].e;
     struct otf_file *f = &o->f[e0->file];
@@ -1125,7 +1153,7 @@ static size_t fast_run(struct otf *o, const struct otf_ev *b, const struct otf_f
     size_t end = i + ((int64_t)run[i] > limit ? (size_t)limit : run[i]);
 #ifdef IOLENS_HAVE_MPI
     if (e0->layer == IOLENS_LAYER_MPIIO)
-        return h->mfh ? fast_run_mpi(o, f, h, b, fx, i, end, rc) : i;
+        return h->mfh ? fast_run_mpi(o, f, h, b, fx, i, end, rc, d) : i;
 #endif
     if (e0->layer != IOLENS_LAYER_POSIX || h->fd < 0 || h->fp || h->dir || h->mfh)
         return i;
@@ -1133,12 +1161,25 @@ static size_t fast_run(struct otf *o, const struct otf_ev *b, const struct otf_f
     int64_t moved = 0;
     size_t j = i;
     ssize_t r = 0;
-    for (; j < end; j++) {
-        r = w ? pwrite(fd, o->buf + fx[j].bufoff, (size_t)fx[j].size, (off_t)fx[j].offset)
-              : pread(fd, o->buf + fx[j].bufoff, (size_t)fx[j].size, (off_t)fx[j].offset);
-        if (r != (ssize_t)fx[j].size)
-            break;
-        moved += r;
+    if (d->on) {
+        for (; j < end; j++) {
+            if (j > i)
+                fast_wait(d, b, j);
+            r = w ? pwrite(fd, o->buf + fx[j].bufoff, (size_t)fx[j].size, (off_t)fx[j].offset)
+                  : pread(fd, o->buf + fx[j].bufoff, (size_t)fx[j].size, (off_t)fx[j].offset);
+            d->done_at = now();
+            if (r != (ssize_t)fx[j].size)
+                break;
+            moved += r;
+        }
+    } else {
+        for (; j < end; j++) {
+            r = w ? pwrite(fd, o->buf + fx[j].bufoff, (size_t)fx[j].size, (off_t)fx[j].offset)
+                  : pread(fd, o->buf + fx[j].bufoff, (size_t)fx[j].size, (off_t)fx[j].offset);
+            if (r != (ssize_t)fx[j].size)
+                break;
+            moved += r;
+        }
     }
     int err = errno;
     count_moved(o, h, w, moved);
@@ -1357,7 +1398,22 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
     if (rc >= 0)
         memset(o->buf, 'r', o->bufcap + 4096);
     barrier(o);
-    double t0 = now(), done_at = t0, prev_end = -1;
+    /* a recorded gap holds the program's time between its calls and the tracer's own time
+     * after the previous call (its record, its buffer flushes): that part is not waited */
+    struct otf_delay d = {o->opt->delays != 0, speed, 0, 0, 0, -1};
+    iolens_trace_self ts;
+    if (d.on && iolens_trace_proc_self(src, rank, &ts) == 0 && ts.samples)
+        d.selfgap = ts.gap_seconds;
+    if (d.selfgap > o->st->tracer_gap_seconds)
+        o->st->tracer_gap_seconds = d.selfgap;
+    if (d.on) { /* the replay's own clock read after each call (the wait's reads end at the target) */
+        double c0 = now(), c1 = c0;
+        for (int k = 0; k < 999; k++)
+            c1 = now();
+        d.own = (c1 - c0) / 999;
+    }
+    double t0 = now();
+    d.done_at = t0;
     for (int first_batch = 1; rc >= 0; first_batch = 0) {
         if (!first_batch) {
             if (rc == 0)
@@ -1387,10 +1443,11 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
                  * this one, waited from the end of that call's replay (FBench's inter-event
                  * delay): a stall of the replay (a slower call, a decoded batch) delays what
                  * follows instead of being made up by shortening the later gaps */
-                double gap = e->tstart - (prev_end < 0 ? first : prev_end);
-                sleep_until((prev_end < 0 ? t0 : done_at) + (gap > 0 ? gap : 0) / speed);
+                double gap = d.prev_end < 0 ? e->tstart - first : e->tstart - d.prev_end - d.selfgap;
+                double wait = gap / speed - (d.prev_end < 0 ? 0 : d.own);
+                sleep_until((d.prev_end < 0 ? t0 : d.done_at) + (wait > 0 ? wait : 0));
                 if (batch[i].cons && e->tend >= e->tstart)
-                    prev_end = e->tend;
+                    d.prev_end = e->tend;
             }
             if (!batch[i].cons) {
                 o->st->skipped++;
@@ -1398,7 +1455,7 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
             }
             if (batch[i].fast) {
                 int64_t lim = o->ibar < o->nbar ? o->bar[o->ibar] - idx : INT64_MAX;
-                size_t j = lim > 0 ? fast_run(o, batch, fx, run, i, lim, &rc) : i;
+                size_t j = lim > 0 ? fast_run(o, batch, fx, run, i, lim, &rc, &d) : i;
                 if (j > i) {
                     idx += (int64_t)(j - i);
                     i = j - 1;
@@ -1411,8 +1468,8 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
             }
             idx++;
             int r = do_event(o, &batch[i]);
-            if (o->opt->delays)
-                done_at = now();
+            if (d.on)
+                d.done_at = now();
             if (r < 0)
                 rc = r;
             else if (r)
@@ -1710,6 +1767,7 @@ static int results(struct otf *o, const iolens_evsource *src)
         st->failed = (int64_t)c[4];
         st->refused = (int64_t)c[5];
         MPI_Allreduce(MPI_IN_PLACE, &st->seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, &st->tracer_gap_seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         double mc[IOLENS_REPLAY_NMETA];
         for (int k = 0; k < IOLENS_REPLAY_NMETA; k++)
             mc[k] = (double)st->meta_calls[k];

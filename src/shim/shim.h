@@ -53,9 +53,15 @@ static inline int iol_tracing(int layer_bit)
 
 uint64_t iol_now(void);
 
+/* Calls of this thread left before the next one whose tracer cost is sampled (iol_rawself). */
+extern __thread int iol_shim_sample_in __attribute__((tls_model("initial-exec")));
+uint64_t iol_begin_sampled(void);
+
 static inline uint64_t iol_begin(void)
 {
     iol_shim_depth++;
+    if (__builtin_expect(--iol_shim_sample_in <= 0, 0))
+        return iol_begin_sampled();
     return iol_now();
 }
 

@@ -51,7 +51,7 @@ static int load_sections(iol_trace *t, const uint8_t *d, size_t n)
         iol_tsect s;
         uint64_t at = IOL_TRACE_HDR_SIZE + (uint64_t)i * IOL_TRACE_SECT_SIZE;
         memcpy(&s, d + at, sizeof s);
-        if (s.type < IOL_TS_META || s.type > IOL_TS_TIMES)
+        if (s.type < IOL_TS_META || s.type > IOL_TS_SELF)
             continue; /* unknown sections are skipped */
         if (s.offset > n || s.stored > n - s.offset)
             return ferr(t, at, "section extends past the end of the file (truncated trace)");
@@ -499,6 +499,27 @@ static int parse_struct(iol_trace *t)
     return 0;
 }
 
+/* The optional SELF section (format 1.1): the tracer's sampled cost per process. */
+static int parse_self(iol_trace *t)
+{
+    iol_sectdata *sd = &t->sect[IOL_TS_SELF];
+    if (!sd->data)
+        return 0;
+    iol_cur c = {sd->data, sd->len, 0, 0};
+    uint64_t np = iol_get_uv(&c);
+    if (c.bad || np != t->nprocs)
+        return ferr(t, sd->at, "bad process count in the tracer-cost section");
+    for (size_t i = 0; i < t->nprocs && !c.bad; i++) {
+        iol_rawself *x = &t->procs[i].self;
+        x->samples = iol_get_uv(&c);
+        x->post_ns = iol_get_uv(&c);
+        x->pre_ns = iol_get_uv(&c);
+    }
+    if (c.bad)
+        return ferr(t, sd->at + c.pos, "truncated tracer-cost section");
+    return 0;
+}
+
 static int parse_times(iol_trace *t)
 {
     iol_sectdata *sd = &t->sect[IOL_TS_TIMES];
@@ -571,6 +592,8 @@ int iol_trace_load(const void *data, size_t size, const char *name, iol_trace **
         rc = parse_struct(t);
     if (!rc)
         rc = parse_times(t);
+    if (!rc)
+        rc = parse_self(t);
     for (size_t i = 0; !rc && i < t->nprocs; i++)
         rc = iol_trace_rewind(t, (int)i);
     if (rc) {

@@ -44,6 +44,7 @@ typedef struct iol_proc {
     int32_t mpi_rank;
     int truncated;
     int stopped; /* iolens_trace_stop */
+    iol_rawself self; /* SELF section: the tracer's sampled cost, zero if none */
     int64_t *v;
     size_t vlen;
     const char *s;
@@ -65,7 +66,7 @@ typedef struct iol_proc {
 
 typedef struct iol_trace {
     char *name;
-    iol_sectdata sect[4];
+    iol_sectdata sect[5];
     uint64_t res_ns, start_ns;
     size_t nprocs, ngroups;
     iol_proc *procs;

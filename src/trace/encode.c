@@ -686,8 +686,27 @@ int iolens_trace_build(const char *spill_dir, const char *out_path, const iolens
         (rc = put_sect(&body, &dir, IOL_TS_STRUCT, &strct, level, &stt.bytes_struct)) ||
         (rc = put_sect(&body, &dir, IOL_TS_TIMES, &times, times_level, &stt.bytes_times)))
         goto done;
-    uint16_t major = IOL_TRACE_MAJOR, minor = IOL_TRACE_MINOR;
     uint32_t nsect = 3;
+    int any_self = 0;
+    for (size_t i = 0; i < np; i++)
+        any_self |= pr[i].sp.self.samples != 0;
+    if (any_self) { /* SELF: only when some process sampled the tracer's cost */
+        iol_buf self = IOL_BUF_INIT;
+        uint64_t stored = 0;
+        rc = iol_put_uv(&self, np);
+        for (size_t i = 0; i < np && !rc; i++) {
+            rc = iol_put_uv(&self, pr[i].sp.self.samples);
+            rc = rc ? rc : iol_put_uv(&self, pr[i].sp.self.post_ns);
+            rc = rc ? rc : iol_put_uv(&self, pr[i].sp.self.pre_ns);
+        }
+        rc = rc ? iol_err(IOLENS_ENOMEM, "out of memory") : put_sect(&body, &dir, IOL_TS_SELF, &self, level, &stored);
+        stt.bytes_meta += stored;
+        iol_buf_release(&self);
+        if (rc)
+            goto done;
+        nsect++;
+    }
+    uint16_t major = IOL_TRACE_MAJOR, minor = IOL_TRACE_MINOR;
     if ((rc = iol_buf_append(&hdr, IOL_TRACE_MAGIC, 8)) || (rc = iol_buf_append(&hdr, &major, 2)) ||
         (rc = iol_buf_append(&hdr, &minor, 2)) || (rc = iol_buf_append(&hdr, &nsect, 4)))
         goto done;

@@ -31,6 +31,8 @@ enum iol_func_id {
  *   PATH : i32 path id, then the path bytes (no NUL)
  *   RANK : i32 MPI rank, i32 MPI world size
  *   END  : empty; the process finished its trace cleanly
+ *   SELF : u64 samples, u64 post_ns, u64 pre_ns: the tracer's own time around sampled calls
+ *          (written before END; see struct iol_rawself)
  * A spill whose process had to stop tracing early has an empty sibling file
  * "<spill>.off-<reason>", reason one of IOL_RAW_OFF_NAMES (index = code):
  *   closed   : the program closed the tracer's descriptor (close, close_range, closefrom)
@@ -60,7 +62,18 @@ typedef struct iol_rawhdr {
     uint32_t reserved;
 } iol_rawhdr;
 
-enum iol_rawchunk_type { IOL_RAW_RECS = 1, IOL_RAW_PATH = 2, IOL_RAW_RANK = 3, IOL_RAW_END = 4 };
+enum iol_rawchunk_type { IOL_RAW_RECS = 1, IOL_RAW_PATH = 2, IOL_RAW_RANK = 3, IOL_RAW_END = 4, IOL_RAW_SELF = 5 };
+
+/* The tracer's own cost, sampled on about one call in 64 of each thread: post_ns sums, over
+ * the sampled calls, the time from the call's end stamp (t1) to the record being committed,
+ * which is where the tracer spends its time between the program's calls (the record, the
+ * buffer flushes, one clock read); pre_ns sums the time of one clock read before the start
+ * stamp (t0). Gaps between recorded calls include about post_ns / samples of tracer time. */
+typedef struct iol_rawself {
+    uint64_t samples;
+    uint64_t post_ns;
+    uint64_t pre_ns;
+} iol_rawself;
 
 typedef struct iol_rawchunk {
     uint32_t magic;
@@ -98,12 +111,14 @@ typedef struct iol_rawrec {
  */
 #define IOL_TRACE_MAGIC "IOLTRACE"
 #define IOL_TRACE_MAJOR 1u
-#define IOL_TRACE_MINOR 0u
+#define IOL_TRACE_MINOR 1u
 #define IOL_TRACE_HDR_SIZE 16u
 #define IOL_TRACE_SECT_SIZE 32u
 #define IOL_TRACE_MAX_SECTIONS 16u
 
-enum iol_tsect_type { IOL_TS_META = 1, IOL_TS_STRUCT = 2, IOL_TS_TIMES = 3 };
+/* SELF (since 1.1, optional): u64 nprocs, then per process (META's order) uv samples,
+ * uv post_ns, uv pre_ns (iol_rawself). Readers before 1.1 skip it. */
+enum iol_tsect_type { IOL_TS_META = 1, IOL_TS_STRUCT = 2, IOL_TS_TIMES = 3, IOL_TS_SELF = 4 };
 enum iol_tsect_codec { IOL_CODEC_RAW = 0, IOL_CODEC_ZSTD = 1 };
 
 typedef struct iol_tsect {

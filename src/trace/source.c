@@ -494,6 +494,23 @@ int iolens_trace_proc_info(iolens_evsource *s, int rank, iolens_trace_proc *out)
     return 0;
 }
 
+int iolens_trace_proc_self(iolens_evsource *s, int rank, iolens_trace_self *out)
+{
+    iol_trace *t = trace_of(s);
+    if (!t)
+        return iol_err(IOLENS_EINVAL, "not an iolens trace");
+    if (rank < 0 || (size_t)rank >= t->nprocs)
+        return iol_err(IOLENS_EINVAL, "rank %d out of range", rank);
+    const iol_proc *p = &t->procs[rank];
+    memset(out, 0, sizeof *out);
+    out->samples = p->self.samples;
+    if (p->self.samples) {
+        out->gap_seconds = (double)p->self.post_ns / (double)p->self.samples * 1e-9;
+        out->clock_seconds = (double)p->self.pre_ns / (double)p->self.samples * 1e-9;
+    }
+    return 0;
+}
+
 int iolens_trace_info(iolens_evsource *s, iolens_trace_stats *out)
 {
     iol_trace *t = trace_of(s);
@@ -512,7 +529,7 @@ int iolens_trace_info(iolens_evsource *s, iolens_trace_stats *out)
         for (size_t k = 0; k < p->nthreads; k++)
             out->nrules += p->th[k].nrules;
     }
-    out->bytes_meta = t->sect[IOL_TS_META].stored;
+    out->bytes_meta = t->sect[IOL_TS_META].stored + t->sect[IOL_TS_SELF].stored; /* SELF counts as metadata */
     out->bytes_struct = t->sect[IOL_TS_STRUCT].stored;
     out->bytes_times = t->sect[IOL_TS_TIMES].stored;
     out->bytes_header = t->sect[IOL_TS_META].at; /* sections follow header + directory */
@@ -596,6 +613,8 @@ int iol_trace_write_spills(iol_trace *t, const char *dir, unsigned *seq)
             else if (n && !bad)
                 bad = spill_chunk_put(f, IOL_RAW_RECS, th->tid, batch, n * sizeof *batch, NULL, 0);
         }
+        if (!bad && !rc && p->self.samples)
+            bad = spill_chunk_put(f, IOL_RAW_SELF, 0, &p->self, sizeof p->self, NULL, 0);
         if (!bad && !rc && !p->truncated)
             bad = spill_chunk_put(f, IOL_RAW_END, 0, NULL, 0, NULL, 0);
         iol_trace_rewind(t, (int)i);

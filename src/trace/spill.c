@@ -161,6 +161,10 @@ int iol_spill_read(const char *path, iol_spill_proc *out, iol_spill_recs_fn on_r
                 memcpy(&out->mpi_rank, payload, 4);
             break;
         case IOL_RAW_END: out->ended = 1; break;
+        case IOL_RAW_SELF:
+            if (c.bytes >= sizeof out->self)
+                memcpy(&out->self, payload, sizeof out->self);
+            break;
         default: break; /* unknown chunk types are skipped (forward compatible) */
         }
         pos += sizeof c + c.bytes;

@@ -14,6 +14,7 @@ typedef struct iol_spill_proc {
     int ended;        /* END chunk seen */
     int truncated;    /* cut chunk or no END */
     int stopped;      /* IOL_RAW_OFF_*: the shim left a "<spill>.off-<reason>" marker */
+    iol_rawself self; /* the tracer's sampled cost (SELF chunk), zero if none */
     char **paths; /* by path id; NULL where not defined */
     size_t npaths; /* highest defined id + 1 */
     size_t pcap;

@@ -130,6 +130,29 @@ n_sh=$("$IOLENS" trace --print "$T/sh.trace" | nobuf | wc -l)
 n_m=$("$IOLENS" trace --print "$T/merged.trace" | nobuf | wc -l)
 [ "$n_m" -eq $((n_sh + $(wc -l <"$T/m0"))) ] && ok || fail "merged trace has $n_m calls"
 
+# 8a. the tracer's own cost (format 1.1 SELF section): sampled on about one call in 64, kept by
+# merge; a trace of format 1.0 (without it) still reads and says it is not recorded
+expect_rc 0 "$IOLENS" trace -o "$T/dd.trace" -- dd if=/dev/zero of="$T/dd.out" bs=512 count=6400
+expect_rc 0 "$IOLENS" trace --info "$T/dd.trace" --json
+/usr/bin/python3 - "$T/out" <<'PYEOF' && ok || fail "tracer cost not sampled as expected ($T/out)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = d["calls"]
+assert n // 160 <= d["tracer_samples"] <= n // 25, (n, d["tracer_samples"])
+assert 1e-9 < d["tracer_gap_seconds"] < 1e-4 and 0 < d["clock_read_seconds"] < 1e-4, d
+PYEOF
+expect_rc 0 "$IOLENS" trace --info "$T/dd.trace"
+expect_grep '^tracer cost [0-9.]* us per call between calls, clock read [0-9.]* us ([0-9]* sampled calls)$' "$T/out"
+expect_rc 0 "$IOLENS" trace --merge "$T/dd.trace" "$T/all.trace" -o "$T/ddm.trace"
+expect_rc 0 "$IOLENS" trace --info "$T/dd.trace" --json
+s1=$(grep -o '"tracer_samples": *[0-9]*' "$T/out")
+expect_rc 0 "$IOLENS" trace --info "$T/ddm.trace" --json
+s2=$(grep -o '"tracer_samples": *[0-9]*' "$T/out")
+[ -n "$s1" ] && [ "${s1##* }" -le "${s2##* }" ] && ok || fail "merge lost the tracer cost ($s1 -> $s2)"
+old10=$(dirname "$0")/../../fuzz/corpus/trace/probe_all.trace
+expect_rc 0 "$IOLENS" trace --info "$old10"
+expect_grep '^tracer cost not recorded$' "$T/out"
+
 # 9. usage errors
 expect_rc 2 "$IOLENS" trace
 expect_rc 2 "$IOLENS" trace --layers bogus -- true
