@@ -88,6 +88,11 @@ static const struct rp_opt chunk_opts[] = {
      "transfers per open-close session for every rank (instead of a ranks list)"},
     {"ranks", RP_OPT_OBJS, C(ranks), NULL, 0, 1048576, NULL, &rank_table, C(nranks), 0,
      "FBench form: the ranks taking part and their repetitions"},
+    {"gap_seconds", RP_OPT_DOUBLE, C(gap_seconds), "0", 0, 1, NULL, NULL, 0, 0,
+     "the program's own time between two transfers of this chunk (its loop, its accounting), spun on "
+     "the CPU from the end of one transfer to the start of the next, inside the timed phase. "
+     "--config-from takes the mean recorded gap between a session's transfers, less the tracer's own "
+     "time per call, leaving out pauses above 1 ms (phases, not per-call work)"},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL},
 };
 #undef C
@@ -481,7 +486,18 @@ int iolens_replay_config_needs_hdf5(const iolens_replay_config *cfg)
 int iolens_replay_config_write(const iolens_replay_config *cfg, FILE *out)
 {
     json_t *j = rp_table_to_json(&rp_config_table, cfg);
-    int rc = json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    /* reals with 15 significant digits when every value reads back equal (4.05e-07, not
+     * 4.0499999999999999e-07), else with jansson's 17 */
+    size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER;
+    char *s15 = j ? json_dumps(j, flags | JSON_REAL_PRECISION(15)) : NULL;
+    json_t *back = s15 ? json_loads(s15, 0, NULL) : NULL;
+    int rc;
+    if (back && json_equal(back, j))
+        rc = fputs(s15, out) < 0 ? -1 : 0;
+    else
+        rc = j ? json_dumpf(j, out, flags) : -1;
+    json_decref(back);
+    free(s15);
     json_decref(j);
     fputc('\n', out);
     return rc == 0 ? 0 : iol_err(IOLENS_EIO, "cannot write the config");

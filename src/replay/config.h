@@ -44,6 +44,7 @@ struct rp_chunk {
     int64_t repetitions; /* every rank; -1 when the ranks list is used */
     struct rp_rank_rep *ranks;
     size_t nranks;
+    double gap_seconds; /* the program's own time between two transfers (spun, untraced) */
 };
 
 struct rp_compute {

@@ -39,6 +39,7 @@ struct rp_exec {
     unsigned char *rbuf;
     size_t maxxfer;
     int one_buffer; /* no step verifies: every transfer uses the pattern's start, as IOR's one buffer */
+    double clock_cost; /* one now(): taken off each chunk's gap_seconds (the wait's own clock read) */
 };
 
 static const struct rp_backend_ops *backend_for(int iface)
@@ -557,8 +558,15 @@ static int do_transfers(struct rp_exec *x, const struct rp_fileconf *fc, const s
                 iters = n > iters ? n : iters;
             }
         size_t sz = (size_t)fc->chunks[c].transfer_size;
+        /* the program's time between its transfers: spun from the end of the previous one */
+        double gap = fc->chunks[c].gap_seconds - x->clock_cost, last = 0;
         for (int64_t k = 0; k < iters; k++) {
             int mine = k < L.n;
+            if (gap > 0 && k > 0 && mine) {
+                double until = last + gap;
+                while (now() < until) {
+                }
+            }
             int64_t off = mine ? layout_offset(fc, &L, k) : 0;
             /* When no step verifies, every write comes from one buffer and every read lands
              * in it, as an application (IOR) does: walking the pattern made the first write
@@ -580,6 +588,8 @@ static int do_transfers(struct rp_exec *x, const struct rp_fileconf *fc, const s
                 t->verify += count_mismatch(x->rbuf + bo, pat, sz);
             if (write && fc->fsync == RP_FSYNC_WRITE && (rc = be->sync(f)) < 0)
                 return rc;
+            if (gap > 0)
+                last = now();
         }
     }
     return 0;
@@ -1471,6 +1481,12 @@ int iolens_replay_run(iolens_replay_result **out, const iolens_replay_config *cf
     }
     if (rc == 0)
         rc = make_buffers(&x);
+    { /* the cost of one clock read, for the chunks' gaps */
+        double c0 = now(), c1 = c0;
+        for (int k = 0; k < 999; k++)
+            c1 = now();
+        x.clock_cost = (c1 - c0) / 999;
+    }
     rc = x_agree(&x, rc);
     if (rc < 0)
         goto fail;

@@ -33,7 +33,13 @@
 
 struct gv_chunk {
     int64_t size, count;
+    double gsum; /* gaps before this size's transfers (the program's own time per call) */
+    int64_t gn;
 };
+
+/* Longest recorded gap between two transfers of a session that counts as the program's own
+ * time per call; longer pauses are phases (compute, communication), not per-call work. */
+#define GV_GAP_MAX 1e-3
 
 #define GV_NBUFPOS 4
 
@@ -90,12 +96,16 @@ static int gv_new(struct gv *g, int64_t file, int rank, int op, int layer, doubl
     return 0;
 }
 
-static int gv_add(struct gv_sess *s, int64_t size, int coll)
+static int gv_add(struct gv_sess *s, int64_t size, int coll, double gap)
 {
     s->coll |= coll;
     for (size_t i = 0; i < s->nch; i++)
         if (s->ch[i].size == size) {
             s->ch[i].count++;
+            if (gap >= 0) {
+                s->ch[i].gsum += gap;
+                s->ch[i].gn++;
+            }
             return 0;
         }
     if (s->nch == s->cap) {
@@ -106,7 +116,7 @@ static int gv_add(struct gv_sess *s, int64_t size, int coll)
         s->ch = n;
         s->cap = nc;
     }
-    s->ch[s->nch++] = (struct gv_chunk){size, 1};
+    s->ch[s->nch++] = (struct gv_chunk){size, 1, gap >= 0 ? gap : 0, gap >= 0};
     return 0;
 }
 
@@ -220,8 +230,30 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
         int got = iolens_evsource_rewind(src, r);
         if (got == IOLENS_EUNSUPPORTED) /* a source read once, from its start */
             got = 0;
+        /* the program's time between its calls: from the end of the rank's previous call to
+         * the start of a transfer, when that call was a transfer, seek or sync of the same
+         * file; less the tracer's own time in each gap (iolens_trace_proc_self). Calls the
+         * config does not replay (system files, no file: dd's reads of /dev/zero) are part of
+         * the gap. */
+        iolens_trace_self ts;
+        double selfgap = iolens_kind && iolens_trace_proc_self(src, r, &ts) == 0 && ts.samples ? ts.gap_seconds : 0;
+        double prev_end = -1;
+        int64_t prev_file = -1;
         while (got >= 0 && (got = iolens_evsource_next(src, r, &e)) > 0) {
-            if (e.depth != 0 || (e.flags & IOLENS_EVF_FAILED) || e.file < 0)
+            if (e.depth != 0)
+                continue;
+            double gap = -1;
+            if (prev_file >= 0 && prev_file == e.file && prev_end >= 0 && e.tstart >= prev_end &&
+                (e.op == IOLENS_OP_WRITE || e.op == IOLENS_OP_READ)) {
+                gap = e.tstart - prev_end - selfgap;
+                gap = gap > GV_GAP_MAX ? -1 : gap < 0 ? 0 : gap;
+            }
+            if (e.file >= 0 && ((uint64_t)e.file >= nfiles || !excl[e.file])) {
+                prev_end = e.tend;
+                prev_file = (e.op == IOLENS_OP_WRITE || e.op == IOLENS_OP_READ || e.op == IOLENS_OP_SEEK ||
+                             e.op == IOLENS_OP_SYNC) && !(e.flags & IOLENS_EVF_FAILED) ? e.file : -1;
+            }
+            if ((e.flags & IOLENS_EVF_FAILED) || e.file < 0)
                 continue;
             if (iolens_kind && e.layer == IOLENS_LAYER_STDIO && (e.op == IOLENS_OP_READ || e.op == IOLENS_OP_WRITE)) {
                 iolens_trace_stdio_moved(src, r, &e); /* fgets(buf, 4096) moves a line, not 4096 bytes */
@@ -296,7 +328,7 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
                     note_bufpos(&g->s[*slot - 1], e.buf_pgoff1, e.size);
                 note_order(&g->s[*slot - 1], &e, o->seek_pending);
                 o->seek_pending = 0;
-                if ((rc = gv_add(&g->s[*slot - 1], e.size, (e.flags & IOLENS_EVF_COLLECTIVE) != 0)) < 0)
+                if ((rc = gv_add(&g->s[*slot - 1], e.size, (e.flags & IOLENS_EVF_COLLECTIVE) != 0, gap)) < 0)
                     break;
             }
         }
@@ -388,6 +420,14 @@ static int set_common(struct rp_fileconf *fc, const struct gv_sess *s, const cha
 /* Chunks of a shared-file round: sizes in first-seen order, per rank counts. */
 static int shared_chunks(struct rp_fileconf *fc, struct gv_sess *const *round, size_t nr, int nranks)
 {
+    size_t maxch = fc->nchunks;
+    for (size_t k = 0; k < nr; k++)
+        maxch += round[k]->nch;
+    int64_t *gaps_n = calloc(maxch ? maxch : 1, sizeof *gaps_n);
+    if (!gaps_n)
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < fc->nchunks; i++)
+        fc->chunks[i].gap_seconds = 0;
     for (size_t k = 0; k < nr; k++)
         for (size_t c = 0; c < round[k]->nch; c++) {
             int64_t size = round[k]->ch[c].size;
@@ -396,20 +436,33 @@ static int shared_chunks(struct rp_fileconf *fc, struct gv_sess *const *round, s
                 i++;
             if (i == fc->nchunks) {
                 struct rp_chunk *n = realloc(fc->chunks, (fc->nchunks + 1) * sizeof *n);
-                if (!n)
+                if (!n) {
+                    free(gaps_n);
                     return iol_err(IOLENS_ENOMEM, "out of memory");
+                }
                 fc->chunks = n;
                 memset(&n[i], 0, sizeof n[i]);
                 n[i].transfer_size = size;
                 n[i].repetitions = -1;
                 n[i].ranks = calloc((size_t)nranks, sizeof *n[i].ranks);
                 fc->nchunks++;
-                if (!n[i].ranks)
+                if (!n[i].ranks) {
+                    free(gaps_n);
                     return iol_err(IOLENS_ENOMEM, "out of memory");
+                }
             }
             struct rp_chunk *ch = &fc->chunks[i];
             ch->ranks[ch->nranks++] = (struct rp_rank_rep){round[k]->rank, round[k]->ch[c].count};
+            /* the mean gap over the ranks' transfers of this size (summed here, divided below) */
+            ch->gap_seconds += round[k]->ch[c].gsum;
+            gaps_n[i] += round[k]->ch[c].gn;
         }
+    for (size_t i = 0; i < fc->nchunks; i++) {
+        double g = gaps_n[i] ? fc->chunks[i].gap_seconds / (double)gaps_n[i] : 0;
+        /* below 10 ns: nothing a spin can reproduce; rounded to the nanosecond */
+        fc->chunks[i].gap_seconds = g >= 1e-8 ? nearbyint(g * 1e9) / 1e9 : 0;
+    }
+    free(gaps_n);
     /* every rank of the job with the same count: the "repetitions" shorthand */
     for (size_t i = 0; i < fc->nchunks; i++) {
         struct rp_chunk *ch = &fc->chunks[i];
@@ -793,7 +846,7 @@ static int pad_reads(iolens_replay_config *cfg)
         if (!nc)
             return iol_err(IOLENS_ENOMEM, "out of memory");
         w->chunks = nc;
-        nc[w->nchunks] = (struct rp_chunk){need - have, 1, NULL, 0};
+        nc[w->nchunks] = (struct rp_chunk){need - have, 1, NULL, 0, 0};
         w->nchunks++;
         if (rp_step_extent(fc, 0, 1) > rp_written_before(cfg, i)) /* the last write does not end the file */
             return iol_err(IOLENS_EUNSUPPORTED, "cannot lay out '%s' so that its read step stays within what was "
