@@ -338,6 +338,9 @@ typedef struct iolens_darshan_convert_opts {
     size_t nids;
     int reset_metadata;       /**< drop the job's metadata lines */
     const char *annotate;     /**< "key=value" lines (tab-separated) added to the metadata */
+    double time_scale;        /**< > 0 and != 1: every record's duration counters (float counters
+                                   named *_TIME) and the job's run time are multiplied by it
+                                   (test corpora of varied logs) */
 } iolens_darshan_convert_opts;
 
 /** Rewrites the log at in as out (format 3.41: old records up-converted), with the changes of
@@ -357,6 +360,46 @@ IOLENS_API int iolens_darshan_merge(const char *const *in, size_t n, const char 
  *  document) to out; *ndiff (may be NULL) gets the number of differences. 0 or IOLENS_E*. */
 IOLENS_API int iolens_darshan_diff(const char *a, const char *b, FILE *out, int json, size_t *ndiff,
                                    iolens_warn_fn warn, void *warn_ctx);
+
+/* ------------------------------------------------------------------ */
+/* One-line summaries of logs (darshan --summary, batch)                */
+/* ------------------------------------------------------------------ */
+
+/** Modules with volume and time columns in a summary, in column order. */
+#define IOLENS_DARSHAN_SUMMARY_NMODS 7
+
+/** Totals of one module of a log. */
+typedef struct iolens_darshan_summary_mod {
+    int present;
+    int64_t records;
+    int64_t bytes_read, bytes_written;
+    double read_time, write_time, meta_time;
+} iolens_darshan_summary_mod;
+
+/** What a summary row says about one log. The log is streamed record by record (DXT
+ *  regions are never decoded): memory is one record plus the set of file ids. */
+typedef struct iolens_darshan_summary {
+    char version[9];
+    int64_t jobid, uid, nprocs, start_time, end_time;
+    double run_time;
+    char *exe;             /**< owned; iolens_darshan_summary_release() */
+    uint64_t partial_flag; /**< bit m: module m ran out of memory in the job */
+    int64_t files;         /**< distinct file ids over the file modules */
+    iolens_darshan_summary_mod mod[IOLENS_DARSHAN_SUMMARY_NMODS];
+} iolens_darshan_summary;
+
+/** The module of summary column group k (IOLENS_DARSHAN_POSIX, ...) and its column prefix
+ *  ("posix", ...); -1 / NULL out of range. */
+IOLENS_API int iolens_darshan_summary_module(int k, const char **column);
+/** Summarises the log at path into *out (zeroed first). 0 or a negative IOLENS_E*; the
+ *  message names the file and byte offset. */
+IOLENS_API int iolens_darshan_summarize(const char *path, iolens_darshan_summary *out);
+IOLENS_API void iolens_darshan_summary_release(iolens_darshan_summary *s);
+/** The CSV header line (with '\n') of summary rows; first_columns (e.g. "index,log") comes
+ *  first, then version, jobid, ... */
+IOLENS_API void iolens_darshan_summary_csv_header(FILE *out, const char *first_columns);
+/** The CSV fields of s (no leading comma, with '\n'). */
+IOLENS_API void iolens_darshan_summary_csv_row(FILE *out, const iolens_darshan_summary *s);
 
 #ifdef __cplusplus
 }

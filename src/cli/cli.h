@@ -78,13 +78,14 @@ const char *cli_sgr(const char *code);
 #define CLI_SGR_OK "1;32"
 #define CLI_SGR_BOLD "1"
 
-/* Progress on a terminal only (stderr is a tty): "label  [####    ] 12/40". */
+/* Progress on a terminal only (stderr is a tty): "label [####    ] 12/40  3.1/s  0:09 left". */
 typedef struct cli_progress {
     const char *label;
     unsigned long total;
     unsigned long done;
     int enabled;
     double last_draw;
+    double start; /* for the rate and the time left */
 } cli_progress;
 void cli_progress_init(cli_progress *p, const char *label, unsigned long total);
 void cli_progress_step(cli_progress *p, unsigned long n);

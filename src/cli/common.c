@@ -178,6 +178,13 @@ static void progress_draw(cli_progress *p)
     for (int i = 0; i < width; i++)
         fputc(i < fill ? '#' : ' ', stderr);
     fprintf(stderr, "] %lu/%lu", p->done, p->total);
+    double el = now_sec() - p->start;
+    if (el >= 1 && p->done > 0 && p->done <= p->total) {
+        double rate = (double)p->done / el, left = (double)(p->total - p->done) / rate;
+        unsigned long s = (unsigned long)(left + 0.5);
+        fprintf(stderr, "  %.1f/s  %lu:%02lu:%02lu left", rate, s / 3600, s / 60 % 60, s % 60);
+    }
+    fputs("\033[K", stderr); /* clears what a longer line left */
     fflush(stderr);
 }
 
@@ -188,6 +195,7 @@ void cli_progress_init(cli_progress *p, const char *label, unsigned long total)
     p->done = 0;
     p->enabled = isatty(STDERR_FILENO);
     p->last_draw = 0;
+    p->start = now_sec();
     if (p->enabled)
         progress_draw(p);
 }

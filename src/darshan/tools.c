@@ -250,6 +250,8 @@ int iolens_darshan_convert(const char *in, const char *out, const iolens_darshan
     built b;
     memset(&b, 0, sizeof b);
     char exe_hash[16];
+    iolens_darshan_record **scaled = NULL; /* copies owned here (time_scale) */
+    size_t nscaled = 0, capscaled = 0;
     if ((rc = copy_job(&b, log)) < 0)
         goto out;
     b.img.comp = o->comp;
@@ -290,13 +292,49 @@ int iolens_darshan_convert(const char *in, const char *out, const iolens_darshan
             goto out;
     }
     finish_names(&b);
+    int scale = o->time_scale > 0 && o->time_scale != 1;
+    if (scale) {
+        b.job.run_time *= o->time_scale;
+        b.job.end_time_sec = b.job.start_time_sec + (int64_t)(b.job.run_time + 0.5);
+    }
     for (int m = 1; m < IOLENS_DARSHAN_MOD_COUNT; m++) {
         if (o->modules && !(o->modules & (UINT64_C(1) << m)))
             continue;
         size_t n = iolens_darshan_data_count(d, m);
         for (size_t i = 0; i < n; i++) {
             const iolens_darshan_record *r = iolens_darshan_data_record(d, m, i);
-            if (id_wanted(o, r->id) && (rc = add_record(&b, r)) < 0)
+            if (!id_wanted(o, r->id))
+                continue;
+            if (scale && r->nfcounters) { /* a copy with its durations scaled */
+                if (nscaled == capscaled) {
+                    size_t nc = capscaled ? capscaled * 2 : 64;
+                    iolens_darshan_record **ns = realloc(scaled, nc * sizeof *ns);
+                    if (!ns) {
+                        rc = iol_err(IOLENS_ENOMEM, "out of memory");
+                        goto out;
+                    }
+                    scaled = ns;
+                    capscaled = nc;
+                }
+                iolens_darshan_record *c = malloc(sizeof *c + r->nfcounters * sizeof(double));
+                if (!c) {
+                    rc = iol_err(IOLENS_ENOMEM, "out of memory");
+                    goto out;
+                }
+                *c = *r;
+                double *f = (double *)(void *)(c + 1);
+                for (size_t k = 0; k < r->nfcounters; k++) {
+                    const char *nm = iolens_darshan_fcounter_name(m, k);
+                    size_t l = nm ? strlen(nm) : 0;
+                    f[k] = r->fcounters[k];
+                    if (l > 5 && !strcmp(nm + l - 5, "_TIME") && f[k] > 0)
+                        f[k] *= o->time_scale;
+                }
+                c->fcounters = f;
+                scaled[nscaled++] = c;
+                r = c;
+            }
+            if ((rc = add_record(&b, r)) < 0)
                 goto out;
         }
     }
@@ -304,6 +342,9 @@ int iolens_darshan_convert(const char *in, const char *out, const iolens_darshan
         b.img.partial_flag &= o->modules;
     rc = iolens_darshan_write(&b.img, out);
 out:
+    for (size_t i = 0; i < nscaled; i++)
+        free(scaled[i]);
+    free(scaled);
     built_free(&b);
     iolens_darshan_data_free(d);
     return rc;
