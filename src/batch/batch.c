@@ -40,6 +40,15 @@
 #include "util/error.h"
 #include "util/jsonw.h"
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define IOL_HAS_ASAN 1
+#endif
+#endif
+#ifndef IOL_HAS_ASAN
+#define IOL_HAS_ASAN 0
+#endif
+
 static const char *const task_names[] = {"summary", "features", "detect"};
 #define NTASKS 3
 
@@ -362,6 +371,7 @@ static const char *models_dir(const iolens_batch_options *o)
     return o->models ? o->models : iolens_detect_default_models_dir();
 }
 
+#if !defined(__SANITIZE_ADDRESS__) && !IOL_HAS_ASAN
 /* Current data size of this process (VmData, bytes), 0 if unknown. */
 static size_t vm_data(void)
 {
@@ -375,6 +385,7 @@ static size_t vm_data(void)
         fclose(f);
     return kib * 1024;
 }
+#endif
 
 /* The worker's loop: requests (u64 index, u32 length, path) on in; responses (u64 index,
  * u32 status 0 ok / 1 error / 2 the worker cannot work: models, u32 length, payload) on
@@ -382,10 +393,13 @@ static size_t vm_data(void)
 static void worker_main(const struct batch_ctx *c, int in, int out)
 {
     signal(SIGPIPE, SIG_DFL);
+#if !defined(__SANITIZE_ADDRESS__) && !IOL_HAS_ASAN
+    /* (not under AddressSanitizer, whose allocator maps its own large regions) */
     struct rlimit rl;
     size_t base = vm_data();
     rl.rlim_cur = rl.rlim_max = (rlim_t)(base + c->max_mem);
     setrlimit(RLIMIT_DATA, &rl);
+#endif
     iolens_detect_model *model = NULL;
     char *load_error = NULL;
     if ((c->tasks & IOLENS_BATCH_DETECT) && iolens_detect_model_load(&model, models_dir(c->o)) < 0)

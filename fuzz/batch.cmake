@@ -1,0 +1,1 @@
+iolens_fuzz_target(batch)
