@@ -568,7 +568,7 @@ void iol_trace_release(iol_trace *t)
     free(t->files);
     free(t->fhash);
     free(t->fslots);
-    for (int k = 0; k < 4; k++)
+    for (size_t k = 0; k < sizeof t->sect / sizeof t->sect[0]; k++)
         free(t->sect[k].data);
     free(t->name);
     free(t);
