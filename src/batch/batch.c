@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -38,6 +39,7 @@
 #include "iolens/detect.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/fs.h"
 #include "util/jsonw.h"
 
 #if defined(__has_feature)
@@ -152,19 +154,7 @@ int iol_batch_list_read(const char *dir, struct iol_batch_list *l)
 
 static int mkdir_p(const char *dir)
 {
-    char p[4096];
-    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p)
-        return iol_err(IOLENS_EINVAL, "path too long: '%s'", dir);
-    for (char *s = p + 1; *s; s++)
-        if (*s == '/') {
-            *s = '\0';
-            if (mkdir(p, 0777) < 0 && errno != EEXIST)
-                return iol_err(IOLENS_EIO, "cannot create '%s': %s", p, strerror(errno));
-            *s = '/';
-        }
-    if (mkdir(p, 0777) < 0 && errno != EEXIST)
-        return iol_err(IOLENS_EIO, "cannot create '%s': %s", p, strerror(errno));
-    return 0;
+    return iol_mkdir_p(dir) == 0 ? 0 : iol_err(IOLENS_EIO, "cannot create '%s': %s", dir, strerror(errno));
 }
 
 /* The highest run number G of out_dir's manifests done.R.G, or -1. */
@@ -239,19 +229,12 @@ static int write_full(int fd, const void *p, size_t n)
     return 0;
 }
 
+static int read_until(int fd, void *p, size_t n, double deadline);
+
+/* Reads n bytes, waiting as long as it takes: 0, or -1 at the end of the file. */
 static int read_full(int fd, void *p, size_t n)
 {
-    char *s = p;
-    while (n) {
-        ssize_t r = read(fd, s, n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        s += r;
-        n -= (size_t)r;
-    }
-    return 0;
+    return read_until(fd, p, n, INFINITY) == 0 ? 0 : -1;
 }
 
 struct batch_ctx {

@@ -107,22 +107,6 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int mkdir_p(const char *path)
-{
-    char p[PATH_MAX];
-    if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p)
-        return -1;
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = '\0';
-        if (mkdir(p, 0777) && errno != EEXIST)
-            return -1;
-        *s = '/';
-    }
-    return mkdir(p, 0777) && errno != EEXIST ? -1 : 0;
-}
-
 static int matches(const char *name, const char *only)
 {
     if (!only)
@@ -641,7 +625,7 @@ int cmd_corpus(int argc, char **argv)
         goto out;
     }
     snprintf(cdir, sizeof cdir, "%s/configs", o.out);
-    if (mkdir_p(cdir)) {
+    if (iol_mkdir_p(cdir)) {
         cli_error("cannot create '%s': %s", cdir, strerror(errno));
         goto out;
     }

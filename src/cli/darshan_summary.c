@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "darshan/internal.h"
+#include "util/buf.h"
 #include "util/error.h"
 #include "util/jsonw.h"
 

@@ -96,10 +96,8 @@ uint32_t iol_bswap32(uint32_t v);
 int iol_darshan_module_supported(int module, uint32_t version);
 int iol_darshan_decode_next(iolens_darshan_log *log);
 
-/* summary.c: the fields of a summary into an open JSON object (after "log"), and one CSV
- * field quoted as RFC 4180 does when it holds a comma, quote or line break */
+/* summary.c: the fields of a summary into an open JSON object (after "log") */
 struct iol_jsonw;
 void iol_darshan_summary_jsonw(struct iol_jsonw *w, const iolens_darshan_summary *s);
-void iol_csv_field(FILE *out, const char *s);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "darshan/internal.h"
+#include "util/buf.h"
 #include "util/error.h"
 #include "util/jsonw.h"
 
@@ -177,21 +178,6 @@ void iolens_darshan_summary_release(iolens_darshan_summary *s)
         return;
     free(s->exe);
     s->exe = NULL;
-}
-
-void iol_csv_field(FILE *out, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
 }
 
 static void partial_modules(uint64_t flag, char *buf, size_t n)

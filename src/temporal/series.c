@@ -614,21 +614,6 @@ int iolens_series_read_file(iolens_series_set *set, const char *path, const iole
     return rc;
 }
 
-static void write_field(FILE *out, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
 int iolens_series_write_csv(const iolens_series_set *set, FILE *out)
 {
     size_t maxn = 0;
@@ -640,7 +625,7 @@ int iolens_series_write_csv(const iolens_series_set *set, FILE *out)
         fprintf(out, ",v%zu", j);
     fputc('\n', out);
     for (size_t i = 0; i < set->n; i++) {
-        write_field(out, set->s[i].id);
+        iol_csv_field(out, set->s[i].id);
         fprintf(out, ",%d", set->s[i].label);
         for (size_t j = 0; j < set->s[i].n; j++)
             fprintf(out, ",%.6g", set->s[i].v[j]);

@@ -476,14 +476,26 @@ static iol_trace *trace_of(iolens_evsource *s)
     return iol_evsource_impl(s, &trace_ops);
 }
 
-int iolens_trace_proc_info(iolens_evsource *s, int rank, iolens_trace_proc *out)
+/* The process of rank in an iolens trace source, or NULL (error set). */
+static const iol_proc *proc_of(iolens_evsource *s, int rank)
 {
     iol_trace *t = trace_of(s);
-    if (!t)
-        return iol_err(IOLENS_EINVAL, "not an iolens trace");
-    if (rank < 0 || (size_t)rank >= t->nprocs)
-        return iol_err(IOLENS_EINVAL, "rank %d out of range", rank);
-    const iol_proc *p = &t->procs[rank];
+    if (!t) {
+        iol_err(IOLENS_EINVAL, "not an iolens trace");
+        return NULL;
+    }
+    if (rank < 0 || (size_t)rank >= t->nprocs) {
+        iol_err(IOLENS_EINVAL, "rank %d out of range", rank);
+        return NULL;
+    }
+    return &t->procs[rank];
+}
+
+int iolens_trace_proc_info(iolens_evsource *s, int rank, iolens_trace_proc *out)
+{
+    const iol_proc *p = proc_of(s, rank);
+    if (!p)
+        return IOLENS_EINVAL;
     out->pid = p->pid;
     out->ppid = p->ppid;
     out->mpi_rank = p->mpi_rank;
@@ -496,12 +508,9 @@ int iolens_trace_proc_info(iolens_evsource *s, int rank, iolens_trace_proc *out)
 
 int iolens_trace_proc_self(iolens_evsource *s, int rank, iolens_trace_self *out)
 {
-    iol_trace *t = trace_of(s);
-    if (!t)
-        return iol_err(IOLENS_EINVAL, "not an iolens trace");
-    if (rank < 0 || (size_t)rank >= t->nprocs)
-        return iol_err(IOLENS_EINVAL, "rank %d out of range", rank);
-    const iol_proc *p = &t->procs[rank];
+    const iol_proc *p = proc_of(s, rank);
+    if (!p)
+        return IOLENS_EINVAL;
     memset(out, 0, sizeof *out);
     out->samples = p->self.samples;
     if (p->self.samples) {

@@ -338,3 +338,18 @@ size_t iol_fmt_double(char *out, size_t cap, double v)
     }
     return n < 0 ? 0 : (size_t)n;
 }
+
+void iol_csv_field(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}

@@ -36,6 +36,8 @@ size_t iol_fmt_i64(char *out, int64_t v);
 size_t iol_fmt_f6(char *out, size_t cap, double v);
 /* The shortest %g form of v that reads back as the same double (cap >= 32). */
 size_t iol_fmt_double(char *out, size_t cap, double v);
+/* One CSV field to out, quoted as RFC 4180 does when it holds a comma, a quote or a line break. */
+void iol_csv_field(FILE *out, const char *s);
 
 /* Zeroed scratch memory that a free() does not count: blocks of IOL_SCRATCH_MMAP bytes or more
  * are mapped and unmapped directly. glibc's malloc raises its mmap threshold (and its trim

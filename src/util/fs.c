@@ -122,3 +122,21 @@ const char *iol_fs_type_name(unsigned long magic, char *buf, size_t n)
     snprintf(buf, n, "0x%lx", magic);
     return buf;
 }
+
+int iol_mkdir_p(const char *path)
+{
+    char p[PATH_MAX];
+    if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0777) && errno != EEXIST)
+            return -1;
+        *s = '/';
+    }
+    return mkdir(p, 0777) && errno != EEXIST ? -1 : 0;
+}

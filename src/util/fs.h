@@ -9,6 +9,10 @@
  * stays. Returns 0 when dir no longer exists, -1 otherwise (errno set). */
 int iol_remove_tree(const char *dir);
 
+/* mkdir -p: creates path and its missing parents (0777 before the umask). 0, or -1 with errno
+ * set (ENAMETOOLONG for a path of PATH_MAX bytes or more). */
+int iol_mkdir_p(const char *path);
+
 /* Lets the file system holding dir settle before a timed run: syncfs(2) on it (the previous
  * run's dirty pages written back and its journal committed), then waits, at most max_wait
  * seconds, for the kernel's Dirty + Writeback pages (/proc/meminfo) to fall below 4 MiB or stop
