@@ -1,6 +1,6 @@
 /*
  * iolens place — OST placement from cluster centroids, with a disk-sharing
- * simulator (SAGE, seed 001 §VII).
+ * simulator (the SAGE paper, §VII).
  *
  * Pieces, usable on their own:
  *  - series:    a reader for I/O time series (MiB/s per sample) in the CSV
@@ -18,7 +18,7 @@
  *               (greedy merging on equation 2's overlap graph, then local
  *               search over moves and swaps);
  *  - study:     workloads of n jobs at storage load rho (equation 3), several
- *               per load, every policy simulated: the data of seed Fig. 14.
+ *               per load, every policy simulated: the data of the paper's Fig. 14.
  *
  * All functions return 0 (or a count) on success and a negative IOLENS_E*
  * code on failure with iolens_error_last() set. Objects are opaque; every
@@ -105,7 +105,7 @@ IOLENS_API void iolens_place_clusters_free(iolens_place_clusters *c);
 
 typedef enum iolens_place_phase_kind {
     IOLENS_PLACE_COMPUTE = 0, /**< amount = seconds */
-    IOLENS_PLACE_IO = 1,      /**< amount = MiB to move */
+    IOLENS_PLACE_IO = 1,      /**< amount = MiB to move (OST-seconds in the recorded model) */
 } iolens_place_phase_kind;
 
 typedef struct iolens_place_phase {
@@ -127,6 +127,10 @@ typedef struct iolens_place_job {
 IOLENS_API int iolens_place_phases_from_series(iolens_place_phase **out, size_t *nout,
                                                const double *v, size_t n, double step,
                                                double threshold);
+/** The same, with I/O phases measured by their duration (run * step
+ *  OST-seconds) instead of the MiB they moved: IOLENS_PLACE_IO_RECORDED. */
+IOLENS_API int iolens_place_phases_timed(iolens_place_phase **out, size_t *nout, const double *v,
+                                         size_t n, double step, double threshold);
 
 /** Resamples a series to n samples spanning the same duration as the
  *  original scaled to n * step_out: sample i is the mean of the source
@@ -197,11 +201,44 @@ IOLENS_API int iolens_place_assign(unsigned *ost, iolens_place_policy policy,
  *  trace's duration. Traces without I/O are left out. */
 typedef struct iolens_place_pool iolens_place_pool;
 
+/** How long an I/O phase takes alone on an OST. The paper does not give its
+ *  OSTs' bandwidth; docs/place.md discusses the choice. */
+typedef enum iolens_place_io_model {
+    /** The paper's: an I/O phase moves the MiB it moved in the trace, on an
+     *  OST of `bandwidth` MiB/s shared equally by the phases active on it.
+     *  Alone, a phase of a trace far below that bandwidth takes less time
+     *  than recorded. The default. */
+    IOLENS_PLACE_IO_VOLUME = 0,
+    /** Alone, an I/O phase lasts as long as it did in the trace: it uses its
+     *  OST whole, and k phases on one OST each progress at 1/k. Phases are
+     *  measured in OST-seconds and the pool's bandwidth is 1. */
+    IOLENS_PLACE_IO_RECORDED = 1,
+} iolens_place_io_model;
+
+/** How a workload of n jobs at a load is drawn from the pool. */
+typedef enum iolens_place_draw {
+    /** The paper's: n jobs drawn at random, kept when their load is within
+     *  the tolerance; far from the pool's mean load the draws come from the
+     *  exponentially tilted pool that conditioning on the load gives. The
+     *  default. */
+    IOLENS_PLACE_DRAW_CONDITIONED = 0,
+    /** n random jobs, then random replacements that bring the load closer:
+     *  a few extreme jobs carry the load. */
+    IOLENS_PLACE_DRAW_REPLACE = 1,
+} iolens_place_draw;
+
 typedef struct iolens_place_pool_opts {
     double threshold; /**< MiB/s below which a sample is compute (0 means 1) */
-    /** OST bandwidth in MiB/s (0: the largest sample of the traces, so no
-     *  job's I/O is slower alone than recorded). */
+    iolens_place_io_model io_model;
+    iolens_place_draw draw; /**< how workloads are drawn from this pool */
+    /** IOLENS_PLACE_IO_VOLUME: OST bandwidth in MiB/s; 0: the
+     *  bandwidth_quantile of the traces' I/O samples. Ignored by
+     *  IOLENS_PLACE_IO_RECORDED. */
     double bandwidth;
+    /** Quantile in (0, 1] of the I/O samples (those >= threshold) of every
+     *  trace taken as the OST bandwidth when bandwidth is 0 (0 means 0.999:
+     *  one noisy sample does not set it; 1 is the largest sample). */
+    double bandwidth_quantile;
     /** Horizon H in seconds (0: the longest isolated job duration). Traces
      *  longer than H in isolation are left out. */
     double horizon;
@@ -221,7 +258,10 @@ IOLENS_API size_t iolens_place_pool_trace(const iolens_place_pool *p, size_t i);
 IOLENS_API size_t iolens_place_pool_skipped(const iolens_place_pool *p);
 /** Of those, traces left out because a cluster set has no class for them. */
 IOLENS_API size_t iolens_place_pool_unclustered(const iolens_place_pool *p);
+/** Simulated OST bandwidth: MiB/s, or 1 (OST-seconds per second) in the
+ *  recorded model. */
 IOLENS_API double iolens_place_pool_bandwidth(const iolens_place_pool *p);
+IOLENS_API iolens_place_io_model iolens_place_pool_io_model(const iolens_place_pool *p);
 IOLENS_API double iolens_place_pool_horizon(const iolens_place_pool *p);
 IOLENS_API unsigned iolens_place_pool_nost(const iolens_place_pool *p);
 /** Isolated I/O time and duration of pool entry i. */
@@ -245,8 +285,9 @@ typedef struct iolens_place_workload {
     double rho;     /**< storage load of equation 3 */
 } iolens_place_workload;
 
-/** Draws n jobs (with replacement) until rho is within tol of target, then
- *  start times uniformly so every job fits in H. IOLENS_EINVAL when the
+/** Draws n jobs (with replacement, by the pool's iolens_place_draw) until
+ *  rho is within tol of target, then start times uniformly so every job fits
+ *  in H. IOLENS_EINVAL when the
  *  target cannot be reached with n jobs of this pool. Free with
  *  iolens_place_workload_release(). */
 IOLENS_API int iolens_place_workload_draw(iolens_place_workload *w, const iolens_place_pool *p,

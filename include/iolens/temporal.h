@@ -160,6 +160,11 @@ IOLENS_API int iolens_series_darshan_log_name(const char *path, char *buf, size_
  *  high amplitude band = 10 classes; noise; lengths uniform in 100..600
  *  unless length > 0). Deterministic for a seed. */
 IOLENS_API int iolens_series_synth(iolens_series_set *set, size_t n, size_t length, uint64_t seed);
+/** The same with lengths uniform in min_len..max_len (1 <= min_len <=
+ *  max_len): e.g. 600..3600 one-second samples for jobs of 10 to 60
+ *  minutes. iolens_series_synth(set, n, 0, seed) is (100, 600). */
+IOLENS_API int iolens_series_synth_range(iolens_series_set *set, size_t n, size_t min_len, size_t max_len,
+                                         uint64_t seed);
 #define IOLENS_SYNTH_CLASSES 10
 /** Name of a synthetic class ("start-low", ...), or "?" */
 IOLENS_API const char *iolens_synth_class_name(int label);

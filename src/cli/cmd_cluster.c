@@ -21,10 +21,10 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: iolens cluster [--method sage|sage2|kmeans|kshape|dtw|random] [--out DIR] [--seed S] INPUT...\n"
             "       iolens cluster --compare [--methods M1,M2,...] [--out DIR] INPUT...\n"
-            "       iolens cluster --synth N [--length L] [--seed S] [-o FILE]\n"
+            "       iolens cluster --synth N [--length L|MIN-MAX] [--seed S] [-o FILE]\n"
             "\n"
             "Groups I/O time series (one per job and direction) by when and how hard they do I/O\n"
-            "(SAGE, seed 001), or with a baseline, and reports the clustering-quality metrics.\n"
+            "(SAGE), or with a baseline, and reports the clustering-quality metrics.\n"
             "INPUT: CSV, wide (id,v0,v1,... in MiB/s), long (id,t,value) or a Darshan heatmap\n"
             "table (log,module,bin_width_s,bin,read_bytes,write_bytes,...; read and write series\n"
             "are separate). '-' reads stdin. Also, detected by content: Darshan logs (job-level\n"
@@ -52,10 +52,11 @@ static void usage(FILE *out)
             "  --no-metrics       skip the metrics\n"
             "  --json             machine-readable summary on stdout\n"
             "  --compare          run several methods on the same data: metric table, aggregate\n"
-            "                     score (seed Fig. 8/9) and clustering time of each\n"
+            "                     score (the SAGE paper, Fig. 8/9) and clustering time of each\n"
             "  --methods LIST     methods of --compare (default all six)\n"
             "  --synth N          write N labelled synthetic traces (CSV with a label column)\n"
-            "  --length L         length of synthetic traces (default: 100..600 varying)\n"
+            "  --length L|MIN-MAX length of synthetic traces, fixed or uniform in MIN..MAX\n"
+            "                     (default: 100-600)\n"
             "  -o, --output FILE|DIR  output file of --synth (default stdout); otherwise the same as --out\n");
 }
 
@@ -64,7 +65,7 @@ struct opts {
     iolens_series_read_opts ro;
     iolens_filter_opts fo;
     const char *out_dir, *synth_out, *methods;
-    size_t synth_n, synth_len, metrics_max;
+    size_t synth_n, synth_len, synth_len_max, metrics_max;
     int synth, compare, json, no_metrics;
 };
 
@@ -257,7 +258,8 @@ static int do_synth(const struct opts *o)
 {
     iolens_series_set *set = NULL;
     int rc = CLI_FAIL;
-    if (iolens_series_set_new(&set) || iolens_series_synth(set, o->synth_n, o->synth_len, o->co.seed)) {
+    if (iolens_series_set_new(&set) || (o->synth_len_max ? iolens_series_synth_range(set, o->synth_n, o->synth_len, o->synth_len_max, o->co.seed)
+                                                          : iolens_series_synth(set, o->synth_n, o->synth_len, o->co.seed))) {
         cli_lib_error();
         goto done;
     }
@@ -649,6 +651,24 @@ int cmd_cluster(int argc, char **argv)
                 o.ro.step_s = d;
             else
                 o.fo.zero_below = d;
+        } else if (!strcmp(a, "--length") && v && strchr(v, '-')) {
+            /* MIN-MAX */
+            char *end;
+            errno = 0;
+            unsigned long long lo = strtoull(v, &end, 10), hi = 0;
+            int bad = errno || end == v || *end != '-' || v[0] == '-';
+            if (!bad) {
+                const char *h = end + 1;
+                hi = strtoull(h, &end, 10);
+                bad = errno || end == h || *end || h[0] == '-' || lo == 0 || lo > hi;
+            }
+            if (bad) {
+                cli_error("option '--length' needs L or MIN-MAX with 1 <= MIN <= MAX, not '%s'", v);
+                goto out;
+            }
+            o.synth_len = (size_t)lo;
+            o.synth_len_max = (size_t)hi;
+            i++;
         } else if (!strcmp(a, "--compare")) {
             o.compare = 1;
         } else if (!strcmp(a, "--json")) {
@@ -685,7 +705,7 @@ int cmd_cluster(int argc, char **argv)
             case 8: o.co.resample_len = (unsigned)(sz > 100000 ? 100001 : sz); break;
             case 9: o.metrics_max = sz; break;
             case 10: o.synth = 1; o.synth_n = sz; break;
-            default: o.synth_len = sz; break;
+            default: o.synth_len = sz; o.synth_len_max = 0; break;
             }
         } else if (a[0] == '-' && a[1]) {
             cli_unknown_option("cluster", a, usage);

@@ -1,4 +1,4 @@
-/* iolens place: OST placement study from cluster centroids (seed 001 §VII). */
+/* iolens place: OST placement study from cluster centroids (the SAGE paper, §VII). */
 #include "cli.h"
 
 #include "iolens/place.h"
@@ -20,18 +20,23 @@ static const char usage_text[] =
     "storage load rho, placed by round-robin, random, clairvoyant (real series) and\n"
     "cluster-based (centroid of the job's cluster) policies, then simulated on OSTs\n"
     "whose bandwidth is shared equally by the I/O phases active on them. Prints the\n"
-    "difference in geometric-mean I/O stretch against round-robin (seed Fig. 14).\n"
+    "difference in geometric-mean I/O stretch against round-robin (the SAGE paper, Fig. 14).\n"
     "With --schedule, places the traces as one set of jobs and prints each one's OST.\n"
     "\n"
-    "  --traces FILE        time series CSV: `id,v0,v1,...`, `id,t,value` (MiB/s) or a\n"
-    "                       Darshan heatmap_job.csv\n"
+    "  --traces FILE        time series CSV (`-` reads stdin): `id,v0,v1,...`, `id,t,value`\n"
+    "                       (MiB/s) or a Darshan heatmap_job.csv\n"
     "  --clusters [N=]DIR   output of `iolens cluster --out DIR` (repeatable; N names it)\n"
     "  --osts O             number of OSTs (4)\n"
     "  --loads L,...        target storage loads (0.5,1,1.5,2,2.5,3)\n"
     "  --jobs N,...         workload sizes (40,80)\n"
     "  --workloads K        random workloads per size and load (10)\n"
     "  --seed S             random seed (1)\n"
-    "  --bandwidth MIBS     OST bandwidth in MiB/s (largest sample of the traces)\n"
+    "  --bandwidth B        OST bandwidth: MiB/s, `pQ` the Q-th percentile of the traces'\n"
+    "                       I/O samples (default p99.9), `max` the largest sample; or\n"
+    "                       `recorded`: each I/O phase alone as long as in the trace\n"
+    "  --draw D             workloads: `conditioned` (default: random draws kept when\n"
+    "                       their load is on target) or `replace` (random replacements\n"
+    "                       towards the target load)\n"
     "  --horizon SEC        horizon H in seconds (longest job alone)\n"
     "  --threshold MIBS     samples below this are compute time (1)\n"
     "  --step SEC           seconds per sample of wide/long series (1)\n"
@@ -54,7 +59,9 @@ typedef struct place_args {
     size_t njobs;
     unsigned workloads;
     uint64_t seed;
-    double bandwidth, horizon, threshold, step;
+    double bandwidth, bandwidth_quantile, horizon, threshold, step;
+    iolens_place_io_model io_model;
+    iolens_place_draw draw;
     const char *module;
     iolens_place_metric metric;
     int schedule, json;
@@ -199,7 +206,24 @@ static int parse_args(place_args *a, int argc, char **argv)
             bad = errno || end == v || *end || v[0] == '-';
             a->seed = s;
         } else if (!strcmp(o, "--bandwidth")) {
-            bad = parse_double(v, &a->bandwidth, 0);
+            if (!strcmp(v, "recorded")) {
+                a->io_model = IOLENS_PLACE_IO_RECORDED;
+            } else if (!strcmp(v, "max")) {
+                a->io_model = IOLENS_PLACE_IO_VOLUME;
+                a->bandwidth = 0;
+                a->bandwidth_quantile = 1;
+            } else if (v[0] == 'p') { /* pQ: the Q-th percentile */
+                a->io_model = IOLENS_PLACE_IO_VOLUME;
+                a->bandwidth = 0;
+                bad = parse_double(v + 1, &a->bandwidth_quantile, 0) || a->bandwidth_quantile > 100;
+                a->bandwidth_quantile /= 100;
+            } else {
+                a->io_model = IOLENS_PLACE_IO_VOLUME;
+                bad = parse_double(v, &a->bandwidth, 0);
+            }
+        } else if (!strcmp(o, "--draw")) {
+            bad = strcmp(v, "conditioned") && strcmp(v, "replace");
+            a->draw = !strcmp(v, "replace") ? IOLENS_PLACE_DRAW_REPLACE : IOLENS_PLACE_DRAW_CONDITIONED;
         } else if (!strcmp(o, "--horizon")) {
             bad = parse_double(v, &a->horizon, 0);
         } else if (!strcmp(o, "--threshold")) {
@@ -288,11 +312,35 @@ static double mean_rr(const iolens_place_result *r, size_t n, unsigned jobs, dou
     return k ? s / (double)k : NAN;
 }
 
+/* "4 OSTs of 9034 MiB/s" or "4 OSTs, I/O phases as long alone as recorded". */
+static void osts_text(char *buf, size_t len, const iolens_place_pool *pool)
+{
+    if (iolens_place_pool_io_model(pool) == IOLENS_PLACE_IO_RECORDED)
+        snprintf(buf, len, "%u OSTs, each I/O phase as long alone as recorded", iolens_place_pool_nost(pool));
+    else
+        snprintf(buf, len, "%u OSTs of %.6g MiB/s", iolens_place_pool_nost(pool), iolens_place_pool_bandwidth(pool));
+}
+
+/* "io_model" and "bandwidth_mib_s" (null in the recorded model). */
+static void json_model(iol_jsonw *w, const iolens_place_pool *pool)
+{
+    int rec = iolens_place_pool_io_model(pool) == IOLENS_PLACE_IO_RECORDED;
+    iol_jsonw_key(w, "io_model");
+    iol_jsonw_str(w, rec ? "recorded" : "volume");
+    iol_jsonw_key(w, "bandwidth_mib_s");
+    if (rec)
+        iol_jsonw_null(w);
+    else
+        iol_jsonw_double(w, iolens_place_pool_bandwidth(pool));
+}
+
 static void print_table(const place_args *a, const iolens_place_result *r, size_t n, const iolens_place_pool *pool)
 {
-    printf("OST placement study: %u OSTs of %.6g MiB/s, horizon %.6g s, pool of %zu traces (%zu left out), %u workloads per load\n",
-           iolens_place_pool_nost(pool), iolens_place_pool_bandwidth(pool), iolens_place_pool_horizon(pool),
-           iolens_place_pool_count(pool), iolens_place_pool_skipped(pool), a->workloads);
+    char osts[96];
+    osts_text(osts, sizeof osts, pool);
+    printf("OST placement study: %s, horizon %.6g s, pool of %zu traces (%zu left out), %u workloads per load\n",
+           osts, iolens_place_pool_horizon(pool), iolens_place_pool_count(pool), iolens_place_pool_skipped(pool),
+           a->workloads);
     printf("Difference in geometric-mean I/O stretch vs round-robin (%%, mean over workloads; negative = better)\n");
     for (size_t b = 0; b < a->njobs; b++) {
         char head[32];
@@ -345,8 +393,7 @@ static void print_json(const place_args *a, const iolens_place_result *r, size_t
     iol_jsonw_obj_begin(&w);
     iol_jsonw_key(&w, "osts");
     iol_jsonw_uint(&w, iolens_place_pool_nost(pool));
-    iol_jsonw_key(&w, "bandwidth_mib_s");
-    iol_jsonw_double(&w, iolens_place_pool_bandwidth(pool));
+    json_model(&w, pool);
     iol_jsonw_key(&w, "horizon_s");
     iol_jsonw_double(&w, iolens_place_pool_horizon(pool));
     iol_jsonw_key(&w, "pool");
@@ -426,16 +473,16 @@ static int run_schedule(const place_args *a, const iolens_place_series *traces, 
         iol_jsonw_str(&jw, iolens_place_policy_name((iolens_place_policy)policy));
         iol_jsonw_key(&jw, "osts");
         iol_jsonw_uint(&jw, iolens_place_pool_nost(pool));
-        iol_jsonw_key(&jw, "bandwidth_mib_s");
-        iol_jsonw_double(&jw, iolens_place_pool_bandwidth(pool));
+        json_model(&jw, pool);
         iol_jsonw_key(&jw, "geomean_stretch");
         iol_jsonw_double(&jw, g);
         iol_jsonw_key(&jw, "jobs");
         iol_jsonw_arr_begin(&jw);
     } else {
-        printf("policy %s, %u OSTs of %.6g MiB/s, geometric-mean I/O stretch %.4f\n",
-               iolens_place_policy_name((iolens_place_policy)policy), iolens_place_pool_nost(pool),
-               iolens_place_pool_bandwidth(pool), g);
+        char osts[96];
+        osts_text(osts, sizeof osts, pool);
+        printf("policy %s, %s, geometric-mean I/O stretch %.4f\n", iolens_place_policy_name((iolens_place_policy)policy),
+               osts, g);
         printf("%-40s %10s %4s %10s %10s %8s\n", "id", "start_s", "ost", "end_s", "io_s", "stretch");
     }
     for (size_t j = 0; j < n; j++) {
@@ -502,7 +549,7 @@ int cmd_place(int argc, char **argv)
     iolens_place_result *res = NULL;
     size_t nres = 0;
     iolens_place_series_opts so = {.step_seconds = a.step, .heatmap_module = a.module, .heatmap_metric = a.metric};
-    if (iolens_place_series_read(&traces, a.traces, &so)) {
+    if (iolens_place_series_read(&traces, strcmp(a.traces, "-") ? a.traces : "/dev/stdin", &so)) {
         cli_lib_error();
         goto done;
     }
@@ -511,7 +558,9 @@ int cmd_place(int argc, char **argv)
             cli_lib_error();
             goto done;
         }
-    iolens_place_pool_opts po = {.threshold = a.threshold, .bandwidth = a.bandwidth, .horizon = a.horizon,
+    iolens_place_pool_opts po = {.threshold = a.threshold, .io_model = a.io_model, .draw = a.draw, .bandwidth = a.bandwidth,
+                                 .bandwidth_quantile = a.bandwidth_quantile,
+                                 .horizon = a.horizon,
                                  .nost = a.osts};
     if (iolens_place_pool_build(&pool, traces, (const iolens_place_clusters *const *)cl, a.nclusters, &po)) {
         cli_lib_error();

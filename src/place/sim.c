@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int iolens_place_phases_from_series(iolens_place_phase **out, size_t *nout, const double *v, size_t n,
-                                    double step, double threshold)
+static int cut_phases(iolens_place_phase **out, size_t *nout, const double *v, size_t n, double step,
+                      double threshold, int timed)
 {
     if (!out || !nout || (!v && n) || !(step > 0) || !isfinite(step) || !(threshold > 0))
         return iol_err(IOLENS_EINVAL, "iolens_place_phases_from_series: bad argument");
@@ -40,7 +40,7 @@ int iolens_place_phases_from_series(iolens_place_phase **out, size_t *nout, cons
         for (; j < n && (v[j] >= threshold) == io; j++)
             sum += v[j];
         ph[k].kind = io ? IOLENS_PLACE_IO : IOLENS_PLACE_COMPUTE;
-        ph[k].amount = io ? sum * step : (double)(j - i) * step;
+        ph[k].amount = io && !timed ? sum * step : (double)(j - i) * step;
         if (!isfinite(ph[k].amount)) {
             free(ph);
             return iol_err(IOLENS_EINVAL, "a phase of %zu samples from sample %zu moves more than a double holds", j - i, i);
@@ -51,6 +51,18 @@ int iolens_place_phases_from_series(iolens_place_phase **out, size_t *nout, cons
     *out = ph;
     *nout = k;
     return 0;
+}
+
+int iolens_place_phases_from_series(iolens_place_phase **out, size_t *nout, const double *v, size_t n,
+                                    double step, double threshold)
+{
+    return cut_phases(out, nout, v, n, step, threshold, 0);
+}
+
+int iolens_place_phases_timed(iolens_place_phase **out, size_t *nout, const double *v, size_t n, double step,
+                              double threshold)
+{
+    return cut_phases(out, nout, v, n, step, threshold, 1);
 }
 
 int iolens_place_rescale(double *out, size_t n, const double *src, size_t srclen)

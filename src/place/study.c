@@ -27,6 +27,8 @@ struct iolens_place_pool {
     size_t unclustered;
     double bandwidth, horizon;
     unsigned nost;
+    iolens_place_io_model model;
+    iolens_place_draw draw;
 };
 
 static void entry_release(pool_entry *e, size_t nmethods)
@@ -56,6 +58,17 @@ size_t iolens_place_pool_unclustered(const iolens_place_pool *p) { return p ? p-
 double iolens_place_pool_bandwidth(const iolens_place_pool *p) { return p ? p->bandwidth : 0; }
 double iolens_place_pool_horizon(const iolens_place_pool *p) { return p ? p->horizon : 0; }
 unsigned iolens_place_pool_nost(const iolens_place_pool *p) { return p ? p->nost : 0; }
+iolens_place_io_model iolens_place_pool_io_model(const iolens_place_pool *p)
+{
+    return p ? p->model : IOLENS_PLACE_IO_RECORDED;
+}
+
+static int cut(const iolens_place_pool *p, iolens_place_phase **out, size_t *nout, const double *v, size_t n,
+               double step, double threshold)
+{
+    return p->model == IOLENS_PLACE_IO_RECORDED ? iolens_place_phases_timed(out, nout, v, n, step, threshold)
+                                                : iolens_place_phases_from_series(out, nout, v, n, step, threshold);
+}
 double iolens_place_pool_io_isol(const iolens_place_pool *p, size_t i) { return p && i < p->n ? p->e[i].io_isol : 0; }
 double iolens_place_pool_duration(const iolens_place_pool *p, size_t i) { return p && i < p->n ? p->e[i].duration : 0; }
 
@@ -76,7 +89,7 @@ iolens_place_job iolens_place_pool_job(const iolens_place_pool *p, size_t i, dou
 }
 
 /* Phases of the centroid of the trace's cluster, rescaled to its duration. */
-static int predict(pool_entry *e, size_t m, const iolens_place_clusters *cl, const char *id, size_t len,
+static int predict(const iolens_place_pool *p, pool_entry *e, size_t m, const iolens_place_clusters *cl, const char *id, size_t len,
                    double step, double threshold)
 {
     long k = iolens_place_clusters_of(cl, id);
@@ -89,9 +102,47 @@ static int predict(pool_entry *e, size_t m, const iolens_place_clusters *cl, con
         return iol_err(IOLENS_ENOMEM, "out of memory rescaling a centroid");
     int rc = iolens_place_rescale(v, len, cv, clen);
     if (rc == 0)
-        rc = iolens_place_phases_from_series(&e->pred[m], &e->npred[m], v, len, step, threshold);
+        rc = cut(p, &e->pred[m], &e->npred[m], v, len, step, threshold);
     free(v);
     return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The q-quantile (nearest rank) of every sample >= threshold of the traces. */
+static int sample_quantile(double *out, const iolens_place_series *traces, double threshold, double q)
+{
+    if (!(q > 0 && q <= 1))
+        return iol_err(IOLENS_EINVAL, "bandwidth quantile %g is not in (0, 1]", q);
+    size_t nt = iolens_place_series_count(traces), total = 0;
+    for (size_t t = 0; t < nt; t++) {
+        size_t len;
+        const double *v = iolens_place_series_values(traces, t, &len);
+        for (size_t i = 0; i < len; i++)
+            total += v[i] >= threshold;
+    }
+    if (total == 0)
+        return iol_err(IOLENS_EINVAL, "no trace reaches %g MiB/s: there is no I/O to place", threshold);
+    double *all = malloc(total * sizeof *all);
+    if (!all)
+        return iol_err(IOLENS_ENOMEM, "out of memory sorting %zu samples", total);
+    size_t k = 0;
+    for (size_t t = 0; t < nt; t++) {
+        size_t len;
+        const double *v = iolens_place_series_values(traces, t, &len);
+        for (size_t i = 0; i < len; i++)
+            if (v[i] >= threshold)
+                all[k++] = v[i];
+    }
+    qsort(all, total, sizeof *all, cmp_double);
+    size_t rank = (size_t)ceil(q * (double)total);
+    *out = all[(rank ? rank : 1) - 1];
+    free(all);
+    return 0;
 }
 
 int iolens_place_pool_build(iolens_place_pool **out, const iolens_place_series *traces,
@@ -105,7 +156,7 @@ int iolens_place_pool_build(iolens_place_pool **out, const iolens_place_series *
     if (opts)
         o = *opts;
     double threshold = o.threshold == 0 ? 1.0 : o.threshold;
-    if (!(threshold > 0) || !isfinite(threshold) || o.bandwidth < 0 || !isfinite(o.bandwidth) ||
+    if (!(threshold > 0) || !isfinite(threshold) || o.bandwidth < 0 || o.bandwidth_quantile < 0 || !isfinite(o.bandwidth) ||
         o.horizon < 0 || !isfinite(o.horizon))
         return iol_err(IOLENS_EINVAL, "threshold, bandwidth and horizon must be positive numbers");
     size_t nt = iolens_place_series_count(traces);
@@ -117,20 +168,20 @@ int iolens_place_pool_build(iolens_place_pool **out, const iolens_place_series *
     }
     p->nmethods = nclusters;
     p->nost = o.nost ? o.nost : 4;
-    p->bandwidth = o.bandwidth;
-    if (p->bandwidth == 0) {
-        for (size_t t = 0; t < nt; t++) {
-            size_t len;
-            const double *v = iolens_place_series_values(traces, t, &len);
-            for (size_t i = 0; i < len; i++)
-                if (v[i] > p->bandwidth)
-                    p->bandwidth = v[i];
-        }
-        if (p->bandwidth < threshold) {
-            rc = iol_err(IOLENS_EINVAL, "no trace reaches %g MiB/s: there is no I/O to place", threshold);
-            goto done;
-        }
+    p->model = o.io_model;
+    p->draw = o.draw;
+    if (p->draw != IOLENS_PLACE_DRAW_CONDITIONED && p->draw != IOLENS_PLACE_DRAW_REPLACE) {
+        rc = iol_err(IOLENS_EINVAL, "unknown workload draw %d", (int)p->draw);
+        goto done;
     }
+    if (p->model != IOLENS_PLACE_IO_RECORDED && p->model != IOLENS_PLACE_IO_VOLUME) {
+        rc = iol_err(IOLENS_EINVAL, "unknown I/O model %d", (int)p->model);
+        goto done;
+    }
+    p->bandwidth = p->model == IOLENS_PLACE_IO_RECORDED ? 1.0 : o.bandwidth;
+    if (p->bandwidth == 0 && (rc = sample_quantile(&p->bandwidth, traces, threshold,
+                                                   o.bandwidth_quantile == 0 ? 0.999 : o.bandwidth_quantile)))
+        goto done;
     for (size_t t = 0; t < nt; t++) {
         size_t len;
         const double *v = iolens_place_series_values(traces, t, &len);
@@ -138,7 +189,7 @@ int iolens_place_pool_build(iolens_place_pool **out, const iolens_place_series *
         pool_entry *e = &p->e[p->n];
         memset(e, 0, sizeof *e);
         e->trace = t;
-        if ((rc = iolens_place_phases_from_series(&e->real, &e->nreal, v, len, step, threshold)))
+        if ((rc = cut(p, &e->real, &e->nreal, v, len, step, threshold)))
             goto done;
         for (size_t i = 0; i < e->nreal; i++) {
             double a = e->real[i].amount;
@@ -172,7 +223,7 @@ int iolens_place_pool_build(iolens_place_pool **out, const iolens_place_series *
             goto done;
         }
         for (size_t m = 0; m < nclusters; m++)
-            if (clusters[m] && (rc = predict(e, m, clusters[m], iolens_place_series_id(traces, t), len, step,
+            if (clusters[m] && (rc = predict(p, e, m, clusters[m], iolens_place_series_id(traces, t), len, step,
                                              threshold)))
                 goto done;
     }
@@ -209,6 +260,18 @@ static double entry_load(const iolens_place_pool *p, size_t i)
     return p->e[i].io_isol / ((double)p->nost * p->horizon);
 }
 
+/* Mean load of one job drawn with P(i) ~ exp(theta * (load_i - lmax) / lmax). */
+static double tilted_mean(const iolens_place_pool *p, double theta, double lmax)
+{
+    double z = 0, m = 0, scale = lmax > 0 ? lmax : 1;
+    for (size_t i = 0; i < p->n; i++) {
+        double l = entry_load(p, i), e = exp(theta * (l - lmax) / scale);
+        z += e;
+        m += e * l;
+    }
+    return z > 0 ? m / z : 0;
+}
+
 void iolens_place_load_range(const iolens_place_pool *p, size_t n, double *lo, double *hi)
 {
     double a = INFINITY, b = 0;
@@ -219,6 +282,43 @@ void iolens_place_load_range(const iolens_place_pool *p, size_t n, double *lo, d
     }
     *lo = p && p->n ? (double)n * a : 0;
     *hi = (double)n * b;
+}
+
+/* Random replacements kept when they bring the load closer (the draw
+ * iolens used before it followed the paper: it fills a workload with a few
+ * extreme jobs, and the rest at random). */
+static int draw_replace(size_t *entry, double *sum_out, const iolens_place_pool *p, size_t n, double target,
+                        double tol, place_rng *r)
+{
+    for (int attempt = 0; attempt < 64; attempt++) {
+        double sum = 0;
+        for (size_t j = 0; j < n; j++) {
+            entry[j] = place_rng_below(r, p->n);
+            sum += entry_load(p, entry[j]);
+        }
+        for (size_t step = 0; step < 200 * n + 2000 && fabs(sum - target) > tol; step++) {
+            size_t slot = place_rng_below(r, n), best = entry[slot];
+            double bs = sum;
+            for (int tries = 0; tries < 8; tries++) {
+                size_t cand = place_rng_below(r, p->n);
+                double ns = sum - entry_load(p, entry[slot]) + entry_load(p, cand);
+                if (fabs(ns - target) < fabs(bs - target)) {
+                    best = cand;
+                    bs = ns;
+                }
+            }
+            entry[slot] = best;
+            sum = bs;
+        }
+        sum = 0; /* exact sum, without the drift of the updates */
+        for (size_t j = 0; j < n; j++)
+            sum += entry_load(p, entry[j]);
+        if (fabs(sum - target) <= tol) {
+            *sum_out = sum;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 int iolens_place_workload_draw(iolens_place_workload *w, const iolens_place_pool *p, size_t n, double target,
@@ -242,39 +342,105 @@ int iolens_place_workload_draw(iolens_place_workload *w, const iolens_place_pool
     place_rng r = {seed};
     int found = 0;
     double sum = 0;
-    for (int attempt = 0; attempt < 64 && !found; attempt++) {
-        sum = 0;
-        for (size_t j = 0; j < n; j++) {
-            entry[j] = place_rng_below(&r, p->n);
-            sum += entry_load(p, entry[j]);
-        }
-        /* Random replacements kept when they bring the load closer. */
-        for (size_t step = 0; step < 200 * n + 2000; step++) {
-            if (fabs(sum - target) <= tol) {
-                found = 1;
-                break;
+    /* The paper draws workloads at random until their load is within tol of
+     * the target: iid draws, kept when their sum hits. Far from the pool's
+     * mean load that almost never happens, so the jobs are drawn from the
+     * exponentially tilted pool, P(i) proportional to exp(theta * load_i),
+     * theta set so that n draws have the target as their mean load; the
+     * draws are then kept only when their load is within tol, as in the
+     * paper. iid draws conditioned on their sum follow that tilted law as n
+     * grows (the Gibbs conditioning principle), so this samples what the
+     * paper's rejection would, without its cost; theta = 0 near the mean is
+     * the paper's plain draw. */
+    double theta = 0;
+    double *cdf = p->draw == IOLENS_PLACE_DRAW_REPLACE ? NULL : malloc(p->n * sizeof *cdf);
+    if (p->draw == IOLENS_PLACE_DRAW_REPLACE) {
+        found = draw_replace(entry, &sum, p, n, target, tol, &r);
+        goto drawn;
+    }
+    if (!cdf) {
+        rc = iol_err(IOLENS_ENOMEM, "out of memory drawing %zu jobs", n);
+        goto done;
+    }
+    {
+        double lmax = 0;
+        for (size_t i = 0; i < p->n; i++)
+            lmax = entry_load(p, i) > lmax ? entry_load(p, i) : lmax;
+        double per = target / (double)n, tlo = -1.0, thi = 1.0;
+        /* theta is in units of 1 / lmax, so exp() stays finite */
+        double mean = tilted_mean(p, 0, lmax);
+        if (fabs(mean - per) * (double)n > tol / 4) {
+            if (per > mean) {
+                tlo = 0;
+                while (thi < 1e6 && tilted_mean(p, thi, lmax) < per)
+                    thi *= 2;
+            } else {
+                thi = 0;
+                while (tlo > -1e6 && tilted_mean(p, tlo, lmax) > per)
+                    tlo *= 2;
             }
-            /* A few candidates per step: the best one is kept if it helps. */
-            size_t slot = place_rng_below(&r, n), best = entry[slot];
-            double bs = sum;
-            for (int tries = 0; tries < 8; tries++) {
-                size_t cand = place_rng_below(&r, p->n);
-                double ns = sum - entry_load(p, entry[slot]) + entry_load(p, cand);
-                if (fabs(ns - target) < fabs(bs - target)) {
-                    best = cand;
-                    bs = ns;
-                }
+            for (int it = 0; it < 100; it++) {
+                double mid = 0.5 * (tlo + thi);
+                if (tilted_mean(p, mid, lmax) < per)
+                    tlo = mid;
+                else
+                    thi = mid;
             }
-            entry[slot] = best;
-            sum = bs;
+            theta = 0.5 * (tlo + thi);
         }
-        if (found) {
-            sum = 0; /* exact sum, without the drift of the updates */
-            for (size_t j = 0; j < n; j++)
-                sum += entry_load(p, entry[j]);
-            found = fabs(sum - target) <= tol;
+        double acc = 0;
+        for (size_t i = 0; i < p->n; i++) {
+            acc += exp(theta * (entry_load(p, i) - lmax) / (lmax > 0 ? lmax : 1));
+            cdf[i] = acc;
         }
     }
+    for (long attempt = 0; attempt < 20000 && !found; attempt++) {
+        sum = 0;
+        for (size_t j = 0; j < n; j++) {
+            double u = place_rng_unit(&r) * cdf[p->n - 1];
+            size_t a = 0, b = p->n - 1; /* first i with cdf[i] > u */
+            while (a < b) {
+                size_t m = a + (b - a) / 2;
+                if (cdf[m] > u)
+                    b = m;
+                else
+                    a = m + 1;
+            }
+            entry[j] = a;
+            sum += entry_load(p, a);
+        }
+        found = fabs(sum - target) <= tol;
+    }
+    free(cdf);
+    /* A small or lopsided pool (one job with most of the I/O) can make even
+     * tilted draws miss: start from the replacement draw instead. */
+    if (!found)
+        found = draw_replace(entry, &sum, p, n, target, tol, &r);
+    /* Then a random walk over the workloads on target: replace one job, or
+     * two, by random jobs of the pool, kept when the load stays within tol.
+     * Its stationary law is that of iid draws kept when on target, the
+     * paper's rejection, whichever start it had. */
+    for (size_t step = 0; found && step < 200 * n; step++) {
+        size_t a = place_rng_below(&r, n), b = place_rng_below(&r, n);
+        size_t na = place_rng_below(&r, p->n), nb = place_rng_below(&r, p->n);
+        int two = place_rng_unit(&r) < 0.5 && a != b;
+        double ns = sum - entry_load(p, entry[a]) + entry_load(p, na);
+        if (two)
+            ns += entry_load(p, nb) - entry_load(p, entry[b]);
+        if (fabs(ns - target) <= tol) {
+            entry[a] = na;
+            if (two)
+                entry[b] = nb;
+            sum = ns;
+        }
+    }
+    if (found) {
+        sum = 0; /* exact sum, without the drift of the updates */
+        for (size_t j = 0; j < n; j++)
+            sum += entry_load(p, entry[j]);
+        found = fabs(sum - target) <= tol;
+    }
+drawn:
     if (!found) {
         rc = iol_err(IOLENS_EINVAL, "could not draw %zu jobs at load %g +- %g from this pool", n, target, tol);
         goto done;

@@ -1,5 +1,5 @@
 /*
- * Baselines of seed 001 §V-A, on every trace resampled to L points by
+ * Baselines of the SAGE paper, §V-A, on every trace resampled to L points by
  * linear interpolation: k-means (Euclidean, elbow 2..50 with Kneedle),
  * K-shape (tslearn semantics, see ../shared/design/reference/algorithms.md),
  * k-means with DTW and DBA centroids, and random. The seed's Table I runs

@@ -1,5 +1,5 @@
 /*
- * Clustering-quality metrics of seed 001 §VI-A: PLD (eq. 1), SBD, DDTW,
+ * Clustering-quality metrics of the SAGE paper, §VI-A: PLD (eq. 1), SBD, DDTW,
  * cluster balance (normalised entropy), aggregate score; and the adjusted
  * Rand index for data with known classes.
  */

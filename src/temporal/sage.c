@@ -1,5 +1,5 @@
 /*
- * SAGE and SAGE-2 (seed 001, §IV): alphabet learning on windows of W
+ * SAGE and SAGE-2 (the SAGE paper, §IV): alphabet learning on windows of W
  * samples (shapes = k-means on the differences of z-normalised windows;
  * amplitude levels = k-means on raw bandwidth within each shape, one shared
  * number of levels), genome translation, normalisation to L symbols,

@@ -72,13 +72,22 @@ static void make_trace(tser_rng *r, int label, size_t n, double *v)
 
 int iolens_series_synth(iolens_series_set *set, size_t n, size_t length, uint64_t seed)
 {
-    if (!set || length > IOLENS_SERIES_MAX_SAMPLES || n > IOLENS_SERIES_MAX_COUNT)
+    if (length == 0)
+        return iolens_series_synth_range(set, n, 100, 600, seed);
+    return iolens_series_synth_range(set, n, length, length, seed);
+}
+
+int iolens_series_synth_range(iolens_series_set *set, size_t n, size_t min_len, size_t max_len, uint64_t seed)
+{
+    if (!set || min_len == 0 || min_len > max_len || max_len > IOLENS_SERIES_MAX_SAMPLES ||
+        n > IOLENS_SERIES_MAX_COUNT)
         return iol_err(IOLENS_EINVAL, "synthetic traces: bad count or length");
     tser_rng r;
     tser_rng_seed(&r, seed ^ 0x5e7e5);
     for (size_t i = 0; i < n; i++) {
         int label = (int)(i % IOLENS_SYNTH_CLASSES);
-        size_t len = length ? length : 100 + tser_rng_below(&r, 501);
+        /* a fixed length draws nothing: the same traces as before ranges existed */
+        size_t len = min_len == max_len ? min_len : min_len + tser_rng_below(&r, max_len - min_len + 1);
         double *v = malloc(len * sizeof *v);
         char *id = malloc(32);
         if (!v || !id) {
