@@ -221,6 +221,10 @@ IOLENS_API void iolens_clustering_free(iolens_clustering *c);
 IOLENS_API int iolens_clustering_method(const iolens_clustering *c);
 /** Number of clusters k (clusters are 0..k-1, none empty). */
 IOLENS_API size_t iolens_clustering_k(const iolens_clustering *c);
+/** Clusters that the method found but merged into their nearest because
+ *  they held fewer than min_cluster traces (SAGE-2: both stages), or came
+ *  out empty: k + this is what the elbow (or --k) asked for. */
+IOLENS_API size_t iolens_clustering_merged(const iolens_clustering *c);
 /** Cluster of each series (n = count of the clustered set). */
 IOLENS_API const int *iolens_clustering_labels(const iolens_clustering *c, size_t *n);
 IOLENS_API size_t iolens_clustering_size(const iolens_clustering *c, size_t cluster);

@@ -185,6 +185,8 @@ static void json_run(iol_jsonw *w, const iolens_clustering *c, const iolens_clus
     iol_jsonw_uint(w, ntraces);
     iol_jsonw_key(w, "k");
     iol_jsonw_uint(w, iolens_clustering_k(c));
+    iol_jsonw_key(w, "merged_small");
+    iol_jsonw_uint(w, iolens_clustering_merged(c));
     json_num(w, "time_s", secs);
     json_num(w, "ari", ari);
     if (m)
@@ -414,6 +416,11 @@ static int do_cluster(const struct opts *o, const iolens_series_set *set)
         mp = &m;
     }
     double ari = ari_of(c, set);
+    if (iolens_clustering_merged(c))
+        fprintf(stderr, "cluster: %zu of the %zu clusters found held fewer than %u traces (or none) and were merged "
+                        "into their nearest: %zu clusters\n",
+                iolens_clustering_merged(c), iolens_clustering_k(c) + iolens_clustering_merged(c), o->co.min_cluster,
+                iolens_clustering_k(c));
     if (o->out_dir) {
         if (make_dir(o->out_dir))
             goto done;

@@ -499,6 +499,7 @@ int tser_cluster_baseline(struct iolens_clustering *res, const iolens_series_set
     if (rc)
         goto done;
     res->k = tser_merge_small(res->labels, n, C, k, L, o->min_cluster, NULL);
+    res->merged = k - res->k;
 done:
     free(X);
     free(C);

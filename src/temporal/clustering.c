@@ -197,6 +197,11 @@ size_t iolens_clustering_k(const iolens_clustering *c)
     return c->k;
 }
 
+size_t iolens_clustering_merged(const iolens_clustering *c)
+{
+    return c ? c->merged : 0;
+}
+
 const int *iolens_clustering_labels(const iolens_clustering *c, size_t *n)
 {
     if (n)

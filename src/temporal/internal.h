@@ -91,6 +91,7 @@ int tser_resampled(const iolens_series_set *set, size_t m, double **out);
 struct iolens_clustering {
     int method;
     size_t n, k;
+    size_t merged; /* clusters of fewer than min_cluster traces merged away (all stages) */
     int *labels;
     size_t *sizes;
     char **names;

@@ -777,6 +777,15 @@ static int km_elbow(const struct km_space *sp, size_t per_point, const tser_km_c
                 if (curve)
                     curve[kk] = ys[kk - kmin];
             }
+            /* The optimal inertia never grows with k; a fit that came out
+             * worse than one with fewer clusters is a local optimum of
+             * k-means, and a bump it leaves in the curve reads as a knee
+             * (seen: 0.79 at k = 3, 0.87 at k = 4 on 5,000 genomes, and a
+             * knee at 3 where the data has 10 classes). Kneedle gets the
+             * best inertia found with at most k clusters. */
+            for (size_t t = 1; t < nk && !rc; t++)
+                if (ys[t] > ys[t - 1])
+                    ys[t] = ys[t - 1];
             long knee = rc ? -1 : iolens_kneedle(xs, ys, nk);
             if (knee < 0) { /* no knee: the point farthest below the chord */
                 knee = 0;

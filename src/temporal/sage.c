@@ -464,6 +464,7 @@ static int sage2_levels(struct iolens_clustering *res, const uint16_t *lv, size_
         if (rc < 0)
             goto done;
         size_t k = tser_merge_small(lab, m, C, (size_t)rc, L * dim, o->min_cluster, NULL);
+        res->merged += (size_t)rc - k;
         /* order the level clusters by mean level (increasing bandwidth) */
         struct level_sort ls[256];
         size_t kk = k < 256 ? k : 256;
@@ -585,6 +586,7 @@ int tser_cluster_sage(struct iolens_clustering *res, const iolens_series_set *se
         if (rc < 0)
             goto done;
         res->k = tser_merge_small(res->labels, n, C, (size_t)rc, L * dim, o->min_cluster, NULL);
+        res->merged = (size_t)rc - res->k;
         rc = 0;
         goto done;
     }
@@ -638,6 +640,7 @@ int tser_cluster_sage(struct iolens_clustering *res, const iolens_series_set *se
     if (rc < 0)
         goto done;
     size_t ng = tser_merge_small(group, n, C, (size_t)rc, L * dim, o->min_cluster, NULL);
+    res->merged = (size_t)rc - ng;
     tser_progress(o, "levels of each shape cluster", 0, 1);
     rc = sage2_levels(res, lv, L, a.ka ? a.ka : 1, group, ng, o);
 done:
