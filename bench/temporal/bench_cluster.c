@@ -117,13 +117,12 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    iolens_series_set *all = NULL, *set = NULL;
-    if (iolens_series_set_new(&all) || iolens_series_synth(all, n, len, seed) ||
-        iolens_series_filter(&set, all, NULL)) {
+    iolens_series_set *set = NULL;
+    if (iolens_series_set_new(&set) || iolens_series_synth(set, n, len, seed)) {
         fprintf(stderr, "bench_cluster: %s\n", iolens_error_last());
         return 1;
     }
-    iolens_series_set_free(all);
+    iolens_series_filter_in_place(set, NULL);
     printf("# %zu synthetic traces of %zu points (%d classes), %zu threads, median of %zu runs\n",
            iolens_series_set_count(set), len, IOLENS_SYNTH_CLASSES, threads, repeat);
     printf("%-9s %8s %5s %10s %10s %10s %7s", "method", "traces", "k", "median_s", "min_s", "cpu_s", "ARI");

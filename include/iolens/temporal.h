@@ -106,6 +106,10 @@ IOLENS_API void iolens_filter_opts_init(iolens_filter_opts *o);
 /** Builds *out with the kept (and thresholded) series of in. */
 IOLENS_API int iolens_series_filter(iolens_series_set **out, const iolens_series_set *in,
                                     const iolens_filter_opts *o);
+/** The same in place: the series dropped are freed, the kept ones
+ *  thresholded where they are, so no second copy of the samples is ever
+ *  held (10^6 series of 300 samples are 2.4 GB). Returns the number kept. */
+IOLENS_API size_t iolens_series_filter_in_place(iolens_series_set *set, const iolens_filter_opts *o);
 
 /** One transfer: `bytes` moved between `tstart` and `tend` (seconds since
  *  the job start), e.g. a DXT segment or a traced read/write call. */

@@ -367,12 +367,10 @@ static int read_inputs(const struct opts *o, char **inputs, int ninputs, iolens_
         if (read_one(o, raw, inputs[i]))
             goto fail;
     }
-    if (iolens_series_filter(out, raw, &o->fo))
-        goto fail;
+    size_t nread = iolens_series_set_count(raw), kept = iolens_series_filter_in_place(raw, &o->fo);
     if (!o->json)
-        fprintf(stderr, "cluster: %zu series read, %zu kept after pre-processing\n", iolens_series_set_count(raw),
-                iolens_series_set_count(*out));
-    iolens_series_set_free(raw);
+        fprintf(stderr, "cluster: %zu series read, %zu kept after pre-processing\n", nread, kept);
+    *out = raw;
     return 0;
 fail:
     cli_lib_error();

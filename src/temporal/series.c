@@ -644,6 +644,43 @@ void iolens_filter_opts_init(iolens_filter_opts *o)
     o->min_nonzero = 5;
 }
 
+/* Whether series r passes the filter. */
+static int filter_keeps(const struct series_rec *r, const iolens_filter_opts *o)
+{
+    if (r->n < o->min_samples || (o->max_samples && r->n > o->max_samples))
+        return 0;
+    size_t nz = 0;
+    for (size_t j = 0; j < r->n; j++)
+        nz += r->v[j] >= o->zero_below && r->v[j] > 0;
+    return nz >= o->min_nonzero && nz > 0;
+}
+
+size_t iolens_series_filter_in_place(iolens_series_set *set, const iolens_filter_opts *o)
+{
+    iolens_filter_opts def;
+    if (!o) {
+        iolens_filter_opts_init(&def);
+        o = &def;
+    }
+    if (!set)
+        return 0;
+    size_t k = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        struct series_rec *r = &set->s[i];
+        if (!filter_keeps(r, o)) {
+            free(r->id);
+            free(r->v);
+            continue;
+        }
+        for (size_t j = 0; j < r->n; j++)
+            if (r->v[j] < o->zero_below)
+                r->v[j] = 0;
+        set->s[k++] = *r;
+    }
+    set->n = k;
+    return k;
+}
+
 int iolens_series_filter(iolens_series_set **out, const iolens_series_set *in, const iolens_filter_opts *o)
 {
     iolens_filter_opts def;
@@ -656,12 +693,7 @@ int iolens_series_filter(iolens_series_set **out, const iolens_series_set *in, c
         return rc;
     for (size_t i = 0; i < in->n; i++) {
         const struct series_rec *r = &in->s[i];
-        if (r->n < o->min_samples || (o->max_samples && r->n > o->max_samples))
-            continue;
-        size_t nz = 0;
-        for (size_t j = 0; j < r->n; j++)
-            nz += r->v[j] >= o->zero_below && r->v[j] > 0;
-        if (nz < o->min_nonzero || nz == 0)
+        if (!filter_keeps(r, o))
             continue;
         char *id = strdup(r->id);
         double *v = malloc(r->n * sizeof *v);
