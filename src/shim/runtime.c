@@ -2,7 +2,9 @@
  * The shim's one runtime: configuration, per-thread record buffers, the spill
  * file, the path table and the descriptor map, and the exit/fork/signal/exec
  * paths. Fixed memory budget: IOL_TBUF_RECS records per live thread (at most
- * IOL_MAX_THREADS buffers), a path arena of at most IOL_PATH_ARENA bytes and a
+ * IOL_MAX_THREADS buffers), a path arena of at most IOL_PATH_ARENA bytes (at most
+ * IOL_PATH_MAX_IDS paths; both reserved, not committed: pages are used as paths
+ * arrive) with a hash table that doubles from IOL_PATH_SLOTS0 slots, and a
  * descriptor map of IOL_FD_MAX entries. On any internal trouble (spill cannot
  * be written, budget exhausted) the shim switches itself off and every call
  * passes straight through.
@@ -31,8 +33,13 @@
 #define IOL_TBUF_RECS 2048
 #define IOL_MAX_THREADS 4096
 #define IOL_FD_MAX 65536
-#define IOL_PATH_SLOTS (1u << 18)
-#define IOL_PATH_ARENA (64u << 20)
+/* A metadata benchmark names a million files or more: every one needs its path. */
+#define IOL_PATH_SLOTS0 (1u << 16)
+#define IOL_PATH_MAX_IDS (1u << 24)
+#define IOL_PATH_ARENA (1024u << 20)
+/* The reservation when the system refuses the large one (strict overcommit). */
+#define IOL_PATH_MAX_IDS_SMALL (1u << 17)
+#define IOL_PATH_ARENA_SMALL (64u << 20)
 
 typedef struct iol_tbuf {
     uint32_t tid;
@@ -74,10 +81,12 @@ static struct {
     int32_t fdmap[IOL_FD_MAX]; /* path id + 1 */
     /* path table */
     int path_lock;
-    uint32_t *slots; /* IOL_PATH_SLOTS entries: offset in arena + 1 */
-    uint32_t *idoff; /* IOL_PATH_SLOTS / 2 entries: offset in arena of path id i */
+    uint32_t *slots; /* nslots entries: offset in arena + 1 (mmap'd; doubles at half full) */
+    size_t nslots;
+    uint32_t *idoff; /* max_ids entries: offset in arena of path id i */
     char *arena;
-    size_t arena_len;
+    size_t arena_len, arena_cap;
+    uint32_t max_ids;
     int32_t npaths;
     int rank, wsize;
     struct sigaction old[32];
@@ -441,6 +450,30 @@ static uint64_t path_hash(const char *s, size_t *len)
     return h;
 }
 
+/* Doubles the hash table (path lock held): a new mapping, every id rehashed from the arena.
+ * 0, or -1 when no memory is left (the table stays as it was). */
+static int path_table_grow(void)
+{
+    size_t n = rt.nslots * 2;
+    uint32_t *ns = mmap(NULL, n * sizeof *ns, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                        -1, 0);
+    if (ns == MAP_FAILED)
+        return -1;
+    for (int32_t id = 0; id < rt.npaths; id++) {
+        const char *e = rt.arena + rt.idoff[id];
+        size_t len;
+        uint64_t h = path_hash(e + 8, &len);
+        size_t s = h & (n - 1);
+        while (ns[s])
+            s = (s + 1) & (n - 1);
+        ns[s] = rt.idoff[id] + 1;
+    }
+    munmap(rt.slots, rt.nslots * sizeof *rt.slots);
+    rt.slots = ns;
+    rt.nslots = n;
+    return 0;
+}
+
 int32_t iol_path_id(const char *path)
 {
     if (!path || !rt.slots)
@@ -451,15 +484,22 @@ int32_t iol_path_id(const char *path)
     uint64_t h = path_hash(path, &len);
     int32_t id = -1;
     spin_lock(&rt.path_lock);
-    size_t s = h & (IOL_PATH_SLOTS - 1);
-    for (size_t probes = 0; probes < IOL_PATH_SLOTS; probes++, s = (s + 1) & (IOL_PATH_SLOTS - 1)) {
+    size_t s = h & (rt.nslots - 1);
+    for (size_t probes = 0; probes < rt.nslots; probes++, s = (s + 1) & (rt.nslots - 1)) {
         uint32_t v = rt.slots[s];
         if (!v) {
             /* arena entry: i32 id, u32 len, bytes, NUL */
             size_t need = 8 + len + 1;
             need = (need + 7) & ~(size_t)7;
-            if (rt.arena_len + need > IOL_PATH_ARENA || (uint32_t)rt.npaths >= IOL_PATH_SLOTS / 2)
+            if (rt.arena_len + need > rt.arena_cap || (uint32_t)rt.npaths >= rt.max_ids)
                 break; /* budget exhausted: file unknown from now on */
+            if ((size_t)rt.npaths + 1 > rt.nslots / 2) { /* keep probes short: double, then look again */
+                if (path_table_grow() < 0)
+                    break;
+                s = h & (rt.nslots - 1);
+                while (rt.slots[s])
+                    s = (s + 1) & (rt.nslots - 1);
+            }
             char *e = rt.arena + rt.arena_len;
             id = rt.npaths++;
             uint32_t l32 = (uint32_t)len;
@@ -782,13 +822,27 @@ __attribute__((constructor)) static void shim_init(void)
         strcpy(rt.dir, dir);
     if (fixed && strlen(fixed) < sizeof rt.fixed_spill)
         strcpy(rt.fixed_spill, fixed);
-    void *m = mmap(NULL, (IOL_PATH_SLOTS + IOL_PATH_SLOTS / 2) * sizeof(uint32_t) + IOL_PATH_ARENA,
-                   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    rt.max_ids = IOL_PATH_MAX_IDS;
+    rt.arena_cap = IOL_PATH_ARENA;
+    void *m = mmap(NULL, rt.max_ids * sizeof(uint32_t) + rt.arena_cap, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) {
+        rt.max_ids = IOL_PATH_MAX_IDS_SMALL;
+        rt.arena_cap = IOL_PATH_ARENA_SMALL;
+        m = mmap(NULL, rt.max_ids * sizeof(uint32_t) + rt.arena_cap, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    }
     if (m == MAP_FAILED)
         goto out;
-    rt.slots = m;
-    rt.idoff = rt.slots + IOL_PATH_SLOTS;
-    rt.arena = (char *)(rt.idoff + IOL_PATH_SLOTS / 2);
+    rt.idoff = m;
+    rt.arena = (char *)(rt.idoff + rt.max_ids);
+    rt.nslots = IOL_PATH_SLOTS0;
+    rt.slots = mmap(NULL, rt.nslots * sizeof *rt.slots, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (rt.slots == MAP_FAILED) {
+        rt.slots = NULL;
+        goto out;
+    }
     if (pthread_key_create(&rt.key, thread_gone))
         goto out;
     if (open_spill())
