@@ -147,6 +147,10 @@ struct otf_cut {
 
 struct otf {
     const iolens_replay_trace_options *opt;
+    /* while the calls are replayed the process works inside the root and names files relative
+     * to it: the kernel walks as many components as for the program's own absolute names (a
+     * walk from the root's whole path cost the metadata calls 10-20 %); cwd_fd is where it was */
+    int rel_names, cwd_fd;
     uint64_t ns_gen; /* bumped by every replayed rmdir and rename: directories may have changed */
     const char *mk_func; /* fetch(): the last MPI-IO read/write entry point decoded, and its MK_* */
     int mk_last;
@@ -273,10 +277,10 @@ static int system_path(const char *p)
 /* root/rel as an absolute path; parent directories created, none may be a symbolic link. */
 static int full_path(struct otf *o, const char *rel, char *out, size_t cap)
 {
-    int n = snprintf(out, cap, "%s/%s", o->opt->root, rel);
+    int n = o->rel_names ? snprintf(out, cap, "%s", rel) : snprintf(out, cap, "%s/%s", o->opt->root, rel);
     if (n < 0 || (size_t)n >= cap)
         return iol_err(IOLENS_EINVAL, "path '%s/%s' is too long", o->opt->root, rel);
-    size_t rootlen = strlen(o->opt->root) + 1;
+    size_t rootlen = o->rel_names ? 0 : strlen(o->opt->root) + 1;
     for (char *s = out + rootlen; (s = strchr(s, '/')); s++) {
         *s = 0;
         struct stat st;
@@ -360,6 +364,12 @@ static int checked_path(struct otf *o, struct otf_file *f, char *out, size_t cap
     size_t dn = slash ? (size_t)(slash - f->rel) : 0;
     struct otf_dir *d = o->capdirs && dn ? dir_slot(o, f->rel, dn) : NULL;
     if (f->path_ok == o->ns_gen + 1 || !dn || (d && d->rel && d->gen == o->ns_gen + 1)) {
+        size_t rl = strlen(f->rel);
+        if (o->rel_names && rl < cap) {
+            memcpy(out, f->rel, rl + 1);
+            f->path_ok = o->ns_gen + 1;
+            return 0;
+        }
         int n = snprintf(out, cap, "%s/%s", o->opt->root, f->rel);
         if (n < 0 || (size_t)n >= cap)
             return iol_err(IOLENS_EINVAL, "path '%s/%s' is too long", o->opt->root, f->rel);
@@ -1488,6 +1498,34 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
     return 0;
 }
 
+/* The working directory becomes the root for the replayed calls (see struct otf). A root that
+ * cannot be entered, or a working directory that cannot be opened to come back to, leaves the
+ * names absolute. */
+static void enter_root(struct otf *o)
+{
+    o->rel_names = 0;
+    o->cwd_fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (o->cwd_fd < 0)
+        return;
+    if (chdir(o->opt->root) == 0) {
+        o->rel_names = 1;
+        return;
+    }
+    close(o->cwd_fd);
+    o->cwd_fd = -1;
+}
+
+static void leave_root(struct otf *o)
+{
+    if (o->cwd_fd < 0)
+        return;
+    if (fchdir(o->cwd_fd) != 0 && o->me == 0)
+        warn(o, "cannot return to the working directory after the replay");
+    close(o->cwd_fd);
+    o->cwd_fd = -1;
+    o->rel_names = 0;
+}
+
 /* ---- set-up and results ---- */
 
 /* Which files are replayed, and their paths below the root. A path that cannot be remapped is
@@ -1861,7 +1899,7 @@ int iolens_replay_trace_ranks(iolens_evsource *src, int all_processes)
     iolens_replay_trace_options opt = {".", 0, 1.0, 0, -1, NULL, NULL, 0, all_processes};
     iolens_replay_trace_stats st;
     memset(&st, 0, sizeof st);
-    struct otf o = {.opt = &opt, .st = &st, .np = 1};
+    struct otf o = {.opt = &opt, .st = &st, .np = 1, .cwd_fd = -1};
     o.iolens_kind = !strcmp(iolens_evsource_kind(src), "iolens");
     int rc = iolens_evsource_files(src, &o.files, &o.nfiles);
     int nsrc = rc < 0 ? rc : iolens_evsource_nranks(src);
@@ -1896,7 +1934,7 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
     if (!src || !opt || !opt->root || !st)
         return iol_err(IOLENS_EINVAL, "iolens_replay_trace_run: NULL argument");
     memset(st, 0, sizeof *st);
-    struct otf o = {.opt = opt, .st = st, .np = 1};
+    struct otf o = {.opt = opt, .st = st, .np = 1, .cwd_fd = -1};
     int rc = 0, prepared = 0;
     o.iolens_kind = !strcmp(iolens_evsource_kind(src), "iolens");
 #ifdef IOLENS_HAVE_MPI
@@ -1980,6 +2018,7 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
     if (o.mpi && o.np > 1) /* one origin for every rank, or the ranks' session times do not compare */
         MPI_Allreduce(MPI_IN_PLACE, &o.t_origin, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
 #endif
+    enter_root(&o);
     double t_start = now();
     o.mono_origin = t_start - (realtime() - o.t_origin); /* that origin on the monotonic clock */
     if (o.np > 1) {
@@ -1994,9 +2033,10 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
                 break;
         }
     }
+    st->seconds = now() - t_start;
+    leave_root(&o);
     if (rc < 0)
         goto out;
-    st->seconds = now() - t_start;
     barrier(&o);
     rc = results(&o, src);
     if (st->skipped && o.me == 0)

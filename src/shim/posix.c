@@ -644,6 +644,25 @@ IOL_EXPORT int mkdir(const char *path, mode_t mode)
     return r;
 }
 
+/* Not recorded: they only tell the path table that relative names now start elsewhere. */
+IOL_EXPORT int chdir(const char *path)
+{
+    IOL_REAL(chdir);
+    int r = real_chdir(path);
+    if (r == 0)
+        iol_cwd_changed();
+    return r;
+}
+
+IOL_EXPORT int fchdir(int fd)
+{
+    IOL_REAL(fchdir);
+    int r = real_fchdir(fd);
+    if (r == 0)
+        iol_cwd_changed();
+    return r;
+}
+
 IOL_EXPORT int rmdir(const char *path)
 {
     IOL_REAL(rmdir);

@@ -87,6 +87,11 @@ static struct {
     char *arena;
     size_t arena_len, arena_cap;
     uint32_t max_ids;
+    /* the working directory relative names are resolved against (Darshan's rule), read again
+     * after a chdir or fchdir (they bump cwd_gen) */
+    char cwd[IOL_RAW_MAX_PATH];
+    size_t cwd_len;
+    unsigned cwd_seen;
     int32_t npaths;
     int rank, wsize;
     struct sigaction old[32];
@@ -474,10 +479,74 @@ static int path_table_grow(void)
     return 0;
 }
 
+unsigned iol_cwd_gen = 1;
+
+void iol_cwd_changed(void)
+{
+    __atomic_add_fetch(&iol_cwd_gen, 1, __ATOMIC_RELEASE);
+}
+
+/* A ROMIO file-system prefix ("ufs:", "lustre:", "daos:"): such a name is kept as given. */
+static int has_fs_prefix(const char *p)
+{
+    size_t i = 0;
+    while ((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9') ||
+           p[i] == '_')
+        i++;
+    return i > 0 && p[i] == ':';
+}
+
+/* A relative name as Darshan records it (its darshan_clean_file_path): the working directory,
+ * "/", the name, then every "//" and "/./" collapsed to "/" ("..": kept). 0, or -1 when the
+ * working directory cannot be read or the result does not fit (the name is then kept as given). */
+static int absolute_name(const char *path, char *out, size_t cap)
+{
+    unsigned gen = __atomic_load_n(&iol_cwd_gen, __ATOMIC_ACQUIRE);
+    size_t n;
+    spin_lock(&rt.path_lock);
+    if (rt.cwd_seen != gen) {
+        long r = syscall(SYS_getcwd, rt.cwd, sizeof rt.cwd);
+        rt.cwd_len = r > 0 && rt.cwd[0] == '/' ? (size_t)r - 1 : 0; /* r counts the NUL */
+        rt.cwd_seen = gen;
+    }
+    n = rt.cwd_len;
+    if (n && n < cap)
+        memcpy(out, rt.cwd, n);
+    spin_unlock(&rt.path_lock);
+    size_t len = strlen(path);
+    if (!n || n + 1 + len >= cap)
+        return -1;
+    out[n] = '/';
+    memcpy(out + n + 1, path, len + 1);
+    char *w = out, *r = out;
+    while (*r) { /* "//" -> "/", "/./" -> "/" (as often as they occur) */
+        if (r[0] == '/' && w > out && w[-1] == '/') {
+            r++;
+            continue;
+        }
+        if (r[0] == '.' && r[1] == '/' && w > out && w[-1] == '/') {
+            r += 2;
+            continue;
+        }
+        *w++ = *r++;
+    }
+    *w = 0;
+    return 0;
+}
+
 int32_t iol_path_id(const char *path)
 {
     if (!path || !rt.slots)
         return -1;
+    char absbuf[IOL_RAW_MAX_PATH];
+    if (path[0] && path[0] != '/' && !has_fs_prefix(path)) {
+        int saved0 = errno;
+        iol_shim_inside++;
+        if (absolute_name(path, absbuf, sizeof absbuf) == 0)
+            path = absbuf;
+        iol_shim_inside--;
+        errno = saved0;
+    }
     int saved = errno;
     iol_shim_inside++;
     size_t len;

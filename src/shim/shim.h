@@ -76,7 +76,10 @@ void iol_fd_set(int fd, int32_t file);    /* after open/dup; -1 forgets */
 void iol_fd_forget(int fd, int32_t file); /* after close: forgets fd if it still maps to file */
 void iol_fd_closing(int fd);              /* before fd is closed or replaced: flushes if it is the spill's */
 void iol_fcntl_done(uint64_t t0, int traced, int r, int fd, int cmd, void *arg); /* fcntl, fcntl64 */
-int32_t iol_path_id(const char *path);    /* interns a path (takes a lock, writes it to the spill) */
+int32_t iol_path_id(const char *path);    /* interns a path (takes a lock, writes it to the spill);
+                                              a relative one as Darshan names it: below the working
+                                              directory */
+void iol_cwd_changed(void);               /* after a chdir or fchdir: relative names move */
 /* iol_path_id of a path given relative to a directory descriptor (openat, fstatat, statx): the
  * directory's recorded path joined with it, so that one file has one name whichever way it
  * was reached; the name as given if the directory is not known (opened before tracing). */

@@ -376,6 +376,25 @@ static void posix_calls(logb *L, const char *dir, int k)
     } while (e64);
     x = closedir(dd);
     logc(L, "closedir", d, dfd, x, E(x), NULL);
+    /* relative names are recorded as Darshan names them: below the working directory (which
+     * chdir and fchdir move; they are not recorded themselves) */
+    char cwd0[1024], cwd1[1024], relp[1100];
+    if (getcwd(cwd0, sizeof cwd0) && chdir(d) == 0 && getcwd(cwd1, sizeof cwd1)) {
+        snprintf(relp, sizeof relp, "%s/rel.dat", cwd1);
+        fd = open("rel.dat", O_CREAT | O_WRONLY, 0600);
+        logc(L, "open", relp, -1, fd, E(fd), "flags=0x%x, mode=0600", O_CREAT | O_WRONLY);
+        x = close(fd);
+        logc(L, "close", relp, fd, x, E(x), NULL);
+        x = unlink(".//rel.dat");
+        logc(L, "unlink", relp, -1, x, E(x), NULL);
+        DIR *back = opendir(cwd0);
+        int bfd = back ? dirfd(back) : -1;
+        logc(L, "opendir", cwd0, -1, bfd, 0, NULL);
+        if (!back || fchdir(bfd) != 0)
+            abort();
+        x = closedir(back);
+        logc(L, "closedir", cwd0, bfd, x, E(x), NULL);
+    }
     x = unlink(dp);
     logc(L, "unlink", dp, -1, x, E(x), NULL);
     x = rmdir(d);
