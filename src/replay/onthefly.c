@@ -149,8 +149,10 @@ struct otf {
     const iolens_replay_trace_options *opt;
     /* while the calls are replayed the process works inside the root and names files relative
      * to it: the kernel walks as many components as for the program's own absolute names (a
-     * walk from the root's whole path cost the metadata calls 10-20 %); cwd_fd is where it was */
-    int rel_names, cwd_fd;
+     * walk from the root's whole path cost the metadata calls 10-20 %); cwd is where it was
+     * (a name, not a descriptor: the replayed opens get the program's descriptor numbers) */
+    int rel_names;
+    char *cwd;
     uint64_t ns_gen; /* bumped by every replayed rmdir and rename: directories may have changed */
     const char *mk_func; /* fetch(): the last MPI-IO read/write entry point decoded, and its MK_* */
     int mk_last;
@@ -1504,25 +1506,25 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
 static void enter_root(struct otf *o)
 {
     o->rel_names = 0;
-    o->cwd_fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (o->cwd_fd < 0)
+    o->cwd = getcwd(NULL, 0);
+    if (!o->cwd)
         return;
     if (chdir(o->opt->root) == 0) {
         o->rel_names = 1;
         return;
     }
-    close(o->cwd_fd);
-    o->cwd_fd = -1;
+    free(o->cwd);
+    o->cwd = NULL;
 }
 
 static void leave_root(struct otf *o)
 {
-    if (o->cwd_fd < 0)
+    if (!o->cwd)
         return;
-    if (fchdir(o->cwd_fd) != 0 && o->me == 0)
+    if (chdir(o->cwd) != 0 && o->me == 0)
         warn(o, "cannot return to the working directory after the replay");
-    close(o->cwd_fd);
-    o->cwd_fd = -1;
+    free(o->cwd);
+    o->cwd = NULL;
     o->rel_names = 0;
 }
 
@@ -1899,7 +1901,7 @@ int iolens_replay_trace_ranks(iolens_evsource *src, int all_processes)
     iolens_replay_trace_options opt = {".", 0, 1.0, 0, -1, NULL, NULL, 0, all_processes};
     iolens_replay_trace_stats st;
     memset(&st, 0, sizeof st);
-    struct otf o = {.opt = &opt, .st = &st, .np = 1, .cwd_fd = -1};
+    struct otf o = {.opt = &opt, .st = &st, .np = 1};
     o.iolens_kind = !strcmp(iolens_evsource_kind(src), "iolens");
     int rc = iolens_evsource_files(src, &o.files, &o.nfiles);
     int nsrc = rc < 0 ? rc : iolens_evsource_nranks(src);
@@ -1934,7 +1936,7 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
     if (!src || !opt || !opt->root || !st)
         return iol_err(IOLENS_EINVAL, "iolens_replay_trace_run: NULL argument");
     memset(st, 0, sizeof *st);
-    struct otf o = {.opt = opt, .st = st, .np = 1, .cwd_fd = -1};
+    struct otf o = {.opt = opt, .st = st, .np = 1};
     int rc = 0, prepared = 0;
     o.iolens_kind = !strcmp(iolens_evsource_kind(src), "iolens");
 #ifdef IOLENS_HAVE_MPI
