@@ -206,19 +206,15 @@ static int parse_args(place_args *a, int argc, char **argv)
             bad = errno || end == v || *end || v[0] == '-';
             a->seed = s;
         } else if (!strcmp(o, "--bandwidth")) {
-            if (!strcmp(v, "recorded")) {
-                a->io_model = IOLENS_PLACE_IO_RECORDED;
-            } else if (!strcmp(v, "max")) {
-                a->io_model = IOLENS_PLACE_IO_VOLUME;
-                a->bandwidth = 0;
+            int rec = !strcmp(v, "recorded");
+            a->io_model = rec ? IOLENS_PLACE_IO_RECORDED : IOLENS_PLACE_IO_VOLUME;
+            a->bandwidth = a->bandwidth_quantile = 0;
+            if (!strcmp(v, "max")) {
                 a->bandwidth_quantile = 1;
             } else if (v[0] == 'p') { /* pQ: the Q-th percentile */
-                a->io_model = IOLENS_PLACE_IO_VOLUME;
-                a->bandwidth = 0;
                 bad = parse_double(v + 1, &a->bandwidth_quantile, 0) || a->bandwidth_quantile > 100;
                 a->bandwidth_quantile /= 100;
-            } else {
-                a->io_model = IOLENS_PLACE_IO_VOLUME;
+            } else if (!rec) {
                 bad = parse_double(v, &a->bandwidth, 0);
             }
         } else if (!strcmp(o, "--draw")) {

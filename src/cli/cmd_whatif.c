@@ -11,6 +11,7 @@
 #define _GNU_SOURCE /* mkdtemp, open_memstream */
 #include "cli.h"
 #include "util/fs.h"
+#include "util/stats.h"
 #include "iolens/paired.h"
 
 #include <errno.h>
@@ -109,22 +110,16 @@ struct opts {
     int measured; /* set once runs were made: some variant applies and not a dry run */
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static double median_of(const struct run *r, int n, double *mn, double *mx)
 {
     double v[1024];
     int k = n < 1024 ? n : 1024;
     for (int i = 0; i < k; i++)
         v[i] = r[i].seconds;
-    qsort(v, (size_t)k, sizeof v[0], cmp_double);
+    qsort(v, (size_t)k, sizeof v[0], iol_cmp_double);
     *mn = k ? v[0] : 0;
     *mx = k ? v[k - 1] : 0;
-    return k == 0 ? 0 : k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+    return iol_median_sorted(v, (size_t)k);
 }
 
 /* The per-round ratios base / variant (each round ran both) and their paired summary. */
@@ -168,8 +163,8 @@ static int run_paired_of(const struct opts *o, const struct variant *b, const st
             ratios[n++] = b->runs[r].seconds;
     if (!n)
         return -1;
-    qsort(ratios, (size_t)n, sizeof *ratios, cmp_double);
-    double med = n % 2 ? ratios[n / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2;
+    qsort(ratios, (size_t)n, sizeof *ratios, iol_cmp_double);
+    double med = iol_median_sorted(ratios, (size_t)n);
     /* the traced run's own split when its counters have times, else the base replay's median */
     double io = o->traced_io > 0 ? o->traced_io : med;
     double rest = o->traced_run - io > 0 ? o->traced_run - io : 0;

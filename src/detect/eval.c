@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "util/stats.h"
 
 #define NL IOLENS_DETECT_NLABELS
 #define NF IOLENS_DETECT_NFEATURES
@@ -201,12 +202,6 @@ static const struct p90_rule p90_rules[] = {
 };
 #define N_P90 (sizeof p90_rules / sizeof p90_rules[0])
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Linear-interpolated quantile of sorted v[0..n-1]. */
 static double quantile(const double *v, size_t n, double q)
 {
@@ -231,7 +226,7 @@ int iolens_detect_baseline_p90(unsigned char *pred, const iolens_detect_trainset
             for (size_t i = 0; i < ts->n; i++)
                 if (fold[i] != f)
                     v[m++] = ts->x[i * NF + p90_rules[r].feature];
-            qsort(v, m, sizeof *v, cmp_double);
+            qsort(v, m, sizeof *v, iol_cmp_double);
             thr[r] = m ? quantile(v, m, p90_rules[r].high ? 0.9 : 0.1) : 0.0;
         }
         for (size_t i = 0; i < ts->n; i++) {
@@ -339,7 +334,7 @@ int iolens_detect_bootstrap(iolens_detect_scores *lo, iolens_detect_scores *hi, 
     for (int m = 0; m < N_METRICS; m++) {
         for (int b = 0; b < reps; b++)
             col[b] = vals[(size_t)b * N_METRICS + m];
-        qsort(col, (size_t)reps, sizeof *col, cmp_double);
+        qsort(col, (size_t)reps, sizeof *col, iol_cmp_double);
         vlo[m] = quantile(col, (size_t)reps, 0.025);
         vhi[m] = quantile(col, (size_t)reps, 0.975);
     }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "util/buf.h"
+#include "util/stats.h"
 #include <errno.h>
 #include <sys/stat.h>
 #include <xgboost/c_api.h>
@@ -524,12 +525,6 @@ out:
     return rc;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int compute_key_features(iolens_detect_model *m, int l, DMatrixHandle dm, const iolens_detect_trainset *ts)
 {
     const bst_ulong *shape = NULL;
@@ -566,8 +561,8 @@ static int compute_key_features(iolens_detect_model *m, int l, DMatrixHandle dm,
                 v[nv++] = ts->x[i * IOLENS_DETECT_NFEATURES + best]; /* missing (NaN) values have no median */
         double med = NAN;
         if (nv) {
-            qsort(v, nv, sizeof *v, cmp_dbl);
-            med = nv % 2 ? v[nv / 2] : 0.5 * (v[nv / 2 - 1] + v[nv / 2]);
+            qsort(v, nv, sizeof *v, iol_cmp_double);
+            med = iol_median_sorted(v, nv);
         }
         m->key[l][m->nkey[l]++] = (iolens_detect_key_feature){best, mean[best], med};
     }

@@ -4,6 +4,7 @@
  */
 #include "place/internal.h"
 #include "util/error.h"
+#include "util/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -107,12 +108,6 @@ static int predict(const iolens_place_pool *p, pool_entry *e, size_t m, const io
     return rc;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The q-quantile (nearest rank) of every sample >= threshold of the traces. */
 static int sample_quantile(double *out, const iolens_place_series *traces, double threshold, double q)
 {
@@ -138,7 +133,7 @@ static int sample_quantile(double *out, const iolens_place_series *traces, doubl
             if (v[i] >= threshold)
                 all[k++] = v[i];
     }
-    qsort(all, total, sizeof *all, cmp_double);
+    qsort(all, total, sizeof *all, iol_cmp_double);
     size_t rank = (size_t)ceil(q * (double)total);
     *out = all[(rank ? rank : 1) - 1];
     free(all);
@@ -260,16 +255,32 @@ static double entry_load(const iolens_place_pool *p, size_t i)
     return p->e[i].io_isol / ((double)p->nost * p->horizon);
 }
 
-/* Mean load of one job drawn with P(i) ~ exp(theta * (load_i - lmax) / lmax). */
+/* The tilted weight of job i, exp(theta * (load_i - lmax) / lmax): theta is in units of
+ * 1 / lmax, so exp() stays finite. */
+static double tilt_weight(const iolens_place_pool *p, size_t i, double theta, double lmax)
+{
+    return exp(theta * (entry_load(p, i) - lmax) / (lmax > 0 ? lmax : 1));
+}
+
+/* Mean load of one job drawn with P(i) proportional to tilt_weight(i). */
 static double tilted_mean(const iolens_place_pool *p, double theta, double lmax)
 {
-    double z = 0, m = 0, scale = lmax > 0 ? lmax : 1;
+    double z = 0, m = 0;
     for (size_t i = 0; i < p->n; i++) {
-        double l = entry_load(p, i), e = exp(theta * (l - lmax) / scale);
+        double e = tilt_weight(p, i, theta, lmax);
         z += e;
-        m += e * l;
+        m += e * entry_load(p, i);
     }
     return z > 0 ? m / z : 0;
+}
+
+/* The load of a workload, summed afresh (without the drift of incremental updates). */
+static double workload_load(const iolens_place_pool *p, const size_t *entry, size_t n)
+{
+    double sum = 0;
+    for (size_t j = 0; j < n; j++)
+        sum += entry_load(p, entry[j]);
+    return sum;
 }
 
 void iolens_place_load_range(const iolens_place_pool *p, size_t n, double *lo, double *hi)
@@ -310,15 +321,112 @@ static int draw_replace(size_t *entry, double *sum_out, const iolens_place_pool 
             entry[slot] = best;
             sum = bs;
         }
-        sum = 0; /* exact sum, without the drift of the updates */
-        for (size_t j = 0; j < n; j++)
-            sum += entry_load(p, entry[j]);
+        sum = workload_load(p, entry, n);
         if (fabs(sum - target) <= tol) {
             *sum_out = sum;
             return 1;
         }
     }
     return 0;
+}
+
+/* The paper's draw: iid jobs kept when their load is on target. 1 when drawn
+ * (entry[], *sum_out), 0 when no workload was found, -1 out of memory. */
+static int draw_conditioned(size_t *entry, double *sum_out, const iolens_place_pool *p, size_t n, double target,
+                            double tol, place_rng *r)
+{
+    /* The paper draws workloads at random until their load is within tol of
+     * the target: iid draws, kept when their sum hits. Far from the pool's
+     * mean load that almost never happens, so the jobs are drawn from the
+     * exponentially tilted pool, P(i) proportional to exp(theta * load_i),
+     * theta set so that n draws have the target as their mean load; the
+     * draws are then kept only when their load is within tol, as in the
+     * paper. iid draws conditioned on their sum follow that tilted law as n
+     * grows (the Gibbs conditioning principle), so this samples what the
+     * paper's rejection would, without its cost; theta = 0 near the mean is
+     * the paper's plain draw. */
+    double theta = 0, sum = 0;
+    int found = 0;
+    double *cdf = malloc(p->n * sizeof *cdf);
+    if (!cdf)
+        return -1;
+    {
+        double lmax = 0;
+        for (size_t i = 0; i < p->n; i++)
+            lmax = entry_load(p, i) > lmax ? entry_load(p, i) : lmax;
+        double per = target / (double)n, tlo = -1.0, thi = 1.0;
+        double mean = tilted_mean(p, 0, lmax);
+        if (fabs(mean - per) * (double)n > tol / 4) {
+            if (per > mean) {
+                tlo = 0;
+                while (thi < 1e6 && tilted_mean(p, thi, lmax) < per)
+                    thi *= 2;
+            } else {
+                thi = 0;
+                while (tlo > -1e6 && tilted_mean(p, tlo, lmax) > per)
+                    tlo *= 2;
+            }
+            for (int it = 0; it < 100; it++) {
+                double mid = 0.5 * (tlo + thi);
+                if (tilted_mean(p, mid, lmax) < per)
+                    tlo = mid;
+                else
+                    thi = mid;
+            }
+            theta = 0.5 * (tlo + thi);
+        }
+        double acc = 0;
+        for (size_t i = 0; i < p->n; i++) {
+            acc += tilt_weight(p, i, theta, lmax);
+            cdf[i] = acc;
+        }
+    }
+    for (long attempt = 0; attempt < 20000 && !found; attempt++) {
+        sum = 0;
+        for (size_t j = 0; j < n; j++) {
+            double u = place_rng_unit(r) * cdf[p->n - 1];
+            size_t a = 0, b = p->n - 1; /* first i with cdf[i] > u */
+            while (a < b) {
+                size_t m = a + (b - a) / 2;
+                if (cdf[m] > u)
+                    b = m;
+                else
+                    a = m + 1;
+            }
+            entry[j] = a;
+            sum += entry_load(p, a);
+        }
+        found = fabs(sum - target) <= tol;
+    }
+    free(cdf);
+    /* A small or lopsided pool (one job with most of the I/O) can make even
+     * tilted draws miss: start from the replacement draw instead. */
+    if (!found)
+        found = draw_replace(entry, &sum, p, n, target, tol, r);
+    /* Then a random walk over the workloads on target: replace one job, or
+     * two, by random jobs of the pool, kept when the load stays within tol.
+     * Its stationary law is that of iid draws kept when on target, the
+     * paper's rejection, whichever start it had. */
+    for (size_t step = 0; found && step < 200 * n; step++) {
+        size_t a = place_rng_below(r, n), b = place_rng_below(r, n);
+        size_t na = place_rng_below(r, p->n), nb = place_rng_below(r, p->n);
+        int two = place_rng_unit(r) < 0.5 && a != b;
+        double ns = sum - entry_load(p, entry[a]) + entry_load(p, na);
+        if (two)
+            ns += entry_load(p, nb) - entry_load(p, entry[b]);
+        if (fabs(ns - target) <= tol) {
+            entry[a] = na;
+            if (two)
+                entry[b] = nb;
+            sum = ns;
+        }
+    }
+    if (found) {
+        sum = workload_load(p, entry, n);
+        found = fabs(sum - target) <= tol;
+    }
+    *sum_out = sum;
+    return found;
 }
 
 int iolens_place_workload_draw(iolens_place_workload *w, const iolens_place_pool *p, size_t n, double target,
@@ -342,105 +450,12 @@ int iolens_place_workload_draw(iolens_place_workload *w, const iolens_place_pool
     place_rng r = {seed};
     int found = 0;
     double sum = 0;
-    /* The paper draws workloads at random until their load is within tol of
-     * the target: iid draws, kept when their sum hits. Far from the pool's
-     * mean load that almost never happens, so the jobs are drawn from the
-     * exponentially tilted pool, P(i) proportional to exp(theta * load_i),
-     * theta set so that n draws have the target as their mean load; the
-     * draws are then kept only when their load is within tol, as in the
-     * paper. iid draws conditioned on their sum follow that tilted law as n
-     * grows (the Gibbs conditioning principle), so this samples what the
-     * paper's rejection would, without its cost; theta = 0 near the mean is
-     * the paper's plain draw. */
-    double theta = 0;
-    double *cdf = p->draw == IOLENS_PLACE_DRAW_REPLACE ? NULL : malloc(p->n * sizeof *cdf);
-    if (p->draw == IOLENS_PLACE_DRAW_REPLACE) {
+    if (p->draw == IOLENS_PLACE_DRAW_REPLACE)
         found = draw_replace(entry, &sum, p, n, target, tol, &r);
-        goto drawn;
-    }
-    if (!cdf) {
+    else if ((found = draw_conditioned(entry, &sum, p, n, target, tol, &r)) < 0) {
         rc = iol_err(IOLENS_ENOMEM, "out of memory drawing %zu jobs", n);
         goto done;
     }
-    {
-        double lmax = 0;
-        for (size_t i = 0; i < p->n; i++)
-            lmax = entry_load(p, i) > lmax ? entry_load(p, i) : lmax;
-        double per = target / (double)n, tlo = -1.0, thi = 1.0;
-        /* theta is in units of 1 / lmax, so exp() stays finite */
-        double mean = tilted_mean(p, 0, lmax);
-        if (fabs(mean - per) * (double)n > tol / 4) {
-            if (per > mean) {
-                tlo = 0;
-                while (thi < 1e6 && tilted_mean(p, thi, lmax) < per)
-                    thi *= 2;
-            } else {
-                thi = 0;
-                while (tlo > -1e6 && tilted_mean(p, tlo, lmax) > per)
-                    tlo *= 2;
-            }
-            for (int it = 0; it < 100; it++) {
-                double mid = 0.5 * (tlo + thi);
-                if (tilted_mean(p, mid, lmax) < per)
-                    tlo = mid;
-                else
-                    thi = mid;
-            }
-            theta = 0.5 * (tlo + thi);
-        }
-        double acc = 0;
-        for (size_t i = 0; i < p->n; i++) {
-            acc += exp(theta * (entry_load(p, i) - lmax) / (lmax > 0 ? lmax : 1));
-            cdf[i] = acc;
-        }
-    }
-    for (long attempt = 0; attempt < 20000 && !found; attempt++) {
-        sum = 0;
-        for (size_t j = 0; j < n; j++) {
-            double u = place_rng_unit(&r) * cdf[p->n - 1];
-            size_t a = 0, b = p->n - 1; /* first i with cdf[i] > u */
-            while (a < b) {
-                size_t m = a + (b - a) / 2;
-                if (cdf[m] > u)
-                    b = m;
-                else
-                    a = m + 1;
-            }
-            entry[j] = a;
-            sum += entry_load(p, a);
-        }
-        found = fabs(sum - target) <= tol;
-    }
-    free(cdf);
-    /* A small or lopsided pool (one job with most of the I/O) can make even
-     * tilted draws miss: start from the replacement draw instead. */
-    if (!found)
-        found = draw_replace(entry, &sum, p, n, target, tol, &r);
-    /* Then a random walk over the workloads on target: replace one job, or
-     * two, by random jobs of the pool, kept when the load stays within tol.
-     * Its stationary law is that of iid draws kept when on target, the
-     * paper's rejection, whichever start it had. */
-    for (size_t step = 0; found && step < 200 * n; step++) {
-        size_t a = place_rng_below(&r, n), b = place_rng_below(&r, n);
-        size_t na = place_rng_below(&r, p->n), nb = place_rng_below(&r, p->n);
-        int two = place_rng_unit(&r) < 0.5 && a != b;
-        double ns = sum - entry_load(p, entry[a]) + entry_load(p, na);
-        if (two)
-            ns += entry_load(p, nb) - entry_load(p, entry[b]);
-        if (fabs(ns - target) <= tol) {
-            entry[a] = na;
-            if (two)
-                entry[b] = nb;
-            sum = ns;
-        }
-    }
-    if (found) {
-        sum = 0; /* exact sum, without the drift of the updates */
-        for (size_t j = 0; j < n; j++)
-            sum += entry_load(p, entry[j]);
-        found = fabs(sum - target) <= tol;
-    }
-drawn:
     if (!found) {
         rc = iol_err(IOLENS_EINVAL, "could not draw %zu jobs at load %g +- %g from this pool", n, target, tol);
         goto done;

@@ -366,15 +366,15 @@ static int checked_path(struct otf *o, struct otf_file *f, char *out, size_t cap
     size_t dn = slash ? (size_t)(slash - f->rel) : 0;
     struct otf_dir *d = o->capdirs && dn ? dir_slot(o, f->rel, dn) : NULL;
     if (f->path_ok == o->ns_gen + 1 || !dn || (d && d->rel && d->gen == o->ns_gen + 1)) {
-        size_t rl = strlen(f->rel);
-        if (o->rel_names && rl < cap) {
-            memcpy(out, f->rel, rl + 1);
-            f->path_ok = o->ns_gen + 1;
-            return 0;
-        }
-        int n = snprintf(out, cap, "%s/%s", o->opt->root, f->rel);
-        if (n < 0 || (size_t)n >= cap)
+        /* the name as the replay gives it: relative inside the root, else root/rel */
+        size_t rl = strlen(f->rel), pre = o->rel_names ? 0 : strlen(o->opt->root) + 1;
+        if (pre + rl >= cap)
             return iol_err(IOLENS_EINVAL, "path '%s/%s' is too long", o->opt->root, f->rel);
+        if (pre) {
+            memcpy(out, o->opt->root, pre - 1);
+            out[pre - 1] = '/';
+        }
+        memcpy(out + pre, f->rel, rl + 1);
         f->path_ok = o->ns_gen + 1;
         return 0;
     }

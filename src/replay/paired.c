@@ -3,6 +3,7 @@
  * k-th largest enclose the true median with probability 1 - 2 P(B <= k - 1), B ~ Bin(n, 1/2). */
 #include "iolens/paired.h"
 #include "util/error.h"
+#include "util/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -33,12 +34,6 @@ size_t iolens_paired_rank(size_t n, double min_coverage, double *coverage)
     return best;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 int iolens_paired_summarize(const double *ratios, size_t n, double min_coverage, iolens_paired_summary *out)
 {
     if (!ratios || !out || n == 0)
@@ -53,10 +48,10 @@ int iolens_paired_summarize(const double *ratios, size_t n, double min_coverage,
         }
         v[i] = ratios[i];
     }
-    qsort(v, n, sizeof *v, cmp_double);
+    qsort(v, n, sizeof *v, iol_cmp_double);
     memset(out, 0, sizeof *out);
     out->n = n;
-    out->median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    out->median = iol_median_sorted(v, n);
     out->k = iolens_paired_rank(n, min_coverage > 0 ? min_coverage : 0.90, &out->coverage);
     out->lo = out->k ? v[out->k - 1] : out->median;
     out->hi = out->k ? v[n - out->k] : out->median;

@@ -479,7 +479,7 @@ static int path_table_grow(void)
     return 0;
 }
 
-unsigned iol_cwd_gen = 1;
+static unsigned iol_cwd_gen = 1;
 
 void iol_cwd_changed(void)
 {
@@ -538,17 +538,11 @@ int32_t iol_path_id(const char *path)
 {
     if (!path || !rt.slots)
         return -1;
-    char absbuf[IOL_RAW_MAX_PATH];
-    if (path[0] && path[0] != '/' && !has_fs_prefix(path)) {
-        int saved0 = errno;
-        iol_shim_inside++;
-        if (absolute_name(path, absbuf, sizeof absbuf) == 0)
-            path = absbuf;
-        iol_shim_inside--;
-        errno = saved0;
-    }
     int saved = errno;
     iol_shim_inside++;
+    char absbuf[IOL_RAW_MAX_PATH];
+    if (path[0] && path[0] != '/' && !has_fs_prefix(path) && absolute_name(path, absbuf, sizeof absbuf) == 0)
+        path = absbuf;
     size_t len;
     uint64_t h = path_hash(path, &len);
     int32_t id = -1;

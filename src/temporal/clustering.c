@@ -7,6 +7,7 @@
 
 #include "temporal/internal.h"
 #include "util/buf.h"
+#include "util/stats.h"
 #include "util/error.h"
 
 static const char *const METHOD_NAMES[IOLENS_CLUSTER_NMETHODS] = {"sage", "sage2", "kmeans",
@@ -289,12 +290,6 @@ static int close_out(FILE *f, const iol_buf *path)
     return 0;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void xml_text(FILE *f, const char *s)
 {
     for (; *s; s++) {
@@ -385,7 +380,7 @@ int iolens_clustering_write(const iolens_clustering *c, const iolens_series_set 
     }
     for (size_t i = 0; i < n; i++)
         tmp[i] = set->s[i].step_s;
-    qsort(tmp, n, sizeof *tmp, cmp_d);
+    qsort(tmp, n, sizeof *tmp, iol_cmp_double);
     double step = tmp[n / 2];
     if (!(f = open_out(dir, "centroids.csv", &path))) {
         rc = iolens_error_last_code();
@@ -397,8 +392,8 @@ int iolens_clustering_write(const iolens_clustering *c, const iolens_series_set 
         for (size_t i = 0; i < n; i++)
             if ((size_t)c->labels[i] == q)
                 tmp[m++] = (double)set->s[i].n * set->s[i].step_s; /* duration */
-        qsort(tmp, m, sizeof *tmp, cmp_d);
-        double dur = m % 2 ? tmp[m / 2] : 0.5 * (tmp[m / 2 - 1] + tmp[m / 2]);
+        qsort(tmp, m, sizeof *tmp, iol_cmp_double);
+        double dur = iol_median_sorted(tmp, m);
         size_t len = (size_t)llround(dur / step);
         if (len < 1)
             len = 1;

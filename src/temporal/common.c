@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "temporal/internal.h"
+#include "util/stats.h"
 #include "util/error.h"
 
 /* xoshiro256** seeded by splitmix64: fast, reproducible on every platform. */
@@ -112,12 +113,6 @@ int tser_parallel(unsigned threads, size_t n, tser_range_fn fn, void *ctx)
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 double tser_median(double *v, size_t n)
 {
     size_t m = 0;
@@ -126,8 +121,8 @@ double tser_median(double *v, size_t n)
             v[m++] = v[i];
     if (!m)
         return NAN;
-    qsort(v, m, sizeof *v, cmp_double);
-    return m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+    qsort(v, m, sizeof *v, iol_cmp_double);
+    return iol_median_sorted(v, m);
 }
 
 void tser_progress(const iolens_cluster_opts *o, const char *stage, size_t done, size_t total)
