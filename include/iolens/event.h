@@ -67,7 +67,8 @@ typedef enum iolens_op {
 typedef struct iolens_event {
     int32_t rank;        /**< MPI rank (0 for non-MPI) */
     uint32_t thread;     /**< thread index within the process (0 = main) */
-    uint32_t depth;      /**< call depth: 0 for application calls, 1 for calls made inside a traced call */
+    uint32_t depth;      /**< call depth among POSIX, stdio and MPI-IO calls: 0 for calls made by the
+                              application or its I/O library, 1 for calls made inside such a call */
     iolens_layer layer;
     iolens_op op;
     uint32_t flags;      /**< IOLENS_EVF_* */
@@ -87,6 +88,9 @@ typedef struct iolens_event {
     /* added for replay fidelity; producers that memset the event leave it "not recorded" */
     uint32_t buf_pgoff1; /**< read/write: 1 + the data buffer's address modulo 4096 (where in a page it
                               starts); 0 when not recorded (Recorder, DXT, traces of older shims) */
+    uint32_t lib_depth;  /**< nesting inside traced I/O library calls (HDF5): an H5Dwrite is at 0, the
+                              MPI-IO and POSIX calls it makes at 1 (their depth is counted apart, so
+                              depth 0 stays "the calls made at that layer") */
 } iolens_event;
 
 /** A file identity of a source: its path. */

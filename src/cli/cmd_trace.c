@@ -27,7 +27,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: iolens trace [-o TRACE] [--darshan LOG [--darshan-all-paths]] [--layers posix,stdio,mpiio] [--resolution NS] -- COMMAND [ARGS...]\n"
+            "usage: iolens trace [-o TRACE] [--darshan LOG [--darshan-all-paths]] [--layers posix,stdio,mpiio,hdf5] [--resolution NS] -- COMMAND [ARGS...]\n"
             "       iolens trace --print TRACE [--json] [--rank N] [-o FILE]\n"
             "       iolens trace --info TRACE [--json] [-o FILE]\n"
             "       iolens trace --build SPILL_DIR -o TRACE [--remove-spill]\n"
@@ -38,7 +38,8 @@ static void usage(FILE *out)
             "                 (incl. /dev/shm), /proc/, /etc/, /usr/, ... are skipped as Darshan does\n"
             "  --darshan-all-paths  keep those files in the Darshan log too\n\n"
             "Runs COMMAND with the iolens shim preloaded and writes one trace file (default iolens.trace)\n"
-            "holding every POSIX and stdio call of every process (forked children included).\n"
+            "holding every POSIX, stdio, MPI-IO and HDF5 call of every process (forked children\n"
+            "included); --layers chooses among them (default all).\n"
             "MPI: `mpirun -np N iolens trace -o T -- app` (one trace for all ranks), or\n"
             "`mpirun -x LD_PRELOAD=libiolens_shim.so -x IOLENS_TRACE_OUT=T app` (rank 0 builds T\n"
             "at MPI_Finalize). IOLENS_SHIM overrides the shim's location.\n"

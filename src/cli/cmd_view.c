@@ -58,6 +58,8 @@ static void json_event(const iolens_event *ev, const iolens_file *files, size_t 
     iol_jsonw_str(&w, ev->func);
     iol_jsonw_key(&w, "depth");
     iol_jsonw_uint(&w, ev->depth);
+    iol_jsonw_key(&w, "lib_depth");
+    iol_jsonw_uint(&w, ev->lib_depth);
     iol_jsonw_key(&w, "layer");
     iol_jsonw_str(&w, iolens_layer_name(ev->layer));
     iol_jsonw_key(&w, "op");
@@ -92,7 +94,8 @@ static void json_event(const iolens_event *ev, const iolens_file *files, size_t 
  * arguments (spaces inside an argument become '_', as Recorder writes them). */
 static void text_event(const iolens_event *ev)
 {
-    printf("%d %.7f %.7f %s %u %d (", (int)ev->rank, ev->tstart, ev->tend, ev->func, ev->depth, (int)ev->layer);
+    printf("%d %.7f %.7f %s %u %d (", (int)ev->rank, ev->tstart, ev->tend, ev->func, ev->depth + ev->lib_depth,
+           (int)ev->layer);
     for (uint32_t i = 0; i < ev->nargs; i++) {
         putchar(' ');
         for (const char *c = ev->args[i]; *c; c++)

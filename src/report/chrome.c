@@ -86,7 +86,7 @@ static int events(iolens_evsource *src, iol_jsonw *w, int64_t *count)
             iol_jsonw_key(w, "op");
             iol_jsonw_str(w, iolens_op_name(e.op));
             iol_jsonw_key(w, "depth");
-            iol_jsonw_uint(w, e.depth);
+            iol_jsonw_uint(w, e.depth + e.lib_depth);
             if (e.file >= 0 && (size_t)e.file < nfiles) {
                 iol_jsonw_key(w, "file");
                 iol_jsonw_str(w, files[e.file].path);

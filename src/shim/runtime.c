@@ -53,6 +53,7 @@ typedef struct iol_tbuf {
 int iol_shim_layers;
 __thread int iol_shim_inside __attribute__((tls_model("initial-exec")));
 __thread int iol_shim_depth __attribute__((tls_model("initial-exec")));
+__thread int iol_shim_libdepth __attribute__((tls_model("initial-exec")));
 static __thread iol_tbuf *tls_buf __attribute__((tls_model("initial-exec")));
 static __thread int tls_saved_errno __attribute__((tls_model("initial-exec")));
 __thread int iol_shim_sample_in __attribute__((tls_model("initial-exec")));
@@ -363,11 +364,28 @@ uint64_t iol_begin_sampled(void)
     return t0;
 }
 
+static iol_rawrec *rec_new(int func, uint64_t t0, uint64_t t1, int e, int failed, int io_depth, int lib_depth);
+
 iol_rawrec *iol_end(int func, uint64_t t0, int failed)
 {
     int e = errno;
     uint64_t t1 = iol_now();
     iol_shim_depth--;
+    return rec_new(func, t0, t1, e, failed, iol_shim_depth, iol_shim_libdepth);
+}
+
+iol_rawrec *iol_lib_end(int func, uint64_t t0)
+{
+    int e = errno;
+    uint64_t t1 = iol_now();
+    iol_shim_libdepth--;
+    return rec_new(func, t0, t1, e, 0, iol_shim_depth, iol_shim_libdepth);
+}
+
+/* The record of a call that ended (errno e saved for iol_commit), at the depths format.h
+ * packs into its depth byte. */
+static iol_rawrec *rec_new(int func, uint64_t t0, uint64_t t1, int e, int failed, int io_depth, int lib_depth)
+{
     tls_saved_errno = e;
     iol_tbuf *b = tls_buf;
     if (__builtin_expect(!b, 0)) {
@@ -384,7 +402,7 @@ iol_rawrec *iol_end(int func, uint64_t t0, int failed)
     }
     iol_rawrec *r = &b->recs[len];
     r->func = (uint16_t)func;
-    r->depth = (uint8_t)iol_shim_depth;
+    r->depth = IOL_DEPTH_PACK(io_depth, lib_depth);
     r->pad = 0;
     r->err = failed ? e : 0;
     r->t0 = t0;
@@ -400,7 +418,7 @@ void iol_commit(iol_rawrec *rec)
 {
     iol_tbuf *b = tls_buf;
     __atomic_store_n(&b->len, (uint32_t)(rec - b->recs) + 1, __ATOMIC_RELEASE);
-    if (__builtin_expect(tls_sample_depth == rec->depth + 1, 0)) {
+    if (__builtin_expect(tls_sample_depth == (int)(rec->depth & IOL_DEPTH_IO_MASK) + 1, 0)) {
         tls_sample_depth = 0;
         uint64_t t = iol_now();
         if (t >= rec->t1 && t - rec->t1 < 1000000000ull && tls_sample_pre < 1000000000ull) {
@@ -622,6 +640,26 @@ static int join_components(char *out, size_t *n, const char *rel)
     return 0;
 }
 
+size_t iol_path_name(int32_t id, char *out, size_t cap)
+{
+    size_t n = 0;
+    if (id < 0 || !rt.slots || cap == 0)
+        return 0;
+    spin_lock(&rt.path_lock);
+    if (id < rt.npaths) {
+        const char *e = rt.arena + rt.idoff[id];
+        uint32_t l32;
+        memcpy(&l32, e + 4, 4);
+        if (l32 < cap) {
+            memcpy(out, e + 8, l32);
+            out[l32] = 0;
+            n = l32;
+        }
+    }
+    spin_unlock(&rt.path_lock);
+    return n;
+}
+
 int32_t iol_path_id_at(int dirfd, const char *path)
 {
     if (!path || path[0] == '/' || dirfd == AT_FDCWD || !rt.slots)
@@ -632,20 +670,7 @@ int32_t iol_path_id_at(int dirfd, const char *path)
     if (!path[0])
         return d; /* AT_EMPTY_PATH: the descriptor itself */
     char buf[IOL_RAW_MAX_PATH];
-    size_t n = 0;
-    int saved = errno;
-    spin_lock(&rt.path_lock);
-    if (d < rt.npaths) {
-        const char *e = rt.arena + rt.idoff[d];
-        uint32_t l32;
-        memcpy(&l32, e + 4, 4);
-        if (l32 < sizeof buf) {
-            memcpy(buf, e + 8, l32);
-            n = l32;
-        }
-    }
-    spin_unlock(&rt.path_lock);
-    errno = saved;
+    size_t n = iol_path_name(d, buf, sizeof buf);
     if (!n || join_components(buf, &n, path) < 0)
         return iol_path_id(path);
     return iol_path_id(buf);
@@ -825,8 +850,10 @@ static void atfork_child(void)
 static int parse_layers(const char *s)
 {
     if (!s || !*s)
-        return IOL_LAYER_POSIX_BIT | IOL_LAYER_STDIO_BIT | IOL_LAYER_MPIIO_BIT;
+        return IOL_LAYER_POSIX_BIT | IOL_LAYER_STDIO_BIT | IOL_LAYER_MPIIO_BIT | IOL_LAYER_HDF5_BIT;
     int bits = 0;
+    if (strstr(s, "hdf5"))
+        bits |= IOL_LAYER_HDF5_BIT;
     if (strstr(s, "posix"))
         bits |= IOL_LAYER_POSIX_BIT;
     if (strstr(s, "stdio"))

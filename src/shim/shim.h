@@ -27,14 +27,17 @@ enum {
     IOL_LAYER_POSIX_BIT = 1,
     IOL_LAYER_STDIO_BIT = 2,
     IOL_LAYER_MPIIO_BIT = 4,
+    IOL_LAYER_HDF5_BIT = 8,
 };
 
 /* Bits of enabled layers; 0 when the shim is off (not initialised, disabled after trouble, exiting). */
 extern int iol_shim_layers;
 /* > 0 while the shim itself runs (its own I/O is never traced). */
 extern __thread int iol_shim_inside __attribute__((tls_model("initial-exec")));
-/* Nesting depth of traced calls in this thread. */
+/* Nesting depth of traced POSIX/stdio/MPI-IO calls in this thread, and of traced library
+ * (HDF5) calls: a record stores both (format.h, IOL_DEPTH_PACK). */
 extern __thread int iol_shim_depth __attribute__((tls_model("initial-exec")));
+extern __thread int iol_shim_libdepth __attribute__((tls_model("initial-exec")));
 
 void *iol_real(const char *name);
 /* A library's data object as the program sees it: the global scope first (an
@@ -70,6 +73,16 @@ static inline uint64_t iol_begin(void)
 iol_rawrec *iol_end(int func, uint64_t t0, int failed);
 void iol_commit(iol_rawrec *rec);
 
+/* A library call (HDF5): its own depth counter, so that the POSIX and MPI-IO calls it makes
+ * keep their io depth (see format.h); never sampled for the tracer's cost. The record's err
+ * is 0: the library reports failure by its return value. */
+static inline uint64_t iol_lib_begin(void)
+{
+    iol_shim_libdepth++;
+    return iol_now();
+}
+iol_rawrec *iol_lib_end(int func, uint64_t t0);
+
 /* File identities. */
 int32_t iol_fd_file(int fd);              /* path id of a descriptor, -1 unknown */
 void iol_fd_set(int fd, int32_t file);    /* after open/dup; -1 forgets */
@@ -84,6 +97,8 @@ void iol_cwd_changed(void);               /* after a chdir or fchdir: relative n
  * directory's recorded path joined with it, so that one file has one name whichever way it
  * was reached; the name as given if the directory is not known (opened before tracing). */
 int32_t iol_path_id_at(int dirfd, const char *path);
+/* The interned path of id into out (NUL-terminated); its length, 0 when unknown or too long. */
+size_t iol_path_name(int32_t id, char *out, size_t cap);
 
 /* Flushes every buffer and writes the end mark (exit, exec, MPI_Finalize). */
 void iol_shim_finish(void);

@@ -798,7 +798,8 @@ int iolens_series_from_events(iolens_series_set *set, struct iolens_evsource *sr
         int got;
         while ((got = iolens_evsource_next(src, r, &ev)) > 0) {
             if (ev.depth != 0 || (ev.op != IOLENS_OP_READ && ev.op != IOLENS_OP_WRITE) ||
-                (layer >= 0 && (int)ev.layer != layer) || (ev.flags & IOLENS_EVF_FAILED))
+                (layer >= 0 ? (int)ev.layer != layer : ev.layer == IOLENS_LAYER_HDF5) || /* a library's calls: */
+                (ev.flags & IOLENS_EVF_FAILED)) /* their bytes are those of the MPI-IO/POSIX calls they make */
                 continue;
             iolens_trace_stdio_moved(src, r, &ev); /* stdio return values as bytes moved */
             double bytes = (double)(ev.ret >= 0 ? ev.ret : ev.size);

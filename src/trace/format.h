@@ -91,9 +91,20 @@ typedef struct iol_rawchunk {
 #define IOL_BUFPOS_MASK 0x1fffu
 #define IOL_BUFPOS(p) ((p) ? (int64_t)(((uintptr_t)(p) & 4095u) + 1u) << IOL_BUFPOS_SHIFT : 0)
 
+/* A record's depth byte: bits 0-3 the nesting inside traced POSIX, stdio and MPI-IO calls (an
+ * MPI-IO call's pwrite is at 1), bits 4-7 the nesting inside traced library calls (HDF5): an
+ * H5Dwrite is at 0, its MPI_File_write_at_all at io 0, lib 1, that call's pwrite at io 1, lib 1.
+ * So "io depth 0" still means the calls the program (or its I/O library) made at that layer,
+ * which is what counters and replay read; each saturates at 15. */
+#define IOL_DEPTH_IO_MASK 15u
+#define IOL_DEPTH_LIB_SHIFT 4
+#define IOL_DEPTH_PACK(io, lib)                                                                    \
+    ((uint8_t)(((unsigned)(io) > 15u ? 15u : (unsigned)(io)) |                                     \
+               (((unsigned)(lib) > 15u ? 15u : (unsigned)(lib)) << IOL_DEPTH_LIB_SHIFT)))
+
 typedef struct iol_rawrec {
     uint16_t func;   /* enum iol_func_id */
-    uint8_t depth;   /* 0 = called by the application */
+    uint8_t depth;   /* IOL_DEPTH_PACK(io, lib): 0 = called by the application */
     uint8_t pad;
     int32_t err;     /* errno after a failed call, else 0 */
     uint64_t t0;     /* CLOCK_REALTIME ns */

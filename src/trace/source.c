@@ -202,7 +202,8 @@ static void fill_event(iol_trace *t, int rank, iol_proc *p, const iol_thread *th
     memset(ev, 0, sizeof *ev);
     ev->rank = rank;
     ev->thread = th->tid;
-    ev->depth = r->depth;
+    ev->depth = r->depth & IOL_DEPTH_IO_MASK;
+    ev->lib_depth = r->depth >> IOL_DEPTH_LIB_SHIFT;
     ev->layer = fi->layer;
     ev->op = fi->op;
     ev->func = fi->name;
@@ -244,6 +245,13 @@ static void fill_event(iol_trace *t, int rank, iol_proc *p, const iol_thread *th
         if (r->ret != 0 && fi->op != IOLENS_OP_OPEN)
             ev->flags |= IOLENS_EVF_FAILED;
     }
+    if (fi->layer == IOLENS_LAYER_HDF5) { /* objects, not descriptors: no offsets; a negative hid_t or herr_t fails */
+        if (r->func != IOL_F_H5Fcreate && r->func != IOL_F_H5Fopen)
+            ev->open_flags = -1;
+        if (r->ret < 0)
+            ev->flags |= IOLENS_EVF_FAILED;
+        return;
+    }
     resolve_offset(p, r, fi, ev);
 }
 
@@ -283,6 +291,14 @@ static const arg_spec arg_specs[] = {
     {"MPI_File_seek", "P02"}, {"MPI_File_seek_shared", "P02"}, {"MPI_Wait", "3"}, {"MPI_Waitall", "3"},
     {"MPI_Waitany", "32"}, {"MPI_Waitsome", "32"}, {"MPI_Test", "32"}, {"MPI_Testall", "32"},
     {"MPI_Testany", "32"}, {"MPI_Testsome", "32"},
+    /* HDF5: the object's name, then the slots hdf5.c records */
+    {"H5Fcreate", "P0"}, {"H5Fopen", "P0"}, {"H5Fclose", "P"}, {"H5Fflush", "P2"}, {"H5Dcreate2", "P1230"},
+    {"H5Dopen2", "P1230"}, {"H5Dread", "P0123"}, {"H5Dwrite", "P0123"}, {"H5Dset_extent", "P13"}, {"H5Dflush", "P"},
+    {"H5Dclose", "P"}, {"H5Gcreate2", "P"}, {"H5Gopen2", "P"}, {"H5Gclose", "P"}, {"H5Acreate2", "P12"},
+    {"H5Aopen", "P12"}, {"H5Aread", "P12"}, {"H5Awrite", "P12"}, {"H5Aclose", "P"}, {"H5Pset_fapl_mpio", "0"},
+    {"H5Pset_dxpl_mpio", "02"}, {"H5Pset_chunk", "0213"}, {"H5Pset_alignment", "012"},
+    {"H5Pset_meta_block_size", "01"}, {"H5Pset_sieve_buf_size", "01"}, {"H5Pset_cache", "0321"},
+    {"H5Pset_chunk_cache", "021"}, {"H5Pset_all_coll_metadata_ops", "02"}, {"H5Pset_coll_metadata_write", "02"},
 };
 
 static const char *fopen_mode(int64_t flags)

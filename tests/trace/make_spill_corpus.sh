@@ -20,6 +20,8 @@ spill exit_early "$K" _Exit "$t/d"
 spill closefrom "$K" closefrom-memfd "$t/d"
 spill dd_4k dd if=/dev/zero of="$t/d/x" bs=4k count=8 status=none
 spill shell sh -c "echo x > $t/d/f; cat $t/d/f"
+H=$b/tests/trace/trace_hdf5_probe
+if [ -x "$H" ]; then OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 spill hdf5_probe "$H" "$t/h.log" "$t/d"; fi
 /usr/bin/python3 - "$C" <<'PY'
 import random, struct, sys
 C = sys.argv[1]

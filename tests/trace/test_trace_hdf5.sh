@@ -1,0 +1,97 @@
+#!/bin/bash
+# HDF5 calls in the trace: a probe through the parallel library calls every wrapped HDF5
+# function and logs the line `iolens view` must print for it (the object's Darshan name, then
+# the recorded arguments); the program's output and files are the same traced or not; the
+# POSIX calls HDF5 makes are nested under the library call (lib depth 1) and keep io depth 0,
+# so the POSIX counters and the replay see what they saw without the HDF5 layer; h5py (when
+# installed) is traced too.
+. "$(dirname "$0")/../cli/lib.sh"
+: "${TRACE_HDF5_PROBE:?}" "${IOLENS_SHIM:?}"
+T=$IOLENS_TMP
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+
+# untraced, then traced: same output and exit status
+mkdir -p "$T/plain" "$T/d"
+expect_rc 0 "$TRACE_HDF5_PROBE" "$T/plain.log" "$T/plain"
+cp "$IOLENS_TMP/out" "$T/plain.out"
+expect_rc 0 "$IOLENS" trace -o "$T/h5.trace" --darshan "$T/h5.darshan" --darshan-all-paths -- "$TRACE_HDF5_PROBE" "$T/h5.log" "$T/d"
+grep -v '^iolens' "$IOLENS_TMP/out" >"$T/traced.out"
+cmp -s "$T/plain.out" "$T/traced.out" && ok || fail "traced output differs: $(diff "$T/plain.out" "$T/traced.out" | head -5)"
+if command -v h5dump >/dev/null; then
+  h5dump -d /g/d "$T/plain/probe.h5" | tail -n +2 >"$T/plain.dump"
+  h5dump -d /g/d "$T/d/probe.h5" | tail -n +2 >"$T/traced.dump"
+  cmp -s "$T/plain.dump" "$T/traced.dump" && ok || fail "the traced program wrote another dataset"
+fi
+
+# every HDF5 call, in order, with its arguments (the probe's own log is the truth)
+expect_rc 0 "$IOLENS" view "$T/h5.trace"
+awk '$6 == 3 { line = $4; for (i = 8; i < NF; i++) line = line " " $i; print line }' "$IOLENS_TMP/out" >"$T/h5.seen"
+if cmp -s "$T/h5.log" "$T/h5.seen"; then ok; else fail "HDF5 calls differ from the probe's log: $(diff "$T/h5.log" "$T/h5.seen" | head -8)"; fi
+[ "$(wc -l <"$T/h5.log")" -ge 38 ] && ok || fail "the probe logged only $(wc -l <"$T/h5.log") calls"
+# HDF5 calls at depth 0; the file's POSIX and MPI-IO calls all inside them (lib depth 1, io depth 0 or 1)
+awk '$6 == 3 && $5 != 0' "$IOLENS_TMP/out" >"$T/deep"
+[ ! -s "$T/deep" ] && ok || fail "HDF5 calls not at depth 0: $(head -2 "$T/deep")"
+expect_rc 0 "$IOLENS" view --json "$T/h5.trace"
+python3 - "$IOLENS_TMP/out" "$T/d/probe.h5" <<'PY' && ok || fail "nesting of the HDF5 file's POSIX/MPI-IO calls"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+low = [e for e in ev if e["path"] == sys.argv[2] and e["layer"] in ("POSIX", "MPIIO")]
+assert len(low) > 10, len(low)
+assert all(e["lib_depth"] == 1 for e in low), [e for e in low if e["lib_depth"] != 1][:2]
+assert any(e["layer"] == "POSIX" and e["op"] == "write" and e["depth"] == 1 for e in low)  # pwrite under MPI-IO
+assert any(e["layer"] == "MPIIO" and e["depth"] == 0 for e in low)
+h5 = [e for e in ev if e["layer"] == "HDF5"]
+assert all(e["lib_depth"] == 0 and e["depth"] == 0 for e in h5)
+w = [e for e in h5 if e["func"] == "H5Dwrite"]
+assert [e["size"] for e in w] == [4096] * 4 + [12, 32768], [e["size"] for e in w]
+PY
+
+# the POSIX and MPI-IO counters are those of a trace without the HDF5 layer
+rm -rf "$T/e"; mkdir -p "$T/e"
+IOLENS_LAYERS=posix,stdio,mpiio expect_rc 0 "$IOLENS" trace -o "$T/noh5.trace" --darshan "$T/noh5.darshan" --darshan-all-paths -- "$TRACE_HDF5_PROBE" "$T/noh5.log" "$T/e"
+expect_rc 0 "$IOLENS" view "$T/noh5.trace"
+awk '$6 == 3' "$IOLENS_TMP/out" | grep -q . && fail "IOLENS_LAYERS without hdf5 still traced HDF5" || ok
+counters() { # non-time counters of the probe's file, its folder name made the same
+  "$IOLENS" darshan "$1" | awk -F'\t' -v f="$2/probe.h5" '$1 !~ /^#/ && $6 == f && $4 !~ /_F_|TIME|RANK|ALIGNMENT/ { print $1, $4, $5 }'
+}
+counters "$T/h5.darshan" "$T/d" >"$T/c1"
+counters "$T/noh5.darshan" "$T/e" >"$T/c2"
+[ -s "$T/c1" ] && cmp -s "$T/c1" "$T/c2" && ok || fail "counters differ with the HDF5 layer: $(diff "$T/c1" "$T/c2" | head -6)"
+expect_grep "POSIX_WRITES" "$T/c1"
+expect_grep "MPIIO_COLL_WRITES" "$T/c1"
+
+# the on-the-fly replay replays the POSIX/MPI-IO calls under the HDF5 calls (the HDF5 calls
+# themselves are skipped: no library-level replay yet)
+expect_rc 0 "$IOLENS" replay "$T/h5.trace" --root "$T/r1" --json
+cp "$IOLENS_TMP/out" "$T/r1.json"
+expect_rc 0 "$IOLENS" replay "$T/noh5.trace" --root "$T/r2" --json
+python3 - "$T/r1.json" "$IOLENS_TMP/out" "$(wc -l <"$T/h5.log")" <<'PY' && ok || fail "replays with and without the HDF5 layer differ"
+import json, sys
+a, b = (json.loads(open(p).read()) for p in sys.argv[1:3])
+for k in ("calls", "bytes_written", "bytes_read", "failed"):
+    assert a[k] == b[k], (k, a[k], b[k])
+assert a["bytes_written"] > 80000 and a["failed"] == 0, a
+assert a["skipped"] - b["skipped"] == int(sys.argv[3]), (a["skipped"], b["skipped"])
+PY
+expect_rc 0 "$IOLENS" replay --config-from "$T/h5.trace" -o "$T/h5.json"
+
+# h5py: datasets opened by name lookup (H5Oopen, not wrapped) are named at their first read
+if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
+  cat >"$T/hp.py" <<'PY'
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w") as f:
+    d = f.create_dataset("x", (100, 1000), dtype="f8", chunks=(10, 1000))
+    for i in range(10):
+        d[i * 10:(i + 1) * 10, :] = np.full((10, 1000), i, dtype="f8")
+with h5py.File(sys.argv[1], "r") as f:
+    print(int(f["x"][:].sum()))
+PY
+  expect_rc 0 "$IOLENS" trace -o "$T/hp.trace" -- /usr/bin/python3 "$T/hp.py" "$T/hp.h5"
+  expect_grep "^450000$" "$IOLENS_TMP/out"
+  expect_rc 0 "$IOLENS" view "$T/hp.trace"
+  [ "$(grep -c " H5Dwrite 0 3 ( $T/hp.h5:/x 2 80000 8 " "$IOLENS_TMP/out")" = 10 ] && ok || fail "h5py: 10 writes of 80000 bytes to hp.h5:/x"
+  [ "$(grep -c " H5Dread 0 3 ( $T/hp.h5:/x 2 800000 8 " "$IOLENS_TMP/out")" = 1 ] && ok || fail "h5py: one read of the whole dataset"
+else
+  echo "skip: no h5py for /usr/bin/python3"
+fi
+finish
