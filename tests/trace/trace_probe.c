@@ -377,9 +377,10 @@ static void posix_calls(logb *L, const char *dir, int k)
     x = closedir(dd);
     logc(L, "closedir", d, dfd, x, E(x), NULL);
     /* relative names are recorded as Darshan names them: below the working directory (which
-     * chdir and fchdir move; they are not recorded themselves) */
+     * chdir and fchdir move; they are not recorded themselves). Not in the threads of
+     * `allthreads` (k > 0): the working directory is the process's, and they would race. */
     char cwd0[1024], cwd1[1024], relp[1100];
-    if (getcwd(cwd0, sizeof cwd0) && chdir(d) == 0 && getcwd(cwd1, sizeof cwd1)) {
+    if (k == 0 && getcwd(cwd0, sizeof cwd0) && chdir(d) == 0 && getcwd(cwd1, sizeof cwd1)) {
         snprintf(relp, sizeof relp, "%s/rel.dat", cwd1);
         fd = open("rel.dat", O_CREAT | O_WRONLY, 0600);
         logc(L, "open", relp, -1, fd, E(fd), "flags=0x%x, mode=0600", O_CREAT | O_WRONLY);
