@@ -156,6 +156,22 @@ IOLENS_API int iolens_trace_info(iolens_evsource *s, iolens_trace_stats *out);
 IOLENS_API int iolens_trace_last_args(iolens_evsource *s, int rank, int32_t *fd, int64_t a[4]);
 
 /**
+ * For the last event of rank, an H5Dread or H5Dwrite whose file selection was a regular
+ * hyperslab: the dataspace's rank (*ndims) and, for its first five dimensions in C order,
+ * count x block (len) and stride. 1 when the event has that shape, 0 when not (another call,
+ * another selection, a trace of an older shim), IOLENS_EINVAL for a source that is no iolens
+ * trace.
+ */
+IOLENS_API int iolens_trace_last_selection(iolens_evsource *s, int rank, int *ndims, int64_t len[5],
+                                           int64_t stride[5]);
+
+/**
+ * For the last event of rank, an H5Dcreate2, H5Dopen2 or H5Oopen of a chunked dataset: the
+ * chunk rank (*ndims) and its first five dimensions in C order. 1 when known, 0 when not.
+ */
+IOLENS_API int iolens_trace_last_chunk(iolens_evsource *s, int rank, int *ndims, int64_t dims[5]);
+
+/**
  * For the last event iolens_evsource_next() returned for rank from an iolens trace: turns the
  * C return value of a stdio read or write into the bytes it moved, as the Darshan runtime
  * counts them (fgets at end of file 0, fgetc/fputc 1, fputs the string, fread/fwrite items x

@@ -626,6 +626,19 @@ int iolens_counters_path_excluded(const char *p)
     return 0;
 }
 
+/* Times sanitized: hostile producers may give NaN/inf/huge. */
+static void sane_times(iolens_event *e)
+{
+    e->tstart = fin(e->tstart);
+    e->tend = fin(e->tend);
+    if (e->tstart < 0)
+        e->tstart = 0;
+    if (e->tend < e->tstart)
+        e->tend = e->tstart;
+    if (e->tend > 1e9) /* no trace lasts 30 years: keeps timestamps convertible */
+        e->tend = e->tstart = 1e9;
+}
+
 static int layer_module(iolens_layer l)
 {
     switch (l) {
@@ -638,15 +651,8 @@ static int layer_module(iolens_layer l)
 
 static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const char *path)
 {
-    iolens_event tmp = *ev; /* times sanitized: hostile producers may give NaN/inf/huge */
-    tmp.tstart = fin(tmp.tstart);
-    tmp.tend = fin(tmp.tend);
-    if (tmp.tstart < 0)
-        tmp.tstart = 0;
-    if (tmp.tend < tmp.tstart)
-        tmp.tend = tmp.tstart;
-    if (tmp.tend > 1e9) /* no trace lasts 30 years: keeps timestamps convertible */
-        tmp.tend = tmp.tstart = 1e9;
+    iolens_event tmp = *ev;
+    sane_times(&tmp);
     const iolens_event *e = &tmp;
     int module = layer_module(e->layer);
     int is_fileno = e->func && !strcmp(e->func, "fileno");
@@ -721,6 +727,219 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const c
     return 0;
 }
 
+/* ---- HDF5: the H5F and H5D modules ------------------------------------------------------
+ * The rules of Darshan's HDF5 runtime module (per file: opens, flushes, the MPI-IO driver,
+ * open/close times; per dataset: opens, reads, writes, bytes as selected elements x the
+ * dataset's type size, selections, the four most common access shapes, the dataspace, the
+ * chunks, collective transfers, times). Datasets are named "<file>:<object path>". */
+
+/* The record of (module, file, rank) if there is one. */
+static iol_crec *crec_find(const iolens_counters *c, const ctab *t, int module, int64_t file, int32_t rank)
+{
+    if (t->cap == 0)
+        return NULL;
+    size_t h = (size_t)key_hash(module, file, rank) & (t->cap - 1);
+    while (t->slot[h]) {
+        iol_crec *r = c->crecs[t->slot[h] - 1];
+        if (r->module == module && r->file == file && r->rank == rank)
+            return r;
+        h = (h + 1) & (t->cap - 1);
+    }
+    return NULL;
+}
+
+/* The runtime's online update of the 4 most common access shapes (slots vals[4][11], cnts[4])
+ * with shape v now seen freq times: the slots above it (more frequent, or as frequent with a
+ * larger first value) stay, then v, then the others but v's old slot. */
+static void h5_common_update(int64_t *vals, int64_t *cnts, const int64_t *v, int64_t freq)
+{
+    enum { N = IOL_H5D_NVALS };
+    if (v[0] == 0)
+        return;
+    int64_t tv[4 * N] = {0}, tc[4] = {0};
+    int k = 0, i = 0;
+    for (; i < 4 && (cnts[i] > freq || (cnts[i] == freq && vals[i * N] > v[0])); i++, k++) {
+        memcpy(&tv[k * N], &vals[i * N], N * sizeof *tv);
+        tc[k] = cnts[i];
+    }
+    if (k == 4)
+        return;
+    memcpy(&tv[k * N], v, N * sizeof *tv);
+    tc[k++] = freq;
+    for (; k < 4 && i < 4; i++)
+        if (memcmp(&vals[i * N], v, N * sizeof *v)) {
+            memcpy(&tv[k * N], &vals[i * N], N * sizeof *tv);
+            tc[k++] = cnts[i];
+        }
+    memcpy(vals, tv, sizeof tv);
+    memcpy(cnts, tc, sizeof tc);
+}
+
+/* One access of shape v: counted among the shapes (at most IOL_CV_MAX kept), then the slots. */
+static int h5_access(iol_crec *r, const int64_t *v)
+{
+    int i = 0;
+    for (; i < r->nh5acc && memcmp(r->h5acc[i].v, v, sizeof r->h5acc[i].v); i++)
+        ;
+    if (i == r->nh5acc) {
+        if (r->nh5acc == IOL_CV_MAX)
+            return 0; /* the runtime tracks no more shapes */
+        if (!r->h5acc && !(r->h5acc = calloc(IOL_CV_MAX, sizeof *r->h5acc)))
+            return iol_err(IOLENS_ENOMEM, "counters: out of memory");
+        memcpy(r->h5acc[i].v, v, sizeof r->h5acc[i].v);
+        r->nh5acc++;
+    }
+    r->h5acc[i].freq++;
+    h5_common_update(&r->c[IOL_DC_H5D_ACCESS1_ACCESS], &r->c[IOL_DC_H5D_ACCESS1_COUNT], v, r->h5acc[i].freq);
+    return 0;
+}
+
+/* "<file>:<object path>": the file's part (the name before the first ":/"). */
+static uint64_t h5_file_rec_id(const char *dset)
+{
+    const char *colon = strstr(dset, ":/");
+    return iolens_darshan_hash(dset, colon ? (size_t)(colon - dset) : strlen(dset), 0);
+}
+
+static int h5f_event(iol_crec *r, const iolens_event *e, const int64_t *a)
+{
+    int64_t *c = r->c;
+    double *f = r->f;
+    switch (e->op) {
+    case IOLENS_OP_OPEN:
+        c[IOL_DC_H5F_OPENS]++;
+        c[IOL_DC_H5F_USE_MPIIO] = a[2] == 1;
+        open_close_ts(f, IOL_DC_H5F_F_OPEN_START_TIMESTAMP, IOL_DC_H5F_F_OPEN_END_TIMESTAMP, e);
+        break;
+    case IOLENS_OP_FLUSH:
+        c[IOL_DC_H5F_FLUSHES]++;
+        break;
+    case IOLENS_OP_CLOSE:
+        open_close_ts(f, IOL_DC_H5F_F_CLOSE_START_TIMESTAMP, IOL_DC_H5F_F_CLOSE_END_TIMESTAMP, e);
+        break;
+    default: return 0;
+    }
+    timer_no_overlap(&f[IOL_DC_H5F_F_META_TIME], e->tstart, e->tend, &r->last_meta_end);
+    return 0;
+}
+
+static int h5d_event(iolens_evsource *src, int rank, iol_crec *r, const iolens_event *e, const int64_t *a,
+                     const char *path)
+{
+    int64_t *c = r->c;
+    double *f = r->f;
+    if (e->op == IOLENS_OP_OPEN) { /* a1 the dataset's bytes, a2 its type size, a3 its rank */
+        c[IOL_DC_H5D_OPENS]++;
+        c[IOL_DC_H5D_USE_DEPRECATED] = 0; /* H5Dcreate1/H5Dopen1 are not traced */
+        open_close_ts(f, IOL_DC_H5D_F_OPEN_START_TIMESTAMP, IOL_DC_H5D_F_OPEN_END_TIMESTAMP, e);
+        timer_no_overlap(&f[IOL_DC_H5D_F_META_TIME], e->tstart, e->tend, &r->last_meta_end);
+        c[IOL_DC_H5D_DATASPACE_NDIMS] = a[3];
+        c[IOL_DC_H5D_DATASPACE_NPOINTS] = a[1] >= 0 && a[2] > 0 ? a[1] / a[2] : -1;
+        c[IOL_DC_H5D_DATATYPE_SIZE] = a[2];
+        int n;
+        int64_t d[5];
+        if (iolens_trace_last_chunk(src, rank, &n, d) == 1) {
+            n = n < 5 ? n : 5;
+            for (int i = 0; i < n; i++) /* D1 the fastest-varying dimension */
+                c[IOL_DC_H5D_CHUNK_SIZE_D1 + i] = d[n - i - 1];
+        }
+        r->file_rec_id = h5_file_rec_id(path);
+        return 0;
+    }
+    if (e->op == IOLENS_OP_FLUSH || e->op == IOLENS_OP_CLOSE) {
+        if (e->op == IOLENS_OP_FLUSH)
+            c[IOL_DC_H5D_FLUSHES]++;
+        else
+            open_close_ts(f, IOL_DC_H5D_F_CLOSE_START_TIMESTAMP, IOL_DC_H5D_F_CLOSE_END_TIMESTAMP, e);
+        timer_no_overlap(&f[IOL_DC_H5D_F_META_TIME], e->tstart, e->tend, &r->last_meta_end);
+        return 0;
+    }
+    if (e->op != IOLENS_OP_READ && e->op != IOLENS_OP_WRITE)
+        return 0;
+    /* a0 the file selection, a1 bytes in memory, a2 the memory type size, a3 the transfer mode */
+    int w = e->op == IOLENS_OP_WRITE;
+    c[w ? IOL_DC_H5D_WRITES : IOL_DC_H5D_READS]++;
+    if (r->last_io == (w ? 1 : 2))
+        c[IOL_DC_H5D_RW_SWITCHES]++;
+    r->last_io = w ? 2 : 1;
+    int64_t v[IOL_H5D_NVALS] = {0};
+    if (a[0] == 1)
+        c[IOL_DC_H5D_POINT_SELECTS]++;
+    else if (a[0] == 3)
+        c[IOL_DC_H5D_IRREGULAR_HYPERSLAB_SELECTS]++;
+    else if (a[0] == 2) {
+        c[IOL_DC_H5D_REGULAR_HYPERSLAB_SELECTS]++;
+        int nd;
+        int64_t len[5], stride[5];
+        if (iolens_trace_last_selection(src, rank, &nd, len, stride) == 1)
+            for (int i = 0; i < 5; i++) { /* D1 the fastest-varying of the first five dimensions */
+                v[1 + i] = len[4 - i];
+                v[6 + i] = stride[4 - i];
+            }
+    }
+    int64_t npoints = a[1] >= 0 && a[2] > 0 ? a[1] / a[2] : 0;
+    int64_t bytes = (int64_t)((uint64_t)npoints * (uint64_t)(c[IOL_DC_H5D_DATATYPE_SIZE] > 0 ? c[IOL_DC_H5D_DATATYPE_SIZE] : 0));
+    int bw = w ? IOL_DC_H5D_BYTES_WRITTEN : IOL_DC_H5D_BYTES_READ;
+    c[bw] = sadd(c[bw], bytes);
+    c[(w ? IOL_DC_H5D_SIZE_WRITE_AGG_0_100 : IOL_DC_H5D_SIZE_READ_AGG_0_100) + size_bucket(bytes)]++;
+    v[0] = bytes;
+    int rc = h5_access(r, v);
+    if (rc < 0)
+        return rc;
+    if (a[3] == 1)
+        c[IOL_DC_H5D_USE_MPIIO_COLLECTIVE] = 1;
+    int ts = w ? IOL_DC_H5D_F_WRITE_START_TIMESTAMP : IOL_DC_H5D_F_READ_START_TIMESTAMP;
+    int te = w ? IOL_DC_H5D_F_WRITE_END_TIMESTAMP : IOL_DC_H5D_F_READ_END_TIMESTAMP;
+    if (f[ts] == 0 || f[ts] > e->tstart)
+        f[ts] = e->tstart;
+    f[te] = e->tend;
+    double el = e->tend - e->tstart;
+    int mt = w ? IOL_DC_H5D_F_MAX_WRITE_TIME : IOL_DC_H5D_F_MAX_READ_TIME;
+    if (f[mt] < el) {
+        f[mt] = el;
+        c[w ? IOL_DC_H5D_MAX_WRITE_TIME_SIZE : IOL_DC_H5D_MAX_READ_TIME_SIZE] = bytes;
+    }
+    if (w)
+        timer_no_overlap(&f[IOL_DC_H5D_F_WRITE_TIME], e->tstart, e->tend, &r->last_write_end);
+    else
+        timer_no_overlap(&f[IOL_DC_H5D_F_READ_TIME], e->tstart, e->tend, &r->last_read_end);
+    return 0;
+}
+
+/* An HDF5 event of an iolens trace: into its file's H5F record or its dataset's H5D record. */
+static int h5_event(iolens_counters *c, ctab *t, iolens_evsource *src, int rank, const iolens_event *ev,
+                    const char *path)
+{
+    if (ev->file < 0 || !path || !path[0] || (ev->flags & IOLENS_EVF_FAILED) || !ev->func)
+        return 0;
+    if (!c->opts.all_paths && iolens_counters_path_excluded(path))
+        return 0;
+    int32_t fd;
+    int64_t a[4];
+    if (iolens_trace_last_args(src, rank, &fd, a) < 0)
+        return 0; /* not an iolens trace: its HDF5 arguments are not these slots */
+    iolens_event e = *ev;
+    sane_times(&e);
+    if (e.tend > c->max_end)
+        c->max_end = e.tend;
+    const char *fn = e.func;
+    int rc;
+    iol_crec *r = NULL;
+    if (!strncmp(fn, "H5F", 3)) {
+        if ((rc = crec_get(c, t, IOLENS_DARSHAN_H5F, e.file, rank, path, &r)) < 0)
+            return rc;
+        return h5f_event(r, &e, a);
+    }
+    int dset = !strncmp(fn, "H5D", 3) || (!strcmp(fn, "H5Oopen") && a[2] > 0);
+    if (!strcmp(fn, "H5Oclose")) /* a dataset's if it has a record */
+        dset = crec_find(c, t, IOLENS_DARSHAN_H5D, e.file, rank) != NULL;
+    if (!dset || !strcmp(fn, "H5Dset_extent"))
+        return 0;
+    if ((rc = crec_get(c, t, IOLENS_DARSHAN_H5D, e.file, rank, path, &r)) < 0)
+        return rc;
+    return h5d_event(src, rank, r, &e, a, path);
+}
+
 /* ---- finalisation and shared-file reduction --------------------------------------------- */
 
 typedef struct modinfo {
@@ -746,6 +965,12 @@ static const modinfo *mod_info(int module)
          IOL_DC_STDIO_FASTEST_RANK, IOL_DC_STDIO_F_FASTEST_RANK_TIME, IOL_DC_STDIO_BYTES_READ,
          IOL_DC_STDIO_BYTES_WRITTEN, IOL_DC_STDIO_F_READ_TIME, IOL_DC_STDIO_F_WRITE_TIME,
          IOL_DC_STDIO_F_META_TIME},
+        /* H5F has no per-rank extremes; H5D's access shapes are merged apart (h5d_merge) */
+        {IOLENS_DARSHAN_H5F, IOL_DC_H5F_NUM_I, IOL_DC_H5F_NUM_F, -1, -1, -1, -1, -1, -1, -1, -1,
+         IOL_DC_H5F_F_META_TIME},
+        {IOLENS_DARSHAN_H5D, IOL_DC_H5D_NUM_I, IOL_DC_H5D_NUM_F, -1, -1, IOL_DC_H5D_FASTEST_RANK,
+         IOL_DC_H5D_F_FASTEST_RANK_TIME, IOL_DC_H5D_BYTES_READ, IOL_DC_H5D_BYTES_WRITTEN,
+         IOL_DC_H5D_F_READ_TIME, IOL_DC_H5D_F_WRITE_TIME, IOL_DC_H5D_F_META_TIME},
     };
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
         if (m[i].module == module)
@@ -781,6 +1006,18 @@ static int int_rule(int module, int i)
             return 2;
         if (i == IOL_DC_MPIIO_MAX_READ_TIME_SIZE || i == IOL_DC_MPIIO_MAX_WRITE_TIME_SIZE ||
             i >= IOL_DC_MPIIO_ACCESS1_ACCESS)
+            return 3;
+    } else if (module == IOLENS_DARSHAN_H5F) {
+        if (i == IOL_DC_H5F_USE_MPIIO)
+            return 1; /* any rank's */
+    } else if (module == IOLENS_DARSHAN_H5D) {
+        if (i == IOL_DC_H5D_USE_MPIIO_COLLECTIVE || i == IOL_DC_H5D_USE_DEPRECATED)
+            return 1;
+        if (i == IOL_DC_H5D_DATASPACE_NDIMS || i == IOL_DC_H5D_DATASPACE_NPOINTS || i == IOL_DC_H5D_DATATYPE_SIZE ||
+            (i >= IOL_DC_H5D_CHUNK_SIZE_D1 && i <= IOL_DC_H5D_CHUNK_SIZE_D5))
+            return 2;
+        if (i == IOL_DC_H5D_MAX_READ_TIME_SIZE || i == IOL_DC_H5D_MAX_WRITE_TIME_SIZE ||
+            (i >= IOL_DC_H5D_ACCESS1_ACCESS && i <= IOL_DC_H5D_ACCESS4_COUNT) || i >= IOL_DC_H5D_FASTEST_RANK)
             return 3;
     } else {
         if (i == IOL_DC_STDIO_MAX_BYTE_READ || i == IOL_DC_STDIO_MAX_BYTE_WRITTEN)
@@ -827,6 +1064,30 @@ static void merge_top4(int64_t *dv, int64_t *dc, const int64_t *sv, const int64_
     memcpy(dc, tc, sizeof tc);
 }
 
+/* The runtime's merge of two ranks' H5D access shapes: x's slots, then out's (a shape both
+ * hold counted once, in x's slot), each put in as the online update does. */
+static void h5d_merge(iol_crec *out, const iol_crec *x)
+{
+    enum { N = IOL_H5D_NVALS };
+    int64_t xv[4 * N], xc[4], *ov = &out->c[IOL_DC_H5D_ACCESS1_ACCESS], *oc = &out->c[IOL_DC_H5D_ACCESS1_COUNT];
+    memcpy(xv, &x->c[IOL_DC_H5D_ACCESS1_ACCESS], sizeof xv);
+    memcpy(xc, &x->c[IOL_DC_H5D_ACCESS1_COUNT], sizeof xc);
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 4; k++)
+            if (!memcmp(&xv[j * N], &ov[k * N], N * sizeof *xv)) {
+                memset(&ov[k * N], 0, N * sizeof *ov);
+                xc[j] = sadd(xc[j], oc[k]);
+                oc[k] = 0;
+            }
+    int64_t tv[4 * N] = {0}, tc[4] = {0};
+    for (int j = 0; j < 4; j++)
+        h5_common_update(tv, tc, &xv[j * N], xc[j]);
+    for (int j = 0; j < 4; j++)
+        h5_common_update(tv, tc, &ov[j * N], oc[j]);
+    memcpy(ov, tv, sizeof tv);
+    memcpy(oc, tc, sizeof tc);
+}
+
 /* Reduces the records r[0..n) (one per rank, in rank order) into out (rank -1). */
 static void reduce(iol_crec *out, iol_crec **r, size_t n)
 {
@@ -860,11 +1121,12 @@ static void reduce(iol_crec *out, iol_crec **r, size_t n)
             else if (rule == 2 && x->f[i] > 0 && (out->f[i] == 0 || x->f[i] < out->f[i]))
                 out->f[i] = x->f[i];
         }
-        if (module == IOLENS_DARSHAN_POSIX || module == IOLENS_DARSHAN_MPIIO) {
-            int mrs = module == IOLENS_DARSHAN_POSIX ? IOL_DC_POSIX_MAX_READ_TIME_SIZE : IOL_DC_MPIIO_MAX_READ_TIME_SIZE;
-            int mws = module == IOLENS_DARSHAN_POSIX ? IOL_DC_POSIX_MAX_WRITE_TIME_SIZE : IOL_DC_MPIIO_MAX_WRITE_TIME_SIZE;
-            int mrt = module == IOLENS_DARSHAN_POSIX ? IOL_DC_POSIX_F_MAX_READ_TIME : IOL_DC_MPIIO_F_MAX_READ_TIME;
-            int mwt = module == IOLENS_DARSHAN_POSIX ? IOL_DC_POSIX_F_MAX_WRITE_TIME : IOL_DC_MPIIO_F_MAX_WRITE_TIME;
+        if (module == IOLENS_DARSHAN_POSIX || module == IOLENS_DARSHAN_MPIIO || module == IOLENS_DARSHAN_H5D) {
+            int p = module == IOLENS_DARSHAN_POSIX, m = module == IOLENS_DARSHAN_MPIIO;
+            int mrs = p ? IOL_DC_POSIX_MAX_READ_TIME_SIZE : m ? IOL_DC_MPIIO_MAX_READ_TIME_SIZE : IOL_DC_H5D_MAX_READ_TIME_SIZE;
+            int mws = p ? IOL_DC_POSIX_MAX_WRITE_TIME_SIZE : m ? IOL_DC_MPIIO_MAX_WRITE_TIME_SIZE : IOL_DC_H5D_MAX_WRITE_TIME_SIZE;
+            int mrt = p ? IOL_DC_POSIX_F_MAX_READ_TIME : m ? IOL_DC_MPIIO_F_MAX_READ_TIME : IOL_DC_H5D_F_MAX_READ_TIME;
+            int mwt = p ? IOL_DC_POSIX_F_MAX_WRITE_TIME : m ? IOL_DC_MPIIO_F_MAX_WRITE_TIME : IOL_DC_H5D_F_MAX_WRITE_TIME;
             /* the max time was already merged above (rule 1): take the size of the rank holding it */
             if (x->f[mrt] >= out->f[mrt] && (k == 0 || x->f[mrt] > 0))
                 out->c[mrs] = x->c[mrs];
@@ -875,6 +1137,10 @@ static void reduce(iol_crec *out, iol_crec **r, size_t n)
             merge_top4(&out->c[mi->acc1], &out->c[mi->acc1 + 4], &x->c[mi->acc1], &x->c[mi->acc1 + 4]);
         if (mi->str1 >= 0)
             merge_top4(&out->c[mi->str1], &out->c[mi->str1 + 4], &x->c[mi->str1], &x->c[mi->str1 + 4]);
+        if (module == IOLENS_DARSHAN_H5D)
+            h5d_merge(out, x);
+        if (mi->fastest < 0)
+            continue;
         double t = x->f[mi->tr] + x->f[mi->tw] + x->f[mi->tm];
         int64_t b = sadd(x->c[mi->br], x->c[mi->bw]);
         if (k == 0 || t < tmin) {
@@ -893,6 +1159,9 @@ static void reduce(iol_crec *out, iol_crec **r, size_t n)
         sum_b2 += (double)b * (double)b;
         /* DXT segments move to the reduced record */
     }
+    out->file_rec_id = r[0]->file_rec_id;
+    if (mi->fastest < 0)
+        return;
     out->c[mi->fastest] = fr;
     out->c[mi->fastest + 1] = fb;
     out->c[mi->fastest + 2] = sr;
@@ -1028,6 +1297,7 @@ static int finish(iolens_counters *c, int nranks)
         d->counters = r->c;
         d->nfcounters = (size_t)mi->nf;
         d->fcounters = r->f;
+        d->file_rec_id = r->file_rec_id;
     }
     for (size_t i = 0; i < n; i++)
         if ((rc = build_dxt(c, c->crecs[i], &c->recs[c->crecs[i]->module == IOLENS_DARSHAN_POSIX
@@ -1222,7 +1492,7 @@ int iolens_counters_compute(iolens_evsource *src, const iolens_counters_opts *op
                             path = files[k].path;
             }
             e.rank = rank;
-            if ((rc = on_event(c, &t, &e, path)) < 0)
+            if ((rc = e.layer == IOLENS_LAYER_HDF5 ? h5_event(c, &t, src, rank, &e, path) : on_event(c, &t, &e, path)) < 0)
                 goto fail;
         }
         if (rc < 0)
@@ -1250,6 +1520,7 @@ void iolens_counters_free(iolens_counters *c)
     for (size_t i = 0; i < c->ncrecs; i++) {
         free(c->crecs[i]->wseg);
         free(c->crecs[i]->rseg);
+        free(c->crecs[i]->h5acc);
         free(c->crecs[i]);
     }
     free(c->crecs);

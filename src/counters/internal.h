@@ -12,14 +12,29 @@ typedef struct iol_cv {
     int64_t val, cnt;
 } iol_cv;
 
-/* One record being computed (POSIX, MPI-IO or STDIO, per file and rank). */
+/* The most counters of a module computed here (H5D's integers, POSIX's reals). */
+#define IOL_CREC_NI ((int)IOL_DC_H5D_NUM_I > (int)IOL_DC_POSIX_NUM_I ? (int)IOL_DC_H5D_NUM_I : (int)IOL_DC_POSIX_NUM_I)
+#define IOL_CREC_NF ((int)IOL_DC_H5D_NUM_F > (int)IOL_DC_POSIX_NUM_F ? (int)IOL_DC_H5D_NUM_F : (int)IOL_DC_POSIX_NUM_F)
+
+/* H5D: one access shape (bytes, then lengths and strides of dimensions D1..D5) and how often
+ * it was seen, as the runtime's common-value tree keeps them (at most IOL_CV_MAX shapes). */
+#define IOL_H5D_NVALS 11
+typedef struct iol_h5acc {
+    int64_t v[IOL_H5D_NVALS];
+    int64_t freq;
+} iol_h5acc;
+
+/* One record being computed (POSIX, MPI-IO, STDIO, H5F or H5D, per file and rank). */
 typedef struct iol_crec {
     int module;
     int64_t file;
     int32_t rank;
     uint64_t id;
-    int64_t c[IOL_DC_POSIX_NUM_I]; /* POSIX has the most counters */
-    double f[IOL_DC_POSIX_NUM_F];
+    uint64_t file_rec_id; /* H5D: the record id of the dataset's file */
+    int64_t c[IOL_CREC_NI];
+    double f[IOL_CREC_NF];
+    iol_h5acc *h5acc; /* H5D: the access shapes seen (IOL_CV_MAX) */
+    int nh5acc;
     /* running state, as the runtime keeps it per open file */
     int64_t offset, last_byte_read, last_byte_written;
     int last_io; /* 0 none, 1 read, 2 write */

@@ -48,6 +48,8 @@ hid_t H5Aopen(hid_t obj, const char *name, hid_t aapl);
 herr_t H5Aread(hid_t attr, hid_t mem_type, void *buf);
 herr_t H5Awrite(hid_t attr, hid_t mem_type, const void *buf);
 herr_t H5Aclose(hid_t attr);
+hid_t H5Oopen(hid_t loc, const char *name, hid_t lapl);
+herr_t H5Oclose(hid_t obj);
 herr_t H5Pset_fapl_mpio(hid_t fapl, void *comm, void *info);
 herr_t H5Pset_dxpl_mpio(hid_t dxpl, int mode);
 herr_t H5Pset_chunk(hid_t dcpl, int ndims, const hsize_t dim[]);
@@ -78,6 +80,14 @@ static struct {
     herr_t (*sclose)(hid_t);
     herr_t (*pget_dxpl_mpio)(hid_t, int *);
     int (*iget_type)(hid_t);
+    herr_t (*sget_regular)(hid_t, hsize_t *, hsize_t *, hsize_t *, hsize_t *);
+    herr_t (*pget_fapl_mpio)(hid_t, void *, void *);
+    herr_t (*eget_auto)(hid_t, void **, void **);
+    herr_t (*eset_auto)(hid_t, void *, void *);
+    hid_t (*dget_create_plist)(hid_t);
+    int (*pget_layout)(hid_t);
+    int (*pget_chunk)(hid_t, int, hsize_t *);
+    herr_t (*pclose)(hid_t);
     ssize_t (*aget_name)(hid_t, size_t, char *);
 } q;
 
@@ -101,8 +111,60 @@ static void queries(void)
     q.sclose = (herr_t(*)(hid_t))iol_real("H5Sclose");
     q.pget_dxpl_mpio = (herr_t(*)(hid_t, int *))iol_real("H5Pget_dxpl_mpio"); /* parallel HDF5 only */
     q.iget_type = (int (*)(hid_t))iol_real("H5Iget_type");
+    q.sget_regular = (herr_t(*)(hid_t, hsize_t *, hsize_t *, hsize_t *, hsize_t *))iol_real("H5Sget_regular_hyperslab");
+    q.pget_fapl_mpio = (herr_t(*)(hid_t, void *, void *))iol_real("H5Pget_fapl_mpio"); /* parallel HDF5 only */
+    q.eget_auto = (herr_t(*)(hid_t, void **, void **))iol_real("H5Eget_auto2");
+    q.eset_auto = (herr_t(*)(hid_t, void *, void *))iol_real("H5Eset_auto2");
+    q.dget_create_plist = (hid_t(*)(hid_t))iol_real("H5Dget_create_plist");
+    q.pget_layout = (int (*)(hid_t))iol_real("H5Pget_layout");
+    q.pget_chunk = (int (*)(hid_t, int, hsize_t *))iol_real("H5Pget_chunk");
+    q.pclose = (herr_t(*)(hid_t))iol_real("H5Pclose");
     q.aget_name = (ssize_t(*)(hid_t, size_t, char *))iol_real("H5Aget_name");
     __atomic_store_n(&q.done, 1, __ATOMIC_RELEASE);
+}
+
+/* HDF5 prints the errors of a failed query (a property list of another driver asked for its
+ * MPI-IO settings) unless its automatic error printing is off: off around such queries. */
+typedef struct quiet {
+    void *func, *data;
+    int off;
+} quiet;
+static void quiet_on(quiet *qt)
+{
+    qt->off = q.eget_auto && q.eset_auto && q.eget_auto(0, &qt->func, &qt->data) >= 0 && q.eset_auto(0, NULL, NULL) >= 0;
+}
+static void quiet_off(const quiet *qt)
+{
+    if (qt->off)
+        q.eset_auto(0, qt->func, qt->data);
+}
+
+/* Whether a file access list selects the MPI-IO driver (Darshan's H5F_USE_MPIIO). */
+static int uses_mpio(hid_t fapl)
+{
+    if (fapl == 0 || !q.pget_fapl_mpio)
+        return 0;
+    quiet qt;
+    quiet_on(&qt);
+    int r = q.pget_fapl_mpio(fapl, NULL, NULL) >= 0;
+    quiet_off(&qt);
+    return r;
+}
+
+/* A transfer list's mode: 0 independent, 1 collective, -1 not known. */
+static int xfer_mode(hid_t dxpl)
+{
+    if (dxpl == 0) /* H5P_DEFAULT */
+        return 0;
+    if (!q.pget_dxpl_mpio)
+        return -1;
+    int mode = -1;
+    quiet qt;
+    quiet_on(&qt);
+    if (q.pget_dxpl_mpio(dxpl, &mode) < 0)
+        mode = -1;
+    quiet_off(&qt);
+    return mode;
 }
 
 /* ---- open objects: hid_t -> (handle index, recorded name, the file's name, shape) ---- */
@@ -342,6 +404,61 @@ static int selection(hid_t space)
     }
 }
 
+/* The shape of a regular hyperslab (per dimension count x block and stride) as a note before
+ * the read or write's record (funcs.def, H5Sget_regular_hyperslab). */
+static void shape_note(uint64_t t0, hid_t space)
+{
+    enum { MAXD = 32 };
+    int nd = q.sget_ndims ? q.sget_ndims(space) : -1;
+    hsize_t start[MAXD], stride[MAXD], count[MAXD], block[MAXD];
+    if (nd <= 0 || nd > MAXD || !q.sget_regular || q.sget_regular(space, start, stride, count, block) < 0)
+        return;
+    int64_t v[5] = {0};
+    for (int i = 0; i < nd && i < 5; i++) {
+        uint64_t len = count[i] * block[i], st = stride[i];
+        v[i] = (int64_t)((len > 0xffffffffu ? 0xffffffffu : len) << 32 | (st > 0xffffffffu ? 0xffffffffu : st));
+    }
+    iol_rawrec *rec = iol_lib_note(IOL_F_H5Sget_regular_hyperslab, t0);
+    if (!rec)
+        return;
+    rec->fd = nd;
+    rec->a[0] = v[0];
+    rec->a[1] = v[1];
+    rec->a[2] = v[2];
+    rec->a[3] = v[3];
+    rec->ret = v[4];
+    iol_commit(rec);
+}
+
+/* The chunk dimensions of a chunked dataset (creation list dcpl, or the dataset's own when
+ * dcpl is 0 and dset is open) as a note before the create or open record (funcs.def,
+ * H5Pget_chunk). */
+static void chunk_note(uint64_t t0, hid_t dcpl, hid_t dset)
+{
+    hid_t own = -1;
+    if (dcpl == 0 && dset > 0 && q.dget_create_plist)
+        dcpl = own = q.dget_create_plist(dset);
+    hsize_t d[5] = {0};
+    int n = dcpl > 0 && q.pget_layout && q.pget_chunk && q.pget_layout(dcpl) == 2 /* H5D_CHUNKED */
+                ? q.pget_chunk(dcpl, 5, d)
+                : 0;
+    if (own > 0 && q.pclose)
+        q.pclose(own);
+    if (n <= 0)
+        return;
+    iol_rawrec *rec = iol_lib_note(IOL_F_H5Pget_chunk, t0);
+    if (!rec)
+        return;
+    for (int i = 0; i < 5; i++)
+        if (d[i] > 0xffffffffu)
+            d[i] = 0xffffffffu;
+    rec->fd = n;
+    rec->a[0] = (int64_t)(d[0] << 32 | d[1]);
+    rec->a[1] = (int64_t)(d[2] << 32 | d[3]);
+    rec->a[2] = (int64_t)d[4];
+    iol_commit(rec);
+}
+
 static void data_rec(int func, uint64_t t0, herr_t r, hid_t id, hid_t mem_type, hid_t mem_space, hid_t file_space,
                      hid_t dxpl)
 {
@@ -359,13 +476,9 @@ static void data_rec(int func, uint64_t t0, herr_t r, hid_t id, hid_t mem_type, 
         n = o.npoints;
     int sel = func == IOL_F_H5Aread || func == IOL_F_H5Awrite ? 4 : selection(file_space);
     int32_t ts = type_size(mem_type);
-    int mode = -1;
-    if (func == IOL_F_H5Aread || func == IOL_F_H5Awrite)
-        mode = -1;
-    else if (dxpl == 0) /* H5P_DEFAULT: independent */
-        mode = 0;
-    else if (q.pget_dxpl_mpio && q.pget_dxpl_mpio(dxpl, &mode) < 0)
-        mode = -1;
+    int mode = func == IOL_F_H5Aread || func == IOL_F_H5Awrite ? -1 : xfer_mode(dxpl);
+    if (sel == 2)
+        shape_note(t0, file_space);
     iol_shim_inside--;
     iol_rawrec *rec = iol_lib_end(func, t0);
     if (!rec)
@@ -387,8 +500,11 @@ IOL_EXPORT hid_t H5Fcreate(const char *name, unsigned flags, hid_t fcpl, hid_t f
     queries();
     uint64_t t0 = iol_lib_begin();
     hid_t r = real_H5Fcreate(name, flags, fcpl, fapl);
+    iol_shim_inside++;
+    obj mp = {0, 0, 0, 0, 0, uses_mpio(fapl)}; /* a2: the MPI-IO driver (tsize slot) */
+    iol_shim_inside--;
     int32_t p = iol_path_id(name);
-    opened(IOL_F_H5Fcreate, t0, r, p, p, NULL, flags);
+    opened(IOL_F_H5Fcreate, t0, r, p, p, &mp, flags);
     return r;
 }
 
@@ -400,8 +516,11 @@ IOL_EXPORT hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl)
     queries();
     uint64_t t0 = iol_lib_begin();
     hid_t r = real_H5Fopen(name, flags, fapl);
+    iol_shim_inside++;
+    obj mp = {0, 0, 0, 0, 0, uses_mpio(fapl)};
+    iol_shim_inside--;
     int32_t p = iol_path_id(name);
-    opened(IOL_F_H5Fopen, t0, r, p, p, NULL, flags);
+    opened(IOL_F_H5Fopen, t0, r, p, p, &mp, flags);
     return r;
 }
 
@@ -423,13 +542,17 @@ IOL_EXPORT herr_t H5Fflush(hid_t obj_id, int scope)
         return real_H5Fflush(obj_id, scope);
     uint64_t t0 = iol_lib_begin();
     herr_t r = real_H5Fflush(obj_id, scope);
+    queries();
     obj o;
     int at = obj_get(obj_id, &o);
+    iol_shim_inside++;
+    int32_t f = at >= 0 ? o.fpath : file_of(obj_id); /* the file is what is flushed */
+    iol_shim_inside--;
     iol_rawrec *rec = iol_lib_end(IOL_F_H5Fflush, t0);
     if (rec) {
         rec->a[2] = scope;
         rec->fd = at;
-        rec->file = at >= 0 ? o.fpath : -1; /* the file is what is flushed */
+        rec->file = f;
         rec->ret = r;
         iol_commit(rec);
     }
@@ -451,6 +574,8 @@ IOL_EXPORT hid_t H5Dcreate2(hid_t loc, const char *name, hid_t type, hid_t space
     space_shape(space, &shape.npoints, &shape.ndims);
     shape.tsize = type_size(type);
     int32_t f = file_of(loc), p = r > 0 && f >= 0 ? object_name(f, r, NULL) : -1;
+    if (r > 0)
+        chunk_note(t0, dcpl, r);
     iol_shim_inside--;
     opened(IOL_F_H5Dcreate2, t0, r, p, f, &shape, dcpl);
     return r;
@@ -469,6 +594,8 @@ IOL_EXPORT hid_t H5Dopen2(hid_t loc, const char *name, hid_t dapl)
     if (r > 0)
         shape_of(r, 0, &shape);
     int32_t f = file_of(loc), p = r > 0 && f >= 0 ? object_name(f, r, NULL) : -1;
+    if (r > 0)
+        chunk_note(t0, 0, r);
     iol_shim_inside--;
     opened(IOL_F_H5Dopen2, t0, r, p, f, &shape, dapl);
     return r;
@@ -590,6 +717,41 @@ IOL_EXPORT herr_t H5Gclose(hid_t group)
     uint64_t t0 = iol_lib_begin();
     herr_t r = real_H5Gclose(group);
     on_obj(IOL_F_H5Gclose, t0, group, r, 0, 0, 1);
+    return r;
+}
+
+/* ---- objects opened by name whatever their kind (h5py opens datasets so) ---- */
+
+/* a1..a3 as H5Dopen2 for a dataset, 0 for a group or a named datatype */
+IOL_EXPORT hid_t H5Oopen(hid_t loc, const char *name, hid_t lapl)
+{
+    IOL_REAL(H5Oopen);
+    if (!iol_tracing(IOL_LAYER_HDF5_BIT))
+        return real_H5Oopen(loc, name, lapl);
+    queries();
+    uint64_t t0 = iol_lib_begin();
+    hid_t r = real_H5Oopen(loc, name, lapl);
+    iol_shim_inside++;
+    int dset = r > 0 && q.iget_type && q.iget_type(r) == H5I_DATASET_;
+    obj shape = {0, 0, 0, -1, 0, 0};
+    if (dset) {
+        shape_of(r, 0, &shape);
+        chunk_note(t0, 0, r);
+    }
+    int32_t f = file_of(loc), p = r > 0 && f >= 0 ? object_name(f, r, NULL) : -1;
+    iol_shim_inside--;
+    opened(IOL_F_H5Oopen, t0, r, p, f, dset ? &shape : NULL, lapl);
+    return r;
+}
+
+IOL_EXPORT herr_t H5Oclose(hid_t obj_id)
+{
+    IOL_REAL(H5Oclose);
+    if (!iol_tracing(IOL_LAYER_HDF5_BIT))
+        return real_H5Oclose(obj_id);
+    uint64_t t0 = iol_lib_begin();
+    herr_t r = real_H5Oclose(obj_id);
+    on_obj(IOL_F_H5Oclose, t0, obj_id, r, 0, 0, 1);
     return r;
 }
 

@@ -382,6 +382,11 @@ iol_rawrec *iol_lib_end(int func, uint64_t t0)
     return rec_new(func, t0, t1, e, 0, iol_shim_depth, iol_shim_libdepth);
 }
 
+iol_rawrec *iol_lib_note(int func, uint64_t t0)
+{
+    return rec_new(func, t0, t0, errno, 0, iol_shim_depth, iol_shim_libdepth > 0 ? iol_shim_libdepth - 1 : 0);
+}
+
 /* The record of a call that ended (errno e saved for iol_commit), at the depths format.h
  * packs into its depth byte. */
 static iol_rawrec *rec_new(int func, uint64_t t0, uint64_t t1, int e, int failed, int io_depth, int lib_depth)

@@ -82,6 +82,10 @@ static inline uint64_t iol_lib_begin(void)
     return iol_now();
 }
 iol_rawrec *iol_lib_end(int func, uint64_t t0);
+/* A record that completes the library call in progress (started at t0, not yet ended): made
+ * before the call's own record, at its depth, lasting no time (an argument too large for one
+ * record: the shape of a selection). */
+iol_rawrec *iol_lib_note(int func, uint64_t t0);
 
 /* File identities. */
 int32_t iol_fd_file(int fd);              /* path id of a descriptor, -1 unknown */

@@ -37,6 +37,8 @@ typedef struct iol_thread {
     uint64_t done;
     int has_head;
     iol_rawrec head;
+    iol_rawrec note; /* an H5Sget_regular_hyperslab note, for this thread's next read/write */
+    int has_note;
 } iol_thread;
 
 typedef struct iol_proc {
@@ -59,6 +61,8 @@ typedef struct iol_proc {
     iol_offmap fdpos; /* simulated file position per descriptor */
     iol_rawrec last;
     int has_last;
+    iol_rawrec last_note; /* the selection shape of the last event (when last_has_note) */
+    int last_has_note;
     /* textual arguments of the last event (valid until the rank's next event) */
     const char *argv[8];
     char argtext[8][24];

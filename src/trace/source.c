@@ -36,9 +36,11 @@ int iol_trace_rewind(iol_trace *t, int rank)
         th->tprev = 0;
         th->done = 0;
         th->has_head = 0;
+        th->has_note = 0;
     }
     iol_offmap_release(&p->fdpos);
     p->has_last = 0;
+    p->last_has_note = 0;
     return 0;
 }
 
@@ -292,7 +294,7 @@ static const arg_spec arg_specs[] = {
     {"MPI_Waitany", "32"}, {"MPI_Waitsome", "32"}, {"MPI_Test", "32"}, {"MPI_Testall", "32"},
     {"MPI_Testany", "32"}, {"MPI_Testsome", "32"},
     /* HDF5: the object's name, then the slots hdf5.c records */
-    {"H5Fcreate", "P0"}, {"H5Fopen", "P0"}, {"H5Fclose", "P"}, {"H5Fflush", "P2"}, {"H5Dcreate2", "P1230"},
+    {"H5Fcreate", "P02"}, {"H5Fopen", "P02"}, {"H5Oopen", "P1230"}, {"H5Oclose", "P"}, {"H5Fclose", "P"}, {"H5Fflush", "P2"}, {"H5Dcreate2", "P1230"},
     {"H5Dopen2", "P1230"}, {"H5Dread", "P0123"}, {"H5Dwrite", "P0123"}, {"H5Dset_extent", "P13"}, {"H5Dflush", "P"},
     {"H5Dclose", "P"}, {"H5Gcreate2", "P"}, {"H5Gopen2", "P"}, {"H5Gclose", "P"}, {"H5Acreate2", "P12"},
     {"H5Aopen", "P12"}, {"H5Aread", "P12"}, {"H5Awrite", "P12"}, {"H5Aclose", "P"}, {"H5Pset_fapl_mpio", "0"},
@@ -394,7 +396,9 @@ static int src_next(void *impl, int rank, iolens_event *out)
 {
     iol_trace *t = impl;
     iol_proc *p = &t->procs[rank];
-    iol_thread *best = NULL;
+    iol_thread *best;
+again:
+    best = NULL;
     for (size_t k = 0; k < p->nthreads; k++) {
         iol_thread *th = &p->th[k];
         if (!th->has_head) {
@@ -410,6 +414,14 @@ static int src_next(void *impl, int rank, iolens_event *out)
         return 0;
     best->has_head = 0;
     iol_rawrec r = best->head;
+    if (r.func == IOL_F_H5Sget_regular_hyperslab || r.func == IOL_F_H5Pget_chunk) {
+        best->note = r; /* not a call: a note for the thread's next call (funcs.def) */
+        best->has_note = 1;
+        goto again;
+    }
+    p->last_has_note = best->has_note;
+    p->last_note = best->note;
+    best->has_note = 0;
     uint32_t bufpos = take_bufpos(&r);
     p->last = r;
     p->has_last = 1;
@@ -570,6 +582,43 @@ int iolens_trace_last_args(iolens_evsource *s, int rank, int32_t *fd, int64_t a[
     *fd = t->procs[rank].last.fd;
     memcpy(a, t->procs[rank].last.a, 4 * sizeof *a);
     return 0;
+}
+
+int iolens_trace_last_selection(iolens_evsource *s, int rank, int *ndims, int64_t len[5], int64_t stride[5])
+{
+    iol_trace *t = trace_of(s);
+    if (!t || rank < 0 || (size_t)rank >= t->nprocs)
+        return iol_err(IOLENS_EINVAL, "not an iolens trace, or no rank %d", rank);
+    const iol_proc *p = &t->procs[rank];
+    if (!p->has_last || !p->last_has_note || p->last_note.func != IOL_F_H5Sget_regular_hyperslab ||
+        (p->last.func != IOL_F_H5Dread && p->last.func != IOL_F_H5Dwrite))
+        return 0;
+    const iol_rawrec *n = &p->last_note;
+    int64_t v[5] = {n->a[0], n->a[1], n->a[2], n->a[3], n->ret};
+    *ndims = n->fd < 0 ? 0 : n->fd;
+    for (int i = 0; i < 5; i++) {
+        len[i] = (int64_t)((uint64_t)v[i] >> 32);
+        stride[i] = (int64_t)((uint64_t)v[i] & 0xffffffffu);
+    }
+    return 1;
+}
+
+int iolens_trace_last_chunk(iolens_evsource *s, int rank, int *ndims, int64_t dims[5])
+{
+    iol_trace *t = trace_of(s);
+    if (!t || rank < 0 || (size_t)rank >= t->nprocs)
+        return iol_err(IOLENS_EINVAL, "not an iolens trace, or no rank %d", rank);
+    const iol_proc *p = &t->procs[rank];
+    if (!p->has_last || !p->last_has_note || p->last_note.func != IOL_F_H5Pget_chunk)
+        return 0;
+    const iol_rawrec *n = &p->last_note;
+    *ndims = n->fd < 0 ? 0 : n->fd;
+    dims[0] = (int64_t)((uint64_t)n->a[0] >> 32);
+    dims[1] = (int64_t)((uint64_t)n->a[0] & 0xffffffffu);
+    dims[2] = (int64_t)((uint64_t)n->a[1] >> 32);
+    dims[3] = (int64_t)((uint64_t)n->a[1] & 0xffffffffu);
+    dims[4] = n->a[2];
+    return 1;
 }
 
 /* ---- merging: write the processes of an opened trace back as spill files ---- */

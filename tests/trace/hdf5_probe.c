@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 
     hid_t f = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     CHECK(f);
-    fprintf(plog, "H5Fcreate %s %u\n", file, (unsigned)H5F_ACC_TRUNC);
+    fprintf(plog, "H5Fcreate %s %u 1\n", file, (unsigned)H5F_ACC_TRUNC); /* 1: the MPI-IO driver */
     hid_t g = H5Gcreate2(f, "/g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     CHECK(g);
     fprintf(plog, "H5Gcreate2 %s:/g\n", file);
@@ -137,7 +137,7 @@ int main(int argc, char **argv)
     /* read back */
     f = H5Fopen(file, H5F_ACC_RDONLY, fapl);
     CHECK(f);
-    fprintf(plog, "H5Fopen %s %u\n", file, (unsigned)H5F_ACC_RDONLY);
+    fprintf(plog, "H5Fopen %s %u 1\n", file, (unsigned)H5F_ACC_RDONLY);
     g = H5Gopen2(f, "/g", H5P_DEFAULT);
     CHECK(g);
     fprintf(plog, "H5Gopen2 %s:/g\n", file);
@@ -155,6 +155,23 @@ int main(int argc, char **argv)
     fprintf(plog, "H5Dread %s:/g/d 4 %d 4 1\n", file, 32 * 256 * 4);
     CHECK(H5Dclose(d));
     fprintf(plog, "H5Dclose %s:/g/d\n", file);
+    /* opened as an object (h5py's way), read in two regular hyperslabs of 8 rows, every other row */
+    hid_t o = H5Oopen(f, "/g/d", H5P_DEFAULT);
+    CHECK(o);
+    fprintf(plog, "H5Oopen %s:/g/d %d 4 2 0\n", file, 32 * 256 * 4);
+    hsize_t st[2] = {2, 1}, c8[2] = {8, 256};
+    mem = H5Screate_simple(2, c8, NULL);
+    for (int half = 0; half < 2; half++) {
+        hsize_t off[2] = {(hsize_t)half * 16, 0};
+        fs = H5Dget_space(o);
+        CHECK(H5Sselect_hyperslab(fs, H5S_SELECT_SET, off, st, c8, NULL));
+        CHECK(H5Dread(o, H5T_NATIVE_INT, mem, fs, H5P_DEFAULT, buf));
+        fprintf(plog, "H5Dread %s:/g/d 2 8192 4 0\n", file);
+        H5Sclose(fs);
+    }
+    H5Sclose(mem);
+    CHECK(H5Oclose(o));
+    fprintf(plog, "H5Oclose %s:/g/d\n", file);
     CHECK(H5Gclose(g));
     fprintf(plog, "H5Gclose %s:/g\n", file);
     CHECK(H5Fclose(f));

@@ -52,13 +52,73 @@ IOLENS_LAYERS=posix,stdio,mpiio expect_rc 0 "$IOLENS" trace -o "$T/noh5.trace" -
 expect_rc 0 "$IOLENS" view "$T/noh5.trace"
 awk '$6 == 3' "$IOLENS_TMP/out" | grep -q . && fail "IOLENS_LAYERS without hdf5 still traced HDF5" || ok
 counters() { # non-time counters of the probe's file, its folder name made the same
-  "$IOLENS" darshan "$1" | awk -F'\t' -v f="$2/probe.h5" '$1 !~ /^#/ && $6 == f && $4 !~ /_F_|TIME|RANK|ALIGNMENT/ { print $1, $4, $5 }'
+  "$IOLENS" darshan "$1" | awk -F'\t' -v f="$2/probe.h5" '($1 == "POSIX" || $1 == "MPI-IO") && $6 == f && $4 !~ /_F_|TIME|RANK|ALIGNMENT/ { print $1, $4, $5 }'
 }
 counters "$T/h5.darshan" "$T/d" >"$T/c1"
 counters "$T/noh5.darshan" "$T/e" >"$T/c2"
 [ -s "$T/c1" ] && cmp -s "$T/c1" "$T/c2" && ok || fail "counters differ with the HDF5 layer: $(diff "$T/c1" "$T/c2" | head -6)"
 expect_grep "POSIX_WRITES" "$T/c1"
 expect_grep "MPIIO_COLL_WRITES" "$T/c1"
+
+# the H5F and H5D records of the probe's file and dataset, counted by hand from what it does:
+# writes of 4 x 4 rows (regular hyperslabs, collective), 3 points, then the whole 32 x 256
+# after the extent grew; reads of the whole dataset, then of 2 x 8 rows at stride 2
+"$IOLENS" darshan "$T/h5.darshan" | awk -F'\t' -v f="$T/d/probe.h5" \
+  '($1 == "H5F" && $6 == f) || ($1 == "H5D" && $6 == f ":/g/d") { if ($4 !~ /_F_|TIME|RANK|FILE_REC_ID/ && $5 != 0) print $4, $5 }' >"$T/h5c"
+cat >"$T/h5c.want" <<'EOF2'
+H5F_OPENS 2
+H5F_FLUSHES 1
+H5F_USE_MPIIO 1
+H5D_OPENS 3
+H5D_READS 3
+H5D_WRITES 6
+H5D_FLUSHES 1
+H5D_BYTES_READ 49152
+H5D_BYTES_WRITTEN 49164
+H5D_RW_SWITCHES 1
+H5D_REGULAR_HYPERSLAB_SELECTS 6
+H5D_POINT_SELECTS 1
+H5D_SIZE_READ_AGG_1K_10K 2
+H5D_SIZE_READ_AGG_10K_100K 1
+H5D_SIZE_WRITE_AGG_0_100 1
+H5D_SIZE_WRITE_AGG_1K_10K 4
+H5D_SIZE_WRITE_AGG_10K_100K 1
+H5D_ACCESS1_ACCESS 4096
+H5D_ACCESS1_LENGTH_D4 256
+H5D_ACCESS1_LENGTH_D5 4
+H5D_ACCESS1_STRIDE_D4 1
+H5D_ACCESS1_STRIDE_D5 1
+H5D_ACCESS2_ACCESS 32768
+H5D_ACCESS3_ACCESS 8192
+H5D_ACCESS3_LENGTH_D4 256
+H5D_ACCESS3_LENGTH_D5 8
+H5D_ACCESS3_STRIDE_D4 1
+H5D_ACCESS3_STRIDE_D5 2
+H5D_ACCESS4_ACCESS 12
+H5D_ACCESS1_COUNT 4
+H5D_ACCESS2_COUNT 2
+H5D_ACCESS3_COUNT 2
+H5D_ACCESS4_COUNT 1
+H5D_DATASPACE_NDIMS 2
+H5D_DATASPACE_NPOINTS 8192
+H5D_DATATYPE_SIZE 4
+H5D_CHUNK_SIZE_D1 256
+H5D_CHUNK_SIZE_D2 4
+H5D_USE_MPIIO_COLLECTIVE 1
+EOF2
+cmp -s "$T/h5c" "$T/h5c.want" && ok || fail "H5F/H5D counters: $(diff "$T/h5c.want" "$T/h5c" | head -8)"
+# the dataset's FILE_REC_ID is its file's H5F record id
+"$IOLENS" darshan "$T/h5.darshan" | awk -F'\t' -v f="$T/d/probe.h5" '$1 == "H5F" && $4 == "H5F_OPENS" && $6 == f { print $3 } $1 == "H5D" && $4 == "H5D_FILE_REC_ID" { print $5 }' | uniq | wc -l >"$T/ids"
+[ "$(cat "$T/ids")" = 1 ] && ok || fail "H5D_FILE_REC_ID is not the H5F record's id"
+
+# two ranks: one shared H5D record (rank -1), counts summed, access shapes merged
+if command -v mpirun >/dev/null; then
+  mkdir -p "$T/m"
+  expect_rc 0 mpirun --oversubscribe -np 2 "$IOLENS" trace -o "$T/m.trace" --darshan "$T/m.darshan" --darshan-all-paths -- "$TRACE_HDF5_PROBE" "$T/m.log" "$T/m"
+  "$IOLENS" darshan "$T/m.darshan" | awk -F'\t' -v f="$T/m/probe.h5:/g/d" '$1 == "H5D" && $6 == f && $4 ~ /^H5D_(WRITES|BYTES_WRITTEN|ACCESS1_ACCESS|ACCESS1_COUNT|ACCESS4_COUNT)$/ { print $2, $4, $5 }' >"$T/mc"
+  printf '%s\n' "-1 H5D_WRITES 12" "-1 H5D_BYTES_WRITTEN 98328" "-1 H5D_ACCESS1_ACCESS 4096" "-1 H5D_ACCESS1_COUNT 8" "-1 H5D_ACCESS4_COUNT 2" >"$T/mc.want"
+  cmp -s "$T/mc" "$T/mc.want" && ok || fail "2 ranks: shared H5D record $(diff "$T/mc.want" "$T/mc" | head -6)"
+fi
 
 # the on-the-fly replay replays the POSIX/MPI-IO calls under the HDF5 calls (the HDF5 calls
 # themselves are skipped: no library-level replay yet)
@@ -86,11 +146,15 @@ with h5py.File(sys.argv[1], "w") as f:
 with h5py.File(sys.argv[1], "r") as f:
     print(int(f["x"][:].sum()))
 PY
-  expect_rc 0 "$IOLENS" trace -o "$T/hp.trace" -- /usr/bin/python3 "$T/hp.py" "$T/hp.h5"
+  expect_rc 0 "$IOLENS" trace -o "$T/hp.trace" --darshan "$T/hp.darshan" -- /usr/bin/python3 "$T/hp.py" "$T/hp.h5"
   expect_grep "^450000$" "$IOLENS_TMP/out"
   expect_rc 0 "$IOLENS" view "$T/hp.trace"
   [ "$(grep -c " H5Dwrite 0 3 ( $T/hp.h5:/x 2 80000 8 " "$IOLENS_TMP/out")" = 10 ] && ok || fail "h5py: 10 writes of 80000 bytes to hp.h5:/x"
   [ "$(grep -c " H5Dread 0 3 ( $T/hp.h5:/x 2 800000 8 " "$IOLENS_TMP/out")" = 1 ] && ok || fail "h5py: one read of the whole dataset"
+  "$IOLENS" darshan "$T/hp.darshan" | awk -F'\t' -v f="$T/hp.h5:/x" '$1 == "H5D" && $6 == f && $4 ~ /^H5D_(OPENS|READS|WRITES|BYTES_READ|BYTES_WRITTEN|DATASPACE_NPOINTS|CHUNK_SIZE_D[12])$/ { print $4, $5 }' >"$T/hpc"
+  printf '%s\n' "H5D_OPENS 2" "H5D_READS 1" "H5D_WRITES 10" "H5D_BYTES_READ 800000" "H5D_BYTES_WRITTEN 800000" \
+    "H5D_DATASPACE_NPOINTS 100000" "H5D_CHUNK_SIZE_D1 1000" "H5D_CHUNK_SIZE_D2 10" >"$T/hpc.want"
+  cmp -s "$T/hpc" "$T/hpc.want" && ok || fail "h5py: H5D counters $(diff "$T/hpc.want" "$T/hpc" | head -6)"
 else
   echo "skip: no h5py for /usr/bin/python3"
 fi
