@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "iolens/event.h"
 #include "iolens/trace.h"
@@ -98,8 +99,13 @@ void iolens_series_read_opts_init(iolens_series_read_opts *o)
 /* ------------------------------------------------------------ CSV records */
 
 struct csv {
-    const char *data;
+    const char *data; /* the input, or the window of it read last from fd */
     size_t len, pos;
+    int fd;           /* read in windows of CSV_WINDOW bytes; -1: data is the whole input */
+    char *win;
+    size_t base;      /* byte offset of data[0] in the input */
+    size_t max_bytes; /* fd: the most the input may hold */
+    int again;        /* csv_next returns the current record once more */
     const char *name;
     size_t line_start; /* byte offset of the current record */
     /* fields of the current record: NUL-separated in buf, offsets in off */
@@ -125,31 +131,64 @@ static int csv_field_end(struct csv *c)
     return iol_buf_append(&c->buf, "", 1);
 }
 
+#define CSV_WINDOW ((size_t)1 << 20)
+
+/* 1 when data[pos] is a byte of the input (the next window read if needed), 0 at its end,
+ * negative on a read error or an input larger than max_bytes. */
+static int csv_fill(struct csv *c)
+{
+    if (c->pos < c->len)
+        return 1;
+    if (c->fd < 0)
+        return 0;
+    if (!c->win && !(c->win = malloc(CSV_WINDOW)))
+        return iol_err(IOLENS_ENOMEM, "out of memory reading '%s'", c->name);
+    c->base += c->len;
+    c->data = c->win;
+    c->pos = c->len = 0;
+    ssize_t n = iol_input_read(c->fd, c->win, CSV_WINDOW);
+    if (n < 0)
+        return iol_err(IOLENS_EIO, "cannot read '%s' at byte %zu: %s", c->name, c->base, strerror(errno));
+    if ((size_t)n > c->max_bytes - c->base)
+        return iol_err(IOLENS_ENOMEM, "cannot read '%s': larger than the %zu-byte limit at byte %zu", c->name,
+                       c->max_bytes, c->base);
+    c->len = (size_t)n;
+    return n > 0;
+}
+
 /* Reads the next non-empty record. Returns 1 if one was read, 0 at the end. */
 static int csv_next(struct csv *c)
 {
+    if (c->again) {
+        c->again = 0;
+        return 1;
+    }
     for (;;) {
-        if (c->pos >= c->len)
-            return 0;
+        int more = csv_fill(c);
+        if (more <= 0)
+            return more;
         iol_buf_reset(&c->buf);
         c->nf = 0;
-        c->line_start = c->pos;
+        c->line_start = c->base + c->pos;
         int quoted = 0, in_quotes = 0, any = 0;
         if (iol_buf_reserve(&c->buf, 64))
             return -1;
         c->buf.data[0] = '\0';
-        while (c->pos < c->len) {
+        int got;
+        while ((got = csv_fill(c)) > 0) {
             char ch = c->data[c->pos];
             if (in_quotes) {
                 if (ch == '"') {
-                    if (c->pos + 1 < c->len && c->data[c->pos + 1] == '"') {
+                    c->pos++;
+                    if ((got = csv_fill(c)) < 0)
+                        return got;
+                    if (got && c->data[c->pos] == '"') {
                         if (iol_buf_append(&c->buf, "\"", 1))
                             return -1;
-                        c->pos += 2;
+                        c->pos++;
                         continue;
                     }
                     in_quotes = 0;
-                    c->pos++;
                     continue;
                 }
                 if (iol_buf_append(&c->buf, &ch, 1))
@@ -159,8 +198,10 @@ static int csv_next(struct csv *c)
             }
             if (ch == '\n' || ch == '\r') {
                 c->pos++;
-                if (ch == '\r' && c->pos < c->len && c->data[c->pos] == '\n')
+                if (ch == '\r' && (got = csv_fill(c)) > 0 && c->data[c->pos] == '\n')
                     c->pos++;
+                if (got < 0)
+                    return got;
                 break;
             }
             c->pos++;
@@ -177,10 +218,12 @@ static int csv_next(struct csv *c)
                 continue;
             }
             if (ch == '\0')
-                return iol_err(IOLENS_EFORMAT, "cannot read '%s': NUL byte at byte %zu", c->name, c->pos - 1);
+                return iol_err(IOLENS_EFORMAT, "cannot read '%s': NUL byte at byte %zu", c->name, c->base + c->pos - 1);
             if (iol_buf_append(&c->buf, &ch, 1))
                 return -1;
         }
+        if (got < 0)
+            return got;
         if (in_quotes)
             return iol_err(IOLENS_EFORMAT, "cannot read '%s': unterminated quote in the record at byte %zu",
                            c->name, c->line_start);
@@ -201,6 +244,7 @@ static void csv_release(struct csv *c)
 {
     iol_buf_release(&c->buf);
     free(c->off);
+    free(c->win);
 }
 
 static int parse_double(const struct csv *c, size_t field, double *out, int allow_empty)
@@ -534,25 +578,24 @@ static int field_is(const struct csv *c, size_t i, const char *s)
     return i < c->nf && !strcmp(csv_field(c, i), s);
 }
 
-int iolens_series_parse(iolens_series_set *set, const char *data, size_t len, const char *name,
-                        const iolens_series_read_opts *o)
+/* The records of c (the whole input in memory, or read from its descriptor) into set; size:
+ * the input's bytes (its largest possible size when not known), which bounds the memory a
+ * long-format input may make the reader take. */
+static int parse_csv(iolens_series_set *set, struct csv *cp, size_t size, const iolens_series_read_opts *o)
 {
     iolens_series_read_opts def;
     if (!o) {
         iolens_series_read_opts_init(&def);
         o = &def;
     }
-    if (!set || (!data && len))
-        return iol_err(IOLENS_EINVAL, "invalid arguments");
-    if (!name)
-        name = "<input>";
+    const char *name = cp->name;
     double step = o->step_s;
     if (!(step > 0) || !isfinite(step))
         return iol_err(IOLENS_EINVAL, "step must be a positive number of seconds");
     size_t before = set->n;
-    struct csv c = {.data = data, .len = len, .name = name};
+    struct csv c = *cp;
     struct accmap m = {0};
-    m.budget = ((size_t)1 << 20) + (len < SIZE_MAX / 64 ? 64 * len : SIZE_MAX / 2);
+    m.budget = ((size_t)1 << 20) + (size < SIZE_MAX / 64 ? 64 * size : SIZE_MAX / 2);
     int rc = csv_next(&c);
     if (rc <= 0) {
         if (rc == 0)
@@ -575,7 +618,7 @@ int iolens_series_parse(iolens_series_set *set, const char *data, size_t len, co
     else if (fmt == IOLENS_SERIES_WIDE)
         has_label = header && field_is(&c, 1, "label");
     if (!header) { /* the first record is data: parse it again */
-        c.pos = c.line_start;
+        c.again = 1;
     } else if (fmt == IOLENS_SERIES_HEATMAP &&
                !(field_is(&c, 0, "log") && field_is(&c, 1, "module") && field_is(&c, 2, "bin_width_s") &&
                  field_is(&c, 3, "bin") && field_is(&c, 4, "read_bytes") && field_is(&c, 5, "write_bytes"))) {
@@ -604,13 +647,29 @@ done:
     return rc < 0 ? rc : 0;
 }
 
+int iolens_series_parse(iolens_series_set *set, const char *data, size_t len, const char *name,
+                        const iolens_series_read_opts *o)
+{
+    if (!set || (!data && len))
+        return iol_err(IOLENS_EINVAL, "invalid arguments");
+    struct csv c = {.data = data, .len = len, .fd = -1, .name = name ? name : "<input>"};
+    return parse_csv(set, &c, len, o);
+}
+
+/* Read as it is parsed, a window at a time: a 1.5 GB CSV of 10^6 series needs the series'
+ * memory, not the text's as well. */
 int iolens_series_read_file(iolens_series_set *set, const char *path, const iolens_series_read_opts *o)
 {
-    iol_buf b = IOL_BUF_INIT;
-    int rc = iol_read_input(path, MAX_FILE_BYTES, NULL, 0, 1, &b);
-    if (rc == 0)
-        rc = iolens_series_parse(set, b.data ? b.data : "", b.len, path, o);
-    iol_buf_release(&b);
+    if (!set || !path)
+        return iol_err(IOLENS_EINVAL, "invalid arguments");
+    int fd = iol_open_input(path, 0);
+    if (fd < 0)
+        return fd;
+    struct stat st;
+    size_t size = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (size_t)st.st_size : MAX_FILE_BYTES;
+    struct csv c = {.data = "", .fd = fd, .max_bytes = MAX_FILE_BYTES, .name = path};
+    int rc = parse_csv(set, &c, size, o);
+    iol_input_close(fd);
     return rc;
 }
 

@@ -195,6 +195,17 @@ FILE *iol_fopen_input(const char *path, int *rc)
     return f;
 }
 
+ssize_t iol_input_read(int fd, void *buf, size_t n)
+{
+    ssize_t r;
+    do
+        r = raw_read(fd, buf, n);
+    while (r < 0 && errno == EINTR);
+    return r;
+}
+
+void iol_input_close(int fd) { raw_close(fd); }
+
 int iol_read_input(const char *path, size_t max_bytes, const void *magic, size_t mlen, int text, iol_buf *out)
 {
     int fd = iol_open_input(path, 0);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 typedef struct iol_buf {
     char *data;  /* NUL-terminated; NULL until the first append */
@@ -54,6 +55,9 @@ void iol_scratch_free(void *p, size_t n);
  * or not a file: /dev/zero, /dev/urandom, a disk) and, unless allow_dir, directories,
  * with a message naming the file. Returns the descriptor, or a negative IOLENS_E* code. */
 int iol_open_input(const char *path, int allow_dir);
+/* read(2) and close(2) of such a descriptor, as iolens reads its inputs (EINTR retried). */
+ssize_t iol_input_read(int fd, void *buf, size_t n);
+void iol_input_close(int fd);
 /* The same as a stdio stream ("rb"); NULL with *rc set on error. */
 FILE *iol_fopen_input(const char *path, int *rc);
 

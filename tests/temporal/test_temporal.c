@@ -556,6 +556,60 @@ static void test_kshape_dtw_small(void **state)
     iolens_series_set_free(set);
 }
 
+/* A file is read in 1 MiB windows as it is parsed: records, quoted ids ("" and commas inside)
+ * and CRLF line ends that straddle a window give what the whole text in memory gives. */
+static void test_read_file_windows(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/iolens-series-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w+");
+    assert_non_null(f);
+    fputs("id,label", f);
+    for (int j = 0; j < 40; j++)
+        fprintf(f, ",v%d", j);
+    fputs("\r\n", f);
+    for (int i = 0; i < 9000; i++) { /* about 2.4 MB */
+        fprintf(f, "\"job \"\"%d\"\", a,b\",%d", i, i % 7);
+        for (int j = 0; j < 40; j++)
+            fprintf(f, ",%d.%03d", (i + j) % 97, (i * 31 + j) % 1000);
+        fputs(i % 3 ? "\r\n" : "\n", f);
+    }
+    fflush(f);
+    long size = ftell(f);
+    assert_true(size > 2 * (1 << 20)); /* three windows */
+    char *text = malloc((size_t)size);
+    assert_non_null(text);
+    rewind(f);
+    assert_int_equal(fread(text, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    iolens_series_set *a, *b;
+    assert_int_equal(iolens_series_set_new(&a), 0);
+    assert_int_equal(iolens_series_set_new(&b), 0);
+    assert_int_equal(iolens_series_read_file(a, path, NULL), 0);
+    assert_int_equal(iolens_series_parse(b, text, (size_t)size, path, NULL), 0);
+    assert_int_equal(iolens_series_set_count(a), 9000);
+    assert_int_equal(iolens_series_set_count(b), 9000);
+    for (size_t i = 0; i < 9000; i++) {
+        iolens_series x, y;
+        iolens_series_set_get(a, i, &x);
+        iolens_series_set_get(b, i, &y);
+        assert_string_equal(x.id, y.id);
+        assert_int_equal(x.label, y.label);
+        assert_int_equal(x.n, y.n);
+        assert_memory_equal(x.mibs, y.mibs, x.n * sizeof *x.mibs);
+    }
+    iolens_series s;
+    iolens_series_set_get(a, 4321, &s);
+    assert_string_equal(s.id, "job \"4321\", a,b");
+    assert_int_equal(s.n, 40);
+    iolens_series_set_free(a);
+    iolens_series_set_free(b);
+    free(text);
+    unlink(path);
+}
+
 /* ------------------------------------------------------------ real data */
 
 static void test_real_heatmap(void **state)
@@ -786,7 +840,8 @@ int main(void)
         cmocka_unit_test(test_dtw_hand),      cmocka_unit_test(test_balance_ari),
         cmocka_unit_test(test_aggregate),     cmocka_unit_test(test_kneedle),
         cmocka_unit_test(test_kmeans_hand),   cmocka_unit_test(test_sage_synthetic),
-        cmocka_unit_test(test_kshape_dtw_small), cmocka_unit_test(test_real_heatmap), cmocka_unit_test(test_darshan_logs), cmocka_unit_test(test_darshan_dxt),
+        cmocka_unit_test(test_kshape_dtw_small), cmocka_unit_test(test_read_file_windows),
+        cmocka_unit_test(test_real_heatmap), cmocka_unit_test(test_darshan_logs), cmocka_unit_test(test_darshan_dxt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
