@@ -643,8 +643,9 @@ static int info_trace(const char *path, int json)
                st.nprocs, st.ncalls, st.nsignatures, st.nrules, st.ngroups, st.ntruncated, st.bytes_header, st.bytes_meta,
                st.bytes_struct, st.bytes_times, st.bytes_total);
         if (samples)
-            printf("tracer cost %.3f us per call between calls, clock read %.3f us (%" PRIu64 " sampled calls)\n",
-                   gap_sum / (double)samples * 1e6, clk_sum / (double)samples * 1e6, samples);
+            printf("tracer cost %.3f us per call between calls, clock read %.3f us (%" PRIu64 " sampled calls%s)\n",
+                   gap_sum / (double)samples * 1e6, clk_sum / (double)samples * 1e6, samples,
+                   samples < IOLENS_TRACE_SELF_MIN_SAMPLES ? ": too few, replays do not take it off the gaps" : "");
         else
             printf("tracer cost not recorded\n");
     }

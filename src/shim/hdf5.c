@@ -154,10 +154,8 @@ static int uses_mpio(hid_t fapl)
 /* A transfer list's mode: 0 independent, 1 collective, -1 not known. */
 static int xfer_mode(hid_t dxpl)
 {
-    if (dxpl == 0) /* H5P_DEFAULT */
+    if (dxpl == 0 || !q.pget_dxpl_mpio) /* H5P_DEFAULT, or a serial HDF5: independent */
         return 0;
-    if (!q.pget_dxpl_mpio)
-        return -1;
     int mode = -1;
     quiet qt;
     quiet_on(&qt);
