@@ -830,7 +830,7 @@ static int h5d_event(iolens_evsource *src, int rank, iol_crec *r, const iolens_e
     double *f = r->f;
     if (e->op == IOLENS_OP_OPEN) { /* a1 the dataset's bytes, a2 its type size, a3 its rank */
         c[IOL_DC_H5D_OPENS]++;
-        c[IOL_DC_H5D_USE_DEPRECATED] = 0; /* H5Dcreate1/H5Dopen1 are not traced */
+        c[IOL_DC_H5D_USE_DEPRECATED] = !strcmp(e->func, "H5Dcreate1") || !strcmp(e->func, "H5Dopen1");
         open_close_ts(f, IOL_DC_H5D_F_OPEN_START_TIMESTAMP, IOL_DC_H5D_F_OPEN_END_TIMESTAMP, e);
         timer_no_overlap(&f[IOL_DC_H5D_F_META_TIME], e->tstart, e->tend, &r->last_meta_end);
         c[IOL_DC_H5D_DATASPACE_NDIMS] = a[3];

@@ -35,6 +35,8 @@ herr_t H5Fclose(hid_t file);
 herr_t H5Fflush(hid_t obj, int scope);
 hid_t H5Dcreate2(hid_t loc, const char *name, hid_t type, hid_t space, hid_t lcpl, hid_t dcpl, hid_t dapl);
 hid_t H5Dopen2(hid_t loc, const char *name, hid_t dapl);
+hid_t H5Dcreate1(hid_t loc, const char *name, hid_t type, hid_t space, hid_t dcpl);
+hid_t H5Dopen1(hid_t loc, const char *name);
 herr_t H5Dread(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, void *buf);
 herr_t H5Dwrite(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *buf);
 herr_t H5Dset_extent(hid_t dset, const hsize_t size[]);
@@ -559,6 +561,25 @@ IOL_EXPORT herr_t H5Fflush(hid_t obj_id, int scope)
 
 /* ---- datasets ---- */
 
+/* A dataset created (type, space and dcpl given) or opened (its own shape and chunks): named,
+ * shaped and into the table; a0 the creation or access list. */
+static void dset_done(int func, uint64_t t0, hid_t r, hid_t loc, hid_t type, hid_t space, hid_t dcpl, int64_t a0)
+{
+    iol_shim_inside++;
+    obj shape = {0, 0, 0, -1, 0, 0};
+    if (space >= 0) {
+        space_shape(space, &shape.npoints, &shape.ndims);
+        shape.tsize = type_size(type);
+    } else if (r > 0) {
+        shape_of(r, 0, &shape);
+    }
+    int32_t f = file_of(loc), p = r > 0 && f >= 0 ? object_name(f, r, NULL) : -1;
+    if (r > 0)
+        chunk_note(t0, dcpl, r);
+    iol_shim_inside--;
+    opened(func, t0, r, p, f, &shape, a0);
+}
+
 IOL_EXPORT hid_t H5Dcreate2(hid_t loc, const char *name, hid_t type, hid_t space, hid_t lcpl, hid_t dcpl, hid_t dapl)
 {
     IOL_REAL(H5Dcreate2);
@@ -567,15 +588,7 @@ IOL_EXPORT hid_t H5Dcreate2(hid_t loc, const char *name, hid_t type, hid_t space
     queries();
     uint64_t t0 = iol_lib_begin();
     hid_t r = real_H5Dcreate2(loc, name, type, space, lcpl, dcpl, dapl);
-    iol_shim_inside++;
-    obj shape = {0};
-    space_shape(space, &shape.npoints, &shape.ndims);
-    shape.tsize = type_size(type);
-    int32_t f = file_of(loc), p = r > 0 && f >= 0 ? object_name(f, r, NULL) : -1;
-    if (r > 0)
-        chunk_note(t0, dcpl, r);
-    iol_shim_inside--;
-    opened(IOL_F_H5Dcreate2, t0, r, p, f, &shape, dcpl);
+    dset_done(IOL_F_H5Dcreate2, t0, r, loc, type, space, dcpl, dcpl);
     return r;
 }
 
@@ -587,15 +600,32 @@ IOL_EXPORT hid_t H5Dopen2(hid_t loc, const char *name, hid_t dapl)
     queries();
     uint64_t t0 = iol_lib_begin();
     hid_t r = real_H5Dopen2(loc, name, dapl);
-    iol_shim_inside++;
-    obj shape = {0, 0, 0, -1, 0, 0};
-    if (r > 0)
-        shape_of(r, 0, &shape);
-    int32_t f = file_of(loc), p = r > 0 && f >= 0 ? object_name(f, r, NULL) : -1;
-    if (r > 0)
-        chunk_note(t0, 0, r);
-    iol_shim_inside--;
-    opened(IOL_F_H5Dopen2, t0, r, p, f, &shape, dapl);
+    dset_done(IOL_F_H5Dopen2, t0, r, loc, -1, -1, 0, dapl);
+    return r;
+}
+
+/* the deprecated (1.6) forms, as H5Dcreate2 and H5Dopen2 (Darshan's H5D_USE_DEPRECATED) */
+IOL_EXPORT hid_t H5Dcreate1(hid_t loc, const char *name, hid_t type, hid_t space, hid_t dcpl)
+{
+    IOL_REAL(H5Dcreate1);
+    if (!iol_tracing(IOL_LAYER_HDF5_BIT))
+        return real_H5Dcreate1(loc, name, type, space, dcpl);
+    queries();
+    uint64_t t0 = iol_lib_begin();
+    hid_t r = real_H5Dcreate1(loc, name, type, space, dcpl);
+    dset_done(IOL_F_H5Dcreate1, t0, r, loc, type, space, dcpl, dcpl);
+    return r;
+}
+
+IOL_EXPORT hid_t H5Dopen1(hid_t loc, const char *name)
+{
+    IOL_REAL(H5Dopen1);
+    if (!iol_tracing(IOL_LAYER_HDF5_BIT))
+        return real_H5Dopen1(loc, name);
+    queries();
+    uint64_t t0 = iol_lib_begin();
+    hid_t r = real_H5Dopen1(loc, name);
+    dset_done(IOL_F_H5Dopen1, t0, r, loc, -1, -1, 0, 0);
     return r;
 }
 

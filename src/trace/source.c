@@ -295,7 +295,7 @@ static const arg_spec arg_specs[] = {
     {"MPI_Testany", "32"}, {"MPI_Testsome", "32"},
     /* HDF5: the object's name, then the slots hdf5.c records */
     {"H5Fcreate", "P02"}, {"H5Fopen", "P02"}, {"H5Oopen", "P1230"}, {"H5Oclose", "P"}, {"H5Fclose", "P"}, {"H5Fflush", "P2"}, {"H5Dcreate2", "P1230"},
-    {"H5Dopen2", "P1230"}, {"H5Dread", "P0123"}, {"H5Dwrite", "P0123"}, {"H5Dset_extent", "P13"}, {"H5Dflush", "P"},
+    {"H5Dopen2", "P1230"}, {"H5Dcreate1", "P1230"}, {"H5Dopen1", "P1230"}, {"H5Dread", "P0123"}, {"H5Dwrite", "P0123"}, {"H5Dset_extent", "P13"}, {"H5Dflush", "P"},
     {"H5Dclose", "P"}, {"H5Gcreate2", "P"}, {"H5Gopen2", "P"}, {"H5Gclose", "P"}, {"H5Acreate2", "P12"},
     {"H5Aopen", "P12"}, {"H5Aread", "P12"}, {"H5Awrite", "P12"}, {"H5Aclose", "P"}, {"H5Pset_fapl_mpio", "0"},
     {"H5Pset_dxpl_mpio", "02"}, {"H5Pset_chunk", "0213"}, {"H5Pset_alignment", "012"},

@@ -131,6 +131,21 @@ int main(int argc, char **argv)
     fprintf(plog, "H5Dclose %s:/g/d\n", file);
     CHECK(H5Gclose(g));
     fprintf(plog, "H5Gclose %s:/g\n", file);
+    /* the deprecated forms: a second dataset of 8 shorts at the root */
+    hsize_t eight = 8;
+    hid_t sp8 = H5Screate_simple(1, &eight, NULL);
+    hid_t d1 = H5Dcreate1(f, "old", H5T_NATIVE_SHORT, sp8, H5P_DEFAULT);
+    CHECK(d1);
+    fprintf(plog, "H5Dcreate1 %s:/old 16 2 1 0\n", file);
+    CHECK(H5Dclose(d1));
+    fprintf(plog, "H5Dclose %s:/old\n", file);
+    d1 = H5Dopen1(f, "old");
+    CHECK(d1);
+    fprintf(plog, "H5Dopen1 %s:/old 16 2 1 0\n", file);
+    CHECK(H5Dclose(d1));
+    fprintf(plog, "H5Dclose %s:/old\n", file);
+    H5Sclose(sp8);
+
     CHECK(H5Fclose(f));
     fprintf(plog, "H5Fclose %s\n", file);
 

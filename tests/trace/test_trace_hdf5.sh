@@ -107,8 +107,12 @@ H5D_CHUNK_SIZE_D2 4
 H5D_USE_MPIIO_COLLECTIVE 1
 EOF2
 cmp -s "$T/h5c" "$T/h5c.want" && ok || fail "H5F/H5D counters: $(diff "$T/h5c.want" "$T/h5c" | head -8)"
+# a dataset made and opened by the deprecated calls
+"$IOLENS" darshan "$T/h5.darshan" | awk -F'\t' -v f="$T/d/probe.h5:/old" '$1 == "H5D" && $6 == f && $4 ~ /^H5D_(OPENS|USE_DEPRECATED|DATATYPE_SIZE|DATASPACE_NPOINTS)$/ { print $4, $5 }' >"$T/old"
+printf '%s\n' "H5D_OPENS 2" "H5D_DATASPACE_NPOINTS 8" "H5D_DATATYPE_SIZE 2" "H5D_USE_DEPRECATED 1" >"$T/old.want"
+cmp -s "$T/old" "$T/old.want" && ok || fail "H5Dcreate1/H5Dopen1: $(diff "$T/old.want" "$T/old" | head -4)"
 # the dataset's FILE_REC_ID is its file's H5F record id
-"$IOLENS" darshan "$T/h5.darshan" | awk -F'\t' -v f="$T/d/probe.h5" '$1 == "H5F" && $4 == "H5F_OPENS" && $6 == f { print $3 } $1 == "H5D" && $4 == "H5D_FILE_REC_ID" { print $5 }' | uniq | wc -l >"$T/ids"
+"$IOLENS" darshan "$T/h5.darshan" | awk -F'\t' -v f="$T/d/probe.h5" '$1 == "H5F" && $4 == "H5F_OPENS" && $6 == f { print $3 } $1 == "H5D" && $4 == "H5D_FILE_REC_ID" { print $5 }' | sort -u | wc -l >"$T/ids"
 [ "$(cat "$T/ids")" = 1 ] && ok || fail "H5D_FILE_REC_ID is not the H5F record's id"
 
 # two ranks: one shared H5D record (rank -1), counts summed, access shapes merged
