@@ -28,10 +28,11 @@ enum {
     IOLENS_BATCH_SUMMARY = 1,  /**< darshan --summary's row */
     IOLENS_BATCH_FEATURES = 2, /**< the model features (iolens features) */
     IOLENS_BATCH_DETECT = 4,   /**< pattern probabilities and the detected set (as detect) */
-    IOLENS_BATCH_ALL = 7
+    IOLENS_BATCH_HEATMAP = 8,  /**< the job-level HEATMAP series (darshan --heatmap's rows) */
+    IOLENS_BATCH_ALL = 15
 };
 
-/** Parses "summary,features,detect" into IOLENS_BATCH_* bits; < 0 (message names the word)
+/** Parses "summary,features,detect,heatmap" into IOLENS_BATCH_* bits; < 0 (message names the word)
  *  on an unknown task. */
 IOLENS_API int iolens_batch_tasks_parse(const char *list, unsigned *tasks);
 

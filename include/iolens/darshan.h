@@ -401,6 +401,31 @@ IOLENS_API void iolens_darshan_summary_csv_header(FILE *out, const char *first_c
 /** The CSV fields of s (no leading comma, with '\n'). */
 IOLENS_API void iolens_darshan_summary_csv_row(FILE *out, const iolens_darshan_summary *s);
 
+/** One API's job-level HEATMAP series: per bin, bytes summed over ranks and active ranks. */
+typedef struct iolens_darshan_heatmap_series {
+    char api[32];      /**< "POSIX", "MPIIO", "STDIO" (the record name after "heatmap:") */
+    double bin_width;  /**< seconds */
+    int64_t nbins;
+    int64_t *read_bytes, *write_bytes, *active_ranks; /**< nbins each */
+} iolens_darshan_heatmap_series;
+
+/** The HEATMAP module of a log, one series per API, sorted by API name. */
+typedef struct iolens_darshan_heatmap {
+    size_t n;
+    iolens_darshan_heatmap_series *series;
+} iolens_darshan_heatmap;
+
+/** Reads the HEATMAP series of the log at path (none when it has no HEATMAP module). 0 or a
+ *  negative IOLENS_E*; the message names the file and byte offset. */
+IOLENS_API int iolens_darshan_heatmap_read(const char *path, iolens_darshan_heatmap *out);
+IOLENS_API void iolens_darshan_heatmap_release(iolens_darshan_heatmap *h);
+/** The CSV header (`log,module,bin_width_s,bin,read_bytes,write_bytes,active_ranks`, the layout
+ *  `iolens cluster` reads), after first_columns when given. */
+IOLENS_API void iolens_darshan_heatmap_csv_header(FILE *out, const char *first_columns);
+/** One CSV row per API and bin: prefix (if any), the log column, then the fields. */
+IOLENS_API void iolens_darshan_heatmap_csv_rows(FILE *out, const iolens_darshan_heatmap *h, const char *prefix,
+                                                const char *log);
+
 #ifdef __cplusplus
 }
 #endif

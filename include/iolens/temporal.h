@@ -15,7 +15,8 @@
  *     (the job-level layout `iolens darshan --heatmap` emits, as in
  *     ../shared/data/timeseries/heatmap_job.csv). One read series and one
  *     write series per (log, module), ids `<log>:<module>:read|write`,
- *     step = bin_width_s, value = bytes / bin_width_s / 2^20.
+ *     step = bin_width_s, value = bytes / bin_width_s / 2^20. A first column
+ *     `index` before `log` (iolens batch's heatmap.csv) is skipped.
  *   - long: header `id,t,value[,label]`; t in seconds (sample index =
  *     round(t / step)), missing samples are 0.
  *   - wide: one series per row `id,v0,v1,...` (MiB/s, one sample per step);

@@ -51,8 +51,8 @@
 #define IOL_HAS_ASAN 0
 #endif
 
-static const char *const task_names[] = {"summary", "features", "detect"};
-#define NTASKS 3
+static const char *const task_names[] = {"summary", "features", "detect", "heatmap"};
+#define NTASKS 4
 
 int iolens_batch_tasks_parse(const char *list, unsigned *tasks)
 {
@@ -67,7 +67,7 @@ int iolens_batch_tasks_parse(const char *list, unsigned *tasks)
         if (n == 3 && !strncmp(p, "all", 3)) {
             *tasks |= IOLENS_BATCH_ALL;
         } else if (k < 0) {
-            return iol_err(IOLENS_EINVAL, "unknown task '%.*s' (summary, features, detect, all)", (int)n, p);
+            return iol_err(IOLENS_EINVAL, "unknown task '%.*s' (summary, features, detect, heatmap, all)", (int)n, p);
         } else {
             *tasks |= 1u << k;
         }
@@ -244,6 +244,32 @@ struct batch_ctx {
     size_t max_mem;
 };
 
+/* "heatmap": [{"api", "bin_width_s", "read_bytes": [...], "write_bytes": [...], "active_ranks": [...]}] */
+static void heatmap_jsonw(iol_jsonw *w, const iolens_darshan_heatmap *h)
+{
+    iol_jsonw_key(w, "heatmap");
+    iol_jsonw_arr_begin(w);
+    for (size_t k = 0; k < h->n; k++) {
+        const iolens_darshan_heatmap_series *c = &h->series[k];
+        iol_jsonw_obj_begin(w);
+        iol_jsonw_key(w, "api");
+        iol_jsonw_str(w, c->api);
+        iol_jsonw_key(w, "bin_width_s");
+        iol_jsonw_double(w, c->bin_width);
+        const int64_t *cols[3] = {c->read_bytes, c->write_bytes, c->active_ranks};
+        static const char *const names[3] = {"read_bytes", "write_bytes", "active_ranks"};
+        for (int j = 0; j < 3; j++) {
+            iol_jsonw_key(w, names[j]);
+            iol_jsonw_arr_begin(w);
+            for (int64_t b = 0; b < c->nbins; b++)
+                iol_jsonw_int(w, cols[j][b]);
+            iol_jsonw_arr_end(w);
+        }
+        iol_jsonw_obj_end(w);
+    }
+    iol_jsonw_arr_end(w);
+}
+
 /* The rows of one log into mem (u32 length + bytes, csv then json, per task), or the reason. */
 static int do_log(const struct batch_ctx *c, iolens_detect_model *model, uint64_t index, const char *path,
                   char **mem, size_t *memlen)
@@ -282,9 +308,20 @@ static int do_log(const struct batch_ctx *c, iolens_detect_model *model, uint64_
         iol_jsonw_uint(&w, index);
         iol_jsonw_key(&w, "log");
         iol_jsonw_str(&w, path);
-        fprintf(fc, "%" PRIu64 ",", index);
-        iol_csv_field(fc, path);
-        fputc(',', fc);
+        if (t == 3) { /* heatmap: one CSV row per API and bin, one JSON object of arrays */
+            iolens_darshan_heatmap h;
+            if ((rc = iolens_darshan_heatmap_read(path, &h)) == 0) {
+                char prefix[24];
+                snprintf(prefix, sizeof prefix, "%" PRIu64, index);
+                iolens_darshan_heatmap_csv_rows(fc, &h, prefix, path);
+                heatmap_jsonw(&w, &h);
+                iolens_darshan_heatmap_release(&h);
+            }
+        } else {
+            fprintf(fc, "%" PRIu64 ",", index);
+            iol_csv_field(fc, path);
+            fputc(',', fc);
+        }
         if (t == 0) {
             iolens_darshan_summary s;
             if ((rc = iolens_darshan_summarize(path, &s)) == 0) {
@@ -304,7 +341,7 @@ static int do_log(const struct batch_ctx *c, iolens_detect_model *model, uint64_
             }
             iol_jsonw_obj_end(&w);
             fputc('\n', fc);
-        } else {
+        } else if (t == 2) {
             iolens_detect_diagnosis dg;
             if ((rc = iolens_detect_diagnose(model, x, nfiles, c->o->tau, &dg)) == 0) {
                 iol_jsonw_key(&w, "probabilities");
@@ -522,11 +559,13 @@ void iol_batch_csv_header(FILE *f, int task)
         for (int k = 0; k < IOLENS_DETECT_NFEATURES; k++)
             fprintf(f, ",%s", iolens_detect_feature_name(k));
         fputc('\n', f);
-    } else {
+    } else if (task == 2) {
         fputs("index,log", f);
         for (int l = 0; l < IOLENS_DETECT_NLABELS; l++)
             fprintf(f, ",%s", iolens_detect_label_name(l));
         fputs(",detected\n", f);
+    } else {
+        iolens_darshan_heatmap_csv_header(f, "index");
     }
 }
 

@@ -76,7 +76,9 @@ static void next_record(struct src *s, int csv)
     }
 }
 
-/* Joins dir/STEM.R.G.EXT into dir/STEM.EXT; *nrec gets the records written. */
+/* Joins dir/STEM.R.G.EXT into dir/STEM.EXT; *nrec gets the logs written. A log's rows (one,
+ * or one per bin) are those of the first part that has it: a log done again after a kill is
+ * written once. */
 static int join(const char *dir, const char *stem, const char *ext, uint64_t *nrec)
 {
     DIR *d = opendir(dir);
@@ -140,6 +142,7 @@ static int join(const char *dir, const char *stem, const char *ext, uint64_t *nr
     if (o && header)
         fputs(header, o);
     uint64_t last = UINT64_MAX;
+    const struct src *owner = NULL; /* the part whose rows of log `last` are kept */
     *nrec = 0;
     while (rc == 0) {
         struct src *m = NULL;
@@ -148,10 +151,13 @@ static int join(const char *dir, const char *stem, const char *ext, uint64_t *nr
                 m = &v[i];
         if (!m)
             break;
-        if (m->idx != last) {
+        if (m->idx != last) { /* a log's first row: its rows come from this part only */
             fwrite(m->rec, 1, m->len, o);
             (*nrec)++;
             last = m->idx;
+            owner = m;
+        } else if (m == owner) { /* more rows of the log (heatmap: one per bin) */
+            fwrite(m->rec, 1, m->len, o);
         }
         next_record(m, csv);
     }
@@ -185,14 +191,16 @@ int iolens_batch_merge(const char *dir, uint64_t *missing, iolens_batch_stats *s
         iol_batch_list_free(&list);
         return iol_err(IOLENS_ENOMEM, "out of memory");
     }
-    static const char *const stems[] = {"summary", "features", "detect", "errors"};
+    static const char *const stems[] = {"summary", "features", "detect", "heatmap", "errors"};
     uint64_t most = 0;
-    for (size_t k = 0; k < 4 && rc == 0; k++) {
+    for (size_t k = 0; k < 5 && rc == 0; k++) {
         uint64_t a = 0, b = 0;
         if ((rc = join(dir, stems[k], "csv", &a)) == 0)
             rc = join(dir, stems[k], "jsonl", &b);
-        if (k == 3)
+        if (k == 4)
             st->errors = a;
+        else if (k == 3) /* a log without a HEATMAP module has no heatmap rows */
+            ;
         else if (a > most) {
             most = a;
         }

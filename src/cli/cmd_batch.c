@@ -32,7 +32,9 @@ static void usage(FILE *out)
             "is done: a run killed at any point continues with --resume, and --merge joins the parts\n"
             "into OUT_DIR/TASK.csv, TASK.jsonl, errors.csv and errors.jsonl in input order.\n\n"
             "  --do TASKS       comma-separated: summary (darshan --summary's row), features (the model\n"
-            "                   features), detect (probabilities and detected patterns), all\n"
+            "                   features), detect (probabilities and detected patterns), heatmap\n"
+            "                   (the job-level HEATMAP series, one row per API and bin: the input of\n"
+            "                   `iolens cluster`), all\n"
             "  -o, --output DIR the output folder (created; must not hold another run)\n"
             "  --resume         continue the run in OUT_DIR over its own list of logs\n"
             "  --timeout S      seconds one log may take (default 60)\n"
@@ -230,7 +232,7 @@ int cmd_batch(int argc, char **argv)
         return CLI_USAGE;
     }
     if (!do_list && !o.resume) {
-        cli_error("no task (--do summary,features,detect)");
+        cli_error("no task (--do summary,features,detect,heatmap)");
         usage(stderr);
         return CLI_USAGE;
     }

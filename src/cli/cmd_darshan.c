@@ -58,6 +58,20 @@ static int run_json(FILE *out, const char *path, int pretty)
     return rc;
 }
 
+/* --heatmap: the job-level series as CSV, the log named by its file name. */
+static int print_heatmap(FILE *out, const char *path)
+{
+    iolens_darshan_heatmap h;
+    int rc = iolens_darshan_heatmap_read(path, &h);
+    if (rc < 0)
+        return rc;
+    const char *base = strrchr(path, '/');
+    iolens_darshan_heatmap_csv_header(out, NULL);
+    iolens_darshan_heatmap_csv_rows(out, &h, NULL, base ? base + 1 : path);
+    iolens_darshan_heatmap_release(&h);
+    return 0;
+}
+
 int cmd_darshan(int argc, char **argv)
 {
     unsigned mask = 0;
@@ -172,7 +186,7 @@ int cmd_darshan(int argc, char **argv)
     if (json)
         lrc = run_json(out, path, pretty);
     else if (heatmap)
-        lrc = iol_darshan_print_heatmap(out, path, 1);
+        lrc = print_heatmap(out, path);
     else if (report)
         lrc = iol_darshan_print_report(out, path);
     else if (dxt)

@@ -1,13 +1,10 @@
-/* --json / --heatmap / --summary / --report modes of `iolens darshan`. */
+/* --json / --summary / --report modes of `iolens darshan`. */
 #ifndef IOLENS_CLI_DARSHAN_MODES_H
 #define IOLENS_CLI_DARSHAN_MODES_H
 
 #include <stdio.h>
 
 #include "iolens/darshan.h"
-
-/* Job-level HEATMAP series as CSV (header line if header != 0). */
-int iol_darshan_print_heatmap(FILE *out, const char *path, int header);
 
 /* One CSV (or JSON) row per log found under the given files/directories,
  * jobs threads. Returns the CLI exit code. */

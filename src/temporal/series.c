@@ -441,29 +441,31 @@ static int add_copy(iolens_series_set *set, const char *id, int dir, double step
     return tser_set_push(set, c, dir, step, x, n, label);
 }
 
-static int parse_heatmap(iolens_series_set *set, struct csv *c, struct accmap *m)
+/* o: the columns before `log` (1 in iolens batch's heatmap.csv, whose first column is the log's
+ * index in the run). */
+static int parse_heatmap(iolens_series_set *set, struct csv *c, struct accmap *m, size_t o)
 {
     int rc;
     iol_buf key = IOL_BUF_INIT;
     while ((rc = csv_next(c)) > 0) {
-        if (c->nf < 6) {
-            rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': heatmap record at byte %zu has %zu fields (want >= 6)",
-                         c->name, c->line_start, c->nf);
+        if (c->nf < 6 + o) {
+            rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': heatmap record at byte %zu has %zu fields (want >= %zu)",
+                         c->name, c->line_start, c->nf, 6 + o);
             goto done;
         }
         double width, bin, rd, wr;
-        if ((rc = parse_double(c, 2, &width, 0)) || (rc = parse_nonneg(c, 3, &bin, 0)) ||
-            (rc = parse_nonneg(c, 4, &rd, 0)) || (rc = parse_nonneg(c, 5, &wr, 0)))
+        if ((rc = parse_double(c, 2 + o, &width, 0)) || (rc = parse_nonneg(c, 3 + o, &bin, 0)) ||
+            (rc = parse_nonneg(c, 4 + o, &rd, 0)) || (rc = parse_nonneg(c, 5 + o, &wr, 0)))
             goto done;
         if (!(width > 0) || width > 1e9 || bin != floor(bin) || bin >= (double)IOLENS_SERIES_MAX_SAMPLES) {
             rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': bad bin width or bin index in the record at byte %zu",
                          c->name, c->line_start);
             goto done;
         }
-        if ((rc = check_id(c, csv_field(c, 0))))
+        if ((rc = check_id(c, csv_field(c, o))))
             goto done;
         iol_buf_reset(&key);
-        if ((rc = iol_buf_printf(&key, "%s:%s", csv_field(c, 0), csv_field(c, 1))))
+        if ((rc = iol_buf_printf(&key, "%s:%s", csv_field(c, o), csv_field(c, 1 + o))))
             goto done;
         struct acc *a;
         if ((rc = accmap_get(m, key.data, &a)))
@@ -603,9 +605,10 @@ static int parse_csv(iolens_series_set *set, struct csv *cp, size_t size, const 
         goto done;
     }
     int fmt = o->format;
-    int header = field_is(&c, 0, "id") || field_is(&c, 0, "log");
+    size_t hm_off = field_is(&c, 0, "index") && field_is(&c, 1, "log") ? 1 : 0; /* iolens batch's heatmap.csv */
+    int header = field_is(&c, 0, "id") || field_is(&c, hm_off, "log");
     if (fmt == IOLENS_SERIES_AUTO) {
-        if (field_is(&c, 0, "log"))
+        if (field_is(&c, hm_off, "log"))
             fmt = IOLENS_SERIES_HEATMAP; /* its header is checked below */
         else if (field_is(&c, 0, "id") && field_is(&c, 1, "t") && field_is(&c, 2, "value"))
             fmt = IOLENS_SERIES_LONG;
@@ -620,14 +623,15 @@ static int parse_csv(iolens_series_set *set, struct csv *cp, size_t size, const 
     if (!header) { /* the first record is data: parse it again */
         c.again = 1;
     } else if (fmt == IOLENS_SERIES_HEATMAP &&
-               !(field_is(&c, 0, "log") && field_is(&c, 1, "module") && field_is(&c, 2, "bin_width_s") &&
-                 field_is(&c, 3, "bin") && field_is(&c, 4, "read_bytes") && field_is(&c, 5, "write_bytes"))) {
+               !(field_is(&c, hm_off, "log") && field_is(&c, 1 + hm_off, "module") &&
+                 field_is(&c, 2 + hm_off, "bin_width_s") && field_is(&c, 3 + hm_off, "bin") &&
+                 field_is(&c, 4 + hm_off, "read_bytes") && field_is(&c, 5 + hm_off, "write_bytes"))) {
         rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': heatmap header must start with log,module,bin_width_s,bin,read_bytes,write_bytes",
                      name);
         goto done;
     }
     if (fmt == IOLENS_SERIES_HEATMAP)
-        rc = parse_heatmap(set, &c, &m);
+        rc = parse_heatmap(set, &c, &m, hm_off);
     else if (fmt == IOLENS_SERIES_LONG)
         rc = parse_long(set, &c, &m, step, has_label);
     else if (fmt == IOLENS_SERIES_WIDE)

@@ -26,10 +26,10 @@ expect_rc 0 "$IOLENS" batch --generate 20 -o "$T/gen2" --corrupt 0.01 --seed 7 "
 for i in 0000000 0000013 0000019; do cmp -s "$T/gen/gen-$i.darshan" "$T/gen2/gen-$i.darshan" && ok || fail "gen-$i differs"; done
 
 # 2. one process
-expect_rc 0 "$IOLENS" batch "$T/gen" --do summary,features,detect -o "$T/one" --timeout 30
+expect_rc 0 "$IOLENS" batch "$T/gen" --do summary,features,detect,heatmap -o "$T/one" --timeout 30
 expect_grep "batch: $N logs (0 done before), $((N - nbad)) read, $nbad errors" "$T/err"
 expect_rc 0 "$IOLENS" batch --merge "$T/one"
-for f in summary.csv summary.jsonl features.csv features.jsonl detect.csv detect.jsonl errors.csv errors.jsonl; do
+for f in summary.csv summary.jsonl features.csv features.jsonl detect.csv detect.jsonl heatmap.csv heatmap.jsonl errors.csv errors.jsonl; do
   [ -s "$T/one/$f" ] && ok || fail "no $f"
 done
 [ "$(($(wc -l <"$T/one/summary.csv") - 1))" -eq $((N - nbad)) ] && ok || fail "summary.csv rows"
@@ -43,6 +43,23 @@ done <"$T/gen/corrupt.txt"
 "$IOLENS" darshan --summary "$T/gen/gen-0000003.darshan" 2>/dev/null | tail -1 | cut -d, -f2- >"$T/s1"
 grep "^3,$T/gen/gen-0000003.darshan," "$T/one/summary.csv" | cut -d, -f3- >"$T/s2"
 cmp -s "$T/s1" "$T/s2" && ok || fail "summary row differs from darshan --summary"
+# the heatmap rows are darshan --heatmap's (with the log's index first and its path), and
+# iolens cluster reads the merged heatmap.csv as it reads darshan --heatmap's
+hm=
+for i in $(seq 0 9); do
+  g=$T/gen/gen-000000$i.darshan
+  if "$IOLENS" darshan --heatmap "$g" 2>/dev/null | tail -n +2 | grep -q .; then hm=$g; break; fi
+done
+if [ -n "$hm" ]; then
+  "$IOLENS" darshan --heatmap "$hm" | tail -n +2 | cut -d, -f2- >"$T/h1"
+  grep "^$i,$hm," "$T/one/heatmap.csv" | cut -d, -f3- >"$T/h2"
+  [ -s "$T/h1" ] && cmp -s "$T/h1" "$T/h2" && ok || fail "heatmap rows of $hm differ from darshan --heatmap"
+  head -1 "$T/one/heatmap.csv" | grep -qx "index,log,module,bin_width_s,bin,read_bytes,write_bytes,active_ranks" && ok || fail "heatmap.csv header"
+  expect_rc 0 "$IOLENS" cluster --no-metrics --json --min-samples 2 --min-nonzero 1 "$T/one/heatmap.csv"
+  expect_grep '"traces": ' "$T/out"
+else
+  fail "no generated log with a HEATMAP module among the first ten"
+fi
 # ... and the detection is detect's
 "$IOLENS" detect --json "$T/gen/gen-0000003.darshan" >"$T/d1" 2>/dev/null
 /usr/bin/python3 - "$T/d1" "$T/one/detect.jsonl" <<'PY' && ok || fail "detect row differs from iolens detect"
@@ -63,7 +80,7 @@ for attempt in 1 2 3 4 5; do
   rm -rf "$T/mpi"
   # (niced, so that this loop sees the manifests grow on a busy machine; not in a session of its
   # own, where the kernel's autogroups would give it a share of its own)
-  ( nice -n 19 "${MPIRUN[@]}" "$IOLENS" batch "$T/gen" --do summary,features,detect -o "$T/mpi" -q --block 2 \
+  ( nice -n 19 "${MPIRUN[@]}" "$IOLENS" batch "$T/gen" --do summary,features,detect,heatmap -o "$T/mpi" -q --block 2 \
       >"$T/mpi1.out" 2>&1 & echo $! >"$T/mpi.pid"; wait ) &
   for _ in $(seq 6000); do
     n=$(cat "$T"/mpi/done.* 2>/dev/null | wc -l)
@@ -93,7 +110,7 @@ expect_rc 0 "${MPIRUN[@]}" "$IOLENS" batch --resume -o "$T/mpi" --timeout 30
 expect_grep "done before" "$T/err"
 expect_grep "on 3 rank(s)" "$T/err"
 expect_rc 0 "$IOLENS" batch --merge "$T/mpi"
-for f in summary.csv summary.jsonl features.csv features.jsonl detect.csv detect.jsonl errors.csv errors.jsonl; do
+for f in summary.csv summary.jsonl features.csv features.jsonl detect.csv detect.jsonl heatmap.csv heatmap.jsonl errors.csv errors.jsonl; do
   cmp -s "$T/one/$f" "$T/mpi/$f" && ok || { fail "$f: the resumed 3-rank run differs from one process"; diff "$T/one/$f" "$T/mpi/$f" | head -5 >&2; }
 done
 ls "$T"/mpi/done.*.1 >/dev/null 2>&1 && ok || fail "no manifest of the resumed run"
