@@ -142,9 +142,9 @@ typedef struct iolens_trace_self {
     double clock_seconds; /**< mean time of one clock read */
 } iolens_trace_self;
 
-/** Fewer samples than this are not a mean to correct gaps with: one buffer flush among them
- * (tens of microseconds) would be taken off every gap. A program whose calls are mostly HDF5
- * calls (not sampled) can have a handful. */
+/** Below this many samples the mean is rough: one buffer flush among them (tens of
+ * microseconds) weighs on it. A program whose calls are mostly HDF5 calls (not sampled) can
+ * have a handful. */
 #define IOLENS_TRACE_SELF_MIN_SAMPLES 16
 
 /** Fills *out for rank; IOLENS_EINVAL if s is not an iolens trace source. */

@@ -645,7 +645,7 @@ static int info_trace(const char *path, int json)
         if (samples)
             printf("tracer cost %.3f us per call between calls, clock read %.3f us (%" PRIu64 " sampled calls%s)\n",
                    gap_sum / (double)samples * 1e6, clk_sum / (double)samples * 1e6, samples,
-                   samples < IOLENS_TRACE_SELF_MIN_SAMPLES ? ": too few, replays do not take it off the gaps" : "");
+                   samples < IOLENS_TRACE_SELF_MIN_SAMPLES ? ": too few for a precise mean" : "");
         else
             printf("tracer cost not recorded\n");
     }

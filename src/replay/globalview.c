@@ -236,9 +236,7 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
          * config does not replay (system files, no file: dd's reads of /dev/zero) are part of
          * the gap. */
         iolens_trace_self ts;
-        double selfgap = iolens_kind && iolens_trace_proc_self(src, r, &ts) == 0 && ts.samples >= IOLENS_TRACE_SELF_MIN_SAMPLES
-                              ? ts.gap_seconds
-                              : 0;
+        double selfgap = iolens_kind && iolens_trace_proc_self(src, r, &ts) == 0 && ts.samples ? ts.gap_seconds : 0;
         double prev_end = -1;
         int64_t prev_file = -1;
         while (got >= 0 && (got = iolens_evsource_next(src, r, &e)) > 0) {

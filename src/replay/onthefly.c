@@ -1414,7 +1414,7 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
      * after the previous call (its record, its buffer flushes): that part is not waited */
     struct otf_delay d = {o->opt->delays != 0, speed, 0, 0, 0, -1};
     iolens_trace_self ts;
-    if (d.on && iolens_trace_proc_self(src, rank, &ts) == 0 && ts.samples >= IOLENS_TRACE_SELF_MIN_SAMPLES)
+    if (d.on && iolens_trace_proc_self(src, rank, &ts) == 0 && ts.samples)
         d.selfgap = ts.gap_seconds;
     if (d.selfgap > o->st->tracer_gap_seconds)
         o->st->tracer_gap_seconds = d.selfgap;
