@@ -171,6 +171,24 @@ assert a["skipped"] - b["skipped"] == int(sys.argv[3]), (a["skipped"], b["skippe
 PY
 expect_rc 0 "$IOLENS" replay --config-from "$T/h5.trace" -o "$T/h5.json"
 
+# HDF5's own benchmark (serial library): a 256 x 1024-byte dataset in 16 x 1024 transfers, 2
+# iterations: 32 writes and 32 reads of 16 KiB (regular hyperslabs), 2 files created and opened
+if command -v h5perf_serial >/dev/null; then
+  mkdir -p "$T/perf"
+  (cd "$T/perf" && h5perf_serial -A hdf5 -e 256,1024 -x 16,1024 -i 2 >"$T/perf.plain" 2>&1) && ok || fail "h5perf_serial untraced"
+  (cd "$T/perf" && "$IOLENS" trace -o "$T/perf.trace" -- h5perf_serial -A hdf5 -e 256,1024 -x 16,1024 -i 2 >"$T/perf.out" 2>"$T/perf.err") &&
+    ok || fail "h5perf_serial traced: $(head -3 "$T/perf.err")"
+  grep -c "Throughput" "$T/perf.plain" >"$T/p1"; grep -c "Throughput" "$T/perf.out" >"$T/p2"
+  cmp -s "$T/p1" "$T/p2" && ok || fail "h5perf_serial's report changed under the tracer"
+  "$IOLENS" view "$T/perf.trace" | awk '$6 == 3 { n[$4]++; if ($4 == "H5Dwrite" || $4 == "H5Dread") s[$4 " " $9 " " $10]++ }
+    END { for (k in n) print k, n[k]; for (k in s) print k, s[k] }' | sort >"$T/perf.calls"
+  printf '%s\n' "H5Dclose 4" "H5Dcreate2 2" "H5Dopen2 2" "H5Dread 32" "H5Dread 2 16384 32" "H5Dwrite 32" "H5Dwrite 2 16384 32" \
+    "H5Fclose 4" "H5Fcreate 2" "H5Fopen 2" | sort >"$T/perf.want"
+  cmp -s "$T/perf.calls" "$T/perf.want" && ok || fail "h5perf_serial's HDF5 calls: $(diff "$T/perf.want" "$T/perf.calls" | head -6)"
+else
+  echo "skip: no h5perf_serial (hdf5-tools)"
+fi
+
 # h5py: datasets opened by name lookup (H5Oopen, not wrapped) are named at their first read
 if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
   cat >"$T/hp.py" <<'PY'
