@@ -113,6 +113,29 @@ static void crec_init(iol_crec *r, const iolens_counters_opts *o)
     }
 }
 
+/* The slot of (module, file, rank) in t: its record's, or the free one it would take
+ * (t->cap > 0). */
+static size_t crec_slot(const iolens_counters *c, const ctab *t, int module, int64_t file, int32_t rank)
+{
+    size_t h = (size_t)key_hash(module, file, rank) & (t->cap - 1);
+    while (t->slot[h]) {
+        const iol_crec *r = c->crecs[t->slot[h] - 1];
+        if (r->module == module && r->file == file && r->rank == rank)
+            break;
+        h = (h + 1) & (t->cap - 1);
+    }
+    return h;
+}
+
+/* The record of (module, file, rank) if there is one. */
+static iol_crec *crec_find(const iolens_counters *c, const ctab *t, int module, int64_t file, int32_t rank)
+{
+    if (t->cap == 0)
+        return NULL;
+    size_t h = crec_slot(c, t, module, file, rank);
+    return t->slot[h] ? c->crecs[t->slot[h] - 1] : NULL;
+}
+
 static int crec_get(iolens_counters *c, ctab *t, int module, int64_t file, int32_t rank,
                     const char *path, iol_crec **out)
 {
@@ -120,14 +143,10 @@ static int crec_get(iolens_counters *c, ctab *t, int module, int64_t file, int32
     if (t->cap == 0 || (c->ncrecs + 1) * 2 > t->cap)
         if ((rc = ctab_grow(c, t)) < 0)
             return rc;
-    size_t h = (size_t)key_hash(module, file, rank) & (t->cap - 1);
-    while (t->slot[h]) {
-        iol_crec *r = c->crecs[t->slot[h] - 1];
-        if (r->module == module && r->file == file && r->rank == rank) {
-            *out = r;
-            return 0;
-        }
-        h = (h + 1) & (t->cap - 1);
+    size_t h = crec_slot(c, t, module, file, rank);
+    if (t->slot[h]) {
+        *out = c->crecs[t->slot[h] - 1];
+        return 0;
     }
     if (c->ncrecs == c->capcrecs) {
         size_t ncap = c->capcrecs ? c->capcrecs * 2 : 64;
@@ -263,10 +282,31 @@ void iol_cv_top4(const iol_cv *cand, int n, int64_t *vals, int64_t *cnts)
     slots_sort(vals, cnts);
 }
 
+/* Counter indices of a module's read/write timing, reads [0] and writes [1]. */
+typedef struct rw_idx {
+    int start[2], end[2], max_time[2], max_size[2], time[2];
+} rw_idx;
+
+/* The runtime's timing of a read or write: the first start and last end, the slowest call and
+ * its size, the time in calls without overlap. */
+static void rw_times(iol_crec *r, const iolens_event *e, int is_write, int64_t bytes, const rw_idx *x)
+{
+    int w = is_write != 0;
+    double *f = r->f;
+    if (f[x->start[w]] == 0 || f[x->start[w]] > e->tstart)
+        f[x->start[w]] = e->tstart;
+    f[x->end[w]] = e->tend;
+    double el = e->tend - e->tstart;
+    if (f[x->max_time[w]] < el) {
+        f[x->max_time[w]] = el;
+        r->c[x->max_size[w]] = bytes;
+    }
+    timer_no_overlap(&f[x->time[w]], e->tstart, e->tend, w ? &r->last_write_end : &r->last_read_end);
+}
+
 static void posix_rw(iol_crec *r, const iolens_event *e, int64_t bytes, int is_write)
 {
     int64_t *c = r->c;
-    double *f = r->f;
     int64_t off = (e->offset >= 0 && !(e->flags & IOLENS_EVF_OFFSET_UNKNOWN)) ? e->offset : r->offset;
     int64_t *last = is_write ? &r->last_byte_written : &r->last_byte_read;
     if (off > *last)
@@ -297,21 +337,12 @@ static void posix_rw(iol_crec *r, const iolens_event *e, int64_t bytes, int is_w
     if (r->last_io == (is_write ? 1 : 2))
         c[IOL_DC_POSIX_RW_SWITCHES]++;
     r->last_io = is_write ? 2 : 1;
-    int ts = is_write ? IOL_DC_POSIX_F_WRITE_START_TIMESTAMP : IOL_DC_POSIX_F_READ_START_TIMESTAMP;
-    int te = is_write ? IOL_DC_POSIX_F_WRITE_END_TIMESTAMP : IOL_DC_POSIX_F_READ_END_TIMESTAMP;
-    if (f[ts] == 0 || f[ts] > e->tstart)
-        f[ts] = e->tstart;
-    f[te] = e->tend;
-    double el = e->tend - e->tstart;
-    int mt = is_write ? IOL_DC_POSIX_F_MAX_WRITE_TIME : IOL_DC_POSIX_F_MAX_READ_TIME;
-    if (f[mt] < el) {
-        f[mt] = el;
-        c[is_write ? IOL_DC_POSIX_MAX_WRITE_TIME_SIZE : IOL_DC_POSIX_MAX_READ_TIME_SIZE] = bytes;
-    }
-    if (is_write)
-        timer_no_overlap(&f[IOL_DC_POSIX_F_WRITE_TIME], e->tstart, e->tend, &r->last_write_end);
-    else
-        timer_no_overlap(&f[IOL_DC_POSIX_F_READ_TIME], e->tstart, e->tend, &r->last_read_end);
+    static const rw_idx x = {{IOL_DC_POSIX_F_READ_START_TIMESTAMP, IOL_DC_POSIX_F_WRITE_START_TIMESTAMP},
+                             {IOL_DC_POSIX_F_READ_END_TIMESTAMP, IOL_DC_POSIX_F_WRITE_END_TIMESTAMP},
+                             {IOL_DC_POSIX_F_MAX_READ_TIME, IOL_DC_POSIX_F_MAX_WRITE_TIME},
+                             {IOL_DC_POSIX_MAX_READ_TIME_SIZE, IOL_DC_POSIX_MAX_WRITE_TIME_SIZE},
+                             {IOL_DC_POSIX_F_READ_TIME, IOL_DC_POSIX_F_WRITE_TIME}};
+    rw_times(r, e, is_write, bytes, &x);
 }
 
 static void open_close_ts(double *f, int start, int end, const iolens_event *e)
@@ -458,7 +489,6 @@ static void stdio_event(iol_crec *r, const iolens_event *e)
 static void mpiio_rw(iol_crec *r, const iolens_event *e, int64_t bytes, int is_write)
 {
     int64_t *c = r->c;
-    double *f = r->f;
     const char *fn = e->func ? e->func : "";
     int kind; /* 0 indep, 1 coll, 2 split, 3 nb */
     if (strstr(fn, "_begin") || strstr(fn, "_end"))
@@ -482,21 +512,12 @@ static void mpiio_rw(iol_crec *r, const iolens_event *e, int64_t bytes, int is_w
     if (r->last_io == (is_write ? 1 : 2))
         c[IOL_DC_MPIIO_RW_SWITCHES]++;
     r->last_io = is_write ? 2 : 1;
-    int ts = is_write ? IOL_DC_MPIIO_F_WRITE_START_TIMESTAMP : IOL_DC_MPIIO_F_READ_START_TIMESTAMP;
-    int te = is_write ? IOL_DC_MPIIO_F_WRITE_END_TIMESTAMP : IOL_DC_MPIIO_F_READ_END_TIMESTAMP;
-    if (f[ts] == 0 || f[ts] > e->tstart)
-        f[ts] = e->tstart;
-    f[te] = e->tend;
-    double el = e->tend - e->tstart;
-    int mt = is_write ? IOL_DC_MPIIO_F_MAX_WRITE_TIME : IOL_DC_MPIIO_F_MAX_READ_TIME;
-    if (f[mt] < el) {
-        f[mt] = el;
-        c[is_write ? IOL_DC_MPIIO_MAX_WRITE_TIME_SIZE : IOL_DC_MPIIO_MAX_READ_TIME_SIZE] = bytes;
-    }
-    if (is_write)
-        timer_no_overlap(&f[IOL_DC_MPIIO_F_WRITE_TIME], e->tstart, e->tend, &r->last_write_end);
-    else
-        timer_no_overlap(&f[IOL_DC_MPIIO_F_READ_TIME], e->tstart, e->tend, &r->last_read_end);
+    static const rw_idx x = {{IOL_DC_MPIIO_F_READ_START_TIMESTAMP, IOL_DC_MPIIO_F_WRITE_START_TIMESTAMP},
+                             {IOL_DC_MPIIO_F_READ_END_TIMESTAMP, IOL_DC_MPIIO_F_WRITE_END_TIMESTAMP},
+                             {IOL_DC_MPIIO_F_MAX_READ_TIME, IOL_DC_MPIIO_F_MAX_WRITE_TIME},
+                             {IOL_DC_MPIIO_MAX_READ_TIME_SIZE, IOL_DC_MPIIO_MAX_WRITE_TIME_SIZE},
+                             {IOL_DC_MPIIO_F_READ_TIME, IOL_DC_MPIIO_F_WRITE_TIME}};
+    rw_times(r, e, is_write, bytes, &x);
 }
 
 static void mpiio_event(iol_crec *r, const iolens_event *e)
@@ -733,21 +754,6 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const c
  * dataset's type size, selections, the four most common access shapes, the dataspace, the
  * chunks, collective transfers, times). Datasets are named "<file>:<object path>". */
 
-/* The record of (module, file, rank) if there is one. */
-static iol_crec *crec_find(const iolens_counters *c, const ctab *t, int module, int64_t file, int32_t rank)
-{
-    if (t->cap == 0)
-        return NULL;
-    size_t h = (size_t)key_hash(module, file, rank) & (t->cap - 1);
-    while (t->slot[h]) {
-        iol_crec *r = c->crecs[t->slot[h] - 1];
-        if (r->module == module && r->file == file && r->rank == rank)
-            return r;
-        h = (h + 1) & (t->cap - 1);
-    }
-    return NULL;
-}
-
 /* The runtime's online update of the 4 most common access shapes (slots vals[4][11], cnts[4])
  * with shape v now seen freq times: the slots above it (more frequent, or as frequent with a
  * larger first value) stay, then v, then the others but v's old slot. */
@@ -888,21 +894,12 @@ static int h5d_event(iolens_evsource *src, int rank, iol_crec *r, const iolens_e
         return rc;
     if (a[3] == 1)
         c[IOL_DC_H5D_USE_MPIIO_COLLECTIVE] = 1;
-    int ts = w ? IOL_DC_H5D_F_WRITE_START_TIMESTAMP : IOL_DC_H5D_F_READ_START_TIMESTAMP;
-    int te = w ? IOL_DC_H5D_F_WRITE_END_TIMESTAMP : IOL_DC_H5D_F_READ_END_TIMESTAMP;
-    if (f[ts] == 0 || f[ts] > e->tstart)
-        f[ts] = e->tstart;
-    f[te] = e->tend;
-    double el = e->tend - e->tstart;
-    int mt = w ? IOL_DC_H5D_F_MAX_WRITE_TIME : IOL_DC_H5D_F_MAX_READ_TIME;
-    if (f[mt] < el) {
-        f[mt] = el;
-        c[w ? IOL_DC_H5D_MAX_WRITE_TIME_SIZE : IOL_DC_H5D_MAX_READ_TIME_SIZE] = bytes;
-    }
-    if (w)
-        timer_no_overlap(&f[IOL_DC_H5D_F_WRITE_TIME], e->tstart, e->tend, &r->last_write_end);
-    else
-        timer_no_overlap(&f[IOL_DC_H5D_F_READ_TIME], e->tstart, e->tend, &r->last_read_end);
+    static const rw_idx x = {{IOL_DC_H5D_F_READ_START_TIMESTAMP, IOL_DC_H5D_F_WRITE_START_TIMESTAMP},
+                             {IOL_DC_H5D_F_READ_END_TIMESTAMP, IOL_DC_H5D_F_WRITE_END_TIMESTAMP},
+                             {IOL_DC_H5D_F_MAX_READ_TIME, IOL_DC_H5D_F_MAX_WRITE_TIME},
+                             {IOL_DC_H5D_MAX_READ_TIME_SIZE, IOL_DC_H5D_MAX_WRITE_TIME_SIZE},
+                             {IOL_DC_H5D_F_READ_TIME, IOL_DC_H5D_F_WRITE_TIME}};
+    rw_times(r, e, w, bytes, &x);
     return 0;
 }
 

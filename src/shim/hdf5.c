@@ -181,12 +181,6 @@ typedef struct obj {
 static obj objs[NOBJ];
 static int objs_lock, objs_tombs;
 
-static void lock(int *l)
-{
-    while (__atomic_test_and_set(l, __ATOMIC_ACQUIRE))
-        ;
-}
-static void unlock(int *l) { __atomic_clear(l, __ATOMIC_RELEASE); }
 
 static size_t slot_of(hid_t id) { return (size_t)(((uint64_t)id * 0x9e3779b97f4a7c15ull) >> 52) & (NOBJ - 1); }
 
@@ -196,7 +190,7 @@ static int obj_get(hid_t id, obj *out)
     int found = -1;
     if (id <= 0)
         return -1;
-    lock(&objs_lock);
+    iol_lock(&objs_lock);
     size_t s = slot_of(id);
     for (size_t n = 0; n < NOBJ && objs[s].id; n++, s = (s + 1) & (NOBJ - 1))
         if (objs[s].id == id) {
@@ -204,7 +198,7 @@ static int obj_get(hid_t id, obj *out)
             found = (int)s;
             break;
         }
-    unlock(&objs_lock);
+    iol_unlock(&objs_lock);
     return found;
 }
 
@@ -213,9 +207,10 @@ static int obj_put(const obj *o)
     int at = -1;
     if (o->id <= 0)
         return -1;
-    lock(&objs_lock);
-    if (objs_tombs > NOBJ / 4) { /* rebuild without the tombstones */
-        obj keep[NOBJ];
+    iol_lock(&objs_lock);
+    if (objs_tombs > NOBJ / 4) { /* rebuild without the tombstones (in a static copy: the
+                                   * program's thread may have a small stack; the lock is held) */
+        static obj keep[NOBJ];
         size_t nk = 0;
         for (size_t i = 0; i < NOBJ; i++)
             if (objs[i].id > 0)
@@ -238,7 +233,7 @@ static int obj_put(const obj *o)
             at = (int)s;
             break;
         }
-    unlock(&objs_lock);
+    iol_unlock(&objs_lock);
     return at; /* -1: more objects open than the table holds; this one is not named */
 }
 
@@ -246,10 +241,10 @@ static void obj_del(int at)
 {
     if (at < 0)
         return;
-    lock(&objs_lock);
+    iol_lock(&objs_lock);
     objs[at].id = TOMB;
     objs_tombs++;
-    unlock(&objs_lock);
+    iol_unlock(&objs_lock);
 }
 
 /* ---- names ---- */
@@ -375,18 +370,15 @@ static void opened(int func, uint64_t t0, hid_t id, int32_t path, int32_t fpath,
 }
 
 /* A call on an existing object: name and handle from the table. */
-static void on_obj(int func, uint64_t t0, hid_t id, int64_t ret, int64_t a1, int64_t a2, int closing)
+static void on_obj(int func, uint64_t t0, hid_t id, int64_t ret, int closing)
 {
     obj o;
     int at = obj_get(id, &o);
     if (closing && ret >= 0)
         obj_del(at);
     iol_rawrec *rec = iol_lib_end(func, t0);
-    if (!rec)
-        return;
-    rec->a[1] = a1;
-    rec->a[2] = a2;
-    rec_obj(rec, at, &o, ret);
+    if (rec)
+        rec_obj(rec, at, &o, ret);
 }
 
 /* Selection kind of a file dataspace: 0 none, 1 points, 2 regular hyperslab, 3 irregular, 4 all. */
@@ -524,16 +516,6 @@ IOL_EXPORT hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl)
     return r;
 }
 
-IOL_EXPORT herr_t H5Fclose(hid_t file)
-{
-    IOL_REAL(H5Fclose);
-    if (!iol_tracing(IOL_LAYER_HDF5_BIT))
-        return real_H5Fclose(file);
-    uint64_t t0 = iol_lib_begin();
-    herr_t r = real_H5Fclose(file);
-    on_obj(IOL_F_H5Fclose, t0, file, r, 0, 0, 1);
-    return r;
-}
 
 IOL_EXPORT herr_t H5Fflush(hid_t obj_id, int scope)
 {
@@ -684,27 +666,7 @@ IOL_EXPORT herr_t H5Dset_extent(hid_t dset, const hsize_t size[])
     return r;
 }
 
-IOL_EXPORT herr_t H5Dflush(hid_t dset)
-{
-    IOL_REAL(H5Dflush);
-    if (!iol_tracing(IOL_LAYER_HDF5_BIT))
-        return real_H5Dflush(dset);
-    uint64_t t0 = iol_lib_begin();
-    herr_t r = real_H5Dflush(dset);
-    on_obj(IOL_F_H5Dflush, t0, dset, r, 0, 0, 0);
-    return r;
-}
 
-IOL_EXPORT herr_t H5Dclose(hid_t dset)
-{
-    IOL_REAL(H5Dclose);
-    if (!iol_tracing(IOL_LAYER_HDF5_BIT))
-        return real_H5Dclose(dset);
-    uint64_t t0 = iol_lib_begin();
-    herr_t r = real_H5Dclose(dset);
-    on_obj(IOL_F_H5Dclose, t0, dset, r, 0, 0, 1);
-    return r;
-}
 
 /* ---- groups ---- */
 
@@ -737,16 +699,6 @@ IOL_EXPORT hid_t H5Gopen2(hid_t loc, const char *name, hid_t gapl)
     return group_open(IOL_F_H5Gopen2, t0, loc, real_H5Gopen2(loc, name, gapl));
 }
 
-IOL_EXPORT herr_t H5Gclose(hid_t group)
-{
-    IOL_REAL(H5Gclose);
-    if (!iol_tracing(IOL_LAYER_HDF5_BIT))
-        return real_H5Gclose(group);
-    uint64_t t0 = iol_lib_begin();
-    herr_t r = real_H5Gclose(group);
-    on_obj(IOL_F_H5Gclose, t0, group, r, 0, 0, 1);
-    return r;
-}
 
 /* ---- objects opened by name whatever their kind (h5py opens datasets so) ---- */
 
@@ -772,16 +724,6 @@ IOL_EXPORT hid_t H5Oopen(hid_t loc, const char *name, hid_t lapl)
     return r;
 }
 
-IOL_EXPORT herr_t H5Oclose(hid_t obj_id)
-{
-    IOL_REAL(H5Oclose);
-    if (!iol_tracing(IOL_LAYER_HDF5_BIT))
-        return real_H5Oclose(obj_id);
-    uint64_t t0 = iol_lib_begin();
-    herr_t r = real_H5Oclose(obj_id);
-    on_obj(IOL_F_H5Oclose, t0, obj_id, r, 0, 0, 1);
-    return r;
-}
 
 /* ---- attributes ---- */
 
@@ -841,16 +783,27 @@ IOL_EXPORT herr_t H5Awrite(hid_t attr, hid_t mem_type, const void *buf)
     return r;
 }
 
-IOL_EXPORT herr_t H5Aclose(hid_t attr)
-{
-    IOL_REAL(H5Aclose);
-    if (!iol_tracing(IOL_LAYER_HDF5_BIT))
-        return real_H5Aclose(attr);
-    uint64_t t0 = iol_lib_begin();
-    herr_t r = real_H5Aclose(attr);
-    on_obj(IOL_F_H5Aclose, t0, attr, r, 0, 0, 1);
-    return r;
-}
+
+/* ---- calls on one object that only name it: flushes and closes (a close drops the object) ---- */
+
+#define OBJ_WRAP(fn, closing)                                                                      \
+    IOL_EXPORT herr_t fn(hid_t id)                                                                 \
+    {                                                                                              \
+        IOL_REAL(fn);                                                                              \
+        if (!iol_tracing(IOL_LAYER_HDF5_BIT))                                                      \
+            return real_##fn(id);                                                                  \
+        uint64_t t0 = iol_lib_begin();                                                             \
+        herr_t r = real_##fn(id);                                                                  \
+        on_obj(IOL_F_##fn, t0, id, r, closing);                                                    \
+        return r;                                                                                  \
+    }
+
+OBJ_WRAP(H5Fclose, 1)
+OBJ_WRAP(H5Dflush, 0)
+OBJ_WRAP(H5Dclose, 1)
+OBJ_WRAP(H5Gclose, 1)
+OBJ_WRAP(H5Oclose, 1)
+OBJ_WRAP(H5Aclose, 1)
 
 /* ---- property lists: a0 the list, then the setting ---- */
 

@@ -56,12 +56,6 @@ static struct {
 } files[NFILES];
 static int files_lock;
 
-static void lock(int *l)
-{
-    while (__atomic_test_and_set(l, __ATOMIC_ACQUIRE))
-        ;
-}
-static void unlock(int *l) { __atomic_clear(l, __ATOMIC_RELEASE); }
 
 static int handle_of(MPI_File fh, int32_t *path)
 {
@@ -76,14 +70,14 @@ static int handle_of(MPI_File fh, int32_t *path)
 
 static void handle_add(MPI_File fh, int32_t path)
 {
-    lock(&files_lock);
+    iol_lock(&files_lock);
     for (int i = 0; i < NFILES; i++)
         if (!files[i].fh) {
             files[i].path = path;
             __atomic_store_n(&files[i].fh, fh, __ATOMIC_RELEASE);
             break;
         }
-    unlock(&files_lock);
+    iol_unlock(&files_lock);
 }
 
 static void handle_del(int i)
@@ -102,14 +96,14 @@ static void req_add(int rc, MPI_Request *r)
 {
     if (rc != MPI_SUCCESS || !r)
         return;
-    lock(&reqs_lock);
+    iol_lock(&reqs_lock);
     for (int i = 0; i < NREQS; i++)
         if (!reqs[i]) {
             reqs[i] = *r;
             __atomic_add_fetch(&reqs_live, 1, __ATOMIC_RELAXED);
             break;
         }
-    unlock(&reqs_lock);
+    iol_unlock(&reqs_lock);
 }
 
 static int req_take(MPI_Request r)
@@ -117,7 +111,7 @@ static int req_take(MPI_Request r)
     int found = 0;
     if (!r || !__atomic_load_n(&reqs_live, __ATOMIC_RELAXED))
         return 0;
-    lock(&reqs_lock);
+    iol_lock(&reqs_lock);
     for (int i = 0; i < NREQS; i++)
         if (reqs[i] == r) {
             reqs[i] = 0;
@@ -125,7 +119,7 @@ static int req_take(MPI_Request r)
             found = 1;
             break;
         }
-    unlock(&reqs_lock);
+    iol_unlock(&reqs_lock);
     return found;
 }
 
@@ -134,10 +128,10 @@ static int req_has(MPI_Request r)
     int found = 0;
     if (!r || !__atomic_load_n(&reqs_live, __ATOMIC_RELAXED))
         return 0;
-    lock(&reqs_lock);
+    iol_lock(&reqs_lock);
     for (int i = 0; i < NREQS && !found; i++)
         found = reqs[i] == r;
-    unlock(&reqs_lock);
+    iol_unlock(&reqs_lock);
     return found;
 }
 

@@ -99,11 +99,6 @@ static struct {
     iol_rawself self; /* sampled tracer cost, summed over threads (atomic adds) */
 } rt = {.spill_fd = -1};
 
-static void spin_lock(int *l)
-{
-    while (__atomic_test_and_set(l, __ATOMIC_ACQUIRE))
-        sched_yield();
-}
 static int spin_trylock(int *l, int tries)
 {
     for (int i = 0; i < tries; i++) {
@@ -113,7 +108,6 @@ static int spin_trylock(int *l, int tries)
     }
     return 0;
 }
-static void spin_unlock(int *l) { __atomic_clear(l, __ATOMIC_RELEASE); }
 
 /* Names of the loaded objects other than the shim, NUL-separated in one
  * malloc'd block (collected first: dlopen is not called while
@@ -272,17 +266,17 @@ static int spill_chunk(uint32_t type, uint32_t tid, const void *p, size_t len, c
 {
     iol_rawchunk c = {IOL_RAW_CHUNK_MAGIC, type, tid, (uint32_t)(len + len2)};
     struct iovec iov[3] = {{&c, sizeof c}, {(void *)p, len}, {(void *)p2, len2}};
-    if (tries ? !spin_trylock(&rt.spill_lock, tries) : (spin_lock(&rt.spill_lock), 0))
+    if (tries ? !spin_trylock(&rt.spill_lock, tries) : (iol_lock(&rt.spill_lock), 0))
         return -1;
     int rc = spill_writev(iov, 3);
-    spin_unlock(&rt.spill_lock);
+    iol_unlock(&rt.spill_lock);
     return rc;
 }
 
 /* Writes the unflushed records of b. owner: the buffer's own thread (resets it). */
 static void flush_buf(iol_tbuf *b, int owner, int tries)
 {
-    if (tries ? !spin_trylock(&b->lock, tries) : (spin_lock(&b->lock), 0))
+    if (tries ? !spin_trylock(&b->lock, tries) : (iol_lock(&b->lock), 0))
         return;
     uint32_t len = __atomic_load_n(&b->len, __ATOMIC_ACQUIRE);
     if (len > b->flushed) {
@@ -300,7 +294,7 @@ static void flush_buf(iol_tbuf *b, int owner, int tries)
     } else {
         b->flushed = len;
     }
-    spin_unlock(&b->lock);
+    iol_unlock(&b->lock);
 }
 
 static void thread_gone(void *p)
@@ -526,7 +520,7 @@ static int absolute_name(const char *path, char *out, size_t cap)
 {
     unsigned gen = __atomic_load_n(&iol_cwd_gen, __ATOMIC_ACQUIRE);
     size_t n;
-    spin_lock(&rt.path_lock);
+    iol_lock(&rt.path_lock);
     if (rt.cwd_seen != gen) {
         long r = syscall(SYS_getcwd, rt.cwd, sizeof rt.cwd);
         rt.cwd_len = r > 0 && rt.cwd[0] == '/' ? (size_t)r - 1 : 0; /* r counts the NUL */
@@ -535,7 +529,7 @@ static int absolute_name(const char *path, char *out, size_t cap)
     n = rt.cwd_len;
     if (n && n < cap)
         memcpy(out, rt.cwd, n);
-    spin_unlock(&rt.path_lock);
+    iol_unlock(&rt.path_lock);
     size_t len = strlen(path);
     if (!n || n + 1 + len >= cap)
         return -1;
@@ -569,7 +563,7 @@ int32_t iol_path_id(const char *path)
     size_t len;
     uint64_t h = path_hash(path, &len);
     int32_t id = -1;
-    spin_lock(&rt.path_lock);
+    iol_lock(&rt.path_lock);
     size_t s = h & (rt.nslots - 1);
     for (size_t probes = 0; probes < rt.nslots; probes++, s = (s + 1) & (rt.nslots - 1)) {
         uint32_t v = rt.slots[s];
@@ -607,7 +601,7 @@ int32_t iol_path_id(const char *path)
             break;
         }
     }
-    spin_unlock(&rt.path_lock);
+    iol_unlock(&rt.path_lock);
     iol_shim_inside--;
     errno = saved;
     return id;
@@ -650,7 +644,7 @@ size_t iol_path_name(int32_t id, char *out, size_t cap)
     size_t n = 0;
     if (id < 0 || !rt.slots || cap == 0)
         return 0;
-    spin_lock(&rt.path_lock);
+    iol_lock(&rt.path_lock);
     if (id < rt.npaths) {
         const char *e = rt.arena + rt.idoff[id];
         uint32_t l32;
@@ -661,7 +655,7 @@ size_t iol_path_name(int32_t id, char *out, size_t cap)
             n = l32;
         }
     }
-    spin_unlock(&rt.path_lock);
+    iol_unlock(&rt.path_lock);
     return n;
 }
 
@@ -727,9 +721,9 @@ static int open_spill(void)
     h.start_ns = iol_now();
     h.nfuncs = IOL_F_COUNT;
     struct iovec iov = {&h, sizeof h};
-    spin_lock(&rt.spill_lock);
+    iol_lock(&rt.spill_lock);
     int rc = spill_writev(&iov, 1);
-    spin_unlock(&rt.spill_lock);
+    iol_unlock(&rt.spill_lock);
     return rc;
 }
 

@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sched.h>
 
 #include "trace/format.h"
 
@@ -38,6 +39,14 @@ extern __thread int iol_shim_inside __attribute__((tls_model("initial-exec")));
  * (HDF5) calls: a record stores both (format.h, IOL_DEPTH_PACK). */
 extern __thread int iol_shim_depth __attribute__((tls_model("initial-exec")));
 extern __thread int iol_shim_libdepth __attribute__((tls_model("initial-exec")));
+
+/* The shim's spin lock (its tables are locked for a few instructions at a time). */
+static inline void iol_lock(int *l)
+{
+    while (__atomic_test_and_set(l, __ATOMIC_ACQUIRE))
+        sched_yield();
+}
+static inline void iol_unlock(int *l) { __atomic_clear(l, __ATOMIC_RELEASE); }
 
 void *iol_real(const char *name);
 /* A library's data object as the program sees it: the global scope first (an
