@@ -309,10 +309,10 @@ static void print_record(FILE *out, const iolens_darshan_log *log, const iolens_
         }
         LINE_F(iolens_darshan_fcounter_name(m, i), v);
     }
-    if (m == IOLENS_DARSHAN_H5D) {
+    if (m == IOLENS_DARSHAN_H5D || m == IOLENS_DARSHAN_PNETCDF_VAR) {
         char v[32];
         snprintf(v, sizeof v, "%" PRIu64, r->file_rec_id);
-        LINE_S("H5D_FILE_REC_ID", v);
+        LINE_S(m == IOLENS_DARSHAN_H5D ? "H5D_FILE_REC_ID" : "PNETCDF_VAR_FILE_REC_ID", v);
     }
     free(suf);
 #undef LINE_I

@@ -160,6 +160,7 @@ static void json_record(iol_jsonw *w, const iolens_darshan_record *r)
     }
     switch (r->module) {
     case IOLENS_DARSHAN_H5D:
+    case IOLENS_DARSHAN_PNETCDF_VAR:
         json_id(w, "file_rec_id", r->file_rec_id);
         break;
     case IOLENS_DARSHAN_DFS:

@@ -20,6 +20,8 @@ static const char *const h5d_i[] = {IOL_DARSHAN_H5D_I(IOL_STR)};
 static const char *const h5d_f[] = {IOL_DARSHAN_H5D_F(IOL_STR)};
 static const char *const pnc_i[] = {IOL_DARSHAN_PNETCDF_FILE_I(IOL_STR)};
 static const char *const pnc_f[] = {IOL_DARSHAN_PNETCDF_FILE_F(IOL_STR)};
+static const char *const pncv_i[] = {IOL_DARSHAN_PNETCDF_VAR_I(IOL_STR)};
+static const char *const pncv_f[] = {IOL_DARSHAN_PNETCDF_VAR_F(IOL_STR)};
 static const char *const bgq_i[] = {IOL_DARSHAN_BGQ_I(IOL_STR)};
 static const char *const bgq_f[] = {IOL_DARSHAN_BGQ_F(IOL_STR)};
 static const char *const dfs_i[] = {IOL_DARSHAN_DFS_I(IOL_STR)};
@@ -46,7 +48,7 @@ static const struct modinfo mods[IOLENS_DARSHAN_MOD_COUNT] = {
     [IOLENS_DARSHAN_H5F] = {"H5F", 3, h5f_i, N(h5f_i), h5f_f, N(h5f_f)},
     [IOLENS_DARSHAN_H5D] = {"H5D", 2, h5d_i, N(h5d_i), h5d_f, N(h5d_f)},
     [IOLENS_DARSHAN_PNETCDF_FILE] = {"PNETCDF_FILE", 3, pnc_i, N(pnc_i), pnc_f, N(pnc_f)},
-    [IOLENS_DARSHAN_PNETCDF_VAR] = {"PNETCDF_VAR", 0, NULL, 0, NULL, 0},
+    [IOLENS_DARSHAN_PNETCDF_VAR] = {"PNETCDF_VAR", 1, pncv_i, N(pncv_i), pncv_f, N(pncv_f)},
     [IOLENS_DARSHAN_BGQ] = {"BG/Q", 2, bgq_i, N(bgq_i), bgq_f, N(bgq_f)},
     [IOLENS_DARSHAN_LUSTRE] = {"LUSTRE", 2, NULL, 0, NULL, 0},
     [IOLENS_DARSHAN_STDIO] = {"STDIO", 2, stdio_i, N(stdio_i), stdio_f, N(stdio_f)},
@@ -148,6 +150,7 @@ static const struct layout layouts[] = {
     {IOLENS_DARSHAN_PNETCDF_FILE, 1, 2, 2, 0, 0},
     {IOLENS_DARSHAN_PNETCDF_FILE, 2, 2, 4, 0, 0},
     {IOLENS_DARSHAN_PNETCDF_FILE, 3, 9, 8, 0, 0},
+    {IOLENS_DARSHAN_PNETCDF_VAR, 1, 120, 17, 8, 0},
     {IOLENS_DARSHAN_BGQ, 2, 11, 1, 0, 0},
     {IOLENS_DARSHAN_DFS, 1, 52, 15, 0, 32},
     {IOLENS_DARSHAN_DAOS, 1, 64, 15, 0, 48},
@@ -372,6 +375,8 @@ static int read_fixed(iolens_darshan_log *log, const struct layout *L, int *skip
     rec->fcounters = cf;
     if (L->module == IOLENS_DARSHAN_H5D)
         rec->file_rec_id = L->ver >= 2 ? ld64(log->raw + 16, swap) : 0;
+    if (L->module == IOLENS_DARSHAN_PNETCDF_VAR)
+        rec->file_rec_id = ld64(log->raw + 16, swap);
     if (L->module == IOLENS_DARSHAN_DFS || L->module == IOLENS_DARSHAN_DAOS) {
         const unsigned char *q = p + 8 * (L->ni + L->nf);
         memcpy(rec->pool_uuid, q, 16);

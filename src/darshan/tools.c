@@ -555,8 +555,9 @@ static void diff_records(differ *df, const iolens_darshan_record *a, const iolen
         diff_int(df, "counter", a, iolens_darshan_counter_name(m, i), a->counters[i], b->counters[i]);
     for (size_t i = 0; i < a->nfcounters && i < b->nfcounters; i++)
         diff_double(df, a, iolens_darshan_fcounter_name(m, i), a->fcounters[i], b->fcounters[i]);
-    if (m == IOLENS_DARSHAN_H5D)
-        diff_int(df, "counter", a, "H5D_FILE_REC_ID", (int64_t)a->file_rec_id, (int64_t)b->file_rec_id);
+    if (m == IOLENS_DARSHAN_H5D || m == IOLENS_DARSHAN_PNETCDF_VAR)
+        diff_int(df, "counter", a, m == IOLENS_DARSHAN_H5D ? "H5D_FILE_REC_ID" : "PNETCDF_VAR_FILE_REC_ID",
+                 (int64_t)a->file_rec_id, (int64_t)b->file_rec_id);
     if (m == IOLENS_DARSHAN_DFS || m == IOLENS_DARSHAN_DAOS) {
         diff_int(df, "counter", a, "POOL_UUID", memcmp(a->pool_uuid, b->pool_uuid, 16) != 0, 0);
         diff_int(df, "counter", a, "CONT_UUID", memcmp(a->cont_uuid, b->cont_uuid, 16) != 0, 0);

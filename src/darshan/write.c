@@ -134,6 +134,7 @@ static int encode_record(const char *path, iol_buf *b, const iolens_darshan_reco
     case IOLENS_DARSHAN_H5F:
     case IOLENS_DARSHAN_H5D:
     case IOLENS_DARSHAN_PNETCDF_FILE:
+    case IOLENS_DARSHAN_PNETCDF_VAR:
     case IOLENS_DARSHAN_BGQ:
     case IOLENS_DARSHAN_STDIO:
     case IOLENS_DARSHAN_DFS:
@@ -149,7 +150,8 @@ static int encode_record(const char *path, iol_buf *b, const iolens_darshan_reco
                        "current version's %zu and %zu", path, iolens_darshan_module_name(r->module),
                        r->ncounters, r->nfcounters, iolens_darshan_counter_count(r->module),
                        iolens_darshan_fcounter_count(r->module));
-    if (r->module == IOLENS_DARSHAN_H5D && (rc = put64(b, r->file_rec_id)) < 0)
+    if ((r->module == IOLENS_DARSHAN_H5D || r->module == IOLENS_DARSHAN_PNETCDF_VAR) &&
+        (rc = put64(b, r->file_rec_id)) < 0)
         return rc;
     for (size_t i = 0; i < r->ncounters; i++)
         if ((rc = put64(b, (uint64_t)r->counters[i])) < 0)
