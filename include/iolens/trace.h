@@ -163,9 +163,11 @@ IOLENS_API int iolens_trace_last_args(iolens_evsource *s, int rank, int32_t *fd,
 /**
  * For the last event of rank, an H5Dread or H5Dwrite whose file selection was a regular
  * hyperslab: the dataspace's rank (*ndims) and, for its first five dimensions in C order,
- * count x block (len) and stride. 1 when the event has that shape, 0 when not (another call,
- * another selection, a trace of an older shim), IOLENS_EINVAL for a source that is no iolens
- * trace.
+ * count x block (len) and stride. For a PnetCDF vara, vars or varm call: the number of
+ * dimensions given (at most five, the variable's last ones) and, in C order, each count
+ * (len) and stride (0 for vara, which takes none). 1 when the event has that shape, 0 when
+ * not (another call, another selection, a trace of an older shim), IOLENS_EINVAL for a
+ * source that is no iolens trace.
  */
 IOLENS_API int iolens_trace_last_selection(iolens_evsource *s, int rank, int *ndims, int64_t len[5],
                                            int64_t stride[5]);

@@ -781,8 +781,9 @@ static void h5_common_update(int64_t *vals, int64_t *cnts, const int64_t *v, int
     memcpy(cnts, tc, sizeof tc);
 }
 
-/* One access of shape v: counted among the shapes (at most IOL_CV_MAX kept), then the slots. */
-static int h5_access(iol_crec *r, const int64_t *v)
+/* One access of shape v: counted among the shapes (at most IOL_CV_MAX kept), then the slots
+ * (the module's ACCESS1_ACCESS and ACCESS1_COUNT). */
+static int h5_access(iol_crec *r, const int64_t *v, int acc1, int count1)
 {
     int i = 0;
     for (; i < r->nh5acc && memcmp(r->h5acc[i].v, v, sizeof r->h5acc[i].v); i++)
@@ -796,7 +797,7 @@ static int h5_access(iol_crec *r, const int64_t *v)
         r->nh5acc++;
     }
     r->h5acc[i].freq++;
-    h5_common_update(&r->c[IOL_DC_H5D_ACCESS1_ACCESS], &r->c[IOL_DC_H5D_ACCESS1_COUNT], v, r->h5acc[i].freq);
+    h5_common_update(&r->c[acc1], &r->c[count1], v, r->h5acc[i].freq);
     return 0;
 }
 
@@ -889,7 +890,7 @@ static int h5d_event(iolens_evsource *src, int rank, iol_crec *r, const iolens_e
     c[bw] = sadd(c[bw], bytes);
     c[(w ? IOL_DC_H5D_SIZE_WRITE_AGG_0_100 : IOL_DC_H5D_SIZE_READ_AGG_0_100) + size_bucket(bytes)]++;
     v[0] = bytes;
-    int rc = h5_access(r, v);
+    int rc = h5_access(r, v, IOL_DC_H5D_ACCESS1_ACCESS, IOL_DC_H5D_ACCESS1_COUNT);
     if (rc < 0)
         return rc;
     if (a[3] == 1)
@@ -937,6 +938,162 @@ static int h5_event(iolens_counters *c, ctab *t, iolens_evsource *src, int rank,
     return h5d_event(src, rank, r, &e, a, path);
 }
 
+/* ---- PnetCDF: the PNETCDF_FILE and PNETCDF_VAR modules --------------------------------------
+ * The rules of Darshan's PnetCDF runtime module. Per file: creates, opens, redefs, syncs,
+ * waits (independent, collective, failed), the bytes the library moved (asked at close), times.
+ * Per variable ("<file>:<variable>"): define/inquire opens, calls by API (put/get/iput/iget/
+ * bput x var/var1/vara/vars/varm/varn/vard), independent, collective and non-blocking reads
+ * and writes, bytes, sizes, the four most common access shapes (bytes, then the counts and
+ * strides of the last five dimensions, the slowest first), the variable's shape, times. The
+ * shim computed each access's bytes when the call was made (funcs.def). */
+
+/* The API of a data call from its name: dir 0 put, 1 get, 2 iput, 3 iget, 4 bput; kind 0 var,
+ * 1 var1, 2 vara, 3 vars, 4 varm, 5 varn, 6 vard; coll: an _all call. -1 when not one. */
+static int pnc_api(const char *fn, int *dir, int *kind, int *coll)
+{
+    static const char *const dirs[] = {"ncmpi_put_var", "ncmpi_get_var", "ncmpi_iput_var", "ncmpi_iget_var",
+                                       "ncmpi_bput_var"};
+    for (int d = 0; d < 5; d++) {
+        size_t n = strlen(dirs[d]);
+        if (strncmp(fn, dirs[d], n))
+            continue;
+        const char *k = fn + n;
+        static const char kinds[] = "1asmnd";
+        const char *at = *k && *k != '_' ? strchr(kinds, *k) : NULL;
+        if (*k && *k != '_' && (!at || (k[1] && k[1] != '_')))
+            return -1;
+        *dir = d;
+        *kind = at ? (int)(at - kinds) + 1 : 0;
+        size_t l = strlen(fn);
+        *coll = l > 4 && !strcmp(fn + l - 4, "_all");
+        return 0;
+    }
+    return -1;
+}
+
+static int pnc_file_event(iol_crec *r, const iolens_event *e, const int64_t *a)
+{
+    int64_t *c = r->c;
+    double *f = r->f;
+    const char *fn = e->func;
+    if (e->op == IOLENS_OP_WAIT) { /* counted whether it failed or not */
+        int coll = !strcmp(fn, "ncmpi_wait_all");
+        if (e->flags & IOLENS_EVF_FAILED)
+            c[IOL_DC_PNETCDF_FILE_WAIT_FAILURES]++;
+        else
+            c[coll ? IOL_DC_PNETCDF_FILE_COLL_WAITS : IOL_DC_PNETCDF_FILE_INDEP_WAITS]++;
+        open_close_ts(f, IOL_DC_PNETCDF_FILE_F_WAIT_START_TIMESTAMP, IOL_DC_PNETCDF_FILE_F_WAIT_END_TIMESTAMP, e);
+        timer_no_overlap(&f[IOL_DC_PNETCDF_FILE_F_WAIT_TIME], e->tstart, e->tend, &r->last_read_end);
+        return 0;
+    }
+    if (e->flags & IOLENS_EVF_FAILED)
+        return 0;
+    if (!strcmp(fn, "ncmpi_create") || !strcmp(fn, "ncmpi_open")) {
+        c[fn[6] == 'c' ? IOL_DC_PNETCDF_FILE_CREATES : IOL_DC_PNETCDF_FILE_OPENS]++;
+        open_close_ts(f, IOL_DC_PNETCDF_FILE_F_OPEN_START_TIMESTAMP, IOL_DC_PNETCDF_FILE_F_OPEN_END_TIMESTAMP, e);
+    } else if (!strcmp(fn, "ncmpi_close")) {
+        for (int k = 0; k < 2; k++) { /* a1 bytes written, a2 bytes read; one unknown: -1 for good */
+            int i = k ? IOL_DC_PNETCDF_FILE_BYTES_READ : IOL_DC_PNETCDF_FILE_BYTES_WRITTEN;
+            c[i] = a[1 + k] >= 0 && c[i] >= 0 ? sadd(c[i], a[1 + k]) : -1;
+        }
+        open_close_ts(f, IOL_DC_PNETCDF_FILE_F_CLOSE_START_TIMESTAMP, IOL_DC_PNETCDF_FILE_F_CLOSE_END_TIMESTAMP, e);
+    } else if (!strcmp(fn, "ncmpi_redef")) {
+        c[IOL_DC_PNETCDF_FILE_REDEFS]++;
+    } else if (!strcmp(fn, "ncmpi_sync")) {
+        c[IOL_DC_PNETCDF_FILE_SYNCS]++;
+    } else if (strcmp(fn, "ncmpi_enddef")) {
+        return 0; /* begin/end_indep_data: not timed by Darshan */
+    }
+    timer_no_overlap(&f[IOL_DC_PNETCDF_FILE_F_META_TIME], e->tstart, e->tend, &r->last_meta_end);
+    return 0;
+}
+
+static int pnc_var_event(iolens_evsource *src, int rank, iol_crec *r, const iolens_event *e, const int64_t *a,
+                         const char *path)
+{
+    int64_t *c = r->c;
+    double *f = r->f;
+    if (e->op == IOLENS_OP_OPEN) { /* def_var, inq_varid: a1 points, a2 type size, a3 rank | record | name split */
+        c[IOL_DC_PNETCDF_VAR_OPENS]++;
+        open_close_ts(f, IOL_DC_PNETCDF_VAR_F_OPEN_START_TIMESTAMP, IOL_DC_PNETCDF_VAR_F_OPEN_END_TIMESTAMP, e);
+        timer_no_overlap(&f[IOL_DC_PNETCDF_VAR_F_META_TIME], e->tstart, e->tend, &r->last_meta_end);
+        uint64_t a3 = (uint64_t)a[3];
+        if (a3 >> 16 & 1)
+            c[IOL_DC_PNETCDF_VAR_IS_RECORD_VAR] = 1;
+        c[IOL_DC_PNETCDF_VAR_NPOINTS] = a[1];
+        c[IOL_DC_PNETCDF_VAR_NDIMS] = (int64_t)(a3 & 0xffff);
+        c[IOL_DC_PNETCDF_VAR_DATATYPE_SIZE] = a[2];
+        size_t flen = (size_t)(a3 >> 32), plen = strlen(path);
+        r->file_rec_id = iolens_darshan_hash(path, flen > 0 && flen < plen ? flen : plen, 0);
+        return 0;
+    }
+    int dir, kind, coll;
+    if (pnc_api(e->func, &dir, &kind, &coll) < 0 || a[1] < 0)
+        return 0;
+    static const int first[5] = {IOL_DC_PNETCDF_VAR_PUT_VAR, IOL_DC_PNETCDF_VAR_GET_VAR, IOL_DC_PNETCDF_VAR_IPUT_VAR,
+                                 IOL_DC_PNETCDF_VAR_IGET_VAR, IOL_DC_PNETCDF_VAR_BPUT_VAR};
+    c[first[dir] + kind]++;
+    int w = dir != 1 && dir != 3;
+    int64_t bytes = a[1];
+    c[w ? IOL_DC_PNETCDF_VAR_BYTES_WRITTEN : IOL_DC_PNETCDF_VAR_BYTES_READ] =
+        sadd(c[w ? IOL_DC_PNETCDF_VAR_BYTES_WRITTEN : IOL_DC_PNETCDF_VAR_BYTES_READ], bytes);
+    if (r->last_io == (w ? 1 : 2))
+        c[IOL_DC_PNETCDF_VAR_RW_SWITCHES]++;
+    r->last_io = w ? 2 : 1;
+    c[(w ? IOL_DC_PNETCDF_VAR_SIZE_WRITE_AGG_0_100 : IOL_DC_PNETCDF_VAR_SIZE_READ_AGG_0_100) + size_bucket(bytes)]++;
+    int64_t v[IOL_H5D_NVALS] = {0};
+    v[0] = bytes;
+    int nd;
+    int64_t len[5], stride[5];
+    if (kind >= 2 && kind <= 4 && iolens_trace_last_selection(src, rank, &nd, len, stride) == 1)
+        for (int i = 0; i < 5; i++) {
+            v[1 + i] = len[i];
+            v[6 + i] = stride[i];
+        }
+    int rc = h5_access(r, v, IOL_DC_PNETCDF_VAR_ACCESS1_ACCESS, IOL_DC_PNETCDF_VAR_ACCESS1_COUNT);
+    if (rc < 0)
+        return rc;
+    static const rw_idx x = {{IOL_DC_PNETCDF_VAR_F_READ_START_TIMESTAMP, IOL_DC_PNETCDF_VAR_F_WRITE_START_TIMESTAMP},
+                             {IOL_DC_PNETCDF_VAR_F_READ_END_TIMESTAMP, IOL_DC_PNETCDF_VAR_F_WRITE_END_TIMESTAMP},
+                             {IOL_DC_PNETCDF_VAR_F_MAX_READ_TIME, IOL_DC_PNETCDF_VAR_F_MAX_WRITE_TIME},
+                             {IOL_DC_PNETCDF_VAR_MAX_READ_TIME_SIZE, IOL_DC_PNETCDF_VAR_MAX_WRITE_TIME_SIZE},
+                             {IOL_DC_PNETCDF_VAR_F_READ_TIME, IOL_DC_PNETCDF_VAR_F_WRITE_TIME}};
+    rw_times(r, e, w, bytes, &x);
+    if (dir >= 2)
+        c[w ? IOL_DC_PNETCDF_VAR_NB_WRITES : IOL_DC_PNETCDF_VAR_NB_READS]++;
+    else
+        c[w ? (coll ? IOL_DC_PNETCDF_VAR_COLL_WRITES : IOL_DC_PNETCDF_VAR_INDEP_WRITES)
+            : (coll ? IOL_DC_PNETCDF_VAR_COLL_READS : IOL_DC_PNETCDF_VAR_INDEP_READS)]++;
+    return 0;
+}
+
+/* A PnetCDF event of an iolens trace: into its file's or its variable's record. */
+static int pnc_event(iolens_counters *c, ctab *t, iolens_evsource *src, int rank, const iolens_event *ev,
+                     const char *path)
+{
+    if (ev->file < 0 || !path || !path[0] || !ev->func)
+        return 0;
+    if (!c->opts.all_paths && iolens_counters_path_excluded(path))
+        return 0;
+    int32_t fd;
+    int64_t a[4];
+    if (iolens_trace_last_args(src, rank, &fd, a) < 0)
+        return 0;
+    iolens_event e = *ev;
+    sane_times(&e);
+    if (e.tend > c->max_end)
+        c->max_end = e.tend;
+    int var = !strcmp(e.func, "ncmpi_def_var") || !strcmp(e.func, "ncmpi_inq_varid") ||
+              e.op == IOLENS_OP_READ || e.op == IOLENS_OP_WRITE;
+    if (var && ((e.flags & IOLENS_EVF_FAILED) || a[1] < 0))
+        return 0; /* failed, or a variable the shim could not name or shape */
+    iol_crec *r = NULL;
+    int rc = crec_get(c, t, var ? IOLENS_DARSHAN_PNETCDF_VAR : IOLENS_DARSHAN_PNETCDF_FILE, e.file, rank, path, &r);
+    if (rc < 0)
+        return rc;
+    return var ? pnc_var_event(src, rank, r, &e, a, path) : pnc_file_event(r, &e, a);
+}
+
 /* ---- finalisation and shared-file reduction --------------------------------------------- */
 
 typedef struct modinfo {
@@ -968,6 +1125,13 @@ static const modinfo *mod_info(int module)
         {IOLENS_DARSHAN_H5D, IOL_DC_H5D_NUM_I, IOL_DC_H5D_NUM_F, -1, -1, IOL_DC_H5D_FASTEST_RANK,
          IOL_DC_H5D_F_FASTEST_RANK_TIME, IOL_DC_H5D_BYTES_READ, IOL_DC_H5D_BYTES_WRITTEN,
          IOL_DC_H5D_F_READ_TIME, IOL_DC_H5D_F_WRITE_TIME, IOL_DC_H5D_F_META_TIME},
+        /* PNETCDF_FILE as H5F; PNETCDF_VAR as H5D */
+        {IOLENS_DARSHAN_PNETCDF_FILE, IOL_DC_PNETCDF_FILE_NUM_I, IOL_DC_PNETCDF_FILE_NUM_F, -1, -1, -1, -1, -1, -1, -1,
+         -1, IOL_DC_PNETCDF_FILE_F_META_TIME},
+        {IOLENS_DARSHAN_PNETCDF_VAR, IOL_DC_PNETCDF_VAR_NUM_I, IOL_DC_PNETCDF_VAR_NUM_F, -1, -1,
+         IOL_DC_PNETCDF_VAR_FASTEST_RANK, IOL_DC_PNETCDF_VAR_F_FASTEST_RANK_TIME, IOL_DC_PNETCDF_VAR_BYTES_READ,
+         IOL_DC_PNETCDF_VAR_BYTES_WRITTEN, IOL_DC_PNETCDF_VAR_F_READ_TIME, IOL_DC_PNETCDF_VAR_F_WRITE_TIME,
+         IOL_DC_PNETCDF_VAR_F_META_TIME},
     };
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
         if (m[i].module == module)
@@ -1016,6 +1180,17 @@ static int int_rule(int module, int i)
         if (i == IOL_DC_H5D_MAX_READ_TIME_SIZE || i == IOL_DC_H5D_MAX_WRITE_TIME_SIZE ||
             (i >= IOL_DC_H5D_ACCESS1_ACCESS && i <= IOL_DC_H5D_ACCESS4_COUNT) || i >= IOL_DC_H5D_FASTEST_RANK)
             return 3;
+    } else if (module == IOLENS_DARSHAN_PNETCDF_FILE) {
+        return 0;
+    } else if (module == IOLENS_DARSHAN_PNETCDF_VAR) {
+        if (i == IOL_DC_PNETCDF_VAR_IS_RECORD_VAR)
+            return 1;
+        if (i == IOL_DC_PNETCDF_VAR_NDIMS || i == IOL_DC_PNETCDF_VAR_NPOINTS || i == IOL_DC_PNETCDF_VAR_DATATYPE_SIZE)
+            return 2;
+        if (i == IOL_DC_PNETCDF_VAR_MAX_READ_TIME_SIZE || i == IOL_DC_PNETCDF_VAR_MAX_WRITE_TIME_SIZE ||
+            (i >= IOL_DC_PNETCDF_VAR_ACCESS1_ACCESS && i <= IOL_DC_PNETCDF_VAR_ACCESS4_COUNT) ||
+            i >= IOL_DC_PNETCDF_VAR_FASTEST_RANK)
+            return 3;
     } else {
         if (i == IOL_DC_STDIO_MAX_BYTE_READ || i == IOL_DC_STDIO_MAX_BYTE_WRITTEN)
             return 1;
@@ -1061,14 +1236,15 @@ static void merge_top4(int64_t *dv, int64_t *dc, const int64_t *sv, const int64_
     memcpy(dc, tc, sizeof tc);
 }
 
-/* The runtime's merge of two ranks' H5D access shapes: x's slots, then out's (a shape both
- * hold counted once, in x's slot), each put in as the online update does. */
-static void h5d_merge(iol_crec *out, const iol_crec *x)
+/* The runtime's merge of two ranks' H5D (or PNETCDF_VAR) access shapes (slots at acc1 and
+ * count1): x's slots, then out's (a shape both hold counted once, in x's slot), each put in as
+ * the online update does. */
+static void h5d_merge(iol_crec *out, const iol_crec *x, int acc1, int count1)
 {
     enum { N = IOL_H5D_NVALS };
-    int64_t xv[4 * N], xc[4], *ov = &out->c[IOL_DC_H5D_ACCESS1_ACCESS], *oc = &out->c[IOL_DC_H5D_ACCESS1_COUNT];
-    memcpy(xv, &x->c[IOL_DC_H5D_ACCESS1_ACCESS], sizeof xv);
-    memcpy(xc, &x->c[IOL_DC_H5D_ACCESS1_COUNT], sizeof xc);
+    int64_t xv[4 * N], xc[4], *ov = &out->c[acc1], *oc = &out->c[count1];
+    memcpy(xv, &x->c[acc1], sizeof xv);
+    memcpy(xc, &x->c[count1], sizeof xc);
     for (int j = 0; j < 4; j++)
         for (int k = 0; k < 4; k++)
             if (!memcmp(&xv[j * N], &ov[k * N], N * sizeof *xv)) {
@@ -1118,12 +1294,17 @@ static void reduce(iol_crec *out, iol_crec **r, size_t n)
             else if (rule == 2 && x->f[i] > 0 && (out->f[i] == 0 || x->f[i] < out->f[i]))
                 out->f[i] = x->f[i];
         }
-        if (module == IOLENS_DARSHAN_POSIX || module == IOLENS_DARSHAN_MPIIO || module == IOLENS_DARSHAN_H5D) {
-            int p = module == IOLENS_DARSHAN_POSIX, m = module == IOLENS_DARSHAN_MPIIO;
-            int mrs = p ? IOL_DC_POSIX_MAX_READ_TIME_SIZE : m ? IOL_DC_MPIIO_MAX_READ_TIME_SIZE : IOL_DC_H5D_MAX_READ_TIME_SIZE;
-            int mws = p ? IOL_DC_POSIX_MAX_WRITE_TIME_SIZE : m ? IOL_DC_MPIIO_MAX_WRITE_TIME_SIZE : IOL_DC_H5D_MAX_WRITE_TIME_SIZE;
-            int mrt = p ? IOL_DC_POSIX_F_MAX_READ_TIME : m ? IOL_DC_MPIIO_F_MAX_READ_TIME : IOL_DC_H5D_F_MAX_READ_TIME;
-            int mwt = p ? IOL_DC_POSIX_F_MAX_WRITE_TIME : m ? IOL_DC_MPIIO_F_MAX_WRITE_TIME : IOL_DC_H5D_F_MAX_WRITE_TIME;
+        if (module == IOLENS_DARSHAN_POSIX || module == IOLENS_DARSHAN_MPIIO || module == IOLENS_DARSHAN_H5D ||
+            module == IOLENS_DARSHAN_PNETCDF_VAR) {
+            int p = module == IOLENS_DARSHAN_POSIX, m = module == IOLENS_DARSHAN_MPIIO, h = module == IOLENS_DARSHAN_H5D;
+            int mrs = p ? IOL_DC_POSIX_MAX_READ_TIME_SIZE : m ? IOL_DC_MPIIO_MAX_READ_TIME_SIZE
+                    : h ? IOL_DC_H5D_MAX_READ_TIME_SIZE : IOL_DC_PNETCDF_VAR_MAX_READ_TIME_SIZE;
+            int mws = p ? IOL_DC_POSIX_MAX_WRITE_TIME_SIZE : m ? IOL_DC_MPIIO_MAX_WRITE_TIME_SIZE
+                    : h ? IOL_DC_H5D_MAX_WRITE_TIME_SIZE : IOL_DC_PNETCDF_VAR_MAX_WRITE_TIME_SIZE;
+            int mrt = p ? IOL_DC_POSIX_F_MAX_READ_TIME : m ? IOL_DC_MPIIO_F_MAX_READ_TIME
+                    : h ? IOL_DC_H5D_F_MAX_READ_TIME : IOL_DC_PNETCDF_VAR_F_MAX_READ_TIME;
+            int mwt = p ? IOL_DC_POSIX_F_MAX_WRITE_TIME : m ? IOL_DC_MPIIO_F_MAX_WRITE_TIME
+                    : h ? IOL_DC_H5D_F_MAX_WRITE_TIME : IOL_DC_PNETCDF_VAR_F_MAX_WRITE_TIME;
             /* the max time was already merged above (rule 1): take the size of the rank holding it */
             if (x->f[mrt] >= out->f[mrt] && (k == 0 || x->f[mrt] > 0))
                 out->c[mrs] = x->c[mrs];
@@ -1135,7 +1316,9 @@ static void reduce(iol_crec *out, iol_crec **r, size_t n)
         if (mi->str1 >= 0)
             merge_top4(&out->c[mi->str1], &out->c[mi->str1 + 4], &x->c[mi->str1], &x->c[mi->str1 + 4]);
         if (module == IOLENS_DARSHAN_H5D)
-            h5d_merge(out, x);
+            h5d_merge(out, x, IOL_DC_H5D_ACCESS1_ACCESS, IOL_DC_H5D_ACCESS1_COUNT);
+        if (module == IOLENS_DARSHAN_PNETCDF_VAR)
+            h5d_merge(out, x, IOL_DC_PNETCDF_VAR_ACCESS1_ACCESS, IOL_DC_PNETCDF_VAR_ACCESS1_COUNT);
         if (mi->fastest < 0)
             continue;
         double t = x->f[mi->tr] + x->f[mi->tw] + x->f[mi->tm];
@@ -1489,7 +1672,9 @@ int iolens_counters_compute(iolens_evsource *src, const iolens_counters_opts *op
                             path = files[k].path;
             }
             e.rank = rank;
-            if ((rc = e.layer == IOLENS_LAYER_HDF5 ? h5_event(c, &t, src, rank, &e, path) : on_event(c, &t, &e, path)) < 0)
+            if ((rc = e.layer == IOLENS_LAYER_HDF5      ? h5_event(c, &t, src, rank, &e, path)
+                       : e.layer == IOLENS_LAYER_PNETCDF ? pnc_event(c, &t, src, rank, &e, path)
+                                                         : on_event(c, &t, &e, path)) < 0)
                 goto fail;
         }
         if (rc < 0)

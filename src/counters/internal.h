@@ -12,12 +12,17 @@ typedef struct iol_cv {
     int64_t val, cnt;
 } iol_cv;
 
-/* The most counters of a module computed here (H5D's integers, POSIX's reals). */
-#define IOL_CREC_NI ((int)IOL_DC_H5D_NUM_I > (int)IOL_DC_POSIX_NUM_I ? (int)IOL_DC_H5D_NUM_I : (int)IOL_DC_POSIX_NUM_I)
-#define IOL_CREC_NF ((int)IOL_DC_H5D_NUM_F > (int)IOL_DC_POSIX_NUM_F ? (int)IOL_DC_H5D_NUM_F : (int)IOL_DC_POSIX_NUM_F)
+/* The most counters of a module computed here (PNETCDF_VAR's integers and reals). */
+#define IOL_CREC_NI ((int)IOL_DC_PNETCDF_VAR_NUM_I)
+#define IOL_CREC_NF ((int)IOL_DC_PNETCDF_VAR_NUM_F)
+_Static_assert((int)IOL_DC_PNETCDF_VAR_NUM_I >= (int)IOL_DC_H5D_NUM_I &&
+                   (int)IOL_DC_PNETCDF_VAR_NUM_I >= (int)IOL_DC_POSIX_NUM_I &&
+                   (int)IOL_DC_PNETCDF_VAR_NUM_F >= (int)IOL_DC_H5D_NUM_F &&
+                   (int)IOL_DC_PNETCDF_VAR_NUM_F >= (int)IOL_DC_POSIX_NUM_F,
+               "a computed record holds every module's counters");
 
-/* H5D: one access shape (bytes, then lengths and strides of dimensions D1..D5) and how often
- * it was seen, as the runtime's common-value tree keeps them (at most IOL_CV_MAX shapes). */
+/* H5D and PNETCDF_VAR: one access shape (bytes, then lengths and strides of dimensions
+ * D1..D5) and how often it was seen, as the runtime's common-value tree keeps them (at most IOL_CV_MAX shapes). */
 #define IOL_H5D_NVALS 11
 typedef struct iol_h5acc {
     int64_t v[IOL_H5D_NVALS];
@@ -30,10 +35,10 @@ typedef struct iol_crec {
     int64_t file;
     int32_t rank;
     uint64_t id;
-    uint64_t file_rec_id; /* H5D: the record id of the dataset's file */
+    uint64_t file_rec_id; /* H5D, PNETCDF_VAR: the record id of the dataset's or variable's file */
     int64_t c[IOL_CREC_NI];
     double f[IOL_CREC_NF];
-    iol_h5acc *h5acc; /* H5D: the access shapes seen (IOL_CV_MAX) */
+    iol_h5acc *h5acc; /* H5D, PNETCDF_VAR: the access shapes seen (IOL_CV_MAX) */
     int nh5acc;
     /* running state, as the runtime keeps it per open file */
     int64_t offset, last_byte_read, last_byte_written;

@@ -240,7 +240,7 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
         double prev_end = -1;
         int64_t prev_file = -1;
         while (got >= 0 && (got = iolens_evsource_next(src, r, &e)) > 0) {
-            if (e.depth != 0 || e.layer == IOLENS_LAYER_HDF5) /* a library call: its MPI-IO/POSIX calls are replayed */
+            if (e.depth != 0 || iolens_layer_is_library(e.layer)) /* a library call: its MPI-IO/POSIX calls are replayed */
                 continue;
             double gap = -1;
             if (prev_file >= 0 && prev_file == e.file && prev_end >= 0 && e.tstart >= prev_end &&

@@ -861,7 +861,7 @@ int iolens_series_from_events(iolens_series_set *set, struct iolens_evsource *sr
         int got;
         while ((got = iolens_evsource_next(src, r, &ev)) > 0) {
             if (ev.depth != 0 || (ev.op != IOLENS_OP_READ && ev.op != IOLENS_OP_WRITE) ||
-                (layer >= 0 ? (int)ev.layer != layer : ev.layer == IOLENS_LAYER_HDF5) || /* a library's calls: */
+                (layer >= 0 ? (int)ev.layer != layer : iolens_layer_is_library(ev.layer)) || /* a library's calls: */
                 (ev.flags & IOLENS_EVF_FAILED)) /* their bytes are those of the MPI-IO/POSIX calls they make */
                 continue;
             iolens_trace_stdio_moved(src, r, &ev); /* stdio return values as bytes moved */

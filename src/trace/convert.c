@@ -231,7 +231,7 @@ int iolens_trace_write_events(iolens_evsource *src, const char *out_path, const 
             int fid = ev.func ? iol_func_by_name(ev.func) : -1;
             /* HDF5: Recorder's arguments are not the slots the shim records (object names,
              * selections, transfer modes), so its HDF5 records are left out for now */
-            if (fid >= 0 && iol_func_by_id((unsigned)fid)->layer == IOLENS_LAYER_HDF5)
+            if (fid >= 0 && iolens_layer_is_library(iol_func_by_id((unsigned)fid)->layer))
                 fid = -1;
             if (fid < 0) {
                 skipped++;

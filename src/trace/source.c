@@ -247,7 +247,7 @@ static void fill_event(iol_trace *t, int rank, iol_proc *p, const iol_thread *th
         if (r->ret != 0 && fi->op != IOLENS_OP_OPEN)
             ev->flags |= IOLENS_EVF_FAILED;
     }
-    if (fi->layer == IOLENS_LAYER_HDF5) { /* objects, not descriptors: no offsets; a negative hid_t or herr_t fails */
+    if (iolens_layer_is_library(fi->layer)) { /* objects, not descriptors: no offsets; a negative hid_t or herr_t fails */
         if (r->func != IOL_F_H5Fcreate && r->func != IOL_F_H5Fopen)
             ev->open_flags = -1;
         if (r->ret < 0)
@@ -324,6 +324,15 @@ static const char *spec_of(const char *func)
         if (strstr(func, "_end"))
             return "PB";
         return (strstr(func, "_at") ? "P0B32" : "PB32");
+    }
+    if (!strncmp(func, "ncmpi_", 6)) { /* PnetCDF: the slots funcs.def lists */
+        if (!strcmp(func, "ncmpi_create") || !strcmp(func, "ncmpi_open") || !strncmp(func, "ncmpi_wait", 10))
+            return "P0";
+        if (!strcmp(func, "ncmpi_close"))
+            return "P12";
+        if (!strcmp(func, "ncmpi_def_var") || !strcmp(func, "ncmpi_inq_varid") || strstr(func, "_var"))
+            return "P0123";
+        return "P";
     }
     return "";
 }
@@ -590,8 +599,9 @@ int iolens_trace_last_selection(iolens_evsource *s, int rank, int *ndims, int64_
     if (!t || rank < 0 || (size_t)rank >= t->nprocs)
         return iol_err(IOLENS_EINVAL, "not an iolens trace, or no rank %d", rank);
     const iol_proc *p = &t->procs[rank];
-    if (!p->has_last || !p->last_has_note || p->last_note.func != IOL_F_H5Sget_regular_hyperslab ||
-        (p->last.func != IOL_F_H5Dread && p->last.func != IOL_F_H5Dwrite))
+    const iol_func_info *fi = p->has_last ? iol_func_by_id(p->last.func) : NULL;
+    if (!fi || !p->last_has_note || p->last_note.func != IOL_F_H5Sget_regular_hyperslab ||
+        (p->last.func != IOL_F_H5Dread && p->last.func != IOL_F_H5Dwrite && fi->layer != IOLENS_LAYER_PNETCDF))
         return 0;
     const iol_rawrec *n = &p->last_note;
     int64_t v[5] = {n->a[0], n->a[1], n->a[2], n->a[3], n->ret};
