@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include "shim/shim.h"
+#include "shim/libtab.h"
 
 #include <mpi.h>
 #include <string.h>
@@ -45,105 +46,12 @@ static void queries(void)
     __atomic_store_n(&q.done, 1, __ATOMIC_RELEASE);
 }
 
-/* ---- open files (ncid -> recorded path) and known variables ((ncid, varid) -> shape) ---- */
-#define NFILES 1024 /* ncids are small indices; a larger one is recorded without a name */
-static int32_t file_path[NFILES];
-static int files_lock;
-
-static int32_t file_get(int ncid)
-{
-    if (ncid < 0 || ncid >= NFILES)
-        return -1;
-    iol_lock(&files_lock);
-    int32_t p = file_path[ncid] - 1;
-    iol_unlock(&files_lock);
-    return p;
-}
-
-static void file_set(int ncid, int32_t path)
-{
-    if (ncid < 0 || ncid >= NFILES)
-        return;
-    iol_lock(&files_lock);
-    file_path[ncid] = path + 1;
-    iol_unlock(&files_lock);
-}
-
-typedef struct pvar {
-    int ncid, varid; /* ncid -1: free; -2: deleted */
-    int32_t path;
-    int32_t tsize;
-    int32_t ndims;
-    int32_t unlimdim; /* the file's record dimension when the variable was opened, -1 none */
-    int64_t npoints;  /* not counting a record dimension */
-} pvar;
-#define NVARS 8192 /* a power of two; open addressing */
-static pvar vars[NVARS];
-static int vars_lock, vars_init;
-
-static size_t var_slot(int ncid, int varid)
-{
-    return (size_t)((((uint64_t)(uint32_t)ncid << 32 | (uint32_t)varid) * 0x9e3779b97f4a7c15ull) >> 51) & (NVARS - 1);
-}
-
-static void vars_ready(void) /* under the lock */
-{
-    if (vars_init)
-        return;
-    for (size_t i = 0; i < NVARS; i++)
-        vars[i].ncid = -1;
-    vars_init = 1;
-}
-
-static int var_get(int ncid, int varid, pvar *out)
-{
-    int found = 0;
-    iol_lock(&vars_lock);
-    vars_ready();
-    size_t s = var_slot(ncid, varid);
-    for (size_t n = 0; n < NVARS && vars[s].ncid != -1; n++, s = (s + 1) & (NVARS - 1))
-        if (vars[s].ncid == ncid && vars[s].varid == varid) {
-            *out = vars[s];
-            found = 1;
-            break;
-        }
-    iol_unlock(&vars_lock);
-    return found;
-}
-
-static void var_put(const pvar *v)
-{
-    iol_lock(&vars_lock);
-    vars_ready();
-    size_t s = var_slot(v->ncid, v->varid), del = (size_t)-1;
-    for (size_t n = 0; n < NVARS * 3 / 4; n++, s = (s + 1) & (NVARS - 1)) {
-        if (vars[s].ncid == v->ncid && vars[s].varid == v->varid) {
-            vars[s] = *v;
-            del = (size_t)-1;
-            break;
-        }
-        if (vars[s].ncid == -2 && del == (size_t)-1)
-            del = s;
-        if (vars[s].ncid == -1) {
-            vars[del != (size_t)-1 ? del : s] = *v;
-            del = (size_t)-1;
-            break;
-        }
-    }
-    if (del != (size_t)-1)
-        vars[del] = *v;
-    iol_unlock(&vars_lock); /* a full table: the variable stays unnamed */
-}
-
-static void vars_drop(int ncid) /* its file closed: its ncid and varids will be reused */
-{
-    iol_lock(&vars_lock);
-    vars_ready();
-    for (size_t i = 0; i < NVARS; i++)
-        if (vars[i].ncid == ncid)
-            vars[i].ncid = -2;
-    iol_unlock(&vars_lock);
-}
+/* ---- open files and known variables (libtab.h) ---- */
+static iol_libtab tab;
+typedef iol_libvar pvar;
+static int32_t file_get(int ncid) { return iol_libtab_file(&tab, ncid); }
+static void file_set(int ncid, int32_t path) { iol_libtab_set_file(&tab, ncid, path); }
+static int var_get(int ncid, int varid, pvar *out) { return iol_libtab_var(&tab, ncid, varid, out); }
 
 /* ---- records ---- */
 
@@ -189,17 +97,6 @@ static int file_call_done(int func, uint64_t t0, int r, int ncid, int64_t a0, in
     return r;
 }
 
-/* Darshan's size of a netCDF type (nc_type): 1, 2, 4, else 8. */
-static int32_t nc_type_size(int t)
-{
-    switch (t) {
-    case 1: case 2: case 7: return 1; /* NC_BYTE, NC_CHAR, NC_UBYTE */
-    case 3: case 8: return 2;         /* NC_SHORT, NC_USHORT */
-    case 4: case 5: case 9: return 4; /* NC_INT, NC_FLOAT, NC_UINT */
-    default: return 8;
-    }
-}
-
 /* A variable defined or looked up (its type and dimensions given): named, shaped, kept. */
 static int var_open_done(int func, uint64_t t0, int r, int ncid, const char *name, int xtype, int ndims,
                          const int *dimids, const int *varidp)
@@ -224,7 +121,7 @@ static int var_open_done(int func, uint64_t t0, int r, int ncid, const char *nam
             if (q.inq_dimlen && q.inq_dimlen(ncid, dimids[i], &len) == 0)
                 v.npoints = (int64_t)((uint64_t)v.npoints * (uint64_t)len);
         }
-        v.tsize = nc_type_size(xtype);
+        v.tsize = iol_nc_type_size(xtype);
         char buf[IOL_RAW_MAX_PATH];
         flen = fp >= 0 ? iol_path_name(fp, buf, sizeof buf) : 0;
         size_t nl = name ? strlen(name) : 0;
@@ -234,7 +131,7 @@ static int var_open_done(int func, uint64_t t0, int r, int ncid, const char *nam
             v.path = iol_path_id(buf);
         }
         iol_shim_inside--;
-        var_put(&v);
+        iol_libtab_put_var(&tab, &v);
     }
     iol_rawrec *rec = iol_lib_end(func, t0);
     if (rec) {
@@ -499,7 +396,7 @@ IOL_EXPORT int ncmpi_close(int ncid)
     int r = real_ncmpi_close(ncid);
     int32_t p = file_get(ncid);
     if (r == 0) {
-        vars_drop(ncid);
+        iol_libtab_drop(&tab, ncid, -1);
         file_set(ncid, -1);
     }
     iol_rawrec *rec = iol_lib_end(IOL_F_ncmpi_close, t0);
