@@ -15,6 +15,7 @@ PACKAGES=(
   libhdf5-openmpi-dev           # HDF5 replay back end; the HDF5 tracer's probes
   hdf5-tools                    # h5perf_serial and h5dump under the HDF5 tracer (cli_trace_hdf5)
   libpnetcdf-dev pnetcdf-bin    # the PnetCDF tracer's probe, ncmpidump (cli_trace_pnetcdf)
+  libnetcdf-mpi-dev netcdf-bin  # the NetCDF tracer's probe; ncgen, ncdump, nccopy traced (cli_trace_netcdf)
   libcurl4-openssl-dev          # iolens advise: the OpenAI-compatible client
   python3                       # test scripts parse JSON with it (tests only)
   time                          # /usr/bin/time: run time and peak memory of each command in cli_hostile_inputs

@@ -30,13 +30,14 @@ typedef enum iolens_layer {
     IOLENS_LAYER_STDIO = 5, /* Recorder counts stdio as POSIX; iolens keeps it apart */
     IOLENS_LAYER_OTHER = 6,
     IOLENS_LAYER_PNETCDF = 7,
+    IOLENS_LAYER_NETCDF = 8,
 } iolens_layer;
 
-/** Whether a layer is an I/O library (HDF5, PnetCDF) whose calls are made of the POSIX and
+/** Whether a layer is an I/O library (HDF5, PnetCDF, NetCDF) whose calls are made of the POSIX and
  *  MPI-IO calls recorded beneath them (those carry lib_depth > 0). */
 static inline int iolens_layer_is_library(iolens_layer l)
 {
-    return l == IOLENS_LAYER_HDF5 || l == IOLENS_LAYER_PNETCDF;
+    return l == IOLENS_LAYER_HDF5 || l == IOLENS_LAYER_PNETCDF || l == IOLENS_LAYER_NETCDF;
 }
 
 /** What a call does, independent of its exact entry point (pwrite64 and
@@ -96,7 +97,7 @@ typedef struct iolens_event {
     /* added for replay fidelity; producers that memset the event leave it "not recorded" */
     uint32_t buf_pgoff1; /**< read/write: 1 + the data buffer's address modulo 4096 (where in a page it
                               starts); 0 when not recorded (Recorder, DXT, traces of older shims) */
-    uint32_t lib_depth;  /**< nesting inside traced I/O library calls (HDF5, PnetCDF): an H5Dwrite is at 0, the
+    uint32_t lib_depth;  /**< nesting inside traced I/O library calls (HDF5, PnetCDF, NetCDF): an H5Dwrite is at 0, the
                               MPI-IO and POSIX calls it makes at 1 (their depth is counted apart, so
                               depth 0 stays "the calls made at that layer") */
 } iolens_event;

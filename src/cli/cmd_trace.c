@@ -27,7 +27,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: iolens trace [-o TRACE] [--darshan LOG [--darshan-all-paths]] [--layers posix,stdio,mpiio,hdf5,pnetcdf] [--resolution NS] -- COMMAND [ARGS...]\n"
+            "usage: iolens trace [-o TRACE] [--darshan LOG [--darshan-all-paths]] [--layers posix,stdio,mpiio,hdf5,pnetcdf,netcdf] [--resolution NS] -- COMMAND [ARGS...]\n"
             "       iolens trace --print TRACE [--json] [--rank N] [-o FILE]\n"
             "       iolens trace --info TRACE [--json] [-o FILE]\n"
             "       iolens trace --build SPILL_DIR -o TRACE [--remove-spill]\n"
@@ -38,7 +38,7 @@ static void usage(FILE *out)
             "                 (incl. /dev/shm), /proc/, /etc/, /usr/, ... are skipped as Darshan does\n"
             "  --darshan-all-paths  keep those files in the Darshan log too\n\n"
             "Runs COMMAND with the iolens shim preloaded and writes one trace file (default iolens.trace)\n"
-            "holding every POSIX, stdio, MPI-IO, HDF5 and PnetCDF call of every process (forked children\n"
+            "holding every POSIX, stdio, MPI-IO, HDF5, PnetCDF and NetCDF call of every process (forked children\n"
             "included); --layers chooses among them (default all).\n"
             "MPI: `mpirun -np N iolens trace -o T -- app` (one trace for all ranks), or\n"
             "`mpirun -x LD_PRELOAD=libiolens_shim.so -x IOLENS_TRACE_OUT=T app` (rank 0 builds T\n"
@@ -801,8 +801,8 @@ int cmd_trace(int argc, char **argv)
         snprintf(tmp, sizeof tmp, "%s", layers);
         for (char *t = strtok(tmp, ","); t; t = strtok(NULL, ","))
             if (strcmp(t, "posix") && strcmp(t, "stdio") && strcmp(t, "mpiio") && strcmp(t, "hdf5") &&
-                strcmp(t, "pnetcdf")) {
-                cli_error("unknown layer '%s' (posix, stdio, mpiio, hdf5, pnetcdf)", t);
+                strcmp(t, "pnetcdf") && strcmp(t, "netcdf")) {
+                cli_error("unknown layer '%s' (posix, stdio, mpiio, hdf5, pnetcdf, netcdf)", t);
                 return CLI_USAGE;
             }
     }

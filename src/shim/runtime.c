@@ -849,12 +849,16 @@ static void atfork_child(void)
 static int parse_layers(const char *s)
 {
     if (!s || !*s)
-        return IOL_LAYER_POSIX_BIT | IOL_LAYER_STDIO_BIT | IOL_LAYER_MPIIO_BIT | IOL_LAYER_HDF5_BIT | IOL_LAYER_PNETCDF_BIT;
+        return IOL_LAYER_POSIX_BIT | IOL_LAYER_STDIO_BIT | IOL_LAYER_MPIIO_BIT | IOL_LAYER_HDF5_BIT | IOL_LAYER_PNETCDF_BIT |
+               IOL_LAYER_NETCDF_BIT;
     int bits = 0;
     if (strstr(s, "hdf5"))
         bits |= IOL_LAYER_HDF5_BIT;
     if (strstr(s, "pnetcdf"))
         bits |= IOL_LAYER_PNETCDF_BIT;
+    for (const char *n = s; (n = strstr(n, "netcdf")); n++) /* "netcdf" itself, not pnetcdf's */
+        if (n == s || n[-1] != 'p')
+            bits |= IOL_LAYER_NETCDF_BIT;
     if (strstr(s, "posix"))
         bits |= IOL_LAYER_POSIX_BIT;
     if (strstr(s, "stdio"))

@@ -30,6 +30,7 @@ enum {
     IOL_LAYER_MPIIO_BIT = 4,
     IOL_LAYER_HDF5_BIT = 8,
     IOL_LAYER_PNETCDF_BIT = 16,
+    IOL_LAYER_NETCDF_BIT = 32,
 };
 
 /* Bits of enabled layers; 0 when the shim is off (not initialised, disabled after trouble, exiting). */
@@ -37,7 +38,7 @@ extern int iol_shim_layers;
 /* > 0 while the shim itself runs (its own I/O is never traced). */
 extern __thread int iol_shim_inside __attribute__((tls_model("initial-exec")));
 /* Nesting depth of traced POSIX/stdio/MPI-IO calls in this thread, and of traced library
- * (HDF5, PnetCDF) calls: a record stores both (format.h, IOL_DEPTH_PACK). */
+ * (HDF5, PnetCDF, NetCDF) calls: a record stores both (format.h, IOL_DEPTH_PACK). */
 extern __thread int iol_shim_depth __attribute__((tls_model("initial-exec")));
 extern __thread int iol_shim_libdepth __attribute__((tls_model("initial-exec")));
 

@@ -325,6 +325,15 @@ static const char *spec_of(const char *func)
             return "PB";
         return (strstr(func, "_at") ? "P0B32" : "PB32");
     }
+    if (!strncmp(func, "nc_", 3)) { /* NetCDF: as PnetCDF's */
+        if (!strcmp(func, "nc_var_par_access"))
+            return "P01";
+        if (!strncmp(func, "nc_put_", 7) || !strncmp(func, "nc_get_", 7))
+            return "P01";
+        if (!strcmp(func, "nc_def_var") || !strcmp(func, "nc_inq_varid"))
+            return "P0123";
+        return strncmp(func, "nc_create", 9) && strncmp(func, "nc_open", 7) ? "P" : "P0";
+    }
     if (!strncmp(func, "ncmpi_", 6)) { /* PnetCDF: the slots funcs.def lists */
         if (!strcmp(func, "ncmpi_create") || !strcmp(func, "ncmpi_open") || !strncmp(func, "ncmpi_wait", 10))
             return "P0";

@@ -75,7 +75,7 @@ const char *iolens_op_name(iolens_op op)
 
 const char *iolens_layer_name(iolens_layer layer)
 {
-    static const char *const names[] = {"POSIX", "MPIIO", "MPI", "HDF5", "USER", "STDIO", "OTHER", "PNETCDF"};
+    static const char *const names[] = {"POSIX", "MPIIO", "MPI", "HDF5", "USER", "STDIO", "OTHER", "PNETCDF", "NETCDF"};
     return (unsigned)layer < sizeof names / sizeof names[0] ? names[layer] : "OTHER";
 }
 

@@ -70,6 +70,17 @@ else
   grep -v '^ncmpi_' "$T/exports" >"$T/exports.nopn"; mv "$T/exports.nopn" "$T/exports"
 fi
 
+# And the NetCDF wrappers (their probe needs Debian's parallel netCDF-C).
+have_netcdf=0
+if [ -n "${TRACE_NETCDF_PROBE:-}" ] && [ $have_mpi -eq 1 ]; then
+  have_netcdf=1
+  probes="$probes $TRACE_NETCDF_PROBE"
+else
+  echo "note: no NetCDF probe: the NetCDF wrappers are not checked"
+  grep -v '^nc_' "$T/funcs" >"$T/funcs.nonc"; mv "$T/funcs.nonc" "$T/funcs"
+  grep -v '^nc_' "$T/exports" >"$T/exports.nonc"; mv "$T/exports.nonc" "$T/exports"
+fi
+
 # 1. funcs.def and the exports agree: every traced name is a wrapper
 comm -23 "$T/funcs" "$T/exports" >"$T/missing"
 [ ! -s "$T/missing" ] && ok || fail "funcs.def names without a wrapper: $(tr '\n' ' ' <"$T/missing")"
@@ -103,6 +114,11 @@ if [ $have_pnetcdf -eq 1 ]; then
   rm -rf "$T/d"; mkdir -p "$T/d"
   expect_rc 0 "$IOLENS" trace -o "$T/pn.trace" -- "$TRACE_PNETCDF_PROBE" "$T/pn.log" "$T/d"
   "$IOLENS" trace --print "$T/pn.trace" | awk '$5 == 0 { sub(/\(.*/, "", $6); print $6 }' >>"$T/seen"
+fi
+if [ $have_netcdf -eq 1 ]; then
+  rm -rf "$T/d"; mkdir -p "$T/d"
+  expect_rc 0 "$IOLENS" trace -o "$T/nc.trace" -- "$TRACE_NETCDF_PROBE" "$T/nc.log" "$T/d"
+  "$IOLENS" trace --print "$T/nc.trace" | awk '$5 == 0 { sub(/\(.*/, "", $6); print $6 }' >>"$T/seen"
 fi
 sort -u "$T/seen" -o "$T/seen"
 comm -23 "$T/funcs" "$T/seen" >"$T/unseen"

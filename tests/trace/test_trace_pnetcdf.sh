@@ -142,6 +142,6 @@ counters "$T/p.darshan" "$T/d" >"$T/k1"
 counters "$T/np.darshan" "$T/e" >"$T/k2"
 [ -s "$T/k1" ] && cmp -s "$T/k1" "$T/k2" && ok || fail "counters differ with the PnetCDF layer: $(diff "$T/k1" "$T/k2" | head -6)"
 expect_grep "MPIIO_COLL_WRITES" "$T/k1"
-expect_rc 2 "$IOLENS" trace --layers posix,netcdf -o "$T/x.trace" -- true
-expect_grep "unknown layer 'netcdf'" "$IOLENS_TMP/err"
+expect_rc 2 "$IOLENS" trace --layers posix,adios -o "$T/x.trace" -- true
+expect_grep "unknown layer 'adios'" "$IOLENS_TMP/err"
 finish
