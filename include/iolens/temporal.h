@@ -196,6 +196,18 @@ IOLENS_API int iolens_cluster_method_parse(const char *name);
 
 typedef void (*iolens_progress_fn)(void *ctx, const char *stage, size_t done, size_t total);
 
+/** Processes sharing one clustering (MPI ranks, say): each runs iolens_cluster_run on the same
+ *  set with the same options and computes its share of the per-series work (genomes, the
+ *  assignment of every series); gather then makes every share everyone's. The result is the
+ *  same as one process's, whatever the number of processes. */
+typedef struct iolens_cluster_dist {
+    int rank, size; /**< this process, of size (>= 1) */
+    /** On every process: buf holds this process's bytes [displs[rank], displs[rank] + counts[rank]);
+     *  on return it holds every process's. 0, or < 0 (iolens_error set) on failure. */
+    int (*gather)(void *ctx, void *buf, const size_t *counts, const size_t *displs);
+    void *ctx;
+} iolens_cluster_dist;
+
 typedef struct iolens_cluster_opts {
     int method;              /**< iolens_cluster_method */
     uint64_t seed;           /**< every random choice derives from it */
@@ -213,6 +225,7 @@ typedef struct iolens_cluster_opts {
                                   points are then assigned to the nearest centroid */
     iolens_progress_fn progress;
     void *progress_ctx;
+    const iolens_cluster_dist *dist; /**< NULL (default): this process does all the work */
 } iolens_cluster_opts;
 
 IOLENS_API void iolens_cluster_opts_init(iolens_cluster_opts *o);

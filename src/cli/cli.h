@@ -21,6 +21,8 @@ int cli_self_exe(char *out, size_t n);
 
 /* The path of the program `name` in this program's folder (iolens-full, iolens-replay) into out;
  * -1 when this program's path cannot be read or the result does not fit. */
+/* Whether this process was started by mpirun or srun (one rank of an MPI job). */
+int cli_launched_by_mpirun(void);
 int cli_sibling_program(const char *name, char *out, size_t n);
 
 /* Moves the options (with the value of each one named in with_value, a NULL-terminated list)

@@ -58,11 +58,6 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
         cli_progress_step(p, (unsigned long)(done - p->done));
 }
 
-static int launched_by_mpirun(void)
-{
-    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK") || getenv("PMI_SIZE");
-}
-
 /* --list FILE (or -): one log per line */
 static int read_list(const char *path, char ***v, int *n, int *cap)
 {
@@ -259,7 +254,7 @@ int cmd_batch(int argc, char **argv)
     }
     int rank = 0, mpi = 0;
 #ifdef IOLENS_HAVE_MPI
-    if (launched_by_mpirun()) {
+    if (cli_launched_by_mpirun()) {
         MPI_Init(NULL, NULL);
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         mpi = 1;

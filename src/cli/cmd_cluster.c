@@ -15,6 +15,10 @@
 #include "iolens/temporal.h"
 #include "iolens/trace.h"
 #include "util/jsonw.h"
+#ifdef IOLENS_HAVE_MPI
+#include <limits.h>
+#include <mpi.h>
+#endif
 
 static void usage(FILE *out)
 {
@@ -67,7 +71,38 @@ struct opts {
     const char *out_dir, *synth_out, *methods;
     size_t synth_n, synth_len, synth_len_max, metrics_max;
     int synth, compare, json, no_metrics;
+    int rank; /* > 0: a rank of an MPI job other than the first, which alone reads out the result */
 };
+
+#ifdef IOLENS_HAVE_MPI
+/* The ranks' shares of an array, joined on every rank (iolens_cluster_dist.gather). */
+static int mpi_gather(void *ctx, void *buf, const size_t *counts, const size_t *displs)
+{
+    int size = *(const int *)ctx, fits = 1;
+    for (int r = 0; r < size; r++)
+        fits &= counts[r] <= INT_MAX && displs[r] <= INT_MAX;
+    if (fits) {
+        int *c = malloc(2 * (size_t)size * sizeof *c);
+        if (!c)
+            return -1;
+        for (int r = 0; r < size; r++) {
+            c[r] = (int)counts[r];
+            c[size + r] = (int)displs[r];
+        }
+        int e = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, c, c + size, MPI_BYTE, MPI_COMM_WORLD);
+        free(c);
+        return e == MPI_SUCCESS ? 0 : -1;
+    }
+    for (int r = 0; r < size; r++) /* more than 2 GiB: each rank's share in pieces */
+        for (size_t at = 0; at < counts[r];) {
+            size_t m = counts[r] - at < ((size_t)1 << 30) ? counts[r] - at : (size_t)1 << 30;
+            if (MPI_Bcast((char *)buf + displs[r] + at, (int)m, MPI_BYTE, r, MPI_COMM_WORLD) != MPI_SUCCESS)
+                return -1;
+            at += m;
+        }
+    return 0;
+}
+#endif
 
 static int parse_size(const char *s, size_t *out)
 {
@@ -368,7 +403,7 @@ static int read_inputs(const struct opts *o, char **inputs, int ninputs, iolens_
             goto fail;
     }
     size_t nread = iolens_series_set_count(raw), kept = iolens_series_filter_in_place(raw, &o->fo);
-    if (!o->json)
+    if (!o->json && !o->rank)
         fprintf(stderr, "cluster: %zu series read, %zu kept after pre-processing\n", nread, kept);
     *out = raw;
     return 0;
@@ -384,7 +419,7 @@ static int run_one(const struct opts *o, const iolens_series_set *set, int metho
     iolens_cluster_opts co = o->co;
     struct prog p = {0};
     co.method = method;
-    co.progress = progress_cb;
+    co.progress = o->rank ? NULL : progress_cb;
     co.progress_ctx = &p;
     double t0 = now();
     int rc = iolens_cluster_run(c, set, &co);
@@ -406,6 +441,10 @@ static int do_cluster(const struct opts *o, const iolens_series_set *set)
     size_t n = iolens_series_set_count(set);
     if (run_one(o, set, o->co.method, &c, &secs))
         goto done;
+    if (o->rank) { /* the result is the first rank's to read out */
+        rc = CLI_OK;
+        goto done;
+    }
     if (!o->no_metrics) {
         if (iolens_cluster_metrics_compute(&m, c, set, o->metrics_max, o->co.threads)) {
             cli_lib_error();
@@ -477,6 +516,15 @@ static int do_compare(const struct opts *o, const iolens_series_set *set)
         methods[nm++] = mth;
     }
     free(list);
+    if (o->rank) { /* another rank of an MPI job: its share of each clustering */
+        for (int i = 0; i < nm; i++) {
+            iolens_clustering *c = NULL;
+            if (run_one(o, set, methods[i], &c, &secs[i]))
+                return CLI_FAIL;
+            iolens_clustering_free(c);
+        }
+        return CLI_OK;
+    }
     if (o->out_dir && make_dir(o->out_dir))
         return CLI_FAIL;
     for (int i = 0; i < nm; i++) {
@@ -743,6 +791,22 @@ int cmd_cluster(int argc, char **argv)
         usage(stderr);
         goto out;
     }
+#ifdef IOLENS_HAVE_MPI
+    /* on the ranks of an MPI job: every rank reads the inputs and computes its share of each
+     * series' work; the first one writes the result, the same as one process's */
+    int mpi = cli_launched_by_mpirun(), nranks = 1;
+    iolens_cluster_dist dist = {0, 1, mpi_gather, &nranks};
+    if (mpi) {
+        MPI_Init(NULL, NULL);
+        MPI_Comm_rank(MPI_COMM_WORLD, &o.rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+        dist.rank = o.rank;
+        dist.size = nranks;
+        o.co.dist = &dist;
+        FILE *out = o.rank ? freopen("/dev/null", "w", stdout) : stdout; /* the first rank speaks */
+        (void)out;
+    }
+#endif
     iolens_series_set *set = NULL;
     if (read_inputs(&o, inputs, ninputs, &set)) {
         rc = CLI_FAIL;
@@ -756,6 +820,13 @@ int cmd_cluster(int argc, char **argv)
     }
     iolens_series_set_free(set);
 out:
+#ifdef IOLENS_HAVE_MPI
+    if (o.co.dist) {
+        if (rc != CLI_OK) /* the other ranks would wait for this one in their next gather */
+            MPI_Abort(MPI_COMM_WORLD, rc);
+        MPI_Finalize();
+    }
+#endif
     free(inputs);
     return rc;
 }

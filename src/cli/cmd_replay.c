@@ -73,11 +73,6 @@ static void usage(FILE *out)
                                      : "no (built without MPI)");
 }
 
-static int launched_by_mpirun(void)
-{
-    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK") || getenv("PMI_SIZE");
-}
-
 #if defined(IOLENS_HAVE_MPI) && !defined(IOLENS_REPLAY_LEAN)
 /* Path of iolens-replay beside this program, if it is there and allowed: IOLENS_REPLAY_LEAN=0
  * keeps the replay in this process, and so does `iolens trace` (its tracer would record the
@@ -116,7 +111,7 @@ static int exec_lean(const char *path, char **argv)
 static int relaunch(int n, int argc, char **argv, int serial)
 {
     char self[PATH_MAX], np[16], mpirun[PATH_MAX];
-    if (n <= 1 || serial || launched_by_mpirun() || getenv("IOLENS_TRACE_DIR") || getenv("IOLENS_SHIM_SPILL") ||
+    if (n <= 1 || serial || cli_launched_by_mpirun() || getenv("IOLENS_TRACE_DIR") || getenv("IOLENS_SHIM_SPILL") ||
         cli_find_program("mpirun", mpirun, sizeof mpirun) < 0)
         return 0;
     if (cli_self_exe(self, sizeof self) < 0)
@@ -277,7 +272,7 @@ static int on_the_fly(const char *trace, const char *root, int delays, double sp
     (void)argc;
     (void)serial;
 #ifdef IOLENS_HAVE_MPI
-    if (!serial && !launched_by_mpirun()) {
+    if (!serial && !cli_launched_by_mpirun()) {
         int n = iolens_replay_trace_ranks(src, all_paths);
         if (n < 0) {
             cli_lib_error();
@@ -293,7 +288,7 @@ static int on_the_fly(const char *trace, const char *root, int delays, double sp
             }
         }
     }
-    int needs = launched_by_mpirun() ? 1 : iolens_replay_trace_needs_mpi(src);
+    int needs = cli_launched_by_mpirun() ? 1 : iolens_replay_trace_needs_mpi(src);
     if (needs < 0) {
         cli_lib_error();
         iolens_evsource_free(src);
@@ -444,7 +439,7 @@ int cmd_replay(int argc, char **argv)
             return CLI_FAIL;
         }
     }
-    if (!dry && (launched_by_mpirun() || iolens_replay_config_needs_mpi(cfg))) {
+    if (!dry && (cli_launched_by_mpirun() || iolens_replay_config_needs_mpi(cfg))) {
 #ifndef IOLENS_REPLAY_LEAN
         char lean[PATH_MAX];
         if (!iolens_replay_config_needs_hdf5(cfg) && lean_path(lean, sizeof lean)) {
@@ -457,7 +452,7 @@ int cmd_replay(int argc, char **argv)
         use_mpi = 1;
     }
 #else
-    if (!dry && launched_by_mpirun())
+    if (!dry && cli_launched_by_mpirun())
         cli_warn("launched by mpirun but this iolens has no MPI: every process runs the whole config as rank 0");
 #endif
     cli_progress prog;

@@ -308,6 +308,11 @@ int cli_self_exe(char *out, size_t n)
     return 0;
 }
 
+int cli_launched_by_mpirun(void)
+{
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK") || getenv("PMI_SIZE");
+}
+
 int cli_sibling_program(const char *name, char *out, size_t n)
 {
     char *slash;

@@ -47,6 +47,11 @@ static int run(const struct cli_cmd *c, int argc, char **argv, int skip)
 {
     if (!c->fn)
         return run_full(argv);
+#ifdef IOLENS_CLI_LEAN
+    /* on the ranks of an MPI job, cluster shares its work over them: iolens-full has MPI */
+    if (!strcmp(c->name, "cluster") && cli_launched_by_mpirun())
+        return run_full(argv);
+#endif
     return c->fn(argc - skip, argv + skip);
 }
 

@@ -18,7 +18,7 @@
 static size_t kmeans_k(const double *X, size_t n, size_t L, const iolens_cluster_opts *o, double **C,
                        int *rc)
 {
-    tser_km_cfg cfg = {o->kmin, o->kmax, o->k, o->elbow_sample, o->fit_sample, o->seed, o->threads};
+    tser_km_cfg cfg = {o->kmin, o->kmax, o->k, o->elbow_sample, o->fit_sample, o->seed, o->threads, o->dist};
     int r = tser_kmeans_elbow(X, n, L, &cfg, C, NULL);
     if (r < 0) {
         *rc = r;
@@ -107,14 +107,19 @@ static void ks_assign_range(void *p, size_t b, size_t e, unsigned w)
     free(buf);
 }
 
-/* Assigns by SBD; returns the inertia (mean of D^2), -1 if a cluster is empty. */
-static double ks_assign(struct kshape *ks, unsigned threads)
+/* Assigns by SBD (the series shared over the processes of dist); returns the inertia (mean of
+ * D^2), -1 if a cluster is empty. */
+static double ks_assign(struct kshape *ks, unsigned threads, const iolens_cluster_dist *dist)
 {
     for (size_t c = 0; c < ks->k; c++) {
         tser_spectrum(ks->C + c * ks->L, ks->L, ks->nfft, ks->Cre + c * ks->nfft, ks->Cim + c * ks->nfft);
         ks->Cnorm[c] = vnorm(ks->C + c * ks->L, ks->L);
     }
-    tser_parallel(threads, ks->n, ks_assign_range, ks);
+    void *outs[2] = {ks->labels, ks->dist};
+    size_t sizes[2] = {sizeof *ks->labels, sizeof *ks->dist};
+    if (tser_parallel_dist(dist, threads, ks->n, ks_assign_range, ks, 2, outs, sizes) < 0)
+        ks->failed = 1;
+    ks->failed = tser_dist_any(dist, ks->failed);
     size_t *cnt = calloc(ks->k, sizeof *cnt);
     if (!cnt) {
         ks->failed = 1;
@@ -251,16 +256,16 @@ static int kshape_fit(struct kshape *ks, const iolens_cluster_opts *o, double *i
             perm[j] = t;
             memcpy(ks->C + c * L, ks->Z + perm[c] * L, L * sizeof *v);
         }
-        in = ks_assign(ks, o->threads);
+        in = ks_assign(ks, o->threads, o->dist);
         for (int it = 0; it < 100 && in >= 0 && !ks->failed; it++) {
             memcpy(old, ks->C, ks->k * L * sizeof *old);
             for (size_t c = 0; c < ks->k; c++)
                 if ((rc = ks_extract(ks, c, Y, v, u)))
                     goto done;
-            double nin = ks_assign(ks, o->threads);
+            double nin = ks_assign(ks, o->threads, o->dist);
             if (nin < 0 || fabs(in - nin) < 1e-6 || nin > in) {
                 memcpy(ks->C, old, ks->k * L * sizeof *old);
-                nin = ks_assign(ks, o->threads);
+                nin = ks_assign(ks, o->threads, o->dist);
                 in = nin;
                 break;
             }
@@ -358,6 +363,31 @@ done:
     return rc;
 }
 
+/* k-means++: each series' DTW to the newest centre c, kept if nearer than the ones before. */
+struct dtw_near {
+    const struct dtwk *x;
+    const double *c;
+    double *closest;
+    int first, failed;
+};
+
+static void dtw_near_range(void *p, size_t b, size_t e, unsigned w)
+{
+    struct dtw_near *dn = p;
+    size_t L = dn->x->L;
+    double *acc = malloc(L * L * sizeof *acc);
+    (void)w;
+    if (!acc) {
+        dn->failed = 1;
+        return;
+    }
+    for (size_t i = b; i < e; i++) {
+        double d = tser_dtw_acc(dn->x->X + i * L, L, dn->c, L, -1, acc, NULL, NULL);
+        dn->closest[i] = dn->first || d < dn->closest[i] ? d : dn->closest[i];
+    }
+    free(acc);
+}
+
 static int dtw_fit(struct dtwk *x, double *C, const iolens_cluster_opts *o)
 {
     size_t L = x->L, k = x->k, n = x->n;
@@ -373,12 +403,18 @@ static int dtw_fit(struct dtwk *x, double *C, const iolens_cluster_opts *o)
     size_t first = tser_rng_below(&rng, n);
     memcpy(C, x->X + first * L, L * sizeof *C);
     for (size_t c = 1; c < k; c++) {
-        double pot = 0;
-        for (size_t i = 0; i < n; i++) {
-            double d = tser_dtw_acc(x->X + i * L, L, C + (c - 1) * L, L, -1, acc, NULL, NULL);
-            closest[i] = c == 1 || d < closest[i] ? d : closest[i];
-            pot += closest[i];
+        struct dtw_near dn = {x, C + (c - 1) * L, closest, c == 1, 0};
+        void *outs[1] = {closest};
+        size_t sizes[1] = {sizeof *closest};
+        if (tser_parallel_dist(o->dist, o->threads, n, dtw_near_range, &dn, 1, outs, sizes) < 0)
+            dn.failed = 1;
+        if (tser_dist_any(o->dist, dn.failed)) {
+            rc = iol_err(IOLENS_ENOMEM, "out of memory (DTW k-means)");
+            goto done;
         }
+        double pot = 0;
+        for (size_t i = 0; i < n; i++)
+            pot += closest[i];
         double target = tser_rng_unit(&rng) * pot, cum = 0;
         size_t pick = n - 1;
         for (size_t i = 0; i < n; i++)
@@ -391,8 +427,11 @@ static int dtw_fit(struct dtwk *x, double *C, const iolens_cluster_opts *o)
     x->C = C;
     double prev = INFINITY;
     for (int it = 0; it < 50; it++) {
-        tser_parallel(o->threads, n, dtw_assign_range, x);
-        if (x->failed) {
+        void *outs[2] = {x->labels, x->dist};
+        size_t sizes[2] = {sizeof *x->labels, sizeof *x->dist};
+        if (tser_parallel_dist(o->dist, o->threads, n, dtw_assign_range, x, 2, outs, sizes) < 0)
+            x->failed = 1;
+        if (tser_dist_any(o->dist, x->failed)) {
             rc = iol_err(IOLENS_ENOMEM, "out of memory (DTW k-means)");
             goto done;
         }
@@ -450,7 +489,7 @@ int tser_cluster_baseline(struct iolens_clustering *res, const iolens_series_set
     }
     switch (o->method) {
     case IOLENS_CLUSTER_KMEANS:
-        rc = tser_assign(X, n, L, C, k, o->threads, res->labels, NULL);
+        rc = tser_assign_dist(X, n, L, C, k, o->threads, res->labels, NULL, o->dist);
         break;
     case IOLENS_CLUSTER_RANDOM: {
         tser_rng rng;

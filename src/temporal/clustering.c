@@ -68,9 +68,7 @@ void iolens_clustering_free(iolens_clustering *c)
         for (size_t i = 0; i < c->nsym; i++)
             free(c->sym_names[i]);
     free(c->sym_names);
-    if (c->genomes)
-        for (size_t i = 0; i < c->n; i++)
-            free(c->genomes[i]);
+    free(c->genome_block);
     free(c->genomes);
     free(c->genome_len);
     free(c->sym_centroids);

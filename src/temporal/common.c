@@ -113,6 +113,93 @@ int tser_parallel(unsigned threads, size_t n, tser_range_fn fn, void *ctx)
     return 0;
 }
 
+void tser_dist_share(const iolens_cluster_dist *dist, size_t n, size_t *b, size_t *e)
+{
+    if (!dist || dist->size <= 1) {
+        *b = 0;
+        *e = n;
+        return;
+    }
+    size_t r = (size_t)dist->rank, p = (size_t)dist->size;
+    *b = n / p * r + (r < n % p ? r : n % p);
+    *e = *b + n / p + (r < n % p);
+}
+
+int tser_dist_gather(const iolens_cluster_dist *dist, void *buf, const size_t *counts, const size_t *displs)
+{
+    if (!dist || dist->size <= 1)
+        return 0;
+    int rc = dist->gather(dist->ctx, buf, counts, displs);
+    return rc < 0 ? iol_err(IOLENS_EIO, "the %d processes could not share their results", dist->size) : 0;
+}
+
+int tser_dist_any(const iolens_cluster_dist *dist, int flag)
+{
+    if (!dist || dist->size <= 1)
+        return flag != 0;
+    size_t p = (size_t)dist->size;
+    int *f = calloc(p, sizeof *f);
+    size_t *cnt = malloc(2 * p * sizeof *cnt);
+    if (!f || !cnt) {
+        free(f);
+        free(cnt);
+        return 1;
+    }
+    for (size_t r = 0; r < p; r++) {
+        cnt[r] = sizeof *f;
+        cnt[p + r] = r * sizeof *f;
+    }
+    f[dist->rank] = flag != 0;
+    int any = tser_dist_gather(dist, f, cnt, cnt + p) < 0;
+    for (size_t r = 0; r < p; r++)
+        any |= f[r];
+    free(f);
+    free(cnt);
+    return any;
+}
+
+struct shifted {
+    tser_range_fn fn;
+    void *ctx;
+    size_t base;
+};
+
+static void shifted_range(void *arg, size_t b, size_t e, unsigned w)
+{
+    const struct shifted *s = arg;
+    s->fn(s->ctx, s->base + b, s->base + e, w);
+}
+
+int tser_parallel_dist(const iolens_cluster_dist *dist, unsigned threads, size_t n, tser_range_fn fn, void *ctx,
+                       size_t nout, void *const *outs, const size_t *sizes)
+{
+    if (!dist || dist->size <= 1)
+        return tser_parallel(threads, n, fn, ctx);
+    if (dist->rank < 0 || dist->rank >= dist->size || !dist->gather)
+        return iol_err(IOLENS_EINVAL, "rank %d of %d processes", dist->rank, dist->size);
+    size_t b, e;
+    tser_dist_share(dist, n, &b, &e);
+    struct shifted s = {fn, ctx, b};
+    int rc = tser_parallel(threads, e - b, shifted_range, &s);
+    size_t p = (size_t)dist->size;
+    size_t *cnt = malloc(2 * p * sizeof *cnt);
+    if (!cnt)
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    for (size_t j = 0; j < nout && !rc; j++) {
+        for (size_t r = 0; r < p; r++) {
+            iolens_cluster_dist one = *dist;
+            one.rank = (int)r;
+            size_t rb, re;
+            tser_dist_share(&one, n, &rb, &re);
+            cnt[r] = (re - rb) * sizes[j];
+            cnt[p + r] = rb * sizes[j];
+        }
+        rc = tser_dist_gather(dist, outs[j], cnt, cnt + p);
+    }
+    free(cnt);
+    return rc;
+}
+
 double tser_median(double *v, size_t n)
 {
     size_t m = 0;

@@ -41,6 +41,18 @@ double tser_rng_normal(tser_rng *r);
  * contiguous chunks (pthreads; inline when threads <= 1 or n is small). */
 typedef void (*tser_range_fn)(void *ctx, size_t begin, size_t end, unsigned worker);
 int tser_parallel(unsigned threads, size_t n, tser_range_fn fn, void *ctx);
+/* The same over the processes of dist (NULL: this one alone): each runs its share of [0, n)
+ * with `threads`; then, for each of the nout arrays of per-item results (outs[j], sizes[j]
+ * bytes an item), every process's share is gathered so that every process holds all of it. */
+int tser_parallel_dist(const iolens_cluster_dist *dist, unsigned threads, size_t n, tser_range_fn fn, void *ctx,
+                       size_t nout, void *const *outs, const size_t *sizes);
+/* This process's share of [0, n): [*b, *e). */
+void tser_dist_share(const iolens_cluster_dist *dist, size_t n, size_t *b, size_t *e);
+/* Whether flag is set on any process of dist (every process calls it: a process that failed
+ * alone must not leave the others waiting in their next gather). */
+int tser_dist_any(const iolens_cluster_dist *dist, int flag);
+/* Gathers an array of per-process parts given by byte ranges (counts, displs of dist->size). */
+int tser_dist_gather(const iolens_cluster_dist *dist, void *buf, const size_t *counts, const size_t *displs);
 
 /* ------------------------------------------------------------ k-means */
 /* Dense k-means on a subsample with elbow: chooses k in [kmin,kmax] by
@@ -51,12 +63,16 @@ typedef struct tser_km_cfg {
     size_t elbow_sample, fit_sample;
     uint64_t seed;
     unsigned threads;
+    const iolens_cluster_dist *dist; /* the final assignment of every point is shared (NULL: not) */
 } tser_km_cfg;
 int tser_kmeans_elbow(const double *X, size_t n, size_t d, const tser_km_cfg *cfg,
                       double **centroids, double *inertia_curve /* may be NULL, kmax+1 */);
 /* Nearest centroid of each of n points; labels (n), optional dist2 (n). */
 int tser_assign(const double *X, size_t n, size_t d, const double *C, size_t k, unsigned threads,
                 int *labels, double *dist2);
+/* The same, the points shared over the processes of dist (NULL: this one alone). */
+int tser_assign_dist(const double *X, size_t n, size_t d, const double *C, size_t k, unsigned threads,
+                     int *labels, double *dist2, const iolens_cluster_dist *dist);
 /* m indices drawn without replacement from [0,n) (all if m == 0 or m >= n),
  * increasing; *got = how many. NULL when out of memory. */
 size_t *tser_sample(size_t n, size_t m, uint64_t seed, size_t *got);
@@ -101,7 +117,8 @@ struct iolens_clustering {
     size_t nsym, window;
     char **sym_names;
     double *sym_centroids; /* nsym x window */
-    uint16_t **genomes;
+    uint16_t **genomes;   /* into genome_block: series i's at an offset */
+    uint16_t *genome_block;
     size_t *genome_len;
 };
 int tser_result_new(struct iolens_clustering **out, int method, size_t n);

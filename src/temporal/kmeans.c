@@ -352,6 +352,21 @@ static int km_assign(const struct km_space *sp, const double *C, size_t k, const
     return tser_parallel(threads, m, assign_range, &a);
 }
 
+/* Every point's label, the points shared over the processes of dist. */
+static int km_assign_all(const struct km_space *sp, const double *C, size_t k, unsigned threads, int *labels,
+                         double *dist2, const iolens_cluster_dist *dist)
+{
+    if (sp->prepare) {
+        int rc = sp->prepare(sp->ctx, C, k);
+        if (rc)
+            return rc;
+    }
+    struct assign_ctx a = {sp, C, k, NULL, labels, dist2};
+    void *outs[2] = {labels, dist2};
+    size_t sizes[2] = {sizeof *labels, sizeof *dist2};
+    return tser_parallel_dist(dist, threads, sp->n, assign_range, &a, dist2 ? 2 : 1, outs, sizes);
+}
+
 /* min(pdist(i, j), cap), stopping early once the partial sum reaches cap
  * (every term is non-negative, so the result is exact). */
 static double pdist_capped(const struct km_space *sp, size_t i, size_t j, double cap)
@@ -735,6 +750,49 @@ static size_t work_cap(size_t sample, size_t per_point, size_t budget)
     return sample < cap ? sample : cap;
 }
 
+/* The inertia of a fit at each k of kmin..kmin+nk-1 on the sample ie (ys). The fits are
+ * independent (each seeded by its k): the processes of cfg->dist share them, a process taking
+ * every size-th k (the larger k cost more), and every process gets every inertia. */
+static int elbow_fits(const struct km_space *sp, const size_t *ie, size_t ne, size_t kmin, size_t nk,
+                      const tser_km_cfg *cfg, double *C, double *ys)
+{
+    const iolens_cluster_dist *d = cfg->dist;
+    if (!d || d->size <= 1) {
+        int rc = 0;
+        for (size_t t = 0; t < nk && !rc; t++)
+            rc = km_fit(sp, ie, ne, kmin + t, cfg->seed + kmin + t, cfg->threads, C, NULL, &ys[t]);
+        return rc;
+    }
+    /* slot order: rank 0's k's, then rank 1's, ...: each rank's slots are contiguous */
+    size_t p = (size_t)d->size, r = (size_t)d->rank;
+    size_t *cnt = malloc(2 * p * sizeof *cnt), *at = malloc(nk * sizeof *at);
+    double *slot = malloc(nk * sizeof *slot);
+    int rc = 0;
+    if (!cnt || !at || !slot) {
+        rc = iol_err(IOLENS_ENOMEM, "out of memory (elbow search)");
+        goto done;
+    }
+    size_t q = 0;
+    for (size_t j = 0; j < p; j++) {
+        cnt[p + j] = q * sizeof *slot;
+        for (size_t t = j; t < nk; t += p)
+            at[t] = q++;
+        cnt[j] = q * sizeof *slot - cnt[p + j];
+    }
+    for (size_t t = r; t < nk && !rc; t += p)
+        rc = km_fit(sp, ie, ne, kmin + t, cfg->seed + kmin + t, cfg->threads, C, NULL, &slot[at[t]]);
+    int grc = tser_dist_gather(d, slot, cnt, cnt + p); /* every rank takes part, failed or not */
+    if (!rc)
+        rc = grc;
+    for (size_t t = 0; t < nk && !rc; t++)
+        ys[t] = slot[at[t]];
+done:
+    free(cnt);
+    free(at);
+    free(slot);
+    return rc;
+}
+
 /* Chooses k, fits it on the fit sample, assigns every point. C allocated. */
 static int km_elbow(const struct km_space *sp, size_t per_point, const tser_km_cfg *cfg, int *labels,
                     double **Cout, double *curve)
@@ -771,12 +829,11 @@ static int km_elbow(const struct km_space *sp, size_t per_point, const tser_km_c
                 rc = iol_err(IOLENS_ENOMEM, "out of memory (elbow search)");
                 goto done;
             }
-            for (size_t kk = kmin; kk <= kmax && !rc; kk++) {
+            for (size_t kk = kmin; kk <= kmax; kk++)
                 xs[kk - kmin] = (double)kk;
-                rc = km_fit(sp, ie, ne, kk, cfg->seed + kk, cfg->threads, C, NULL, &ys[kk - kmin]);
-                if (curve)
-                    curve[kk] = ys[kk - kmin];
-            }
+            rc = elbow_fits(sp, ie, ne, kmin, nk, cfg, C, ys);
+            for (size_t kk = kmin; kk <= kmax && !rc && curve; kk++)
+                curve[kk] = ys[kk - kmin];
             /* The optimal inertia never grows with k; a fit that came out
              * worse than one with fewer clusters is a local optimum of
              * k-means, and a bump it leaves in the curve reads as a knee
@@ -818,7 +875,7 @@ static int km_elbow(const struct km_space *sp, size_t per_point, const tser_km_c
     double inertia;
     if ((rc = km_fit(sp, ifit, nf, k, cfg->seed + 1000, cfg->threads, C, NULL, &inertia)))
         goto done;
-    if ((rc = km_assign(sp, C, k, NULL, sp->n, cfg->threads, labels, NULL)))
+    if ((rc = km_assign_all(sp, C, k, cfg->threads, labels, NULL, cfg->dist)))
         goto done;
     *Cout = C;
     C = NULL;
@@ -847,9 +904,15 @@ int tser_kmeans_elbow(const double *X, size_t n, size_t d, const tser_km_cfg *cf
 int tser_assign(const double *X, size_t n, size_t d, const double *C, size_t k, unsigned threads,
                 int *labels, double *dist2)
 {
+    return tser_assign_dist(X, n, d, C, k, threads, labels, dist2, NULL);
+}
+
+int tser_assign_dist(const double *X, size_t n, size_t d, const double *C, size_t k, unsigned threads,
+                     int *labels, double *dist2, const iolens_cluster_dist *dist)
+{
     struct dense x = {X, d};
     struct km_space sp = dense_space(&x, n);
-    return km_assign(&sp, C, k, NULL, n, threads, labels, dist2);
+    return km_assign_all(&sp, C, k, threads, labels, dist2, dist);
 }
 
 int tser_catkmeans_elbow(const tser_catdata *data, const tser_km_cfg *cfg, int *labels, double **centroids)

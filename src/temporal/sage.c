@@ -173,14 +173,14 @@ static int learn_alphabet(struct alphabet *a, const iolens_series_set *set, cons
         }
     tser_progress(o, "shapes", 0, 1);
     tser_km_cfg cfg = {o->kmin, o->kmax < MAX_SHAPES ? o->kmax : MAX_SHAPES, 0, o->elbow_sample,
-                       o->fit_sample, o->seed ^ 0x5ba9e, o->threads};
+                       o->fit_sample, o->seed ^ 0x5ba9e, o->threads, o->dist};
     rc = tser_kmeans_elbow(S, m, W - 1, &cfg, &Cs, NULL);
     if (rc < 0)
         goto done;
     a->ks = (size_t)rc;
     a->shape_c = Cs;
     Cs = NULL;
-    rc = tser_assign(S, m, W - 1, a->shape_c, a->ks, o->threads, lab, NULL);
+    rc = tser_assign_dist(S, m, W - 1, a->shape_c, a->ks, o->threads, lab, NULL, o->dist);
     if (rc)
         goto done;
     /* amplitude: group the sampled raw windows by shape */
@@ -363,6 +363,28 @@ static void translate_range(void *arg, size_t b, size_t e, unsigned w)
     free(cat);
 }
 
+/* Every process's genomes (series [b, e) of its share are symbols off[b]..off[e] of block). */
+static int gather_genomes(const iolens_cluster_dist *dist, uint16_t *block, const size_t *off, size_t n)
+{
+    if (!dist || dist->size <= 1)
+        return 0;
+    size_t p = (size_t)dist->size;
+    size_t *cnt = malloc(2 * p * sizeof *cnt);
+    if (!cnt)
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    for (size_t r = 0; r < p; r++) {
+        iolens_cluster_dist one = *dist;
+        one.rank = (int)r;
+        size_t b, e;
+        tser_dist_share(&one, n, &b, &e);
+        cnt[r] = (off[e] - off[b]) * sizeof *block;
+        cnt[p + r] = off[b] * sizeof *block;
+    }
+    int rc = tser_dist_gather(dist, block, cnt, cnt + p);
+    free(cnt);
+    return rc;
+}
+
 /* --------------------------------------------------- similarity vectors */
 
 static double cosine(const double *x, const double *y, size_t d)
@@ -458,7 +480,8 @@ static int sage2_levels(struct iolens_clustering *res, const uint16_t *lv, size_
         if (!m)
             continue;
         tser_catdata cd = {sub, m, L, E, ka ? ka : 1, dim};
-        tser_km_cfg cfg = {o->kmin, o->kmax, 0, o->elbow_sample, o->fit_sample, o->seed + 31 * g, o->threads};
+        tser_km_cfg cfg = {o->kmin, o->kmax, 0, o->elbow_sample, o->fit_sample, o->seed + 31 * g, o->threads,
+                           o->dist};
         double *C = NULL;
         rc = tser_catkmeans_elbow(&cd, &cfg, lab, &C);
         if (rc < 0)
@@ -520,6 +543,7 @@ int tser_cluster_sage(struct iolens_clustering *res, const iolens_series_set *se
     size_t n = set->n, L = o->genome_len;
     a.W = o->window;
     uint16_t *norm = NULL, *lv = NULL;
+    size_t *off = NULL;
     double *E = NULL, *C = NULL;
     int *group = NULL;
     if (a.W < 2 || a.W > MAX_W || L == 0)
@@ -535,17 +559,26 @@ int tser_cluster_sage(struct iolens_clustering *res, const iolens_series_set *se
     res->genomes = calloc(n, sizeof *res->genomes);
     res->genome_len = calloc(n, sizeof *res->genome_len);
     norm = malloc(n * L * sizeof *norm);
-    if (!res->genomes || !res->genome_len || !norm) {
+    off = malloc((n + 1) * sizeof *off);
+    if (!res->genomes || !res->genome_len || !norm || !off) {
         rc = iol_err(IOLENS_ENOMEM, "out of memory");
         goto done;
     }
+    off[0] = 0; /* the genomes in one block, series after series */
     for (size_t i = 0; i < n; i++)
-        if (!(res->genomes[i] = malloc(windows_of(&set->s[i], a.W) * sizeof **res->genomes))) {
-            rc = iol_err(IOLENS_ENOMEM, "out of memory");
-            goto done;
-        }
+        off[i + 1] = off[i] + windows_of(&set->s[i], a.W);
+    if (!(res->genome_block = malloc((off[n] ? off[n] : 1) * sizeof *res->genome_block))) {
+        rc = iol_err(IOLENS_ENOMEM, "out of memory for %zu genome symbols", off[n]);
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        res->genomes[i] = res->genome_block + off[i];
     struct translate_ctx tc = {set, &a, res->genomes, res->genome_len, norm, L, 0};
-    tser_parallel(o->threads, n, translate_range, &tc);
+    void *outs[2] = {norm, res->genome_len};
+    size_t sizes[2] = {L * sizeof *norm, sizeof *res->genome_len};
+    if ((rc = tser_parallel_dist(o->dist, o->threads, n, translate_range, &tc, 2, outs, sizes)) < 0 ||
+        (rc = gather_genomes(o->dist, res->genome_block, off, n)) < 0)
+        goto done;
     if (tc.failed) {
         rc = iol_err(IOLENS_ENOMEM, "out of memory translating genomes");
         goto done;
@@ -581,7 +614,7 @@ int tser_cluster_sage(struct iolens_clustering *res, const iolens_series_set *se
             goto done;
         }
         tser_catdata cd = {norm, n, L, E, a.nsym, dim};
-        tser_km_cfg cfg = {o->kmin, o->kmax, o->k, o->elbow_sample, o->fit_sample, o->seed, o->threads};
+        tser_km_cfg cfg = {o->kmin, o->kmax, o->k, o->elbow_sample, o->fit_sample, o->seed, o->threads, o->dist};
         rc = tser_catkmeans_elbow(&cd, &cfg, res->labels, &C);
         if (rc < 0)
             goto done;
@@ -634,7 +667,7 @@ int tser_cluster_sage(struct iolens_clustering *res, const iolens_series_set *se
         goto done;
     }
     tser_catdata cd = {letters, n, L, E, a.ks + 1, dim};
-    tser_km_cfg cfg = {o->kmin, o->kmax, o->k, o->elbow_sample, o->fit_sample, o->seed, o->threads};
+    tser_km_cfg cfg = {o->kmin, o->kmax, o->k, o->elbow_sample, o->fit_sample, o->seed, o->threads, o->dist};
     rc = tser_catkmeans_elbow(&cd, &cfg, group, &C);
     free(letters);
     if (rc < 0)
@@ -645,6 +678,7 @@ int tser_cluster_sage(struct iolens_clustering *res, const iolens_series_set *se
     rc = sage2_levels(res, lv, L, a.ka ? a.ka : 1, group, ng, o);
 done:
     alphabet_release(&a);
+    free(off);
     free(norm);
     free(lv);
     free(E);
