@@ -564,7 +564,7 @@ class _ClusterOpts(ctypes.Structure):  # iolens_cluster_opts
                 ("window", ctypes.c_uint), ("genome_len", ctypes.c_uint), ("resample_len", ctypes.c_uint),
                 ("kmin", ctypes.c_uint), ("kmax", ctypes.c_uint), ("level_kmax", ctypes.c_uint), ("k", ctypes.c_uint),
                 ("min_cluster", ctypes.c_uint), ("elbow_sample", ctypes.c_size_t), ("fit_sample", ctypes.c_size_t),
-                ("progress", ctypes.c_void_p), ("progress_ctx", ctypes.c_void_p)]
+                ("progress", ctypes.c_void_p), ("progress_ctx", ctypes.c_void_p), ("dist", ctypes.c_void_p)]
 
 
 _set_new = _fn("iolens_series_set_new", _int, ctypes.POINTER(_vp))
