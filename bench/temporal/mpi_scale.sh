@@ -15,11 +15,14 @@ scratch=$(mktemp -d /dev/shm/iolens-mpiscale-XXXXXX); trap 'rm -rf "$scratch"' E
 "$iolens" cluster --synth "$n" --seed 7 -o "$scratch/syn.csv" 2>/dev/null
 echo "$n series of 300 points, method $method ($(du -h "$scratch/syn.csv" | cut -f1) of CSV on /dev/shm)"
 strip() { for f in "$1"/*; do echo "== $(basename "$f")"; grep -v 'time_s' "$f"; done; }
-/usr/bin/time -f "%e %M" -o "$scratch/t1" "$iolens" cluster --method "$method" --no-metrics --threads 2 \
-  -o "$scratch/one" "$scratch/syn.csv" >/dev/null 2>&1
-read -r s1 m1 <"$scratch/t1"
-echo "  1 process, 2 threads: ${s1} s, peak RSS $((m1 / 1024)) MiB"
-strip "$scratch/one" >"$scratch/one.txt"
+for th in 1 2; do
+  /usr/bin/time -f "%e %M" -o "$scratch/t1" "$iolens" cluster --method "$method" --no-metrics --threads $th \
+    -o "$scratch/one$th" "$scratch/syn.csv" >/dev/null 2>&1
+  read -r s1 m1 <"$scratch/t1"
+  echo "  1 process, $th thread(s): ${s1} s, peak RSS $((m1 / 1024)) MiB"
+done
+strip "$scratch/one1" >"$scratch/one.txt"
+strip "$scratch/one2" | cmp -s - "$scratch/one.txt" || echo "  (1 and 2 threads gave different results)"
 for np in $ranks; do
   rm -f "$scratch"/t.*
   start=$(date +%s.%N)
