@@ -340,8 +340,10 @@ static void assign_range(void *p, size_t b, size_t e, unsigned w)
     }
 }
 
+/* Labels of points idx[0..m) (and their distances), the points shared over the processes of
+ * dist (NULL: this one alone). */
 static int km_assign(const struct km_space *sp, const double *C, size_t k, const size_t *idx, size_t m,
-                     unsigned threads, int *labels, double *dist2)
+                     unsigned threads, int *labels, double *dist2, const iolens_cluster_dist *dist)
 {
     if (sp->prepare) {
         int rc = sp->prepare(sp->ctx, C, k);
@@ -349,22 +351,16 @@ static int km_assign(const struct km_space *sp, const double *C, size_t k, const
             return rc;
     }
     struct assign_ctx a = {sp, C, k, idx, labels, dist2};
-    return tser_parallel(threads, m, assign_range, &a);
+    void *outs[2] = {labels, dist2};
+    size_t sizes[2] = {sizeof *labels, sizeof *dist2};
+    return tser_parallel_dist(dist, threads, m, assign_range, &a, dist2 ? 2 : 1, outs, sizes);
 }
 
 /* Every point's label, the points shared over the processes of dist. */
 static int km_assign_all(const struct km_space *sp, const double *C, size_t k, unsigned threads, int *labels,
                          double *dist2, const iolens_cluster_dist *dist)
 {
-    if (sp->prepare) {
-        int rc = sp->prepare(sp->ctx, C, k);
-        if (rc)
-            return rc;
-    }
-    struct assign_ctx a = {sp, C, k, NULL, labels, dist2};
-    void *outs[2] = {labels, dist2};
-    size_t sizes[2] = {sizeof *labels, sizeof *dist2};
-    return tser_parallel_dist(dist, threads, sp->n, assign_range, &a, dist2 ? 2 : 1, outs, sizes);
+    return km_assign(sp, C, k, NULL, sp->n, threads, labels, dist2, dist);
 }
 
 /* min(pdist(i, j), cap), stopping early once the partial sum reaches cap
@@ -528,8 +524,17 @@ static void exact_d2(const struct km_space *sp, const double *C, const size_t *i
 }
 
 /* Fits k centroids on points idx[0..m) (k <= m). labels (m) may be NULL. */
+static int hamerly_all(struct hamerly_ctx *h, unsigned threads, size_t m, const iolens_cluster_dist *dist)
+{
+    void *outs[3] = {h->labels, h->u, h->l};
+    size_t sizes[3] = {sizeof *h->labels, sizeof *h->u, sizeof *h->l};
+    return tser_parallel_dist(dist, threads, m, hamerly_range, h, 3, outs, sizes);
+}
+
+/* The assignment steps are shared over the processes of dist (NULL: this one alone); every
+ * other step is the same on each. */
 static int km_fit(const struct km_space *sp, const size_t *idx, size_t m, size_t k, uint64_t seed,
-                  unsigned threads, double *C, int *labels_out, double *inertia)
+                  unsigned threads, double *C, int *labels_out, double *inertia, const iolens_cluster_dist *dist)
 {
     int rc = 0;
     int dense = sp->dist == dense_dist && k > 1;
@@ -552,9 +557,8 @@ static int km_fit(const struct km_space *sp, const size_t *idx, size_t m, size_t
     struct hamerly_ctx h = {sp->ctx, C, k, idx, labels, u, l, hs, 1};
     int converged_assign = 0;
     for (int it = 0; it < 300; it++) {
-        if (dense)
-            tser_parallel(threads, m, hamerly_range, &h);
-        else if ((rc = km_assign(sp, C, k, idx, m, threads, labels, d2)))
+        rc = dense ? hamerly_all(&h, threads, m, dist) : km_assign(sp, C, k, idx, m, threads, labels, d2, dist);
+        if (rc)
             goto done;
         h.full = 0;
         if (it > 0 && !memcmp(labels, prev, m * sizeof *labels)) {
@@ -608,18 +612,16 @@ static int km_fit(const struct km_space *sp, const size_t *idx, size_t m, size_t
             }
         }
         if (shift <= tol) {
-            if (dense)
-                tser_parallel(threads, m, hamerly_range, &h);
-            else if ((rc = km_assign(sp, C, k, idx, m, threads, labels, d2)))
+            rc = dense ? hamerly_all(&h, threads, m, dist) : km_assign(sp, C, k, idx, m, threads, labels, d2, dist);
+            if (rc)
                 goto done;
             converged_assign = 1;
             break;
         }
     }
     if (!converged_assign) { /* iteration limit: labels of the final centres */
-        if (dense)
-            tser_parallel(threads, m, hamerly_range, &h);
-        else if ((rc = km_assign(sp, C, k, idx, m, threads, labels, d2)))
+        rc = dense ? hamerly_all(&h, threads, m, dist) : km_assign(sp, C, k, idx, m, threads, labels, d2, dist);
+        if (rc)
             goto done;
     }
     if (dense || k == 1)
@@ -655,7 +657,7 @@ int iolens_kmeans(const double *X, size_t n, size_t d, size_t k, uint64_t seed, 
     struct dense x = {X, d};
     struct km_space sp = dense_space(&x, n);
     double in = 0;
-    int rc = km_fit(&sp, idx, n, k, seed, threads, centroids, labels, &in);
+    int rc = km_fit(&sp, idx, n, k, seed, threads, centroids, labels, &in, NULL);
     if (inertia)
         *inertia = in;
     free(idx);
@@ -760,7 +762,7 @@ static int elbow_fits(const struct km_space *sp, const size_t *ie, size_t ne, si
     if (!d || d->size <= 1) {
         int rc = 0;
         for (size_t t = 0; t < nk && !rc; t++)
-            rc = km_fit(sp, ie, ne, kmin + t, cfg->seed + kmin + t, cfg->threads, C, NULL, &ys[t]);
+            rc = km_fit(sp, ie, ne, kmin + t, cfg->seed + kmin + t, cfg->threads, C, NULL, &ys[t], NULL);
         return rc;
     }
     /* slot order: rank 0's k's, then rank 1's, ...: each rank's slots are contiguous */
@@ -780,7 +782,7 @@ static int elbow_fits(const struct km_space *sp, const size_t *ie, size_t ne, si
         cnt[j] = q * sizeof *slot - cnt[p + j];
     }
     for (size_t t = r; t < nk && !rc; t += p)
-        rc = km_fit(sp, ie, ne, kmin + t, cfg->seed + kmin + t, cfg->threads, C, NULL, &slot[at[t]]);
+        rc = km_fit(sp, ie, ne, kmin + t, cfg->seed + kmin + t, cfg->threads, C, NULL, &slot[at[t]], NULL);
     int grc = tser_dist_gather(d, slot, cnt, cnt + p); /* every rank takes part, failed or not */
     if (!rc)
         rc = grc;
@@ -873,7 +875,7 @@ static int km_elbow(const struct km_space *sp, size_t per_point, const tser_km_c
     if (k > nf)
         k = nf;
     double inertia;
-    if ((rc = km_fit(sp, ifit, nf, k, cfg->seed + 1000, cfg->threads, C, NULL, &inertia)))
+    if ((rc = km_fit(sp, ifit, nf, k, cfg->seed + 1000, cfg->threads, C, NULL, &inertia, cfg->dist)))
         goto done;
     if ((rc = km_assign_all(sp, C, k, cfg->threads, labels, NULL, cfg->dist)))
         goto done;
