@@ -68,7 +68,11 @@ class _Event(ctypes.Structure):  # iolens_event (include/iolens/event.h)
                 ("tstart", ctypes.c_double), ("tend", ctypes.c_double), ("file", ctypes.c_int64),
                 ("offset", ctypes.c_int64), ("size", ctypes.c_int64), ("ret", ctypes.c_int64), ("err", ctypes.c_int32),
                 ("open_flags", ctypes.c_int32), ("mode", ctypes.c_int32), ("whence", ctypes.c_int32),
-                ("nargs", ctypes.c_uint32), ("args", ctypes.POINTER(ctypes.c_char_p)), ("buf_pgoff1", ctypes.c_uint32)]
+                ("nargs", ctypes.c_uint32), ("args", ctypes.POINTER(ctypes.c_char_p)), ("buf_pgoff1", ctypes.c_uint32),
+                ("lib_depth", ctypes.c_uint32)]
+
+
+_NLAYERS = 9  # iolens_layer: POSIX .. NETCDF
 
 
 class _File(ctypes.Structure):
@@ -401,7 +405,7 @@ class Trace(_Closing):
             raise IolensError(_s(_error_last()))
         self.files = [_s(files[i].path) for i in range(n.value)]
         self._ops = [_s(_op_name(i)) for i in range(32)]
-        self._layers = [_s(_layer_name(i)) for i in range(8)]
+        self._layers = [_s(_layer_name(i)) for i in range(_NLAYERS)]
 
     def close(self):
         if self._src:
@@ -423,7 +427,7 @@ class Trace(_Closing):
                     raise IolensError(_s(_error_last()))
                 if rc == 0:
                     break
-                yield (e.rank, e.thread, e.depth, self._layers[e.layer] if 0 <= e.layer < 8 else "",
+                yield (e.rank, e.thread, e.depth, self._layers[e.layer] if 0 <= e.layer < _NLAYERS else "",
                        _s(e.func), self._ops[e.op] if 0 <= e.op < 32 else "",
                        self.files[e.file] if 0 <= e.file < nf else "", e.offset, e.size, e.tstart, e.tend, e.ret, e.err)
 
