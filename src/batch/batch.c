@@ -290,6 +290,7 @@ static int do_log(const struct batch_ctx *c, iolens_detect_model *model, uint64_
         if ((rc = iolens_detect_read(&in, path, &ro)) < 0 || (rc = iolens_detect_input_features(in, x)) < 0 ||
             (rc = nfiles = iolens_detect_input_top_files(in, top, 5)) < 0)
             goto out;
+        rc = 0; /* (the number of files, not a status) */
     }
     for (int t = 0; t < NTASKS && rc >= 0; t++) {
         if (!(c->tasks & (1u << t)))
@@ -636,23 +637,26 @@ static int parts_error(struct parts *p, uint64_t idx, const char *path, const ch
     return bad ? iol_err(IOLENS_EIO, "cannot write the part files: %s", strerror(errno)) : 0;
 }
 
-/* The worker's rows of one log into the part files, then its manifest line. */
+/* The worker's rows of one log into the part files, then its manifest line: 0, 1 when the
+ * answer was unreadable and the log went to the errors file instead, or a negative IOLENS_E*. */
 static int parts_rows(struct parts *p, unsigned tasks, uint64_t idx, const char *path, const char *mem, size_t n)
 {
-    size_t at = 0;
-    for (int t = 0; t < NTASKS; t++) {
-        if (!(tasks & (1u << t)))
-            continue;
-        for (int k = 0; k < 2; k++) {
-            uint32_t len;
-            if (n - at < 4)
-                return parts_error(p, idx, path, "the worker's answer is cut short");
-            memcpy(&len, mem + at, 4);
-            at += 4;
-            if (n - at < len)
-                return parts_error(p, idx, path, "the worker's answer is cut short");
-            fwrite(mem + at, 1, len, k ? p->jsonl[t] : p->csv[t]);
-            at += len;
+    for (int pass = 0; pass < 2; pass++) { /* checked whole, then written */
+        size_t at = 0;
+        for (int t = 0; t < NTASKS; t++) {
+            if (!(tasks & (1u << t)))
+                continue;
+            for (int k = 0; k < 2; k++) {
+                uint32_t len;
+                if (n - at < 4 || (memcpy(&len, mem + at, 4), n - at - 4 < len)) {
+                    int rc = parts_error(p, idx, path, "the worker's answer is cut short");
+                    return rc < 0 ? rc : 1;
+                }
+                at += 4;
+                if (pass)
+                    fwrite(mem + at, 1, len, k ? p->jsonl[t] : p->csv[t]);
+                at += len;
+            }
         }
     }
     int bad = 0;
@@ -906,8 +910,11 @@ int iolens_batch_run(const char *const *inputs, size_t n, const iolens_batch_opt
                 rc = iol_err(IOLENS_EINVAL, "detect: %s", mem);
             } else if (got == 0) {
                 if (rst == 0) {
-                    rc = parts_rows(&p, tasks, idx, path, mem, rlen);
-                    st->ok++;
+                    if ((rc = parts_rows(&p, tasks, idx, path, mem, rlen)) == 1) {
+                        st->errors++;
+                        rc = 0;
+                    } else
+                        st->ok++;
                 } else {
                     mem[rlen] = '\0';
                     rc = parts_error(&p, idx, path, mem);

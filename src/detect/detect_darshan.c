@@ -42,7 +42,8 @@ static void names_release(struct names *n)
     iol_buf_release(&n->arena);
 }
 
-static int names_read(iolens_darshan_log *log, struct names *n)
+/* The names of the ids of part `part` of nparts (all when nparts is 1). */
+static int names_read(iolens_darshan_log *log, struct names *n, unsigned part, unsigned nparts)
 {
     int rc = iolens_darshan_names_begin(log);
     if (rc < 0)
@@ -50,6 +51,8 @@ static int names_read(iolens_darshan_log *log, struct names *n)
     uint64_t id;
     const char *name;
     while ((rc = iolens_darshan_names_next(log, &id, &name)) > 0) {
+        if (nparts > 1 && iol_detect_id_part(id, nparts) != part)
+            continue;
         long s = iol_u64map_find(&n->map, id);
         if (s < 0) {
             s = iol_u64map_slot(&n->map, id, 0);
@@ -63,6 +66,18 @@ static int names_read(iolens_darshan_log *log, struct names *n)
                 return IOLENS_ENOMEM;
         }
     }
+    return rc;
+}
+
+/* Entries of the name region (an upper bound on its distinct ids), read without keeping them. */
+static int names_count(iolens_darshan_log *log, uint64_t *count)
+{
+    *count = 0;
+    int rc = iolens_darshan_names_begin(log);
+    uint64_t id;
+    const char *name;
+    while (rc >= 0 && (rc = iolens_darshan_names_next(log, &id, &name)) > 0)
+        ++*count;
     return rc;
 }
 
@@ -91,8 +106,9 @@ static double text_round(int run_time, double v)
     return strtod(buf, NULL);
 }
 
+/* The records of module m (pass `part` of nparts: after pass 0, those of the part's files only). */
 static int feed_module(iolens_darshan_log *log, iolens_detect_input *in, const struct names *names, int m,
-                       int text_rounding)
+                       int text_rounding, unsigned part, unsigned nparts)
 {
     const char *mname = iolens_darshan_module_name(m);
     /* counter names resolved once per module (keys < 0: names the features do not use) */
@@ -107,6 +123,8 @@ static int feed_module(iolens_darshan_log *log, iolens_detect_input *in, const s
     int rc = iolens_darshan_module_begin(log, m);
     const iolens_darshan_record *r;
     while (rc > 0 && (rc = iolens_darshan_record_next(log, &r)) > 0) {
+        if (part > 0 && iol_detect_id_part(r->id, nparts) != part)
+            continue;
         rc = iolens_detect_input_record(in, mname, r->rank, r->id, names_get(names, r->id));
         if (rc < 0)
             break;
@@ -127,8 +145,18 @@ static int feed_module(iolens_darshan_log *log, iolens_detect_input *in, const s
     return rc;
 }
 
+static int feed_modules(iolens_darshan_log *log, iolens_detect_input *in, const struct names *names,
+                        const iolens_darshan_header *h, const char *path, iolens_warn_fn warn, void *warn_ctx,
+                        int opts, unsigned part, unsigned nparts);
+
 int iol_detect_read_darshan_opt(iolens_detect_input **out, const char *path, iolens_warn_fn warn, void *warn_ctx,
                                 int opts)
+{
+    return iol_detect_read_darshan_passes(out, path, warn, warn_ctx, opts, 0);
+}
+
+int iol_detect_read_darshan_passes(iolens_detect_input **out, const char *path, iolens_warn_fn warn,
+                                   void *warn_ctx, int opts, size_t files_per_pass)
 {
     int text_rounding = (opts & IOL_DD_TEXT_ROUNDING) != 0;
     if (!out || !path)
@@ -155,29 +183,31 @@ int iol_detect_read_darshan_opt(iolens_detect_input **out, const char *path, iol
     for (int m = 1; m < IOLENS_DARSHAN_MOD_COUNT; m++)
         if (h->mod[m].len > 0 && (rc = iolens_detect_input_add_module(in, iolens_darshan_module_name(m))) < 0)
             goto out;
-    rc = names_read(log, &names);
-    if (rc < 0)
+    /* Memory grows with the files of a log (their names and per-file evidence): a log of more
+     * names than a pass holds is read in passes, each over the files of one part. */
+    uint64_t nentries = 0;
+    if ((rc = names_count(log, &nentries)) < 0)
         goto out;
-    rc = iolens_detect_input_set_name_count(in, names.count);
-    if (rc < 0)
+    size_t fpp = files_per_pass ? files_per_pass : IOL_DETECT_FILES_PER_PASS;
+    unsigned nparts = nentries > fpp ? (unsigned)((nentries + fpp - 1) / fpp) : 1;
+    if (nparts > 1 && (rc = iol_detect_input_begin_parts(in, nparts)) < 0)
         goto out;
-    for (int m = 1; m < IOLENS_DARSHAN_MOD_COUNT; m++) {
-        if (h->mod[m].len == 0 || (!counted_module(m) && !(opts & IOL_DD_ALL_RECORDS)))
-            continue;
-        if (!iolens_darshan_version_supported(m, h->mod_ver[m])) {
-            /* the reader cannot decode it; only the three counted modules matter to the features */
-            if (counted_module(m) && warn) {
-                char msg[300];
-                snprintf(msg, sizeof msg,
-                         "'%s': %s records of version %u are not supported; their counters are missing "
-                         "from the features",
-                         path, iolens_darshan_module_name(m), (unsigned)h->mod_ver[m]);
-                warn(warn_ctx, msg);
-            }
-            continue;
+    uint64_t distinct = 0;
+    for (unsigned part = 0; part < nparts; part++) {
+        if (part > 0) {
+            names_release(&names);
+            memset(&names, 0, sizeof names);
+            if ((rc = iol_detect_input_next_part(in)) < 0)
+                goto out;
         }
-        rc = feed_module(log, in, &names, m, text_rounding);
-        if (rc < 0)
+        if ((rc = names_read(log, &names, part, nparts)) < 0)
+            goto out;
+        distinct += names.count;
+        /* (set before the records, which then need not count their ids; exact after the
+         * last pass) */
+        if ((rc = iolens_detect_input_set_name_count(in, part + 1 < nparts ? nentries : distinct)) < 0)
+            goto out;
+        if ((rc = feed_modules(log, in, &names, h, path, warn, warn_ctx, opts, part, nparts)) < 0)
             goto out;
     }
     rc = 0;
@@ -188,6 +218,34 @@ out:
     iolens_detect_input_free(in);
     iolens_darshan_close(log);
     return rc;
+}
+
+static int feed_modules(iolens_darshan_log *log, iolens_detect_input *in, const struct names *names,
+                        const iolens_darshan_header *h, const char *path, iolens_warn_fn warn, void *warn_ctx,
+                        int opts, unsigned part, unsigned nparts)
+{
+    int text_rounding = (opts & IOL_DD_TEXT_ROUNDING) != 0;
+    int rc = 0;
+    for (int m = 1; m < IOLENS_DARSHAN_MOD_COUNT; m++) {
+        if (h->mod[m].len == 0 || (!counted_module(m) && !(opts & IOL_DD_ALL_RECORDS)))
+            continue;
+        if (!iolens_darshan_version_supported(m, h->mod_ver[m])) {
+            /* the reader cannot decode it; only the three counted modules matter to the features */
+            if (counted_module(m) && warn && part == 0) {
+                char msg[300];
+                snprintf(msg, sizeof msg,
+                         "'%s': %s records of version %u are not supported; their counters are missing "
+                         "from the features",
+                         path, iolens_darshan_module_name(m), (unsigned)h->mod_ver[m]);
+                warn(warn_ctx, msg);
+            }
+            continue;
+        }
+        rc = feed_module(log, in, names, m, text_rounding, part, nparts);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
 }
 
 int iolens_detect_read_darshan(iolens_detect_input **out, const char *path, iolens_warn_fn warn, void *warn_ctx)

@@ -42,7 +42,23 @@ double iol_rand_unit(uint64_t *state); /* [0,1) */
  * run time as "%.4f"; IOL_DD_ALL_RECORDS decodes and gives the records of every module
  * (by default only POSIX, MPI-IO and STDIO, whose counters the features use). */
 enum { IOL_DD_TEXT_ROUNDING = 1, IOL_DD_ALL_RECORDS = 2 };
+
+/* Reading in passes, for logs of more files than memory holds at once: after
+ * begin_parts(in, P) (before the first record), pass 0 gives every record (the
+ * job-level aggregates, and the per-file evidence of the files of part 0), and pass
+ * p > 0, after next_part(), the records of the files of part p
+ * (iol_detect_id_part(id, P) == p) only. The features are those of one pass; the
+ * top files are exact up to IOL_DETECT_KEPT. */
+#define IOL_DETECT_KEPT 256
+unsigned iol_detect_id_part(uint64_t id, unsigned nparts);
+int iol_detect_input_begin_parts(iolens_detect_input *in, unsigned nparts);
+int iol_detect_input_next_part(iolens_detect_input *in);
 int iol_detect_read_darshan_opt(iolens_detect_input **out, const char *path, iolens_warn_fn warn, void *warn_ctx,
                                 int opts);
+/* ... reading a log of more than files_per_pass names (0: IOL_DETECT_FILES_PER_PASS) in
+ * passes, each holding the names and evidence of that many files at most. */
+#define IOL_DETECT_FILES_PER_PASS 131072
+int iol_detect_read_darshan_passes(iolens_detect_input **out, const char *path, iolens_warn_fn warn,
+                                   void *warn_ctx, int opts, size_t files_per_pass);
 
 #endif

@@ -249,6 +249,17 @@ struct iolens_detect_input {
     int64_t shared_ratio_bytes; /* and its bytes */
     struct file_acc *files;
     size_t nfiles, files_cap;
+
+    /* A log of more files than one pass holds is read in passes (iol_detect_input_begin_parts):
+     * the job-level aggregates in pass 0, the files of part `part` in pass `part`; each pass's
+     * files are folded into the sums of process_features and the IOL_DETECT_KEPT largest files
+     * (kept) before the next. */
+    unsigned nparts, part;
+    struct file_sums {
+        double total, shared, indep_sh, mpi_ops, data_files, shared_data;
+    } folded;
+    struct file_acc *kept;
+    size_t nkept;
 };
 
 int iolens_detect_input_new(iolens_detect_input **out)
@@ -290,6 +301,9 @@ void iolens_detect_input_free(iolens_detect_input *in)
     for (size_t i = 0; i < in->nfiles; i++)
         free(in->files[i].path);
     free(in->files);
+    for (size_t i = 0; i < in->nkept; i++)
+        free(in->kept[i].path);
+    free(in->kept);
     free(in);
 }
 
@@ -332,6 +346,21 @@ int iolens_detect_input_set_name_count(iolens_detect_input *in, uint64_t n)
     in->name_count = n;
     in->name_count_set = 1;
     return 0;
+}
+
+unsigned iol_detect_id_part(uint64_t id, unsigned nparts)
+{
+    if (nparts <= 1)
+        return 0;
+    uint64_t z = id * 0x9E3779B97F4A7C15ull; /* ids are hashes already; mixed again all the same */
+    z ^= z >> 29;
+    return (unsigned)(z % nparts);
+}
+
+/* Whether the files of this pass include id. */
+static int in_part(const iolens_detect_input *in, uint64_t id)
+{
+    return in->nparts <= 1 || iol_detect_id_part(id, in->nparts) == in->part;
 }
 
 static struct file_acc *file_get(iolens_detect_input *in, uint64_t id)
@@ -381,6 +410,8 @@ static int flush_record(iolens_detect_input *in)
     int m = in->cur_mod;
     if (m < 0)
         return 0;
+    if (in->part > 0) /* a later pass: this record's file only */
+        goto files;
     if (in->mod_records[m] == 0)
         in->mod_first_id[m] = in->cur_id;
     else if (in->cur_id != in->mod_first_id[m])
@@ -450,7 +481,27 @@ static int flush_record(iolens_detect_input *in)
             break;
         }
     }
+    if (m == MOD_POSIX || m == MOD_MPIIO) {
+        /* the iol_* features: bytes by rank, and the rank spread of shared records */
+        int pm = m == MOD_POSIX ? 0 : 1;
+        int64_t b = pm == 0 ? sat_add(cur_val(in, EV_BR), cur_val(in, EV_BW))
+                            : sat_add(cur_val(in, EV_MBR), cur_val(in, EV_MBW));
+        if (in->cur_rank >= 0 && b > 0) {
+            long s = iol_u64map_slot(&in->rank_bytes[pm], (uint64_t)in->cur_rank, 0);
+            if (s < 0)
+                return iol_err(IOLENS_ENOMEM, "out of memory counting bytes by rank");
+            in->rank_bytes[pm].vals[s] = sat_add(in->rank_bytes[pm].vals[s], b);
+        } else if (in->cur_rank < 0 && pm == 1 && b > in->shared_ratio_bytes) {
+            /* the largest shared MPI-IO record's rank-bytes variance (process_features) */
+            int vi = in->ix_ev[EV_MVAR];
+            in->shared_ratio_bytes = b;
+            in->shared_var = in->cur_set[vi] && in->cur_f[vi] > 0 ? in->cur_f[vi] : 0.0;
+        }
+    }
 
+files:
+    if (!in_part(in, in->cur_id))
+        return 0;
     if (m == MOD_STDIO) {
         struct file_acc *f = file_get(in, in->cur_id);
         if (!f)
@@ -504,21 +555,6 @@ static int flush_record(iolens_detect_input *in)
             else
                 f->mranks++;
         }
-        /* the iol_* features: bytes by rank, and the rank spread of shared records */
-        int pm = m == MOD_POSIX ? 0 : 1;
-        int64_t b = pm == 0 ? sat_add(cur_val(in, EV_BR), cur_val(in, EV_BW))
-                            : sat_add(cur_val(in, EV_MBR), cur_val(in, EV_MBW));
-        if (in->cur_rank >= 0 && b > 0) {
-            long s = iol_u64map_slot(&in->rank_bytes[pm], (uint64_t)in->cur_rank, 0);
-            if (s < 0)
-                return iol_err(IOLENS_ENOMEM, "out of memory counting bytes by rank");
-            in->rank_bytes[pm].vals[s] = sat_add(in->rank_bytes[pm].vals[s], b);
-        } else if (in->cur_rank < 0 && pm == 1 && b > in->shared_ratio_bytes) {
-            /* the largest shared MPI-IO record's rank-bytes variance (process_features) */
-            int vi = in->ix_ev[EV_MVAR];
-            in->shared_ratio_bytes = b;
-            in->shared_var = in->cur_set[vi] && in->cur_f[vi] > 0 ? in->cur_f[vi] : 0.0;
-        }
     }
     return 0;
 }
@@ -531,14 +567,16 @@ int iolens_detect_input_record(iolens_detect_input *in, const char *module, int6
     int rc = flush_record(in);
     if (rc < 0)
         return rc;
-    if (iol_u64map_slot(&in->ids, record_id, 0) < 0)
+    /* (num_files is the name-record count when there is one) */
+    if (!in->name_count_set && iol_u64map_slot(&in->ids, record_id, 0) < 0)
         return iol_err(IOLENS_ENOMEM, "out of memory counting record ids");
     in->cur_mod = module_of(module);
     in->cur_rank = rank;
     in->cur_id = record_id;
     in->in_record = 1;
     memset(in->cur_set, 0, sizeof in->cur_set);
-    if (in->cur_mod == MOD_POSIX || in->cur_mod == MOD_MPIIO || in->cur_mod == MOD_STDIO) {
+    if ((in->cur_mod == MOD_POSIX || in->cur_mod == MOD_MPIIO || in->cur_mod == MOD_STDIO) &&
+        in_part(in, record_id)) {
         struct file_acc *f = file_get(in, record_id);
         if (!f)
             return iol_err(IOLENS_ENOMEM, "out of memory collecting per-file evidence");
@@ -690,23 +728,30 @@ static double rank_ratio(const iol_u64map *m)
 /* The process-level iol_* features (docs/detect.md, "Process-level features"): what IOSage's
  * aggregated features cannot tell apart on a log with more than one file, e.g. one file shared
  * by four processes and a file per process (is_shared_file needs a single file in the log). */
-static void process_features(const iolens_detect_input *in, double *out)
+static void file_sums_add(struct file_sums *t, const struct file_acc *files, size_t n)
 {
-    double total = 0, shared = 0, indep_sh = 0, mpi_ops = 0, data_files = 0, shared_data = 0;
-    for (size_t i = 0; i < in->nfiles; i++) {
-        const struct file_acc *f = &in->files[i];
+    for (size_t i = 0; i < n; i++) {
+        const struct file_acc *f = &files[i];
         int sh = f->multi_rank; /* two or more processes moved its bytes */
-        total += (double)f->bytes;
+        t->total += (double)f->bytes;
         if (sh)
-            shared += (double)f->bytes;
-        mpi_ops += (double)f->indep + (double)f->coll;
+            t->shared += (double)f->bytes;
+        t->mpi_ops += (double)f->indep + (double)f->coll;
         if (f->mshared || f->mranks > 1)
-            indep_sh += (double)f->indep;
+            t->indep_sh += (double)f->indep;
         if (f->bytes > 0 || (!posix_seen(f) && f->sbytes > 0)) {
-            data_files++;
-            shared_data += sh || f->sshared;
+            t->data_files++;
+            t->shared_data += sh || f->sshared;
         }
     }
+}
+
+static void process_features(const iolens_detect_input *in, double *out)
+{
+    struct file_sums t = in->folded;
+    file_sums_add(&t, in->files, in->nfiles);
+    double total = t.total, shared = t.shared, indep_sh = t.indep_sh, mpi_ops = t.mpi_ops;
+    double data_files = t.data_files, shared_data = t.shared_data;
     out[FI_iol_shared_bytes_ratio] = total > 0 ? shared / total : 0.0;
     out[FI_iol_shared_indep_ratio] = mpi_ops > 0 ? indep_sh / mpi_ops : 0.0;
     /* bytes by rank of the single-rank records (files of one process), POSIX and MPI-IO, and for
@@ -818,15 +863,18 @@ int iolens_detect_input_top_files(iolens_detect_input *in, iolens_detect_file *f
     int rc = flush_record(in);
     if (rc < 0)
         return rc;
-    if (max <= 0 || in->nfiles == 0)
+    size_t all = in->nkept + in->nfiles;
+    if (max <= 0 || all == 0)
         return 0;
-    struct file_acc **order = malloc(in->nfiles * sizeof *order);
+    struct file_acc **order = malloc(all * sizeof *order);
     if (!order)
         return iol_err(IOLENS_ENOMEM, "out of memory sorting files");
+    for (size_t i = 0; i < in->nkept; i++)
+        order[i] = &in->kept[i];
     for (size_t i = 0; i < in->nfiles; i++)
-        order[i] = &in->files[i];
-    qsort(order, in->nfiles, sizeof *order, cmp_file_bytes);
-    int n = (size_t)max < in->nfiles ? max : (int)in->nfiles;
+        order[in->nkept + i] = &in->files[i];
+    qsort(order, all, sizeof *order, cmp_file_bytes);
+    int n = (size_t)max < all ? max : (int)all;
     for (int i = 0; i < n; i++) {
         const struct file_acc *f = order[i];
         int px = posix_seen(f) || f->indep || f->coll;
@@ -838,6 +886,59 @@ int iolens_detect_input_top_files(iolens_detect_input *in, iolens_detect_file *f
     }
     free(order);
     return n;
+}
+
+int iol_detect_input_begin_parts(iolens_detect_input *in, unsigned nparts)
+{
+    if (!in || nparts == 0 || in->in_record || in->nfiles || in->mod_records[MOD_POSIX] ||
+        in->mod_records[MOD_MPIIO] || in->mod_records[MOD_STDIO])
+        return iol_err(IOLENS_EINVAL, "passes must be set before the first record");
+    in->nparts = nparts;
+    in->part = 0;
+    return 0;
+}
+
+int iol_detect_input_next_part(iolens_detect_input *in)
+{
+    int rc = flush_record(in);
+    if (rc < 0)
+        return rc;
+    if (in->part + 1 >= in->nparts)
+        return iol_err(IOLENS_EINVAL, "no pass after the last");
+    file_sums_add(&in->folded, in->files, in->nfiles);
+    /* the largest files of the passes so far and of this one */
+    size_t all = in->nkept + in->nfiles;
+    struct file_acc **order = malloc((all ? all : 1) * sizeof *order);
+    if (!order)
+        return iol_err(IOLENS_ENOMEM, "out of memory sorting files");
+    for (size_t i = 0; i < in->nkept; i++)
+        order[i] = &in->kept[i];
+    for (size_t i = 0; i < in->nfiles; i++)
+        order[in->nkept + i] = &in->files[i];
+    qsort(order, all, sizeof *order, cmp_file_bytes);
+    size_t keep = all < IOL_DETECT_KEPT ? all : IOL_DETECT_KEPT;
+    struct file_acc *kept = malloc((keep ? keep : 1) * sizeof *kept);
+    if (!kept) {
+        free(order);
+        return iol_err(IOLENS_ENOMEM, "out of memory keeping the largest files");
+    }
+    for (size_t i = 0; i < all; i++) {
+        if (i < keep)
+            kept[i] = *order[i]; /* (its path moves with it) */
+        else
+            free(order[i]->path);
+    }
+    free(order);
+    free(in->kept);
+    in->kept = kept;
+    in->nkept = keep;
+    free(in->files);
+    in->files = NULL;
+    in->nfiles = in->files_cap = 0;
+    iol_u64map_release(&in->file_index);
+    memset(&in->file_index, 0, sizeof in->file_index);
+    in->part++;
+    return 0;
 }
 
 static double dmax(double a, double b)

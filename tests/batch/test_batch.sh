@@ -142,7 +142,35 @@ expect_rc 0 "$IOLENS" batch "$T/fifo.darshan" --do summary -o "$T/fifo"
 expect_rc 0 "$IOLENS" batch --merge "$T/fifo"
 expect_grep "not a regular file" "$T/fifo/errors.csv"
 
-# 5. usage
+# 5. one task alone gives the rows it gives among the others (features and detect alone
+# once wrote nothing and reported every log with files as unreadable)
+ls "$T/gen"/gen-00000[0-9]*.darshan | head -100 >"$T/list100"
+expect_rc 0 "$IOLENS" batch --list "$T/list100" --do features -o "$T/feat"
+bad100=$(grep -cFf "$T/list100" "$T/gen/corrupt.txt" || true)
+expect_grep "batch: 100 logs (0 done before), $((100 - bad100)) read, $bad100 errors" "$T/err"
+expect_rc 0 "$IOLENS" batch --merge "$T/feat"
+[ "$(wc -l <"$T/feat/errors.jsonl")" -eq "$bad100" ] && ok || fail "features alone: errors for readable logs"
+while IFS= read -r g; do
+  grep -F ",$g," "$T/one/features.csv" | cut -d, -f3-
+done <"$T/list100" >"$T/f1"
+tail -n +2 "$T/feat/features.csv" | cut -d, -f3- >"$T/f2"
+[ -s "$T/f1" ] && cmp -s "$T/f1" "$T/f2" && ok || fail "features alone differ from features among the tasks"
+
+# 6. one log of a million files: the worker's memory stays within --max-mem (256 MiB by
+# default; the log is read in passes over parts of its files; test_detect_darshan checks that
+# passes give the features of one reading)
+if [ -n "${BIGLOG:-}" ]; then
+  "$BIGLOG" "$T/big.darshan" "${BIGLOG_FILES:-1000000}" 1 || fail "writing the large log"
+  expect_rc 0 "$IOLENS" batch "$T/big.darshan" --do summary,features,detect -o "$T/big"
+  expect_grep "batch: 1 logs (0 done before), 1 read, 0 errors" "$T/err"
+  expect_rc 0 "$IOLENS" batch --merge "$T/big"
+  [ "$(wc -l <"$T/big/errors.jsonl")" -eq 0 ] && ok || fail "the large log failed: $(cat "$T/big/errors.jsonl")"
+  expect_grep ',1000000,' "$T/big/summary.csv"
+  expect_grep '"detected":\["file_strategy"\]' "$T/big/detect.jsonl"
+  rm -f "$T/big.darshan"
+fi
+
+# 7. usage
 expect_rc 1 "$IOLENS" batch "$T/gen" --do summary -o "$T/one"
 expect_grep "already holds a batch run: --resume continues it" "$T/err"
 expect_rc 1 "$IOLENS" batch --resume -o "$T/nothing-here"

@@ -70,6 +70,39 @@ static int be_quirk_feature(int f)
     return 0;
 }
 
+/* Read in passes of a third and a seventh of its names, a log gives the features of one pass
+ * bit for bit, and the same largest files. */
+static void check_passes(const char *bin, iolens_detect_input *one, const double *x1)
+{
+    iolens_detect_file f1[8], fp[8];
+    int n1 = iolens_detect_input_top_files(one, f1, 8);
+    assert_true(n1 >= 0);
+    const int nf = iolens_detect_feature_index("num_files");
+    for (int div = 3; div <= 7; div += 4) {
+        size_t fpp = (size_t)x1[nf] / (size_t)div;
+        if (fpp == 0)
+            continue;
+        iolens_detect_input *in = NULL;
+        double x[IOLENS_DETECT_NFEATURES];
+        assert_int_equal(iol_detect_read_darshan_passes(&in, bin, NULL, NULL, 0, fpp), 0);
+        features_of(in, x);
+        for (int f = 0; f < IOLENS_DETECT_NFEATURES; f++)
+            if (memcmp(&x[f], &x1[f], sizeof x[f]) != 0) {
+                print_error("%s: %s: in passes of %zu files %.17g != %.17g\n", bin, iolens_detect_feature_name(f),
+                            fpp, x[f], x1[f]);
+                fail();
+            }
+        assert_int_equal(iolens_detect_input_top_files(in, fp, 8), n1);
+        for (int i = 0; i < n1; i++) {
+            assert_true(fp[i].record_id == f1[i].record_id);
+            assert_true(fp[i].bytes == f1[i].bytes);
+            assert_true(fp[i].ops == f1[i].ops && fp[i].ranks == f1[i].ranks);
+            assert_string_equal(fp[i].path, f1[i].path);
+        }
+        iolens_detect_input_free(in);
+    }
+}
+
 static int check_log(const char *rel)
 {
     char bin[8192], txt[8400];
@@ -100,6 +133,7 @@ static int check_log(const char *rel)
     iolens_detect_input_free(ia);
     /* records of the modules the features do not use change nothing */
     assert_memory_equal(xa, xb, sizeof xa);
+    check_passes(bin, ib, xb);
     iolens_detect_input_free(it);
     iolens_detect_input_free(ib);
     iolens_detect_input_free(ir);
