@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # docs/cli.md's tour: every "$ " line after "## A tour that runs as written" is run in order, in
-# an empty folder, with the built iolens first on the PATH; each must exit 0. Then what the tour
-# says its commands produce is checked.
+# an empty folder, with the built iolens first on the PATH; each must exit 0. So is every "$ "
+# line of every other page of docs/, each page in a folder of its own. Then what the tour says
+# its commands produce is checked.
 . "$IOLENS_SOURCE_DIR/tests/cli/lib.sh"
 doc=$IOLENS_SOURCE_DIR/docs/cli.md
 export PATH="$(cd "$(dirname "$IOLENS")" && pwd):$PATH"
@@ -15,6 +16,22 @@ while IFS= read -r line; do
   fi
 done < <(sed -n '/^## A tour that runs as written/,$p' "$doc" | grep '^    \$ ')
 [ "$n" -ge 15 ] && ok || fail "only $n commands in the tour"
+# every other page: its "$ " lines, in order, in an empty folder of its own
+pages=0
+for page in "$IOLENS_SOURCE_DIR"/docs/*.md; do
+  [ "$page" = "$doc" ] && continue
+  grep -q '^    \$ ' "$page" || continue
+  name=$(basename "$page" .md)
+  mkdir -p "$IOLENS_TMP/page-$name"
+  pages=$((pages + 1))
+  while IFS= read -r line; do
+    cmd=${line#    \$ }
+    if (cd "$IOLENS_TMP/page-$name" && bash -c "$cmd") >"$IOLENS_TMP/.out" 2>"$IOLENS_TMP/.err"; then ok; else
+      fail "docs/$name.md: '$cmd' exited $?"; sed 's/^/  /' "$IOLENS_TMP/.err" | head -3 >&2
+    fi
+  done < <(grep '^    \$ ' "$page")
+done
+[ "$pages" -ge 7 ] && ok || fail "only $pages pages with examples"
 # what the tour's outputs hold
 [ "$(tail -1 joined.txt)" = "# 0 differences" ] && ok || fail "split and merged log differs: $(tail -1 joined.txt)"
 grep -q '^job	exe\|^job exe' diff.txt && ok || fail "the anonymised log's exe is not among the differences"
