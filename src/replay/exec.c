@@ -853,23 +853,26 @@ static void meta_top(struct rp_exec *x, const struct rp_fileconf *fc, const char
         snprintf(out, cap, "%s", rel);
 }
 
-/* The full path of file i of this rank: ROOT/TOP/LEAF/file.RRRRR.I. The part before I is built
- * once per leaf directory and only the number is written per file, so that the timed loops do
- * no more formatting than a program naming its files with one snprintf. */
+/* The path of file i of this rank below the root: TOP/LEAF/file.RRRRR.I. The part before I is
+ * built once per leaf directory and only the number is written per file, so that the timed loops
+ * do no more formatting than a program naming its files with one snprintf. The timed calls name
+ * it from the root's descriptor (openat, fstatat, unlinkat): the kernel then walks as many
+ * components as the program's own path had (the config's name is that path below the root),
+ * not the root's on top of them (tmpfs stats through ROOT/...: 0.88 of the program's rate). */
 struct meta_name {
     char path[9000];
     size_t tail;  /* where the file's number goes */
     int64_t leaf; /* the leaf the prefix is of; -1 before the first */
 };
 
-static const char *meta_file(struct meta_name *mn, const struct rp_fileconf *fc, const char *root, const char *top,
-                             int rank, int64_t i)
+static const char *meta_file(struct meta_name *mn, const struct rp_fileconf *fc, const char *top, int rank,
+                             int64_t i)
 {
     int64_t leaf = (i + rank) % meta_leaves(&fc->metadata);
     if (leaf != mn->leaf) {
         char dir[4600];
         meta_leaf_path(&fc->metadata, top, leaf, dir, sizeof dir);
-        int k = snprintf(mn->path, sizeof mn->path - 24, "%s/%s/file.%05d.", root, dir, rank);
+        int k = snprintf(mn->path, sizeof mn->path - 24, "%s/file.%05d.", dir, rank);
         mn->tail = k < 0 ? 0 : (size_t)k < sizeof mn->path - 24 ? (size_t)k : sizeof mn->path - 25;
         mn->leaf = leaf;
     }
@@ -918,12 +921,11 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
     for (int64_t rep = 0; rep < fc->total_repeats && rc == 0; rep++) {
         double t0 = now(), tp = t0, tq;
         for (int64_t i = 0; i < nfiles && rc == 0; i++) {
-            /* full paths (the tree was walked without following links): the replay's own
-             * trace names the files as an mdtest run's would */
-            full = meta_file(&mn, fc, x->root, top, x->rank, i);
-            int fd = open(full, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+            /* (the tree was walked without following links) */
+            full = meta_file(&mn, fc, top, x->rank, i);
+            int fd = openat(x->rootfd, full, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
             if (fd < 0) {
-                rc = iol_err(IOLENS_EIO, "cannot create '%s': %s", full, strerror(errno));
+                rc = iol_err(IOLENS_EIO, "cannot create '%s/%s': %s", x->root, full, strerror(errno));
                 break;
             }
             mine[RK_OPS] += 2;
@@ -932,7 +934,7 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
                 ssize_t k = fc->seek ? (lseek(fd, 0, SEEK_SET) == 0 ? write(fd, buf, (size_t)m->write_bytes) : -1)
                                      : pwrite(fd, buf, (size_t)m->write_bytes, 0);
                 if (k != (ssize_t)m->write_bytes)
-                    rc = iol_err(IOLENS_EIO, "cannot write '%s': %s", full, strerror(errno));
+                    rc = iol_err(IOLENS_EIO, "cannot write '%s/%s': %s", x->root, full, strerror(errno));
                 mine[RK_BYTES] += (double)m->write_bytes;
                 mine[RK_OPS]++;
             }
@@ -943,22 +945,22 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
         tp = tq;
         for (int64_t i = 0; m->stat == 1 && i < nfiles && rc == 0; i++) {
             struct stat st;
-            full = meta_file(&mn, fc, x->root, top, x->rank, i);
-            if (lstat(full, &st) != 0)
-                rc = iol_err(IOLENS_EIO, "cannot stat '%s': %s", full, strerror(errno));
+            full = meta_file(&mn, fc, top, x->rank, i);
+            if (fstatat(x->rootfd, full, &st, AT_SYMLINK_NOFOLLOW) != 0)
+                rc = iol_err(IOLENS_EIO, "cannot stat '%s/%s': %s", x->root, full, strerror(errno));
             mine[RK_OPS]++;
         }
         tq = now();
         ph[RP_PH_STAT] += tq - tp;
         tp = tq;
         for (int64_t i = 0; m->read_bytes > 0 && i < nfiles && rc == 0; i++) {
-            full = meta_file(&mn, fc, x->root, top, x->rank, i);
-            int fd = open(full, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+            full = meta_file(&mn, fc, top, x->rank, i);
+            int fd = openat(x->rootfd, full, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
             ssize_t k = fd < 0 ? -1
                         : fc->seek ? (lseek(fd, 0, SEEK_SET) == 0 ? read(fd, x->rbuf, (size_t)m->read_bytes) : -1)
                                    : pread(fd, x->rbuf, (size_t)m->read_bytes, 0);
             if (k != (ssize_t)m->read_bytes)
-                rc = iol_err(IOLENS_EIO, "cannot read '%s': %s", full, strerror(errno));
+                rc = iol_err(IOLENS_EIO, "cannot read '%s/%s': %s", x->root, full, strerror(errno));
             else if (fc->verify)
                 mine[RK_VERIFY] += (double)count_mismatch(x->rbuf, buf, (size_t)k);
             if (fd >= 0)
@@ -970,8 +972,8 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
         double t1 = now();
         ph[RP_PH_READ] += t1 - tp;
         for (int64_t i = 0; i < nfiles; i++) {
-            full = meta_file(&mn, fc, x->root, top, x->rank, i);
-            unlink(full);
+            full = meta_file(&mn, fc, top, x->rank, i);
+            unlinkat(x->rootfd, full, 0);
             mine[RK_OPS] += m->unlink == 1;
         }
         if (m->unlink == 1) {
