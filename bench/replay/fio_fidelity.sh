@@ -62,15 +62,26 @@ jobs=(
   "fsync-write-64k|write|--rw=write --bs=64k --size=64m --fsync=1"
   "seq-read-1m|read|--rw=read --bs=1m --size=1g"
   "rand-read-4k|read|--rw=randread --bs=4k --size=128m"
+# metadata engines: fio's IOPS (a file created or stat'ed is one I/O) against the replays'
+# rates of that call (on the fly: the span of the trace's creating opens or stats)
+  "filecreate-5k|create|--ioengine=filecreate --rw=write --nrfiles=5000 --filesize=4k --bs=4k --openfiles=1 --create_on_open=1"
+  "filestat-20k|stat|--ioengine=filestat --rw=read --nrfiles=20000 --filesize=4k --bs=4k --openfiles=1"
 )
-fio_bw() { # fio_bw PHASE JSON -> bytes/s summed over jobs
-  "$PY" -c 'import json,sys; d=json.load(open(sys.argv[2])); print(sum(j[sys.argv[1]]["bw_bytes"] for j in d["jobs"]))' "$1" "$2"
+fio_bw() { # fio_bw PHASE JSON -> bytes/s summed over jobs (create, stat: operations/s)
+  "$PY" -c 'import json,sys; d=json.load(open(sys.argv[2])); ph=sys.argv[1]
+if ph in ("create", "stat"): print(sum(j["write" if ph == "create" else "read"]["iops"] for j in d["jobs"]))
+else: print(sum(j[ph]["bw_bytes"] for j in d["jobs"]))' "$1" "$2"
 }
 otf_bw() { # otf_bw PHASE JSON
-  "$PY" -c 'import json,sys; d=json.load(open(sys.argv[2])); print(d[sys.argv[1] + "_bandwidth_bytes_per_s"])' "$1" "$2"
+  "$PY" -c 'import json,sys; d=json.load(open(sys.argv[2])); ph=sys.argv[1]
+if ph in ("create", "stat"): print(sum(m["span_ops_per_s"] for m in d.get("metadata", []) if m["call"] == ph) or "nan")
+else: print(d[ph + "_bandwidth_bytes_per_s"])' "$1" "$2"
 }
-cfg_bw() { # cfg_bw PHASE JSON: bytes / seconds of the config's steps of that phase
-  "$PY" -c 'import json,sys; s=[x for x in json.load(open(sys.argv[2]))["steps"] if x["method"] == sys.argv[1]]; print(sum(x["bytes"] for x in s) / sum(x["seconds"] for x in s))' "$1" "$2"
+cfg_bw() { # cfg_bw PHASE JSON: bytes / seconds of the config's steps of that phase (create, stat: its metadata phase's rate)
+  "$PY" -c 'import json,sys; st=json.load(open(sys.argv[2]))["steps"]; ph=sys.argv[1]
+if ph in ("create", "stat"): print(sum(p["ops_per_s"] for x in st for p in x.get("phases", []) if p["phase"] == ph) or "nan")
+else:
+    s=[x for x in st if x["method"] == ph]; print(sum(x["bytes"] for x in s) / sum(x["seconds"] for x in s))' "$1" "$2"
 }
 # before every timed run: the previous run's writeback done (sync); for a write job, fio's files
 # removed, so that fio writes a new file as in the traced run (an existing file is overwritten in
@@ -80,25 +91,26 @@ cfg_bw() { # cfg_bw PHASE JSON: bytes / seconds of the config's steps of that ph
 # config replay's prefill), and a file's age changes how fast it reads on this machine (tmpfs,
 # 1 GiB: a file laid out at the start of the bench read at 13.8 GB/s, a new one after one
 # read at 10.9); like is compared with like.
-layout() { rm -f "$d/data"/*; fio --name=j --directory="$d/data" "${o[@]}" --create_only=1 >/dev/null 2>&1; cat "$d/data"/* >/dev/null; }
+layout() { rm -f "$d/data"/*; fio --name=j --directory="$d/data" "${o[@]}" --ioengine=psync --create_only=1 >/dev/null 2>&1; cat "$d/data"/* >/dev/null; }
 # A read job's file is dropped from the page cache before every run: left cached by fio's run, a
 # replay right after it read its own 1 GiB cold at 0.3 of the speed it had after another replay
 # (ext4 on a virtual disk; fio drops its file itself before reading, so this changes nothing for it).
 drop() { /usr/bin/python3 -c 'import os, sys
 for f in sys.argv[1:]:
     fd = os.open(f, os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)' "$d/data"/*; }
-settle() { sync; if [ "$phase" = write ]; then rm -f "$d/data"/*; else drop; fi; sync; }
-settle_fio() { [ "$phase" = write ] || layout; settle; }
+writes() { [ "$phase" = write ] || [ "$phase" = create ]; }
+settle() { sync; if writes; then rm -f "$d/data"/*; else drop; fi; sync; }
+settle_fio() { writes || layout; settle; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 printf '%-20s %-6s %10s %8s %8s %8s %8s %8s   (%s, %d rounds; median of per-round ratios to fio run 1)\n' \
-  job phase "fio MiB/s" "A/A" "on-fly" "delays" "config" "cold" "$(stat -f -c %T "$w")" "$rounds"
+  job phase "MiB|op/s" "A/A" "on-fly" "delays" "config" "cold" "$(stat -f -c %T "$w")" "$rounds"
 for j in "${jobs[@]}"; do
   IFS='|' read -r name phase opts <<<"$j"
   [[ $name =~ $only ]] || continue
   d=$w/$name; mkdir -p "$d/data" "$d/root"
   read -r -a o <<<"$opts"
   fio=(fio --name=j --directory="$d/data" --ioengine=psync "${o[@]}" --output-format=json)
-  [ "$phase" = read ] && layout
+  writes || layout
   "$IOLENS" trace -o "$d/t" -- "${fio[@]}" >/dev/null 2>"$d/trace.err"
   "$IOLENS" replay --config-from "$d/t" -o "$d/c.json" 2>/dev/null
   : >"$d/aa"; : >"$d/otf"; : >"$d/dly"; : >"$d/cfg"; : >"$d/cold"; : >"$d/base"
@@ -124,6 +136,8 @@ for j in "${jobs[@]}"; do
     awk -v a="$a" -v b="$cb" 'BEGIN {print b / a}' >>"$d/cfg"
     awk -v a="$a" -v b="$kb" 'BEGIN {print b / a}' >>"$d/cold"
   done
-  printf '%-20s %-6s %10.0f %8.3f %8.3f %8.3f %8.3f %8.3f\n' "$name" "$phase" "$(median <"$d/base" | awk '{print $1 / 1048576}')" \
+  unit=1048576; writes || [ "$phase" = read ] || unit=1  # (create, stat: operations/s)
+  [ "$phase" = create ] && unit=1
+  printf '%-20s %-6s %10.0f %8.3f %8.3f %8.3f %8.3f %8.3f\n' "$name" "$phase" "$(median <"$d/base" | awk -v u="$unit" '{print $1 / u}')" \
     "$(median <"$d/aa")" "$(median <"$d/otf")" "$(median <"$d/dly")" "$(median <"$d/cfg")" "$(median <"$d/cold")"
 done
