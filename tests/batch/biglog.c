@@ -111,9 +111,19 @@ int main(int argc, char **argv)
         img.records[X] = dp;
         img.nrecords[X] = nrec;
     }
-    if (iolens_darshan_write(&img, argv[1]) < 0) {
+    int rc = iolens_darshan_write(&img, argv[1]) < 0;
+    if (rc)
         fprintf(stderr, "biglog: %s\n", iolens_error_last());
-        return 1;
-    }
-    return 0;
+    for (size_t i = 0; i < nfiles; i++)
+        free(names[i]);
+    free(names);
+    free(ids);
+    free(cf);
+    free(ci);
+    free(rp);
+    free(dp);
+    free(rec);
+    free(dxt);
+    free(segs);
+    return rc;
 }
