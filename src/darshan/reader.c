@@ -701,7 +701,7 @@ int iolens_darshan_open(const char *path, iolens_warn_fn warn, void *warn_ctx,
     iolens_darshan_log *log = log_new(path, warn, warn_ctx);
     if (!log)
         return iol_err(IOLENS_ENOMEM, "cannot read '%s': out of memory", path);
-    log->f = iol_fopen_input(path, &rc); /* never blocks; devices refused */
+    log->f = iol_fopen_input(path, IOL_INPUT_NOWAIT, &rc); /* only a regular file is read */
     if (!log->f)
         goto fail;
     struct stat st;

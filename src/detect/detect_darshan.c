@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "iolens/darshan.h"
 #include "util/buf.h"
@@ -258,9 +259,14 @@ int iolens_detect_is_darshan(const char *path)
     if (!path)
         return iol_err(IOLENS_EINVAL, "no path");
     int rc = 0;
-    FILE *f = iol_fopen_input(path, &rc);
+    FILE *f = iol_fopen_input(path, IOL_INPUT_NOWAIT, &rc);
     if (!f)
         return rc;
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) { /* a log is seekable; a pipe is not looked into */
+        fclose(f);
+        return 0;
+    }
     unsigned char b[16];
     size_t got = fread(b, 1, sizeof b, f);
     fclose(f);

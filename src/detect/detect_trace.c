@@ -134,8 +134,10 @@ int iolens_detect_kind(const char *path)
         return iol_err(IOLENS_EIO, "cannot open '%s': %s", path, strerror(errno));
     if (S_ISDIR(st.st_mode))
         return IOLENS_DETECT_KIND_RECORDER;
+    if (!S_ISREG(st.st_mode)) /* a pipe or FIFO: looking would take its bytes from the reader */
+        return IOLENS_DETECT_KIND_TEXT;
     int rc = 0;
-    FILE *f = iol_fopen_input(path, &rc);
+    FILE *f = iol_fopen_input(path, IOL_INPUT_NOWAIT, &rc);
     if (!f)
         return rc;
     unsigned char b[8];

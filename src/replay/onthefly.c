@@ -58,6 +58,8 @@ int iolens_replay_trace_open(const char *path, iolens_evsource **out)
         return iol_err(IOLENS_EIO, "cannot open '%s': %s", path, strerror(errno));
     if (S_ISDIR(st.st_mode))
         return iolens_recorder_open(path, out, NULL);
+    if (S_ISFIFO(st.st_mode)) /* a pipe: read as a stream, its magic checked as it comes */
+        return iolens_trace_open(path, out);
     int fd = iol_open_input(path, 0);
     if (fd < 0)
         return fd;

@@ -474,14 +474,13 @@ int iolens_trace_open(const char *path, iolens_evsource **out)
 {
     *out = NULL;
     const size_t max = (size_t)1 << 34;
-    int fd = iol_open_input(path, 0); /* never blocks; devices refused */
+    int fd = iol_open_input(path, 0); /* devices refused */
     if (fd < 0)
         return fd;
     struct stat st;
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) { /* a pipe: read as a stream, its magic checked first */
-        close(fd);
         iol_buf b = IOL_BUF_INIT;
-        int rc = iol_read_input(path, max, IOL_TRACE_MAGIC, 8, 0, &b);
+        int rc = iol_read_input_fd(fd, path, max, IOL_TRACE_MAGIC, 8, 0, &b);
         if (!rc)
             rc = iolens_trace_open_mem(b.data ? b.data : "", b.len, path, out);
         iol_buf_release(&b);

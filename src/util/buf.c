@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,7 +149,37 @@ static ssize_t raw_read(int fd, void *buf, size_t n)
 #endif
 }
 
-int iol_open_input(const char *path, int allow_dir)
+/* How long a FIFO may wait for its writer: a writer started with the reader (`cat x > fifo &`)
+ * is there in milliseconds; a FIFO nobody opens must not hang the command. */
+#define IOL_FIFO_WAIT_MS 3000
+
+/* Has a writer opened the FIFO behind the nonblocking fd (or written and gone)? A FIFO read
+ * before its writer arrives reads as empty, even once reads block. tee(2) into a scratch pipe
+ * looks without consuming: data (> 0) or EAGAIN means a writer came, 0 means none is there. */
+static int fifo_has_writer(int fd)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+        return 1; /* cannot look: read as before */
+    int got = 0;
+    for (int waited = 0; !got && waited <= IOL_FIFO_WAIT_MS; waited += 20) {
+        ssize_t t = tee(fd, p[1], 1, SPLICE_F_NONBLOCK);
+        if (t > 0 || (t < 0 && errno == EAGAIN))
+            got = 1;
+        else if (t < 0 && errno != EINTR)
+            got = 1; /* tee unsupported here: read as before */
+        else {
+            struct pollfd q = {.fd = fd, .events = POLLIN};
+            if (poll(&q, 1, 20) > 0 && (q.revents & (POLLIN | POLLHUP)))
+                got = 1; /* data, or a writer that came and went */
+        }
+    }
+    raw_close(p[0]);
+    raw_close(p[1]);
+    return got;
+}
+
+int iol_open_input(const char *path, int flags)
 {
     if (!path || !*path)
         return iol_err(IOLENS_EINVAL, "no input file named");
@@ -163,7 +194,7 @@ int iol_open_input(const char *path, int allow_dir)
         what = "is a character device, not a file";
     else if (S_ISBLK(st.st_mode))
         what = "is a block device, not a file";
-    else if (S_ISDIR(st.st_mode) && !allow_dir)
+    else if (S_ISDIR(st.st_mode) && !(flags & IOL_INPUT_DIR))
         what = "is a directory";
     else if (S_ISSOCK(st.st_mode))
         what = "is a socket, not a file";
@@ -171,16 +202,21 @@ int iol_open_input(const char *path, int allow_dir)
         raw_close(fd);
         return iol_err(IOLENS_EIO, "cannot read '%s': it %s", path, what);
     }
-    /* back to blocking reads: a FIFO's writer may be slower than us (opened without one, it reads as empty) */
+    if (S_ISFIFO(st.st_mode) && !(flags & IOL_INPUT_NOWAIT) && !fifo_has_writer(fd)) {
+        raw_close(fd);
+        return iol_err(IOLENS_EIO, "cannot read '%s': it is a FIFO no program opened for writing within %d s", path,
+                       IOL_FIFO_WAIT_MS / 1000);
+    }
+    /* back to blocking reads */
     int fl = (int)syscall(SYS_fcntl, fd, F_GETFL);
     if (fl >= 0)
         syscall(SYS_fcntl, fd, F_SETFL, fl & ~O_NONBLOCK);
     return fd;
 }
 
-FILE *iol_fopen_input(const char *path, int *rc)
+FILE *iol_fopen_input(const char *path, int flags, int *rc)
 {
-    int fd = iol_open_input(path, 0);
+    int fd = iol_open_input(path, flags);
     if (fd < 0) {
         *rc = fd;
         return NULL;
@@ -211,6 +247,12 @@ int iol_read_input(const char *path, size_t max_bytes, const void *magic, size_t
     int fd = iol_open_input(path, 0);
     if (fd < 0)
         return fd;
+    return iol_read_input_fd(fd, path, max_bytes, magic, mlen, text, out);
+}
+
+int iol_read_input_fd(int fd, const char *path, size_t max_bytes, const void *magic, size_t mlen, int text,
+                      iol_buf *out)
+{
     int rc = 0;
     char chunk[65536];
     for (;;) {

@@ -50,22 +50,29 @@ void iol_csv_field(FILE *out, const char *s);
 void *iol_scratch_alloc(size_t n);
 void iol_scratch_free(void *p, size_t n);
 
-/* Opens an input file for reading (O_CLOEXEC). Never blocks: a FIFO without a writer
- * is opened at once and reads as empty. Refuses character and block devices (endless,
- * or not a file: /dev/zero, /dev/urandom, a disk) and, unless allow_dir, directories,
- * with a message naming the file. Returns the descriptor, or a negative IOLENS_E* code. */
-int iol_open_input(const char *path, int allow_dir);
+/* Opens an input file for reading (O_CLOEXEC). Refuses character and block devices (endless,
+ * or not a file: /dev/zero, /dev/urandom, a disk), sockets and, unless flags has IOL_INPUT_DIR,
+ * directories, with a message naming the file. A FIFO waits up to 3 s for its writer (read
+ * before the writer comes, it would read as empty), then is refused; with IOL_INPUT_NOWAIT it
+ * is opened at once (for a caller that refuses anything but a regular file, or only looks).
+ * Returns the descriptor, or a negative IOLENS_E* code. */
+#define IOL_INPUT_DIR 1
+#define IOL_INPUT_NOWAIT 2
+int iol_open_input(const char *path, int flags);
 /* read(2) and close(2) of such a descriptor, as iolens reads its inputs (EINTR retried). */
 ssize_t iol_input_read(int fd, void *buf, size_t n);
 void iol_input_close(int fd);
 /* The same as a stdio stream ("rb"); NULL with *rc set on error. */
-FILE *iol_fopen_input(const char *path, int *rc);
+FILE *iol_fopen_input(const char *path, int flags, int *rc);
 
 /* Reads a whole input (iol_open_input); refuses more than max_bytes. magic (mlen bytes,
  * may be NULL): the input must start with it, checked as soon as those bytes arrive, so
  * an endless stream of something else ends at once. text: a NUL byte is refused as binary
  * data, with its byte offset (text 2: unless the input starts with gzip's magic 1f 8b). */
 int iol_read_input(const char *path, size_t max_bytes, const void *magic, size_t mlen, int text, iol_buf *out);
+/* The same from a descriptor iol_open_input gave (named path in messages); closes it. */
+int iol_read_input_fd(int fd, const char *path, size_t max_bytes, const void *magic, size_t mlen, int text,
+                      iol_buf *out);
 /* Reads a whole file; refuses files larger than max_bytes. */
 int iol_read_file(const char *path, size_t max_bytes, iol_buf *out);
 

@@ -1,5 +1,6 @@
 # `iolens place` and `iolens cluster` read the same series files: every layout, as a file, on
-# stdin and through a FIFO, gives both commands the same series ids.
+# stdin and through a FIFO (its writer there at once, or a second late), gives both commands
+# the same series ids.
 . "$IOLENS_SOURCE_DIR/tests/cli/lib.sh"
 T=$IOLENS_TMP
 
@@ -14,30 +15,41 @@ awk -F, 'NR == 1 {print "log,module,bin_width_s,bin,read_bytes,write_bytes,activ
 
 ids_cluster() { tail -n +2 "$T/c/assignments.csv" | cut -d, -f1 | sed 's/^"//; s/"$//' | sort; }
 ids_place() { grep -o '"id":"[^"]*"' "$T/out" | sed 's/"id":"//; s/"$//' | sort; }
+# feed: a writer for the FIFO; fed: it is gone (a reader that failed may never have opened it)
+writer=
+feed() {
+  case $how in
+    fifo) cat "$T/$f.csv" > "$T/ff" & writer=$! ;;
+    fifo-late) sh -c 'sleep 1; exec cat "$1" > "$2"' sh "$T/$f.csv" "$T/ff" & writer=$! ;;
+  esac
+}
+fed() { [ -n "$writer" ] || return 0; kill "$writer" 2>/dev/null; wait "$writer" 2>/dev/null; writer=; }
 for f in label wide bare long heatmap; do
   want=24
-  for how in file stdin fifo; do
+  hows="file stdin fifo"
+  [ "$f" = label ] && hows="$hows fifo-late"
+  for how in $hows; do
     rm -rf "$T/c" "$T/ff"
     case $how in
       file) in=$T/$f.csv ;;
       stdin) in=- ;;
-      fifo) in=$T/ff; mkfifo "$T/ff" ;;
+      fifo*) in=$T/ff; mkfifo "$T/ff" ;;
     esac
-    [ "$how" = fifo ] && { cat "$T/$f.csv" > "$T/ff" & }
+    feed
     if [ "$how" = stdin ]; then
       "$IOLENS" cluster --method kmeans --no-metrics --out "$T/c" - < "$T/$f.csv" > /dev/null 2> "$T/err"
     else
       "$IOLENS" cluster --method kmeans --no-metrics --out "$T/c" "$in" > /dev/null 2> "$T/err"
-    fi || { fail "cluster $f from $how: $(cat "$T/err")"; continue; }
-    wait
+    fi || { fail "cluster $f from $how: $(cat "$T/err")"; fed; continue; }
+    fed
     ids_cluster > "$T/ids_c"
-    [ "$how" = fifo ] && { cat "$T/$f.csv" > "$T/ff" & }
+    feed
     if [ "$how" = stdin ]; then
       "$IOLENS" place --schedule --policy round-robin --json --traces - < "$T/$f.csv" > "$T/out" 2> "$T/err"
     else
       "$IOLENS" place --schedule --policy round-robin --json --traces "$in" > "$T/out" 2> "$T/err"
-    fi || { fail "place $f from $how: $(cat "$T/err")"; continue; }
-    wait
+    fi || { fail "place $f from $how: $(cat "$T/err")"; fed; continue; }
+    fed
     ids_place > "$T/ids_p"
     # cluster names heatmap series <log>:<module>:read, as place's default metric does
     n=$(wc -l < "$T/ids_p")
