@@ -856,6 +856,21 @@ static int cmp_file_bytes(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* The files of the passes so far (kept) and of this one, largest first; NULL when out of memory. */
+static struct file_acc **files_by_bytes(iolens_detect_input *in, size_t *all)
+{
+    *all = in->nkept + in->nfiles;
+    struct file_acc **order = malloc((*all ? *all : 1) * sizeof *order);
+    if (!order)
+        return NULL;
+    for (size_t i = 0; i < in->nkept; i++)
+        order[i] = &in->kept[i];
+    for (size_t i = 0; i < in->nfiles; i++)
+        order[in->nkept + i] = &in->files[i];
+    qsort(order, *all, sizeof *order, cmp_file_bytes);
+    return order;
+}
+
 int iolens_detect_input_top_files(iolens_detect_input *in, iolens_detect_file *files, int max)
 {
     if (!in || (!files && max > 0))
@@ -863,17 +878,12 @@ int iolens_detect_input_top_files(iolens_detect_input *in, iolens_detect_file *f
     int rc = flush_record(in);
     if (rc < 0)
         return rc;
-    size_t all = in->nkept + in->nfiles;
-    if (max <= 0 || all == 0)
+    if (max <= 0 || in->nkept + in->nfiles == 0)
         return 0;
-    struct file_acc **order = malloc(all * sizeof *order);
+    size_t all;
+    struct file_acc **order = files_by_bytes(in, &all);
     if (!order)
         return iol_err(IOLENS_ENOMEM, "out of memory sorting files");
-    for (size_t i = 0; i < in->nkept; i++)
-        order[i] = &in->kept[i];
-    for (size_t i = 0; i < in->nfiles; i++)
-        order[in->nkept + i] = &in->files[i];
-    qsort(order, all, sizeof *order, cmp_file_bytes);
     int n = (size_t)max < all ? max : (int)all;
     for (int i = 0; i < n; i++) {
         const struct file_acc *f = order[i];
@@ -907,15 +917,10 @@ int iol_detect_input_next_part(iolens_detect_input *in)
         return iol_err(IOLENS_EINVAL, "no pass after the last");
     file_sums_add(&in->folded, in->files, in->nfiles);
     /* the largest files of the passes so far and of this one */
-    size_t all = in->nkept + in->nfiles;
-    struct file_acc **order = malloc((all ? all : 1) * sizeof *order);
+    size_t all;
+    struct file_acc **order = files_by_bytes(in, &all);
     if (!order)
         return iol_err(IOLENS_ENOMEM, "out of memory sorting files");
-    for (size_t i = 0; i < in->nkept; i++)
-        order[i] = &in->kept[i];
-    for (size_t i = 0; i < in->nfiles; i++)
-        order[in->nkept + i] = &in->files[i];
-    qsort(order, all, sizeof *order, cmp_file_bytes);
     size_t keep = all < IOL_DETECT_KEPT ? all : IOL_DETECT_KEPT;
     struct file_acc *kept = malloc((keep ? keep : 1) * sizeof *kept);
     if (!kept) {
