@@ -639,11 +639,12 @@ int iolens_advise_offline(const iolens_advise *a, FILE *out, int json)
         if (f)
             snprintf(ev, sizeof ev,
                      "%s (probability %.2f): %s. The largest file, %s, moved %" PRId64 " bytes in %" PRId64
-                     " operations from %" PRId64 " ranks, %.1f%% of them below 1 MiB (%" PRId64
-                     " independent, %" PRId64 " collective MPI-IO); the job ran %.0f processes for %.1f s",
+                     " operations from %" PRId64 " rank%s, %.1f%% of them below 1 MiB (%" PRId64
+                     " independent, %" PRId64 " collective MPI-IO); the job ran %.0f process%s for %.1f s",
                      card->pattern, a->probs[p], card->behavior, f->path[0] ? f->path : "(unnamed)", f->bytes, f->ops,
-                     f->ranks, f->ops > 0 ? 100.0 * (double)f->small_ops / (double)f->ops : 0.0, f->mpiio_indep,
-                     f->mpiio_coll, feat(a, "nprocs"), feat(a, "runtime_seconds"));
+                     f->ranks, f->ranks == 1 ? "" : "s",
+                     f->ops > 0 ? 100.0 * (double)f->small_ops / (double)f->ops : 0.0, f->mpiio_indep, f->mpiio_coll,
+                     feat(a, "nprocs"), feat(a, "nprocs") == 1 ? "" : "es", feat(a, "runtime_seconds"));
         else
             snprintf(ev, sizeof ev, "%s (probability %.2f): %s", card->pattern, a->probs[p], card->behavior);
         rank++;

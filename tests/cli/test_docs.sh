@@ -31,7 +31,11 @@ for page in "$IOLENS_SOURCE_DIR"/docs/*.md; do
     fi
   done < <(grep '^    \$ ' "$page")
 done
-[ "$pages" -ge 7 ] && ok || fail "only $pages pages with examples"
+[ "$pages" -ge 11 ] && ok || fail "only $pages pages with examples"
+# what the pages say their examples produce
+[ "$(tail -1 page-counters/diff.txt)" = "# 0 differences" ] && ok || fail "docs/counters.md: the traced run's log and the one from its trace differ"
+[ "$(tail -1 page-darshan/diff.txt)" = "# 3 differences" ] && ok || fail "docs/darshan.md: the obfuscated log: $(tail -1 page-darshan/diff.txt)"
+grep -q "template-based advice" page-advise/advice.txt && ok || fail "docs/advise.md: no offline advice"
 # what the tour's outputs hold
 [ "$(tail -1 joined.txt)" = "# 0 differences" ] && ok || fail "split and merged log differs: $(tail -1 joined.txt)"
 grep -q '^job	exe\|^job exe' diff.txt && ok || fail "the anonymised log's exe is not among the differences"
