@@ -377,7 +377,8 @@ typedef struct iolens_darshan_summary_mod {
 } iolens_darshan_summary_mod;
 
 /** What a summary row says about one log. The log is streamed record by record (DXT
- *  regions are never decoded): memory is one record plus the set of file ids. */
+ *  regions are never decoded): memory is one record plus a set of at most 2^21 file ids (a
+ *  log of more distinct files is read again, each pass counting one part of its ids). */
 typedef struct iolens_darshan_summary {
     char version[9];
     int64_t jobid, uid, nprocs, start_time, end_time;

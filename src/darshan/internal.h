@@ -104,6 +104,12 @@ uint32_t iol_bswap32(uint32_t v);
 int iol_darshan_module_supported(int module, uint32_t version);
 int iol_darshan_decode_next(iolens_darshan_log *log);
 
+/* summary.c: iolens_darshan_summarize with at most max_ids distinct file ids held at once:
+ * a log of more is read again over parts of its ids (chosen by a hash), each part counted
+ * in its own pass. IOL_SUMMARY_MAX_IDS (2^21 - 1: the set stays at 2^22 slots, 32 MiB) bounds
+ * the library's summary. */
+#define IOL_SUMMARY_MAX_IDS (((size_t)1 << 21) - 1)
+int iol_darshan_summarize_bounded(const char *path, iolens_darshan_summary *s, size_t max_ids);
 /* summary.c: the fields of a summary into an open JSON object (after "log") */
 struct iol_jsonw;
 void iol_darshan_summary_jsonw(struct iol_jsonw *w, const iolens_darshan_summary *s);

@@ -3,6 +3,8 @@
 #include "iolens/darshan.h"
 
 #include <inttypes.h>
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,27 +104,65 @@ static int counter(int m, const char *pfx, const char *what)
     return iolens_darshan_counter_index(m, name, NULL);
 }
 
-int iolens_darshan_summarize(const char *path, iolens_darshan_summary *s)
+/* One reading of the log. The module sums and the job come from the first pass (part 0);
+ * each pass counts the distinct file ids whose hash falls in its part, so the id set holds
+ * about 1/nparts of them. More than max_ids in a pass: the pass reads
+ * on, estimating its part's distinct ids by linear counting in a bitmap ("A Linear-Time
+ * Probabilistic Counting Algorithm for Database Applications", Whang et al.), and returns
+ * IOL_SUMMARY_MORE_PARTS with the estimate in *part_ids. */
+#define IOL_SUMMARY_MORE_PARTS 1
+#define IOL_SUMMARY_BITS_LOG2 23 /* 1 MiB: estimates to ~10^7 ids */
+
+static uint64_t id_part_hash(uint64_t x)
 {
-    memset(s, 0, sizeof *s);
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return x;
+}
+
+static void bit_set(uint64_t *bits, uint64_t id)
+{
+    uint64_t b = (id * 0x9E3779B97F4A7C15ull) >> (64 - IOL_SUMMARY_BITS_LOG2);
+    bits[b >> 6] |= 1ull << (b & 63);
+}
+
+static double bits_estimate(const uint64_t *bits)
+{
+    const size_t m = (size_t)1 << IOL_SUMMARY_BITS_LOG2;
+    size_t ones = 0;
+    for (size_t i = 0; i < m / 64; i++)
+        ones += (size_t)__builtin_popcountll(bits[i]);
+    if (ones >= m)
+        return (double)m * 64; /* saturated: far more than it can tell */
+    return -(double)m * log((double)(m - ones) / (double)m);
+}
+
+static int summary_pass(const char *path, iolens_darshan_summary *s, struct idset *ids, unsigned nparts,
+                        unsigned part, size_t max_ids, double *part_ids)
+{
+    int over = 0;
+    uint64_t *bits = NULL;
+    *part_ids = 0;
     iolens_darshan_log *log = NULL;
-    struct idset ids = {0};
     int rc = iolens_darshan_open(path, NULL, NULL, &log);
     if (rc < 0)
-        goto out;
-    const iolens_darshan_header *h = iolens_darshan_header_get(log);
-    const iolens_darshan_job *j = iolens_darshan_job_get(log);
-    snprintf(s->version, sizeof s->version, "%s", h->version);
-    s->jobid = j->jobid;
-    s->uid = j->uid;
-    s->nprocs = j->nprocs;
-    s->start_time = j->start_time_sec;
-    s->end_time = j->end_time_sec;
-    s->run_time = j->run_time;
-    s->partial_flag = h->partial_flag;
-    if (!(s->exe = strdup(j->exe))) {
-        rc = iol_err(IOLENS_ENOMEM, "cannot read '%s': out of memory", path);
-        goto out;
+        return rc;
+    if (part == 0) {
+        const iolens_darshan_header *h = iolens_darshan_header_get(log);
+        const iolens_darshan_job *j = iolens_darshan_job_get(log);
+        snprintf(s->version, sizeof s->version, "%s", h->version);
+        s->jobid = j->jobid;
+        s->uid = j->uid;
+        s->nprocs = j->nprocs;
+        s->start_time = j->start_time_sec;
+        s->end_time = j->end_time_sec;
+        s->run_time = j->run_time;
+        s->partial_flag = h->partial_flag;
+        if (!(s->exe = strdup(j->exe))) {
+            rc = iol_err(IOLENS_ENOMEM, "cannot read '%s': out of memory", path);
+            goto out;
+        }
     }
     for (int m = 1; m < IOLENS_DARSHAN_MOD_COUNT; m++) {
         int k;
@@ -130,11 +170,13 @@ int iolens_darshan_summarize(const char *path, iolens_darshan_summary *s)
             ;
         if (k == IOLENS_DARSHAN_SUMMARY_NMODS && !is_file_module(m))
             continue;
+        if (part > 0 && !is_file_module(m))
+            continue;
         if ((rc = iolens_darshan_module_begin(log, m)) < 0)
             goto out;
         if (rc == 0)
             continue;
-        iolens_darshan_summary_mod *ms = k < IOLENS_DARSHAN_SUMMARY_NMODS ? &s->mod[k] : NULL;
+        iolens_darshan_summary_mod *ms = k < IOLENS_DARSHAN_SUMMARY_NMODS && part == 0 ? &s->mod[k] : NULL;
         int ibr = -1, ibw = -1, frt = -1, fwt = -1, fmt = -1;
         if (ms) {
             ms->present = 1;
@@ -146,9 +188,22 @@ int iolens_darshan_summarize(const char *path, iolens_darshan_summary *s)
         }
         const iolens_darshan_record *r;
         while ((rc = iolens_darshan_record_next(log, &r)) > 0) {
-            if (is_file_module(m) && idset_add(&ids, r->id) < 0) {
-                rc = iol_err(IOLENS_ENOMEM, "cannot read '%s': out of memory", path);
-                goto out;
+            if (is_file_module(m) && (nparts == 1 || id_part_hash(r->id) % nparts == part)) {
+                if (over)
+                    bit_set(bits, r->id);
+                else if (idset_add(ids, r->id) < 0) {
+                    rc = iol_err(IOLENS_ENOMEM, "cannot read '%s': out of memory", path);
+                    goto out;
+                } else if (ids->n > max_ids) { /* full: read on, estimating how many parts are needed */
+                    if (!(bits = calloc(((size_t)1 << IOL_SUMMARY_BITS_LOG2) / 64, sizeof *bits))) {
+                        rc = iol_err(IOLENS_ENOMEM, "cannot read '%s': out of memory", path);
+                        goto out;
+                    }
+                    for (size_t i = 0; i < ids->cap; i++)
+                        if (ids->slot[i])
+                            bit_set(bits, ids->slot[i]);
+                    over = 1;
+                }
             }
             if (!ms)
                 continue;
@@ -162,14 +217,65 @@ int iolens_darshan_summarize(const char *path, iolens_darshan_summary *s)
         if (rc < 0)
             goto out;
     }
-    s->files = (int64_t)(ids.n + (size_t)ids.has_zero);
-    rc = 0;
+    if (over) {
+        *part_ids = bits_estimate(bits);
+        rc = IOL_SUMMARY_MORE_PARTS;
+    } else
+        rc = 0;
 out:
-    free(ids.slot);
+    free(bits);
     iolens_darshan_close(log);
+    return rc;
+}
+
+int iol_darshan_summarize_bounded(const char *path, iolens_darshan_summary *s, size_t max_ids)
+{
+    memset(s, 0, sizeof *s);
+    struct idset ids = {0};
+    unsigned nparts = 1;
+    int rc;
+    for (;;) {
+        int64_t files = 0;
+        double part_ids = 0;
+        for (unsigned part = 0; part < nparts; part++) {
+            if ((rc = summary_pass(path, s, &ids, nparts, part, max_ids, &part_ids)) != 0)
+                break;
+            files += (int64_t)(ids.n + (size_t)ids.has_zero);
+            if (ids.slot)
+                memset(ids.slot, 0, ids.cap * sizeof *ids.slot);
+            ids.n = 0;
+            ids.has_zero = 0;
+        }
+        if (rc != IOL_SUMMARY_MORE_PARTS) {
+            s->files = files;
+            break;
+        }
+        /* too many ids for one pass: start again, over parts of them */
+        iolens_darshan_summary_release(s);
+        memset(s, 0, sizeof *s);
+        free(ids.slot);
+        ids = (struct idset){0};
+        /* the parts the estimate needs, with half as many again for an uneven hash and the
+         * estimate's error; a pass that is still too full doubles them */
+        double need = ceil((double)nparts * part_ids * 1.5 / (double)(max_ids ? max_ids : 1));
+        uint64_t want = need < (double)UINT_MAX ? (uint64_t)need : UINT_MAX;
+        if (want <= nparts)
+            want = (uint64_t)nparts * 2;
+        if (want > UINT_MAX / 2) {
+            rc = iol_err(IOLENS_ENOMEM, "cannot read '%s': too many distinct files to count", path);
+            break;
+        }
+        nparts = (unsigned)want;
+    }
+    free(ids.slot);
     if (rc < 0)
         iolens_darshan_summary_release(s);
     return rc;
+}
+
+int iolens_darshan_summarize(const char *path, iolens_darshan_summary *s)
+{
+    return iol_darshan_summarize_bounded(path, s, IOL_SUMMARY_MAX_IDS);
 }
 
 void iolens_darshan_summary_release(iolens_darshan_summary *s)

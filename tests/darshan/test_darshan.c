@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "iolens/darshan.h"
+#include "darshan/internal.h"
 
 static char data_dir[4096];
 
@@ -438,6 +439,43 @@ static void test_write_refuses(void **state)
     unlink(scratch());
 }
 
+/* A summary read in passes over parts of the file ids (as a log of more ids than the bound is
+ * read) counts the same distinct files and the same sums as one reading, on every stored log. */
+static void test_summary_passes(void **state)
+{
+    (void)state;
+    FILE *idx = fopen(logpath("INDEX.tsv"), "r");
+    assert_non_null(idx);
+    char line[2048];
+    int n = 0, many = 0;
+    while (fgets(line, sizeof line, idx)) {
+        char *tab = strchr(line, '\t');
+        if (!tab || !strncmp(line, "file", 4))
+            continue;
+        *tab = '\0';
+        const char *p = logpath(line);
+        iolens_darshan_summary one, parts;
+        if (iolens_darshan_summarize(p, &one) < 0)
+            continue; /* (logs the reader refuses are tested elsewhere) */
+        for (size_t div = 3; div <= 11; div += 4) {
+            /* (and one id a pass, on the small logs) */
+            size_t max_ids = div == 11 ? (one.files <= 16 ? 1 : (size_t)one.files) : (size_t)one.files / div + 1;
+            assert_int_equal(iol_darshan_summarize_bounded(p, &parts, max_ids), 0);
+            assert_int_equal(parts.files, one.files);
+            assert_string_equal(parts.exe, one.exe);
+            assert_int_equal(parts.nprocs, one.nprocs);
+            assert_memory_equal(parts.mod, one.mod, sizeof one.mod);
+            iolens_darshan_summary_release(&parts);
+        }
+        many += one.files > 8;
+        iolens_darshan_summary_release(&one);
+        n++;
+    }
+    fclose(idx);
+    assert_true(n >= 20);
+    assert_true(many >= 3);
+}
+
 int main(void)
 {
     const char *dd = getenv("IOLENS_SHARED_DATA");
@@ -457,7 +495,7 @@ int main(void)
         cmocka_unit_test(test_truncation),    cmocka_unit_test(test_mutations),
         cmocka_unit_test(test_padding),       cmocka_unit_test(test_errors),
         cmocka_unit_test(test_aiio_logs),     cmocka_unit_test(test_hash32),
-        cmocka_unit_test(test_write_refuses),
+        cmocka_unit_test(test_write_refuses), cmocka_unit_test(test_summary_passes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
