@@ -103,7 +103,7 @@ settle() { sync; if writes; then rm -f "$d/data"/*; else drop; fi; sync; }
 settle_fio() { writes || layout; settle; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 printf '%-20s %-6s %10s %8s %8s %8s %8s %8s   (%s, %d rounds; median of per-round ratios to fio run 1)\n' \
-  job phase "MiB|op/s" "A/A" "on-fly" "delays" "config" "cold" "$(stat -f -c %T "$w")" "$rounds"
+  job phase "MiB|op/s" "A/A" "on-fly" "delays" "config" "cold" "$(findmnt -no FSTYPE -T "$w" 2>/dev/null || stat -f -c %T "$w")" "$rounds"
 for j in "${jobs[@]}"; do
   IFS='|' read -r name phase opts <<<"$j"
   [[ $name =~ $only ]] || continue
