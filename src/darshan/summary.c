@@ -10,6 +10,7 @@
 
 #include "darshan/internal.h"
 #include "util/buf.h"
+#include "util/idpart.h"
 #include "util/error.h"
 #include "util/jsonw.h"
 
@@ -113,14 +114,6 @@ static int counter(int m, const char *pfx, const char *what)
 #define IOL_SUMMARY_MORE_PARTS 1
 #define IOL_SUMMARY_BITS_LOG2 23 /* 1 MiB: estimates to ~10^7 ids */
 
-static uint64_t id_part_hash(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return x;
-}
-
 static void bit_set(uint64_t *bits, uint64_t id)
 {
     uint64_t b = (id * 0x9E3779B97F4A7C15ull) >> (64 - IOL_SUMMARY_BITS_LOG2);
@@ -188,7 +181,7 @@ static int summary_pass(const char *path, iolens_darshan_summary *s, struct idse
         }
         const iolens_darshan_record *r;
         while ((rc = iolens_darshan_record_next(log, &r)) > 0) {
-            if (is_file_module(m) && (nparts == 1 || id_part_hash(r->id) % nparts == part)) {
+            if (is_file_module(m) && iol_id_part(r->id, nparts) == part) {
                 if (over)
                     bit_set(bits, r->id);
                 else if (idset_add(ids, r->id) < 0) {

@@ -52,7 +52,7 @@ static int names_read(iolens_darshan_log *log, struct names *n, unsigned part, u
     uint64_t id;
     const char *name;
     while ((rc = iolens_darshan_names_next(log, &id, &name)) > 0) {
-        if (nparts > 1 && iol_detect_id_part(id, nparts) != part)
+        if (nparts > 1 && iol_id_part(id, nparts) != part)
             continue;
         long s = iol_u64map_find(&n->map, id);
         if (s < 0) {
@@ -124,7 +124,7 @@ static int feed_module(iolens_darshan_log *log, iolens_detect_input *in, const s
     int rc = iolens_darshan_module_begin(log, m);
     const iolens_darshan_record *r;
     while (rc > 0 && (rc = iolens_darshan_record_next(log, &r)) > 0) {
-        if (part > 0 && iol_detect_id_part(r->id, nparts) != part)
+        if (part > 0 && iol_id_part(r->id, nparts) != part)
             continue;
         rc = iolens_detect_input_record(in, mname, r->rank, r->id, names_get(names, r->id));
         if (rc < 0)

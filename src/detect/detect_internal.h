@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "iolens/detect.h"
+#include "util/idpart.h"
 
 /* Feature indices in model order, from features.def. */
 enum iol_feature_index {
@@ -47,10 +48,9 @@ enum { IOL_DD_TEXT_ROUNDING = 1, IOL_DD_ALL_RECORDS = 2 };
  * begin_parts(in, P) (before the first record), pass 0 gives every record (the
  * job-level aggregates, and the per-file evidence of the files of part 0), and pass
  * p > 0, after next_part(), the records of the files of part p
- * (iol_detect_id_part(id, P) == p) only. The features are those of one pass; the
+ * (iol_id_part(id, P) == p, util/idpart.h) only. The features are those of one pass; the
  * top files are exact up to IOL_DETECT_KEPT. */
 #define IOL_DETECT_KEPT 256
-unsigned iol_detect_id_part(uint64_t id, unsigned nparts);
 int iol_detect_input_begin_parts(iolens_detect_input *in, unsigned nparts);
 int iol_detect_input_next_part(iolens_detect_input *in);
 int iol_detect_read_darshan_opt(iolens_detect_input **out, const char *path, iolens_warn_fn warn, void *warn_ctx,

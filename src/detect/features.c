@@ -348,19 +348,10 @@ int iolens_detect_input_set_name_count(iolens_detect_input *in, uint64_t n)
     return 0;
 }
 
-unsigned iol_detect_id_part(uint64_t id, unsigned nparts)
-{
-    if (nparts <= 1)
-        return 0;
-    uint64_t z = id * 0x9E3779B97F4A7C15ull; /* ids are hashes already; mixed again all the same */
-    z ^= z >> 29;
-    return (unsigned)(z % nparts);
-}
-
 /* Whether the files of this pass include id. */
 static int in_part(const iolens_detect_input *in, uint64_t id)
 {
-    return in->nparts <= 1 || iol_detect_id_part(id, in->nparts) == in->part;
+    return in->nparts <= 1 || iol_id_part(id, in->nparts) == in->part;
 }
 
 static struct file_acc *file_get(iolens_detect_input *in, uint64_t id)

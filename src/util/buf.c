@@ -164,10 +164,8 @@ static int fifo_has_writer(int fd)
     int got = 0;
     for (int waited = 0; !got && waited <= IOL_FIFO_WAIT_MS; waited += 20) {
         ssize_t t = tee(fd, p[1], 1, SPLICE_F_NONBLOCK);
-        if (t > 0 || (t < 0 && errno == EAGAIN))
-            got = 1;
-        else if (t < 0 && errno != EINTR)
-            got = 1; /* tee unsupported here: read as before */
+        if (t > 0 || (t < 0 && errno != EINTR))
+            got = 1; /* data, a writer with none yet (EAGAIN), or tee unsupported here: read as before */
         else {
             struct pollfd q = {.fd = fd, .events = POLLIN};
             if (poll(&q, 1, 20) > 0 && (q.revents & (POLLIN | POLLHUP)))
