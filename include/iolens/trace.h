@@ -179,6 +179,23 @@ IOLENS_API int iolens_trace_last_selection(iolens_evsource *s, int rank, int *nd
 IOLENS_API int iolens_trace_last_chunk(iolens_evsource *s, int rank, int *ndims, int64_t dims[5]);
 
 /**
+ * For the last event of rank, an H5Dread or H5Dwrite whose file selection was a regular
+ * hyperslab of at most five dimensions recorded by a shim that keeps its start: the
+ * H5Sselect_hyperslab arguments that select the same elements (start, count, block and
+ * stride per dimension in C order; a dimension with several blocks of several elements
+ * each comes back as one block of as many elements). 1 when known, 0 when not.
+ */
+IOLENS_API int iolens_trace_last_hyperslab(iolens_evsource *s, int rank, int *ndims, int64_t start[5],
+                                           int64_t count[5], int64_t block[5], int64_t stride[5]);
+
+/**
+ * For the last event of rank, an H5Dcreate2/1, H5Dopen2/1, H5Oopen of a dataset or an
+ * H5Dset_extent: the dataset's rank (*ndims), its first five dimensions in C order, and in
+ * *unlimited bit i set when dimension i has no maximum. 1 when known, 0 when not.
+ */
+IOLENS_API int iolens_trace_last_dims(iolens_evsource *s, int rank, int *ndims, int64_t dims[5], int *unlimited);
+
+/**
  * For the last event iolens_evsource_next() returned for rank from an iolens trace: turns the
  * C return value of a stdio read or write into the bytes it moved, as the Darshan runtime
  * counts them (fgets at end of file 0, fgetc/fputc 1, fputs the string, fread/fwrite items x

@@ -91,6 +91,7 @@ static struct {
     int (*pget_chunk)(hid_t, int, hsize_t *);
     herr_t (*pclose)(hid_t);
     ssize_t (*aget_name)(hid_t, size_t, char *);
+    int (*sget_dims)(hid_t, hsize_t *, hsize_t *);
 } q;
 
 static void queries(void)
@@ -122,6 +123,7 @@ static void queries(void)
     q.pget_chunk = (int (*)(hid_t, int, hsize_t *))iol_real("H5Pget_chunk");
     q.pclose = (herr_t(*)(hid_t))iol_real("H5Pclose");
     q.aget_name = (ssize_t(*)(hid_t, size_t, char *))iol_real("H5Aget_name");
+    q.sget_dims = (int (*)(hid_t, hsize_t *, hsize_t *))iol_real("H5Sget_simple_extent_dims");
     __atomic_store_n(&q.done, 1, __ATOMIC_RELEASE);
 }
 
@@ -420,6 +422,51 @@ static void shape_note(uint64_t t0, hid_t space)
     rec->a[3] = v[3];
     rec->ret = v[4];
     iol_commit(rec);
+    /* where it starts, and which dimensions have one block or blocks of one element (a
+     * replay selects the same elements: count x block alone does not tell them apart) */
+    int32_t ones = 0;
+    for (int i = 0; i < nd && i < 5; i++)
+        ones |= (count[i] == 1 ? 1 << (8 + i) : 0) | (block[i] == 1 ? 1 << (16 + i) : 0);
+    if (!(rec = iol_lib_note(IOL_F_H5Sget_select_bounds, t0)))
+        return;
+    rec->fd = nd | ones;
+    for (int i = 0; i < 4; i++)
+        rec->a[i] = i < nd ? (int64_t)start[i] : 0;
+    rec->ret = nd > 4 ? (int64_t)start[4] : 0;
+    iol_commit(rec);
+}
+
+/* A dataset's dimensions (and which are unlimited) as a note before its create, open or
+ * extension record (funcs.def, H5Sget_simple_extent_dims). */
+static void dims_note(uint64_t t0, hid_t space)
+{
+    enum { MAXD = 32 };
+    hsize_t d[MAXD], m[MAXD];
+    int nd = space >= 0 && q.sget_dims ? q.sget_dims(space, d, m) : -1;
+    if (nd < 0 || nd > MAXD)
+        return;
+    iol_rawrec *rec = iol_lib_note(IOL_F_H5Sget_simple_extent_dims, t0);
+    if (!rec)
+        return;
+    int32_t unl = 0;
+    for (int i = 0; i < nd && i < 5; i++)
+        unl |= m[i] == (hsize_t)-1 ? 1 << (8 + i) : 0; /* H5S_UNLIMITED */
+    rec->fd = nd | unl;
+    for (int i = 0; i < 4; i++)
+        rec->a[i] = i < nd ? (int64_t)d[i] : 0;
+    rec->ret = nd > 4 ? (int64_t)d[4] : 0;
+    iol_commit(rec);
+}
+
+/* The same for an open dataset. */
+static void dset_dims_note(uint64_t t0, hid_t dset)
+{
+    hid_t sp = dset > 0 && q.dget_space ? q.dget_space(dset) : -1;
+    if (sp < 0)
+        return;
+    dims_note(t0, sp);
+    if (q.sclose)
+        q.sclose(sp);
 }
 
 /* The chunk dimensions of a chunked dataset (creation list dcpl, or the dataset's own when
@@ -556,8 +603,13 @@ static void dset_done(int func, uint64_t t0, hid_t r, hid_t loc, hid_t type, hid
         shape_of(r, 0, &shape);
     }
     int32_t f = file_of(loc), p = r > 0 && f >= 0 ? object_name(f, r, NULL) : -1;
-    if (r > 0)
+    if (r > 0) {
         chunk_note(t0, dcpl, r);
+        if (space >= 0)
+            dims_note(t0, space);
+        else
+            dset_dims_note(t0, r);
+    }
     iol_shim_inside--;
     opened(func, t0, r, p, f, &shape, a0);
 }
@@ -650,6 +702,7 @@ IOL_EXPORT herr_t H5Dset_extent(hid_t dset, const hsize_t size[])
         iol_shim_inside++;
         obj now = o;
         shape_of(dset, 0, &now);
+        dset_dims_note(t0, dset);
         iol_shim_inside--;
         n = now.npoints;
         if (n >= 0) {
@@ -717,6 +770,7 @@ IOL_EXPORT hid_t H5Oopen(hid_t loc, const char *name, hid_t lapl)
     if (dset) {
         shape_of(r, 0, &shape);
         chunk_note(t0, 0, r);
+        dset_dims_note(t0, r);
     }
     int32_t f = file_of(loc), p = r > 0 && f >= 0 ? object_name(f, r, NULL) : -1;
     iol_shim_inside--;

@@ -21,6 +21,9 @@ typedef struct iol_frame {
     uint64_t left; /* repetitions of the symbol at pos still to expand */
 } iol_frame;
 
+/* Notes the HDF5 wrappers record before a call, at most one of each kind (funcs.def). */
+#define IOL_MAX_NOTES 4
+
 typedef struct iol_thread {
     uint32_t tid;
     size_t nrules;
@@ -37,8 +40,9 @@ typedef struct iol_thread {
     uint64_t done;
     int has_head;
     iol_rawrec head;
-    iol_rawrec note; /* an H5Sget_regular_hyperslab note, for this thread's next read/write */
-    int has_note;
+    iol_rawrec note[IOL_MAX_NOTES]; /* notes (funcs.def: selection shape and start, dims,
+                                     * chunks) for this thread's next call */
+    int nnotes;
 } iol_thread;
 
 typedef struct iol_proc {
@@ -61,8 +65,8 @@ typedef struct iol_proc {
     iol_offmap fdpos; /* simulated file position per descriptor */
     iol_rawrec last;
     int has_last;
-    iol_rawrec last_note; /* the selection shape of the last event (when last_has_note) */
-    int last_has_note;
+    iol_rawrec last_note[IOL_MAX_NOTES]; /* the notes of the last event */
+    int last_nnotes;
     /* textual arguments of the last event (valid until the rank's next event) */
     const char *argv[8];
     char argtext[8][24];

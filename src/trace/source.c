@@ -36,11 +36,11 @@ int iol_trace_rewind(iol_trace *t, int rank)
         th->tprev = 0;
         th->done = 0;
         th->has_head = 0;
-        th->has_note = 0;
+        th->nnotes = 0;
     }
     iol_offmap_release(&p->fdpos);
     p->has_last = 0;
-    p->last_has_note = 0;
+    p->last_nnotes = 0;
     return 0;
 }
 
@@ -410,6 +410,21 @@ static uint32_t take_bufpos(iol_rawrec *r)
     return pos <= 4096 ? pos : 0;
 }
 
+static int is_note(int func)
+{
+    return func == IOL_F_H5Sget_regular_hyperslab || func == IOL_F_H5Pget_chunk || func == IOL_F_H5Sget_select_bounds ||
+           func == IOL_F_H5Sget_simple_extent_dims;
+}
+
+/* The note of kind func attached to the last event of p, or NULL. */
+static const iol_rawrec *last_note(const iol_proc *p, int func)
+{
+    for (int k = 0; p->has_last && k < p->last_nnotes; k++)
+        if (p->last_note[k].func == func)
+            return &p->last_note[k];
+    return NULL;
+}
+
 static int src_next(void *impl, int rank, iolens_event *out)
 {
     iol_trace *t = impl;
@@ -432,14 +447,20 @@ again:
         return 0;
     best->has_head = 0;
     iol_rawrec r = best->head;
-    if (r.func == IOL_F_H5Sget_regular_hyperslab || r.func == IOL_F_H5Pget_chunk) {
-        best->note = r; /* not a call: a note for the thread's next call (funcs.def) */
-        best->has_note = 1;
+    if (is_note(r.func)) { /* not a call: a note for the thread's next call (funcs.def) */
+        int k = 0;
+        while (k < best->nnotes && best->note[k].func != r.func)
+            k++;
+        if (k < IOL_MAX_NOTES) { /* a second note of a kind replaces the first */
+            best->note[k] = r;
+            if (k == best->nnotes)
+                best->nnotes++;
+        }
         goto again;
     }
-    p->last_has_note = best->has_note;
-    p->last_note = best->note;
-    best->has_note = 0;
+    p->last_nnotes = best->nnotes;
+    memcpy(p->last_note, best->note, (size_t)best->nnotes * sizeof *best->note);
+    best->nnotes = 0;
     uint32_t bufpos = take_bufpos(&r);
     p->last = r;
     p->has_last = 1;
@@ -608,10 +629,10 @@ int iolens_trace_last_selection(iolens_evsource *s, int rank, int *ndims, int64_
         return iol_err(IOLENS_EINVAL, "not an iolens trace, or no rank %d", rank);
     const iol_proc *p = &t->procs[rank];
     const iol_func_info *fi = p->has_last ? iol_func_by_id(p->last.func) : NULL;
-    if (!fi || !p->last_has_note || p->last_note.func != IOL_F_H5Sget_regular_hyperslab ||
+    const iol_rawrec *n = last_note(p, IOL_F_H5Sget_regular_hyperslab);
+    if (!fi || !n ||
         (p->last.func != IOL_F_H5Dread && p->last.func != IOL_F_H5Dwrite && fi->layer != IOLENS_LAYER_PNETCDF))
         return 0;
-    const iol_rawrec *n = &p->last_note;
     int64_t v[5] = {n->a[0], n->a[1], n->a[2], n->a[3], n->ret};
     *ndims = n->fd < 0 ? 0 : n->fd;
     for (int i = 0; i < 5; i++) {
@@ -627,15 +648,67 @@ int iolens_trace_last_chunk(iolens_evsource *s, int rank, int *ndims, int64_t di
     if (!t || rank < 0 || (size_t)rank >= t->nprocs)
         return iol_err(IOLENS_EINVAL, "not an iolens trace, or no rank %d", rank);
     const iol_proc *p = &t->procs[rank];
-    if (!p->has_last || !p->last_has_note || p->last_note.func != IOL_F_H5Pget_chunk)
+    const iol_rawrec *n = last_note(p, IOL_F_H5Pget_chunk);
+    if (!n)
         return 0;
-    const iol_rawrec *n = &p->last_note;
     *ndims = n->fd < 0 ? 0 : n->fd;
     dims[0] = (int64_t)((uint64_t)n->a[0] >> 32);
     dims[1] = (int64_t)((uint64_t)n->a[0] & 0xffffffffu);
     dims[2] = (int64_t)((uint64_t)n->a[1] >> 32);
     dims[3] = (int64_t)((uint64_t)n->a[1] & 0xffffffffu);
     dims[4] = n->a[2];
+    return 1;
+}
+
+int iolens_trace_last_hyperslab(iolens_evsource *s, int rank, int *ndims, int64_t start[5], int64_t count[5],
+                                int64_t block[5], int64_t stride[5])
+{
+    iol_trace *t = trace_of(s);
+    if (!t || rank < 0 || (size_t)rank >= t->nprocs)
+        return iol_err(IOLENS_EINVAL, "not an iolens trace, or no rank %d", rank);
+    const iol_proc *p = &t->procs[rank];
+    const iol_rawrec *n = last_note(p, IOL_F_H5Sget_regular_hyperslab);
+    const iol_rawrec *b = last_note(p, IOL_F_H5Sget_select_bounds);
+    if (!n || !b || (p->last.func != IOL_F_H5Dread && p->last.func != IOL_F_H5Dwrite))
+        return 0;
+    int nd = n->fd < 0 ? 0 : n->fd;
+    if (nd != (b->fd & 0xff) || nd > 5) /* a rank above five is not replayable from five dimensions */
+        return 0;
+    int64_t v[5] = {n->a[0], n->a[1], n->a[2], n->a[3], n->ret}, st[5] = {b->a[0], b->a[1], b->a[2], b->a[3], b->ret};
+    *ndims = nd;
+    for (int i = 0; i < 5; i++) {
+        int64_t len = (int64_t)((uint64_t)v[i] >> 32);
+        start[i] = i < nd ? st[i] : 0;
+        stride[i] = (int64_t)((uint64_t)v[i] & 0xffffffffu);
+        if (i >= nd) {
+            count[i] = block[i] = stride[i] = 0;
+        } else if (b->fd & (1 << (16 + i)) && !(b->fd & (1 << (8 + i)))) { /* blocks of one element */
+            count[i] = len;
+            block[i] = 1;
+        } else { /* one block; and when neither is 1, one block of count x block elements too */
+            count[i] = 1;
+            block[i] = len;
+        }
+        if (i < nd && (start[i] < 0 || len < 0))
+            return 0;
+    }
+    return 1;
+}
+
+int iolens_trace_last_dims(iolens_evsource *s, int rank, int *ndims, int64_t dims[5], int *unlimited)
+{
+    iol_trace *t = trace_of(s);
+    if (!t || rank < 0 || (size_t)rank >= t->nprocs)
+        return iol_err(IOLENS_EINVAL, "not an iolens trace, or no rank %d", rank);
+    const iol_rawrec *n = last_note(&t->procs[rank], IOL_F_H5Sget_simple_extent_dims);
+    if (!n || n->fd < 0)
+        return 0;
+    int nd = n->fd & 0xff;
+    int64_t v[5] = {n->a[0], n->a[1], n->a[2], n->a[3], n->ret};
+    *ndims = nd;
+    *unlimited = (n->fd >> 8) & 0x1f;
+    for (int i = 0; i < 5; i++)
+        dims[i] = i < nd ? v[i] : 0;
     return 1;
 }
 
