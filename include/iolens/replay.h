@@ -162,7 +162,26 @@ typedef struct iolens_replay_trace_options {
     int all_processes;   /**< replay every process of the trace; by default, in a trace with MPI ranks, the
                               processes that are not MPI ranks and read or write no replayed file (an MPI
                               runtime's helpers) are left out and the ranks keep their trace order */
+    int level;           /**< IOLENS_REPLAY_LEVEL_*: which calls of an HDF5 program are re-issued */
+    int hdf5_xfer;       /**< library level: 0 each transfer's mode as recorded, 1 every transfer independent,
+                              2 every transfer collective (a what-if of the transfer property list) */
+    int64_t hdf5_align_threshold; /**< library level, with hdf5_alignment > 0: H5Pset_alignment(threshold,
+                                       alignment) on every file instead of the program's own setting */
+    int64_t hdf5_alignment;
 } iolens_replay_trace_options;
+
+/** Levels of iolens_replay_trace_options.level. */
+enum {
+    IOLENS_REPLAY_LEVEL_AUTO = 0, /**< the library level when the trace has HDF5 calls and this build has HDF5 */
+    IOLENS_REPLAY_LEVEL_IO = 1,   /**< the POSIX, stdio and MPI-IO calls, those made inside HDF5 calls too */
+    IOLENS_REPLAY_LEVEL_LIBRARY = 2 /**< HDF5 calls re-issued through HDF5, the calls made inside them not */
+};
+
+/** 1 when this build replays HDF5 calls through HDF5 (IOLENS_REPLAY_LEVEL_LIBRARY), else 0. */
+IOLENS_API int iolens_replay_has_hdf5(void);
+
+/** 1 when the source has application-level HDF5 calls, 0 if not, <0 on error. */
+IOLENS_API int iolens_replay_trace_has_hdf5(iolens_evsource *src);
 
 /** One open-close session of the on-the-fly replay (times in seconds since the replay started). */
 typedef struct iolens_replay_session {
@@ -200,6 +219,8 @@ typedef struct iolens_replay_trace_stats {
     /** With delays: the tracer's own time per call (iolens_trace_proc_self) taken off each
      *  recorded gap between calls, the largest over the replayed ranks; 0 when the trace has none. */
     double tracer_gap_seconds;
+    int level;             /**< the level replayed: IOLENS_REPLAY_LEVEL_IO or _LIBRARY */
+    int64_t library_calls; /**< of calls: HDF5 calls re-issued through HDF5 */
 } iolens_replay_trace_stats;
 
 /** Name of a kind of iolens_replay_trace_stats.meta_calls: "create", "open", "close", "stat",
@@ -228,8 +249,12 @@ IOLENS_API int iolens_replay_trace_ranks(iolens_evsource *src, int all_processes
  * existed before the replay is never unlinked, renamed or removed.
  * MPI-IO: collective calls must match across ranks (same calls on the same
  * files in the same order) or the replay refuses before issuing anything.
- * Without MPI (or with fewer processes than ranks) MPI-IO calls are skipped;
- * HDF5 calls are not replayed.
+ * Without MPI (or with fewer processes than ranks) MPI-IO calls are skipped.
+ * HDF5 calls (opt->level): at the library level each is re-issued through HDF5 (files with
+ * the recorded driver and access settings, datasets of the recorded type size, dimensions
+ * and chunks, reads and writes of the recorded hyperslab and transfer mode) and the MPI-IO
+ * and POSIX calls made inside them are not; at the I/O level those calls are replayed and
+ * the HDF5 calls skipped. The library level replays only HDF5 files the trace creates.
  */
 IOLENS_API int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_options *opt,
                                        iolens_replay_trace_stats *stats);

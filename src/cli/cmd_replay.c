@@ -27,6 +27,7 @@ static void usage(FILE *out)
             "       iolens replay --schema | --print-config CONFIG.json\n"
             "       iolens replay --config-from TRACE [-o CONFIG.json] [--all-paths]\n"
             "       iolens replay TRACE [--root DIR] [--delays | --no-delays | --speed X] [--json] [--keep]\n"
+            "                           [--level hdf5|io] [--hdf5-xfer collective|independent] [--hdf5-alignment A[,T]]\n"
             "       mpirun -np N iolens replay CONFIG.json|TRACE --root DIR\n\n"
             "A config or trace of N > 1 ranks started without mpirun runs as `mpirun --oversubscribe -np N`\n"
             "of the same command (when mpirun is on PATH), so the ranks run at the same time as the\n"
@@ -64,7 +65,16 @@ static void usage(FILE *out)
             "                  are left out\n"
             "  --delays        on the fly: reproduce the recorded gaps between calls\n"
             "  --no-delays     on the fly: issue calls back to back (default)\n"
-            "  --speed X       on the fly: reproduce gaps divided by X (implies --delays)\n\n"
+            "  --speed X       on the fly: reproduce gaps divided by X (implies --delays)\n"
+            "  --level L       on the fly, a trace with HDF5 calls: hdf5 (default when this build has\n"
+            "                  HDF5) re-issues them through HDF5 and not the MPI-IO and POSIX calls made\n"
+            "                  inside them; io replays those calls and skips the HDF5 calls\n"
+            "  --hdf5-xfer M   with --level hdf5: every dataset transfer collective or independent\n"
+            "                  instead of as recorded (a what-if of the transfer property list)\n"
+            "  --hdf5-alignment A[,T]\n"
+            "                  with --level hdf5: every file aligns its objects of at least T bytes\n"
+            "                  (default 1) on multiples of A bytes (H5Pset_alignment) instead of the\n"
+            "                  program's own setting\n\n"
             "back ends: %s\n"
             "MPI-IO back end: %s\n",
             iolens_replay_backends(),
@@ -206,6 +216,9 @@ static void print_sessions(const iolens_replay_trace_stats *st, int json)
                "%lld bytes read, %.3f s\n",
                st->nranks, (long long)st->calls, (long long)st->skipped, (long long)st->failed,
                (long long)st->bytes_written, (long long)st->bytes_read, st->seconds);
+        if (st->level == IOLENS_REPLAY_LEVEL_LIBRARY)
+            printf("library level: %lld HDF5 calls re-issued through HDF5 (the calls made inside them not)\n",
+                   (long long)st->library_calls);
         if (st->tracer_gap_seconds > 0)
             printf("delays: the tracer's own %.3f us per call taken off each recorded gap\n",
                    st->tracer_gap_seconds * 1e6);
@@ -234,10 +247,11 @@ static void print_sessions(const iolens_replay_trace_stats *st, int json)
     printf("{\"ranks\": %d, \"calls\": %lld, \"skipped\": %lld, \"bytes_written\": %lld, \"bytes_read\": %lld, "
            "\"seconds\": %.6f, \"failed\": %lld, \"refused\": %lld, \"write_seconds\": %.6f, \"read_seconds\": %.6f, "
            "\"write_bandwidth_bytes_per_s\": %.1f, \"read_bandwidth_bytes_per_s\": %.1f, "
-           "\"tracer_gap_seconds\": %.9f,",
+           "\"tracer_gap_seconds\": %.9f, \"level\": \"%s\", \"library_calls\": %lld,",
            st->nranks, (long long)st->calls, (long long)st->skipped, (long long)st->bytes_written,
            (long long)st->bytes_read, st->seconds, (long long)st->failed, (long long)st->refused, st->write_seconds,
-           st->read_seconds, wbw, rbw, st->tracer_gap_seconds);
+           st->read_seconds, wbw, rbw, st->tracer_gap_seconds,
+           st->level == IOLENS_REPLAY_LEVEL_LIBRARY ? "hdf5" : "io", (long long)st->library_calls);
     printf("\n \"metadata\": [");
     for (int k = 0, n = 0; k < IOLENS_REPLAY_NMETA; k++)
         if (st->meta_calls[k])
@@ -260,8 +274,14 @@ static void print_sessions(const iolens_replay_trace_stats *st, int json)
     printf("]}\n");
 }
 
+/* The library-level choices of an on-the-fly replay (--level, --hdf5-*). */
+struct h5_choice {
+    int level, xfer;
+    int64_t align_threshold, align;
+};
+
 static int on_the_fly(const char *trace, const char *root, int delays, double speed, int keep, int json,
-                      int all_paths, int argc, char **argv, int serial)
+                      int all_paths, int argc, char **argv, int serial, const struct h5_choice *hc)
 {
     iolens_evsource *src = NULL;
     if (iolens_replay_trace_open(trace, &src) < 0) {
@@ -296,7 +316,14 @@ static int on_the_fly(const char *trace, const char *root, int delays, double sp
     }
 #ifndef IOLENS_REPLAY_LEAN
     char lean[PATH_MAX];
-    if (needs && lean_path(lean, sizeof lean)) {
+    /* the lean program has no HDF5: kept for the replays that do not re-issue HDF5 calls */
+    int h5 = needs && hc->level != IOLENS_REPLAY_LEVEL_IO && iolens_replay_has_hdf5() ? iolens_replay_trace_has_hdf5(src) : 0;
+    if (h5 < 0) {
+        cli_lib_error();
+        iolens_evsource_free(src);
+        return CLI_FAIL;
+    }
+    if (needs && !h5 && lean_path(lean, sizeof lean)) {
         iolens_evsource_free(src);
         return exec_lean(lean, argv);
     }
@@ -309,7 +336,7 @@ static int on_the_fly(const char *trace, const char *root, int delays, double sp
     }
 #endif
     iolens_replay_trace_options opt = {root,    delays, speed, keep, -1, rank == 0 ? cli_warn_cb : NULL, NULL,
-                                       use_mpi, all_paths};
+                                       use_mpi, all_paths, hc->level, hc->xfer, hc->align_threshold, hc->align};
     iolens_replay_trace_stats st;
     int rc = iolens_replay_trace_run(src, &opt, &st);
     int status = CLI_OK;
@@ -343,6 +370,8 @@ int cmd_replay(int argc, char **argv)
     const char *outpath = NULL;
     int json = 0, dry = 0, keep = 0, ranks = 0, print_config = 0, delays = 0, all_paths = 0, cold = 0, serial = 0;
     double speed = 1.0;
+    struct h5_choice hc = {IOLENS_REPLAY_LEVEL_AUTO, 0, 0, 0};
+    int h5_opts = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -369,11 +398,46 @@ int cmd_replay(int argc, char **argv)
         } else if (!strcmp(a, "--schema")) {
             return iolens_replay_schema_write(stdout) == 0 ? CLI_OK : CLI_FAIL;
         } else if ((!strcmp(a, "--root") || !strcmp(a, "--ranks") || !strcmp(a, "--config-from") ||
-                    !strcmp(a, "-o") || !strcmp(a, "--speed")) && i + 1 >= argc) {
+                    !strcmp(a, "-o") || !strcmp(a, "--speed") || !strcmp(a, "--level") || !strcmp(a, "--hdf5-xfer") ||
+                    !strcmp(a, "--hdf5-alignment")) && i + 1 >= argc) {
             cli_error("%s needs a value", a);
             return CLI_USAGE;
         } else if (!strcmp(a, "--root")) {
             root = argv[++i];
+        } else if (!strcmp(a, "--level")) {
+            const char *v = argv[++i];
+            if (!strcmp(v, "hdf5"))
+                hc.level = IOLENS_REPLAY_LEVEL_LIBRARY;
+            else if (!strcmp(v, "io"))
+                hc.level = IOLENS_REPLAY_LEVEL_IO;
+            else {
+                cli_error("--level wants hdf5 or io, got '%s'", v);
+                return CLI_USAGE;
+            }
+        } else if (!strcmp(a, "--hdf5-xfer")) {
+            const char *v = argv[++i];
+            if (!strcmp(v, "collective"))
+                hc.xfer = 2;
+            else if (!strcmp(v, "independent"))
+                hc.xfer = 1;
+            else {
+                cli_error("--hdf5-xfer wants collective or independent, got '%s'", v);
+                return CLI_USAGE;
+            }
+            h5_opts = 1;
+        } else if (!strcmp(a, "--hdf5-alignment")) {
+            char *end;
+            const char *v = argv[++i];
+            long long al = strtoll(v, &end, 10), th = 1;
+            if (*end == ',')
+                th = strtoll(end + 1, &end, 10);
+            if (*end || al < 1 || al > (1LL << 40) || th < 1 || th > (1LL << 40)) {
+                cli_error("--hdf5-alignment wants A or A,T (bytes, 1 to 2^40), got '%s'", v);
+                return CLI_USAGE;
+            }
+            hc.align = al;
+            hc.align_threshold = th;
+            h5_opts = 1;
         } else if (!strcmp(a, "--config-from")) {
             trace = argv[++i];
         } else if (!strcmp(a, "-o")) {
@@ -411,8 +475,18 @@ int cmd_replay(int argc, char **argv)
         return CLI_USAGE;
     }
     size_t len = strlen(config);
-    if (len < 5 || strcmp(config + len - 5, ".json"))
-        return on_the_fly(config, root, delays, speed, keep, json, all_paths, argc, argv, serial);
+    int otf = len < 5 || strcmp(config + len - 5, ".json");
+    if (h5_opts && (!otf || hc.level == IOLENS_REPLAY_LEVEL_IO)) {
+        cli_error("--hdf5-xfer and --hdf5-alignment go with the library level of an on-the-fly replay (a TRACE, "
+                  "not --level io)");
+        return CLI_USAGE;
+    }
+    if (otf && h5_opts && !iolens_replay_has_hdf5()) {
+        cli_error("--hdf5-xfer and --hdf5-alignment need a build with parallel HDF5");
+        return CLI_USAGE;
+    }
+    if (otf)
+        return on_the_fly(config, root, delays, speed, keep, json, all_paths, argc, argv, serial, &hc);
     if (all_paths) {
         cli_error("--all-paths goes with --config-from or a trace");
         return CLI_USAGE;

@@ -13,6 +13,10 @@
  *    so phases do not overlap when the original's did not.
  * Every open-close session is timed; the sessions of all ranks are gathered
  * on rank 0 (FBench Algorithm 1 over the writing and the reading sessions).
+ *
+ * At the library level (opt->level) the HDF5 calls made by the application are re-issued
+ * through HDF5 (otf_hdf5.c) and the calls made inside them are not; an HDF5 file's session
+ * runs from its H5Fcreate or H5Fopen to its H5Fclose.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -38,6 +42,7 @@
 #include "iolens/replay.h"
 #include "iolens/trace.h"
 #include "replay/exec.h"
+#include "replay/otf_hdf5.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -100,6 +105,7 @@ struct otf_file {
     double first_open;
     int64_t extent;   /* highest byte read: size an input file needs */
     const char *modifies; /* the first replayed call that would change the file (write, truncate, ...) */
+    int h5file;       /* the first open is an H5Fcreate or H5Fopen (library level) */
     char *rel;        /* path below the root */
     uint64_t path_ok; /* ns_gen + 1 of the last check of its directories (checked_path) */
 };
@@ -113,6 +119,8 @@ struct otf_ev {
     int cons; /* considered(): replayed, not skipped (worked out when decoded) */
     int fast; /* a positional POSIX read or write of at most the buffer's size, no delays: the tight loop */
     int mk;   /* MPI-IO data calls: MK_* of the entry point's name (worked out when decoded) */
+    int32_t slot; /* the raw descriptor slot (an HDF5 call's handle index) */
+    uint64_t x;   /* library level: 1 + the sequence number of the call's notes in h5x, 0 none */
 };
 
 /* What an MPI-IO read or write entry point is, from its name: decided when the call is
@@ -190,6 +198,12 @@ struct otf {
     double mono_origin; /* now() when the replay's calls start (meta_first, meta_last) */
     struct otf_dir *dirs; /* directories checked (checked_path): open addressing, ndirs of capdirs */
     size_t ndirs, capdirs;
+    /* the library level: HDF5 calls through HDF5 */
+    int h5;
+    oh5 *oh5;
+    oh5_extra *h5x; /* the notes of the decoded calls, a ring of h5xcap (replay_rank) */
+    size_t h5xcap;
+    uint64_t h5xseq;
 };
 
 /* A directory below the root whose components checked_path has walked, valid while ns_gen
@@ -476,6 +490,11 @@ static int considered(const struct otf *o, const iolens_event *e)
     if (e->layer == IOLENS_LAYER_MPIIO) {
         if (!o->mpiio || e->op == IOLENS_OP_WAIT)
             return 0;
+    } else if (e->layer == IOLENS_LAYER_HDF5) {
+        if (!o->h5 || !oh5_handles(e->func))
+            return 0;
+        if (e->func[2] == 'P') /* property lists name no file */
+            return 1;
     } else if (e->layer != IOLENS_LAYER_POSIX && e->layer != IOLENS_LAYER_STDIO) {
         return 0;
     }
@@ -510,6 +529,19 @@ static int positional(const char *func)
     return func && func[0] == 'p' && (!strncmp(func, "pread", 5) || !strncmp(func, "pwrite", 6));
 }
 
+/* The notes of an HDF5 call (selection, dimensions, chunks) into the ring; 1 + their sequence number. */
+static uint64_t fetch_notes(struct otf *o, iolens_evsource *src, int sr)
+{
+    oh5_extra *x = &o->h5x[o->h5xseq % o->h5xcap];
+    memset(x, 0, sizeof *x);
+    x->has_sel = iolens_trace_last_hyperslab(src, sr, &x->nd, x->start, x->count, x->block, x->stride) == 1;
+    x->has_dims = iolens_trace_last_dims(src, sr, &x->dnd, x->dims, &x->unlimited) == 1;
+    x->has_chunk = iolens_trace_last_chunk(src, sr, &x->cnd, x->chunk) == 1;
+    if (!x->has_sel && !x->has_dims && !x->has_chunk)
+        return 0;
+    return ++o->h5xseq;
+}
+
 /* Next depth-0 event of a rank, with its raw arguments. */
 static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v)
 {
@@ -517,9 +549,15 @@ static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v
     while ((rc = iolens_evsource_next(src, sr, &v->e)) > 0) {
         if (v->e.depth)
             continue;
-        int32_t fd;
+        if (o->h5 && v->e.lib_depth)
+            continue; /* made inside an HDF5 call the library level re-issues */
+        int32_t fd = -1;
         v->rank = rank;
         v->has_a = o->iolens_kind && iolens_trace_last_args(src, sr, &fd, v->a) == 0;
+        v->slot = v->has_a ? fd : -1;
+        v->x = 0;
+        if (o->h5 && v->e.layer == IOLENS_LAYER_HDF5 && o->h5x && o->iolens_kind)
+            v->x = fetch_notes(o, src, sr);
         if (o->iolens_kind && v->e.layer == IOLENS_LAYER_STDIO &&
             (v->e.op == IOLENS_OP_READ || v->e.op == IOLENS_OP_WRITE)) {
             iolens_trace_stdio_moved(src, sr, &v->e); /* replay the bytes the call moved, not its buffer size */
@@ -625,6 +663,22 @@ static int push_cut(struct otf *o, const iolens_event *e, int rank, int64_t idx,
     return 0;
 }
 
+/* One more open-close session, of e's file. */
+static int count_session(struct otf *o, const iolens_event *e, int64_t *nsess)
+{
+    (*nsess)++;
+    if (o->nsf == o->capsf) {
+        size_t cap = o->capsf ? o->capsf * 2 : 64;
+        int64_t *nv = realloc(o->sess_file, cap * sizeof *nv);
+        if (!nv)
+            return iol_err(IOLENS_ENOMEM, "out of memory");
+        o->sess_file = nv;
+        o->capsf = cap;
+    }
+    o->sess_file[o->nsf++] = e->file;
+    return 0;
+}
+
 /* Pre-pass over one rank: extents, first opens, sessions, collectives, synchronisation events. */
 static int prepare_rank(struct otf *o, iolens_evsource *src, int r, int64_t *nsess)
 {
@@ -651,7 +705,28 @@ static int prepare_rank(struct otf *o, iolens_evsource *src, int r, int64_t *nse
         }
         if (!v.cons)
             continue;
-        struct otf_file *f = &o->f[e->file];
+        struct otf_file *f = e->file >= 0 ? &o->f[e->file] : NULL;
+        if (e->layer == IOLENS_LAYER_HDF5) { /* the library level: files are opened by HDF5 */
+            int fopen_ = e->op == IOLENS_OP_OPEN && (!strcmp(e->func, "H5Fcreate") || !strcmp(e->func, "H5Fopen"));
+            if ((e->op == IOLENS_OP_READ || e->op == IOLENS_OP_WRITE) && v.has_a && v.a[1] > o->maxio)
+                o->maxio = v.a[1] < OTF_MAX_XFER ? v.a[1] : OTF_MAX_XFER;
+            if (fopen_ && f) {
+                if (!f->opened || e->tstart < f->first_open) {
+                    f->opened = 1;
+                    f->first_open = e->tstart;
+                    f->input = e->func[3] == 'o';
+                    f->h5file = 1;
+                }
+                if (!f->modifies && (e->func[3] == 'c' || (v.has_a && (v.a[0] & 1)))) /* H5F_ACC_RDWR */
+                    f->modifies = e->func;
+                if ((rc = count_session(o, e, nsess)) < 0)
+                    return rc;
+            }
+            if (o->cuts && (rc = push_cut(o, e, r, idx, 0)) < 0)
+                return rc;
+            idx++;
+            continue;
+        }
         if (!f->seen || e->tstart < f->first_any) {
             f->seen = 1;
             f->first_any = e->tstart;
@@ -671,16 +746,8 @@ static int prepare_rank(struct otf *o, iolens_evsource *src, int r, int64_t *nse
                 f->input = !creates(e);
                 f->dir = e->layer == IOLENS_LAYER_POSIX && e->open_flags >= 0 && (e->open_flags & O_DIRECTORY);
             }
-            (*nsess)++;
-            if (o->nsf == o->capsf) {
-                size_t cap = o->capsf ? o->capsf * 2 : 64;
-                int64_t *nv = realloc(o->sess_file, cap * sizeof *nv);
-                if (!nv)
-                    return iol_err(IOLENS_ENOMEM, "out of memory");
-                o->sess_file = nv;
-                o->capsf = cap;
-            }
-            o->sess_file[o->nsf++] = e->file;
+            if ((rc = count_session(o, e, nsess)) < 0)
+                return rc;
         }
         int coll = o->nranks > 1 && is_collective(e, f->pre_world);
         if (coll) {
@@ -1248,10 +1315,70 @@ static int meta_done(struct otf *o, int k, double t0, int r)
     return r;
 }
 
+/* The library level: one HDF5 call through HDF5. An H5Fcreate or H5Fopen opens the file's
+ * session, its H5Fclose closes it; reads and writes count into it. */
+static int h5_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
+{
+#ifdef IOLENS_HAVE_HDF5
+    const iolens_event *e = &v->e;
+    static const oh5_extra none;
+    const oh5_extra *x = v->x && o->h5x ? &o->h5x[(v->x - 1) % o->h5xcap] : &none;
+    char path[PATH_MAX];
+    const char *pp = NULL;
+    int fopen_ = e->op == IOLENS_OP_OPEN && (!strcmp(e->func, "H5Fcreate") || !strcmp(e->func, "H5Fopen"));
+    int64_t tag = -1, ftag = -1, bytes = 0;
+    if (!v->has_a)
+        return 0;
+    if (fopen_ && f) {
+        int rc = file_path(o, f, path, sizeof path);
+        if (rc < 0)
+            return rc;
+        /* still open: the program closed it without H5Fclose (h5py) */
+        int64_t old = oh5_close_file(o->oh5, o->files[e->file].path);
+        if (old >= 0 && old < o->sess_base[o->nranks])
+            o->sess[(size_t)old * SS_N + SS_CLOSE] = wall(o);
+        pp = path;
+        tag = o->sess_next++;
+        o->sess[(size_t)tag * SS_N + SS_OPEN] = wall(o);
+    }
+    double t0 = now();
+    int r = oh5_event(o->oh5, e->func, v->slot, v->a, x, f ? o->files[e->file].path : NULL, pp, tag, o->buf,
+                      (int64_t)o->bufcap, &ftag, &bytes);
+    if (r <= 0)
+        return r;
+    o->st->library_calls++;
+    if (fopen_)
+        meta_done(o, e->func[3] == 'c' ? IOLENS_REPLAY_META_CREATE : IOLENS_REPLAY_META_OPEN, t0, 1);
+    if (ftag >= 0 && ftag < o->sess_base[o->nranks]) {
+        double *s = o->sess + (size_t)ftag * SS_N;
+        if (bytes > 0) {
+            int w = e->op == IOLENS_OP_WRITE;
+            s[w ? SS_WRITE : SS_READ] += (double)bytes;
+            if (w)
+                o->st->bytes_written += bytes;
+            else
+                o->st->bytes_read += bytes;
+        }
+        if (!strcmp(e->func, "H5Fclose")) {
+            s[SS_CLOSE] = wall(o);
+            meta_done(o, IOLENS_REPLAY_META_CLOSE, t0, 1);
+        }
+    }
+    return 1;
+#else
+    (void)o;
+    (void)f;
+    (void)v;
+    return 0;
+#endif
+}
+
 /* Re-issues one considered event. Returns 1 replayed, 0 skipped, <0 error. */
 static int do_event(struct otf *o, const struct otf_ev *v)
 {
     const iolens_event *e = &v->e;
+    if (e->layer == IOLENS_LAYER_HDF5)
+        return h5_event(o, e->file >= 0 ? &o->f[e->file] : NULL, v);
     struct otf_file *f = &o->f[e->file];
     if (e->op == IOLENS_OP_OPEN) {
         double t0 = now();
@@ -1314,6 +1441,13 @@ static int do_event(struct otf *o, const struct otf_ev *v)
 
 static void close_all(struct otf *o)
 {
+#ifdef IOLENS_HAVE_HDF5
+    /* what a rank left open in HDF5, before the files beneath; a file's session ends now */
+    for (int64_t tag; (tag = oh5_close_file(o->oh5, NULL)) >= 0;)
+        if (tag < o->sess_base[o->nranks])
+            o->sess[(size_t)tag * SS_N + SS_CLOSE] = wall(o);
+    oh5_reset(o->oh5);
+#endif
     for (size_t i = 0; o->f && i < o->nfiles; i++) {
         struct otf_file *f = &o->f[i];
         while (f->n > 0)
@@ -1397,6 +1531,17 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
         free(fx);
         free(run);
         return iol_err(IOLENS_ENOMEM, "out of memory");
+    }
+    if (o->h5) {
+        free(o->h5x);
+        o->h5xcap = cap;
+        o->h5xseq = 0;
+        if (!(o->h5x = calloc(cap, sizeof *o->h5x))) {
+            free(batch);
+            free(fx);
+            free(run);
+            return iol_err(IOLENS_ENOMEM, "out of memory");
+        }
     }
     o->sess_next = o->sess_base[rank];
     o->ibar = 0;
@@ -1799,9 +1944,10 @@ static int results(struct otf *o, const iolens_evsource *src)
     (void)src;
 #ifdef IOLENS_HAVE_MPI
     if (o->mpi && o->np > 1) {
-        double c[6] = {(double)st->calls, (double)st->skipped, (double)st->bytes_written, (double)st->bytes_read,
-                       (double)st->failed, (double)st->refused};
-        MPI_Allreduce(MPI_IN_PLACE, c, 6, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        double c[7] = {(double)st->calls, (double)st->skipped, (double)st->bytes_written, (double)st->bytes_read,
+                       (double)st->failed, (double)st->refused, (double)st->library_calls};
+        MPI_Allreduce(MPI_IN_PLACE, c, 7, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        st->library_calls = (int64_t)c[6];
         st->calls = (int64_t)c[0];
         st->skipped = (int64_t)c[1];
         st->bytes_written = (int64_t)c[2];
@@ -1881,6 +2027,63 @@ static int agree(struct otf *o, int rc)
     return rc;
 }
 
+int iolens_replay_has_hdf5(void)
+{
+#ifdef IOLENS_HAVE_HDF5
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+int iolens_replay_trace_has_hdf5(iolens_evsource *src)
+{
+    if (!src)
+        return iol_err(IOLENS_EINVAL, "iolens_replay_trace_has_hdf5: NULL argument");
+    int n = iolens_evsource_nranks(src), rc = 0, found = 0;
+    for (int r = 0; r < n && !found && rc >= 0; r++) {
+        iolens_event e;
+        while (!found && (rc = iolens_evsource_next(src, r, &e)) > 0)
+            found = !e.depth && !e.lib_depth && e.layer == IOLENS_LAYER_HDF5;
+        if (rc >= 0)
+            rc = iolens_evsource_rewind(src, r);
+    }
+    return n < 0 ? n : rc < 0 ? rc : found;
+}
+
+/* Whether the library level applies: the replayed processes make HDF5 calls themselves, and
+ * no PnetCDF or NetCDF calls, whose inner calls are their replay (a record precedes the calls
+ * made inside it in the trace, so the inner calls are told apart by their lib depth alone). */
+static int library_level(struct otf *o, iolens_evsource *src)
+{
+    int h5 = 0, other = 0, rc = 0;
+    for (int r = 0; r < o->nranks && !other && rc >= 0; r++) {
+        iolens_event e;
+        while (!other && (rc = iolens_evsource_next(src, o->src_rank[r], &e)) > 0)
+            if (!e.depth && !e.lib_depth) {
+                h5 |= e.layer == IOLENS_LAYER_HDF5;
+                other |= e.layer == IOLENS_LAYER_PNETCDF || e.layer == IOLENS_LAYER_NETCDF;
+            }
+        if (rc >= 0)
+            rc = iolens_evsource_rewind(src, o->src_rank[r]);
+    }
+    return rc < 0 ? rc : h5 && !other;
+}
+
+/* The library level replays the HDF5 files the trace creates: one it only opens would have to
+ * be made again with its objects, which the trace does not describe. */
+static int refuse_h5_inputs(struct otf *o)
+{
+    for (size_t i = 0; i < o->nfiles; i++) {
+        struct otf_file *f = &o->f[i];
+        if (!f->skip && f->h5file && f->input)
+            return iol_err(IOLENS_EUNSUPPORTED, "'%s' is an HDF5 file the trace opens without creating it: the "
+                           "library-level replay replays only HDF5 files the trace creates (--level io replays the "
+                           "calls made inside the HDF5 calls instead)", o->files[i].path);
+    }
+    return 0;
+}
+
 int iolens_replay_trace_needs_mpi(iolens_evsource *src)
 {
     if (!src)
@@ -1900,7 +2103,7 @@ int iolens_replay_trace_ranks(iolens_evsource *src, int all_processes)
 {
     if (!src)
         return iol_err(IOLENS_EINVAL, "iolens_replay_trace_ranks: NULL argument");
-    iolens_replay_trace_options opt = {".", 0, 1.0, 0, -1, NULL, NULL, 0, all_processes};
+    iolens_replay_trace_options opt = {.root = ".", .speed = 1.0, .rank = -1, .all_processes = all_processes};
     iolens_replay_trace_stats st;
     memset(&st, 0, sizeof st);
     struct otf o = {.opt = &opt, .st = &st, .np = 1};
@@ -1990,6 +2193,16 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
     }
     o.mpiio = o.mpi && o.np == o.nranks;
     o.cuts = o.mpi && o.np > 1;
+    if (opt->level == IOLENS_REPLAY_LEVEL_LIBRARY && !iolens_replay_has_hdf5()) {
+        rc = iol_err(IOLENS_EUNSUPPORTED, "the library-level replay needs a build with parallel HDF5");
+        goto out;
+    }
+    if (o.iolens_kind && opt->level != IOLENS_REPLAY_LEVEL_IO && iolens_replay_has_hdf5() &&
+        (rc = o.h5 = library_level(&o, src)) < 0)
+        goto out;
+    if (!o.h5 && opt->level == IOLENS_REPLAY_LEVEL_LIBRARY && o.me == 0)
+        warn(&o, "--level hdf5: the trace has no HDF5 calls made by the program itself (or PnetCDF or NetCDF "
+                 "calls too): replayed at the I/O level");
     if (!(o.sess_base = calloc((size_t)o.nranks + 1, sizeof *o.sess_base)) ||
         !(o.first = calloc((size_t)o.nranks + 1, sizeof *o.first)) ||
         !(o.nev0 = calloc((size_t)o.nranks + 1, sizeof *o.nev0))) {
@@ -1997,8 +2210,16 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
         goto out;
     }
     o.maxio = OTF_BUF;
-    if ((rc = prepare(&o, src)) < 0)
+    if ((rc = prepare(&o, src)) < 0 || (o.h5 && (rc = refuse_h5_inputs(&o)) < 0))
         goto out;
+#ifdef IOLENS_HAVE_HDF5
+    if (o.h5) {
+        oh5_opts ho = {opt->hdf5_xfer == 1 ? 0 : opt->hdf5_xfer == 2 ? 1 : -1, opt->hdf5_align_threshold,
+                       opt->hdf5_alignment, o.mpi ? 1 : -1};
+        if ((rc = oh5_new(&o.oh5, &ho)) < 0)
+            goto out;
+    }
+#endif
     /* one buffer for the largest transfer, allocated before the replay starts: none is
      * allocated (and its pages faulted in) inside a timed session */
     if ((rc = agree(&o, ensure_buf(&o, o.maxio))) < 0)
@@ -2038,6 +2259,7 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
         }
     }
     st->seconds = now() - t_start;
+    st->level = o.h5 && st->library_calls ? IOLENS_REPLAY_LEVEL_LIBRARY : IOLENS_REPLAY_LEVEL_IO;
     leave_root(&o);
     if (rc < 0)
         goto out;
@@ -2072,5 +2294,9 @@ out:
     free(o.sess_file);
     free(o.first);
     free(o.nev0);
+#ifdef IOLENS_HAVE_HDF5
+    oh5_free(o.oh5);
+#endif
+    free(o.h5x);
     return rc < 0 ? rc : 0;
 }

@@ -156,9 +156,9 @@ PY
   done
 fi
 
-# the on-the-fly replay replays the POSIX/MPI-IO calls under the HDF5 calls (the HDF5 calls
-# themselves are skipped: no library-level replay yet)
-expect_rc 0 "$IOLENS" replay "$T/h5.trace" --root "$T/r1" --json
+# at the I/O level the on-the-fly replay replays the POSIX/MPI-IO calls under the HDF5 calls
+# and skips the HDF5 calls themselves (the library level: tests/replay/test_replay_hdf5.sh)
+expect_rc 0 "$IOLENS" replay "$T/h5.trace" --root "$T/r1" --json --level io
 cp "$IOLENS_TMP/out" "$T/r1.json"
 expect_rc 0 "$IOLENS" replay "$T/noh5.trace" --root "$T/r2" --json
 python3 - "$T/r1.json" "$IOLENS_TMP/out" "$(wc -l <"$T/h5.log")" <<'PY' && ok || fail "replays with and without the HDF5 layer differ"

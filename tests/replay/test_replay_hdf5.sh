@@ -1,0 +1,104 @@
+# The library level of the on-the-fly replay: the HDF5 calls of real programs re-issued
+# through HDF5, the MPI-IO and POSIX calls made inside them not. A 4-rank block write
+# (chunked, collective; the workload of the shared Darshan logs of HDF5 block writes), HDF5's
+# own benchmark h5perf_serial, and h5py (groups, chunks, an attribute, an extendible dataset,
+# files closed by dropping their last reference). The replayed file has the original's
+# dataset shape and chunks; the what-if options change the transfer mode and the alignment.
+. "$(dirname "$0")/../cli/lib.sh"
+: "${H5_BLOCK:?}"
+T=$IOLENS_TMP
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+jget() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d[sys.argv[2]])" "$IOLENS_TMP/out" "$1"; }
+# h5dump's description of a file's datasets: shapes and storage layout, not the types (the
+# replay writes a type of the recorded size that needs no conversion) nor the attributes (an
+# attribute h5py makes with H5Acreate_by_name is not traced, its writes are)
+shape() { h5dump -H -p -A 0 "$1" | grep -E 'DATASET|DATASPACE|CHUNKED|CONTIGUOUS|GROUP' | sed 's/^ *//'; }
+
+if command -v mpirun >/dev/null; then
+  mkdir -p "$T/b"
+  expect_rc 0 mpirun -np 4 "$IOLENS" trace -o "$T/blk.trace" -- "$H5_BLOCK" 256 "$T/b" chunk coll
+  expect_rc 0 "$IOLENS" replay "$T/blk.trace" --root "$T/r1" --json --keep
+  [ "$(jget level)" = hdf5 ] && ok || fail "block write: not replayed at the library level: $(head -c 300 "$IOLENS_TMP/out")"
+  # 4 ranks x H5Fcreate, H5Dcreate2, H5Dwrite, H5Dclose, H5Fclose and 3 property lists
+  [ "$(jget library_calls)" = 32 ] && ok || fail "block write: $(jget library_calls) HDF5 calls replayed, want 32"
+  [ "$(jget bytes_written)" = $((512 * 512 * 8)) ] && ok || fail "block write: $(jget bytes_written) bytes written"
+  [ "$(jget ranks)" = 4 ] && ok || fail "block write: $(jget ranks) ranks"
+  if command -v h5dump >/dev/null; then
+    shape "$T/b/h5_block.h5" >"$T/s.orig"
+    shape "$T/r1/${T#/}/b/h5_block.h5" >"$T/s.replay"
+    cmp -s "$T/s.orig" "$T/s.replay" && grep -q "CHUNKED ( 256, 256 )" "$T/s.replay" && ok ||
+      fail "block write: the replayed file's datasets differ: $(diff "$T/s.orig" "$T/s.replay" | head -4)"
+  fi
+  # what-ifs of the transfer property list and of the alignment: same bytes
+  expect_rc 0 "$IOLENS" replay "$T/blk.trace" --root "$T/r2" --json --hdf5-xfer independent
+  [ "$(jget bytes_written)" = $((512 * 512 * 8)) ] && ok || fail "--hdf5-xfer independent: $(jget bytes_written) bytes"
+  expect_rc 0 "$IOLENS" replay "$T/blk.trace" --root "$T/r3" --json --hdf5-alignment 1048576 --keep
+  [ "$(jget bytes_written)" = $((512 * 512 * 8)) ] && ok || fail "--hdf5-alignment: $(jget bytes_written) bytes"
+  # the I/O level: the MPI-IO and POSIX calls the HDF5 calls made, no HDF5 call
+  expect_rc 0 "$IOLENS" replay "$T/blk.trace" --root "$T/r4" --json --level io
+  [ "$(jget level)" = io ] && [ "$(jget library_calls)" = 0 ] && ok || fail "--level io: $(head -c 300 "$IOLENS_TMP/out")"
+  [ "$(jget bytes_written)" -ge $((512 * 512 * 8)) ] && ok || fail "--level io: $(jget bytes_written) bytes"
+else
+  echo "skip: no mpirun"
+fi
+expect_rc 2 "$IOLENS" replay "$T/blk.trace" --level posix
+expect_rc 2 "$IOLENS" replay "$T/blk.trace" --hdf5-xfer sometimes
+expect_rc 2 "$IOLENS" replay "$T/blk.trace" --level io --hdf5-xfer collective
+
+# HDF5's own benchmark: 2 files created, closed and opened again, 32 writes and 32 reads of 16 KiB
+if command -v h5perf_serial >/dev/null; then
+  mkdir -p "$T/perf"
+  (cd "$T/perf" && "$IOLENS" trace -o "$T/perf.trace" -- h5perf_serial -A hdf5 -e 256,1024 -x 16,1024 -i 2 >"$T/perf.out" 2>&1) &&
+    ok || fail "h5perf_serial traced"
+  expect_rc 0 "$IOLENS" replay "$T/perf.trace" --root "$T/r5" --json
+  [ "$(jget level)" = hdf5 ] && ok || fail "h5perf_serial: not replayed at the library level"
+  [ "$(jget bytes_written)" = $((32 * 16384)) ] && [ "$(jget bytes_read)" = $((32 * 16384)) ] && ok ||
+    fail "h5perf_serial: $(jget bytes_written) bytes written, $(jget bytes_read) read, want $((32 * 16384)) each"
+else
+  echo "skip: no h5perf_serial (hdf5-tools)"
+fi
+
+# h5py: a group made as a dataset's parent, chunks, an attribute, an extendible dataset grown
+# by H5Dset_extent, a whole-dataset write; files closed by dropping the last reference
+if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
+  mkdir -p "$T/w"
+  cat >"$T/hp.py" <<'PY'
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w") as f:
+    d = f.create_dataset("g/x", (1000, 100), dtype="f8", chunks=(100, 100))
+    for i in range(10):
+        d[i * 100:(i + 1) * 100, :] = np.ones((100, 100))
+    f.attrs["a"] = 3
+    f.create_dataset("y", data=np.arange(5000))
+    z = f.create_dataset("z", (0, 10), maxshape=(None, 10), chunks=(10, 10), dtype="i4")
+    for i in range(5):
+        z.resize((i + 1) * 10, axis=0)
+        z[i * 10:(i + 1) * 10, :] = i
+with h5py.File(sys.argv[1], "r") as f:
+    print(f["g/x"][:].sum() + f["y"][10:20].sum() + f["z"][:].sum())
+PY
+  expect_rc 0 "$IOLENS" trace -o "$T/hp.trace" -- /usr/bin/python3 "$T/hp.py" "$T/w/hp.h5"
+  expect_rc 0 "$IOLENS" replay "$T/hp.trace" --root "$T/r6" --json --keep
+  [ "$(jget level)" = hdf5 ] && ok || fail "h5py: not replayed at the library level"
+  # 10 x 80,000 + 40,000 + 5 x 400 bytes written; 800,000 + 80 + 2,000 read through HDF5
+  [ "$(jget bytes_written)" = 842000 ] && ok || fail "h5py: $(jget bytes_written) bytes written, want 842000"
+  if command -v h5dump >/dev/null; then
+    shape "$T/w/hp.h5" >"$T/h.orig"
+    shape "$T/r6/${T#/}/w/hp.h5" >"$T/h.replay"
+    cmp -s "$T/h.orig" "$T/h.replay" && grep -q "( 50, 10 ) / ( H5S_UNLIMITED, 10 )" "$T/h.replay" && ok ||
+      fail "h5py: the replayed file's datasets differ: $(diff "$T/h.orig" "$T/h.replay" | head -6)"
+  fi
+  # a file the program only opens is not made again: refused before anything runs
+  cat >"$T/rd.py" <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    print(f["y"][:].sum())
+PY
+  expect_rc 0 "$IOLENS" trace -o "$T/rd.trace" -- /usr/bin/python3 "$T/rd.py" "$T/w/hp.h5"
+  expect_rc 1 "$IOLENS" replay "$T/rd.trace" --root "$T/r7"
+  expect_grep "opens without creating it" "$IOLENS_TMP/err"
+  expect_rc 0 "$IOLENS" replay "$T/rd.trace" --root "$T/r8" --level io
+else
+  echo "skip: no h5py for /usr/bin/python3"
+fi
+finish
