@@ -180,12 +180,13 @@ IOLENS_API int iolens_trace_last_chunk(iolens_evsource *s, int rank, int *ndims,
 
 /**
  * For the last event of rank, an H5Dread or H5Dwrite whose file selection was a regular
- * hyperslab of at most five dimensions recorded by a shim that keeps its start: the
- * H5Sselect_hyperslab arguments that select the same elements (start, count, block and
- * stride per dimension in C order; a dimension with several blocks of several elements
- * each comes back as one block of as many elements). 1 when known, 0 when not.
+ * hyperslab of at most five dimensions recorded by a shim that keeps where it starts: *start
+ * the index, in C order, of its first element in the dataset's dimensions at the call, and the
+ * H5Sselect_hyperslab count, block and stride per dimension in C order that select the same
+ * elements (a dimension with several blocks of several elements each comes back as one block
+ * of as many elements). 1 when known, 0 when not.
  */
-IOLENS_API int iolens_trace_last_hyperslab(iolens_evsource *s, int rank, int *ndims, int64_t start[5],
+IOLENS_API int iolens_trace_last_hyperslab(iolens_evsource *s, int rank, int *ndims, int64_t *start,
                                            int64_t count[5], int64_t block[5], int64_t stride[5]);
 
 /**

@@ -31,6 +31,7 @@
 
 #include "iolens/detect.h"
 #include "iolens/replay.h"
+#include "iolens/trace.h"
 
 #define MAX_VARIANTS (IOLENS_DETECT_NPATTERNS + 2) /* one per pattern, one --combine variant, --control */
 #define LUSTRE_MAGIC 0x0BD00BD0
@@ -41,6 +42,7 @@ static void usage(FILE *out)
             "usage: iolens whatif TRACE [--np N] [--root DIR] [--rounds R] [--pattern P[,P...]] [--json]\n"
             "                     [--dry-run] [--keep DIR] [--models DIR] [--all-paths] [--timeout SEC]\n"
             "                     [--root-anywhere] [--combine P,P...] [--control]\n"
+            "       iolens whatif TRACE --level hdf5 [--pattern P[,P...]] [options]\n"
             "       iolens whatif CONFIG.json --pattern P[,P...] [options]\n\n"
             "The closed loop: detects the I/O bottleneck patterns of a trace (iolens trace file or\n"
             "Recorder trace directory) with the shipped models (gate tau 0.3), builds the replay\n"
@@ -74,7 +76,11 @@ static void usage(FILE *out)
             "                   (default 600)\n"
             "  --models DIR     model folder (default $IOLENS_MODELS or %s)\n"
             "  --all-paths      detection keeps files under /dev/ (incl. /dev/shm) /proc/ /etc/ ..., which\n"
-            "                   Darshan (and so `iolens detect` by default) leaves out\n",
+            "                   Darshan (and so `iolens detect` by default) leaves out\n"
+            "  --level hdf5     a trace of an HDF5 program: the base is the trace replayed on the fly at\n"
+            "                   the library level (HDF5 calls through HDF5), the changes are HDF5's:\n"
+            "                   interface_choice makes every dataset transfer collective\n"
+            "                   (iolens replay --hdf5-xfer collective)\n",
             iolens_detect_default_models_dir());
 }
 
@@ -92,9 +98,13 @@ struct variant {
     char note[4096];
     iolens_replay_config *cfg;
     char path[PATH_MAX];
+    int trace;         /* --level hdf5: path is the trace, replayed on the fly with xargs */
+    const char *xargs[3];
     struct run *runs;
     double median, min, max;
 };
+
+static int runnable(const struct variant *v) { return v->cfg || v->trace; }
 
 struct opts {
     const char *input, *root, *keep, *models, *patterns, *combine;
@@ -108,6 +118,7 @@ struct opts {
     double traced_io;          /* of which in I/O calls, per process (its counters' times), 0 unknown */
     double timeout;
     int measured; /* set once runs were made: some variant applies and not a dry run */
+    int library;  /* --level hdf5 */
 };
 
 static double median_of(const struct run *r, int n, double *mn, double *mx)
@@ -414,6 +425,12 @@ static int run_one(const struct opts *o, const char *exe, const struct variant *
     argv[a++] = "--json";
     if (o->cold_reads)
         argv[a++] = "--cold-reads";
+    if (v->trace) {
+        argv[a++] = "--level";
+        argv[a++] = "hdf5";
+        for (int k = 0; k < 3 && v->xargs[k]; k++)
+            argv[a++] = v->xargs[k];
+    }
     argv[a] = NULL;
     pid_t pid = cli_spawn_group(argv, res, err, "whatif"); /* a timeout stops mpirun and the ranks together */
     if (pid < 0)
@@ -469,11 +486,42 @@ static int run_one(const struct opts *o, const char *exe, const struct variant *
     return 0;
 }
 
+/* The figures of an on-the-fly replay (its write and read phases, FBench Algorithm 1), as steps. */
+static int read_trace_results(json_t *j, const char *path, struct run *r)
+{
+    const char *level = json_string_value(json_object_get(j, "level"));
+    if (!level || strcmp(level, "hdf5")) {
+        cli_error("the replay of '%s' did not run at the library level", path);
+        return -1;
+    }
+    r->seconds = 0;
+    r->bytes = 0;
+    r->steps = json_array();
+    static const char *const ph[2][3] = {{"write", "write_seconds", "bytes_written"}, {"read", "read_seconds", "bytes_read"}};
+    for (int k = 0; k < 2; k++) {
+        double sec = json_number_value(json_object_get(j, ph[k][1]));
+        json_int_t b = json_integer_value(json_object_get(j, ph[k][2]));
+        if (b <= 0)
+            continue;
+        r->seconds += sec;
+        r->bytes += b;
+        json_array_append_new(r->steps, json_pack("{s:s, s:s, s:s, s:I, s:f, s:f}", "name", ph[k][0], "method",
+                                                  ph[k][0], "interface", "hdf5", "bytes", b, "seconds", sec,
+                                                  "bandwidth_bytes_per_s", sec > 0 ? (double)b / sec : 0.0));
+    }
+    return 0;
+}
+
 /* The figures of a run from the replay's results JSON. */
 static int read_results(const char *path, struct run *r)
 {
     json_error_t je;
     json_t *j = json_load_file(path, 0, &je);
+    if (j && json_object_get(j, "level")) {
+        int rc = read_trace_results(j, path, r);
+        json_decref(j);
+        return rc;
+    }
     json_t *steps = j ? json_object_get(j, "steps") : NULL;
     if (!json_is_array(steps)) {
         cli_error("cannot read the replay results '%s': %s", path, j ? "no steps" : je.text);
@@ -735,6 +783,79 @@ static int parse_int(const char *s, int lo, int hi, int *out)
     return 0;
 }
 
+/* --level hdf5: the base is the trace replayed at the library level; interface_choice makes
+ * every dataset transfer collective (when the trace has independent ones and several ranks);
+ * the other patterns have no change at this level. */
+static int library_variants(struct opts *o, struct variant *v, int *nv, const char **names, int npat)
+{
+    iolens_evsource *src = NULL;
+    if (iolens_replay_trace_open(o->input, &src) < 0) {
+        cli_lib_error();
+        return -1;
+    }
+    int has = iolens_replay_trace_has_hdf5(src), ranks = has > 0 ? iolens_replay_trace_ranks(src, 0) : 0;
+    long long indep = 0, xfers = 0;
+    int nr = iolens_evsource_nranks(src), rc = 0;
+    for (int r = 0; has > 0 && r < nr && rc >= 0; r++) { /* transfers and their modes */
+        iolens_event e;
+        while ((rc = iolens_evsource_next(src, r, &e)) > 0) {
+            int32_t fd;
+            int64_t a[4];
+            if (e.layer != IOLENS_LAYER_HDF5 || e.depth || e.lib_depth || !e.func ||
+                (strcmp(e.func, "H5Dwrite") && strcmp(e.func, "H5Dread")) || iolens_trace_last_args(src, r, &fd, a))
+                continue;
+            xfers++;
+            indep += a[3] != 1;
+        }
+        if (rc >= 0)
+            rc = iolens_evsource_rewind(src, r);
+    }
+    iolens_evsource_free(src);
+    if (has < 0 || ranks < 0 || rc < 0) {
+        cli_lib_error();
+        return -1;
+    }
+    if (!has) {
+        cli_error("'%s' has no HDF5 calls made by the program itself: --level hdf5 has nothing to change", o->input);
+        return -1;
+    }
+    if (o->np && o->np != ranks) {
+        cli_error("--np %d: an on-the-fly replay runs the trace's %d rank(s)", o->np, ranks);
+        return -1;
+    }
+    o->np = ranks;
+    struct variant *b = &v[(*nv)++];
+    b->name = "base";
+    b->trace = 1;
+    b->status = IOLENS_REPLAY_WHATIF_APPLIED;
+    b->change = "none: the trace's HDF5 calls replayed through HDF5";
+    snprintf(b->note, sizeof b->note, "the trace replayed on the fly at the library level (%lld dataset transfers, "
+             "%lld of them independent)", xfers, indep);
+    for (int i = 0; i < npat; i++) {
+        struct variant *x = &v[(*nv)++];
+        x->name = names[i];
+        x->change = iolens_replay_whatif_summary(names[i]);
+        if (strcmp(names[i], "interface_choice")) {
+            x->status = IOLENS_REPLAY_WHATIF_NO_TRANSFORM;
+            snprintf(x->note, sizeof x->note, "no change at the library level (it changes HDF5's transfer mode for "
+                     "interface_choice); without --level hdf5 the config's transform applies");
+        } else if (ranks < 2 || !indep) {
+            x->status = IOLENS_REPLAY_WHATIF_NOTHING;
+            snprintf(x->note, sizeof x->note, "%s", ranks < 2 ? "one rank: collective transfers have nothing to "
+                     "coordinate" : "every dataset transfer is collective already");
+        } else {
+            x->status = IOLENS_REPLAY_WHATIF_APPLIED;
+            x->trace = 1;
+            x->xargs[0] = "--hdf5-xfer";
+            x->xargs[1] = "collective";
+            x->change = "every HDF5 dataset transfer collective (H5Pset_dxpl_mpio H5FD_MPIO_COLLECTIVE)";
+            snprintf(x->note, sizeof x->note, "%lld of %lld dataset transfers independent -> collective "
+                     "(iolens replay --hdf5-xfer collective)", indep, xfers);
+        }
+    }
+    return 0;
+}
+
 int cmd_whatif(int argc, char **argv)
 {
     struct opts o;
@@ -766,7 +887,7 @@ int cmd_whatif(int argc, char **argv)
             o.control = 1;
         } else if ((!strcmp(a, "--np") || !strcmp(a, "--root") || !strcmp(a, "--rounds") || !strcmp(a, "--max-rounds") ||
                     !strcmp(a, "--pattern") || !strcmp(a, "--keep") || !strcmp(a, "--models") ||
-                    !strcmp(a, "--timeout")) &&
+                    !strcmp(a, "--timeout") || !strcmp(a, "--level")) &&
                    i + 1 >= argc) {
             cli_error("%s needs a value", a);
             return CLI_USAGE;
@@ -796,6 +917,13 @@ int cmd_whatif(int argc, char **argv)
             }
         } else if (!strcmp(a, "--root")) {
             o.root = argv[++i];
+        } else if (!strcmp(a, "--level")) {
+            const char *lv = argv[++i];
+            if (strcmp(lv, "hdf5") && strcmp(lv, "io")) {
+                cli_error("--level wants hdf5 or io, got '%s'", lv);
+                return CLI_USAGE;
+            }
+            o.library = !strcmp(lv, "hdf5");
         } else if (!strcmp(a, "--pattern")) {
             o.patterns = argv[++i];
         } else if (!strcmp(a, "--keep")) {
@@ -824,6 +952,14 @@ int cmd_whatif(int argc, char **argv)
     o.adaptive = !rounds_given;
     if (o.adaptive)
         o.rounds = o.max_rounds; /* room for every round; o.rounds becomes the rounds run */
+    if (o.library && (is_json_config(o.input) || o.combine || o.cold_reads)) {
+        cli_error("--level hdf5 replays a trace on the fly: not with a CONFIG.json, --combine or --cold-reads");
+        return CLI_USAGE;
+    }
+    if (o.library && !iolens_replay_has_hdf5()) {
+        cli_error("--level hdf5 needs a build with parallel HDF5");
+        return CLI_USAGE;
+    }
     if (is_json_config(o.input) && !o.patterns) {
         cli_error("'%s' is a replay config: no detection without counters; name the patterns with --pattern",
                   o.input);
@@ -875,17 +1011,22 @@ int cmd_whatif(int argc, char **argv)
                      o.traced_dir, traced_known ? "not writable" : "not on this machine", tmp);
     }
     iolens_replay_config *base = NULL;
-    if (load_base(o.input, &base) < 0) {
+    if (o.library) {
+        if (library_variants(&o, v, &nv, names, npat) < 0)
+            return CLI_FAIL;
+    } else if (load_base(o.input, &base) < 0) {
         cli_lib_error();
         return CLI_FAIL;
     }
     if (o.np == 0)
-        o.np = iolens_replay_config_nranks(base) > 0 ? iolens_replay_config_nranks(base) : 1;
-    v[nv].name = "base";
-    v[nv].status = IOLENS_REPLAY_WHATIF_APPLIED;
-    v[nv++].cfg = base;
+        o.np = base && iolens_replay_config_nranks(base) > 0 ? iolens_replay_config_nranks(base) : 1;
+    if (!o.library) {
+        v[nv].name = "base";
+        v[nv].status = IOLENS_REPLAY_WHATIF_APPLIED;
+        v[nv++].cfg = base;
+    }
     const char *fsroot = o.fsroot;
-    for (int i = 0; i < npat; i++) {
+    for (int i = 0; i < npat && !o.library; i++) {
         struct variant *x = &v[nv++];
         x->name = names[i];
         int rc = iolens_replay_whatif(&x->cfg, base, names[i], o.np, x->note, sizeof x->note);
@@ -937,7 +1078,14 @@ int cmd_whatif(int argc, char **argv)
         x->change = "every change of --combine, in its order";
         x->cfg = cur;
     }
-    if (o.control) { /* the base itself, run as a variant: what "no change" measures */
+    if (o.control && o.library) {
+        struct variant *x = &v[nv++];
+        *x = v[0];
+        x->name = "control";
+        x->change = "none: the trace replayed again (A/A)";
+        snprintf(x->note, sizeof x->note, "the base replay unchanged, run as a variant in every round: its speed-up "
+                 "is the noise of this machine and file system");
+    } else if (o.control) { /* the base itself, run as a variant: what "no change" measures */
         struct variant *x = &v[nv++];
         char *text = NULL;
         size_t len = 0;
@@ -998,7 +1146,9 @@ int cmd_whatif(int argc, char **argv)
             cdir = work;
     }
     for (int k = 0; k < nv && cdir; k++)
-        if (v[k].cfg) {
+        if (v[k].trace) {
+            snprintf(v[k].path, sizeof v[k].path, "%s", o.input);
+        } else if (v[k].cfg) {
             int n = snprintf(v[k].path, sizeof v[k].path, "%s/%s.json", cdir, v[k].name);
             if (n < 0 || (size_t)n >= sizeof v[k].path) {
                 cli_error("path too long: '%s/%s.json'", cdir, v[k].name);
@@ -1016,7 +1166,7 @@ int cmd_whatif(int argc, char **argv)
         }
         int order[1 + MAX_VARIANTS], m = 0;
         for (int k = 0; k < nv; k++)
-            if (v[k].cfg) {
+            if (runnable(&v[k])) {
                 order[m++] = k;
                 if (!(v[k].runs = calloc((size_t)o.rounds, sizeof *v[k].runs))) {
                     cli_error("out of memory");
@@ -1040,7 +1190,8 @@ int cmd_whatif(int argc, char **argv)
                 snprintf(rundir, sizeof rundir, "%s/run%d-%s", work, r + 1, x->name);
                 snprintf(res, sizeof res, "%s/round%d-%s.json", cdir, r + 1, x->name);
                 snprintf(err, sizeof err, "%s/round%d-%s.err", cdir, r + 1, x->name);
-                int use_mpi = o.np > 1 || iolens_replay_config_needs_mpi(x->cfg);
+                /* an on-the-fly replay of several ranks runs itself under mpirun */
+                int use_mpi = !x->trace && (o.np > 1 || iolens_replay_config_needs_mpi(x->cfg));
                 if (settle) /* the previous run's writeback is not timed in this one */
                     iol_settle_fs(work, 2.0);
                 if (o.drop_caches && iol_drop_caches() < 0) {

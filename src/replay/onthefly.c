@@ -534,7 +534,7 @@ static uint64_t fetch_notes(struct otf *o, iolens_evsource *src, int sr)
 {
     oh5_extra *x = &o->h5x[o->h5xseq % o->h5xcap];
     memset(x, 0, sizeof *x);
-    x->has_sel = iolens_trace_last_hyperslab(src, sr, &x->nd, x->start, x->count, x->block, x->stride) == 1;
+    x->has_sel = iolens_trace_last_hyperslab(src, sr, &x->nd, &x->start, x->count, x->block, x->stride) == 1;
     x->has_dims = iolens_trace_last_dims(src, sr, &x->dnd, x->dims, &x->unlimited) == 1;
     x->has_chunk = iolens_trace_last_chunk(src, sr, &x->cnd, x->chunk) == 1;
     if (!x->has_sel && !x->has_dims && !x->has_chunk)

@@ -12,7 +12,8 @@
 typedef struct oh5_extra {
     int has_sel, has_dims, has_chunk;
     int nd;                                          /* the selection's rank */
-    int64_t start[5], count[5], block[5], stride[5]; /* the file selection (has_sel) */
+    int64_t start;                                  /* the file selection (has_sel): its first element's */
+    int64_t count[5], block[5], stride[5];          /* index in C order, its shape */
     int dnd, unlimited;                              /* the dataset's rank, unlimited dims (bit i) */
     int64_t dims[5];
     int cnd;

@@ -155,17 +155,26 @@ static int uses_mpio(hid_t fapl)
     return r;
 }
 
+/* The last transfer list asked and its mode, as id << 2 | mode + 1 (0: none): a program's loop
+ * passes the same list; H5Pset_dxpl_mpio (wrapped) sets it, and ids are not reused. */
+static uint64_t xfer_last;
+
 /* A transfer list's mode: 0 independent, 1 collective, -1 not known. */
 static int xfer_mode(hid_t dxpl)
 {
     if (dxpl == 0 || !q.pget_dxpl_mpio) /* H5P_DEFAULT, or a serial HDF5: independent */
         return 0;
+    uint64_t c = __atomic_load_n(&xfer_last, __ATOMIC_RELAXED);
+    if (c && (hid_t)(c >> 2) == dxpl)
+        return (int)(c & 3) - 1;
     int mode = -1;
     quiet qt;
     quiet_on(&qt);
     if (q.pget_dxpl_mpio(dxpl, &mode) < 0)
         mode = -1;
     quiet_off(&qt);
+    if (dxpl > 0 && (uint64_t)dxpl < (1ull << 61) && mode >= -1 && mode <= 1)
+        __atomic_store_n(&xfer_last, (uint64_t)dxpl << 2 | (uint64_t)(mode + 1), __ATOMIC_RELAXED);
     return mode;
 }
 
@@ -300,8 +309,18 @@ static void space_shape(hid_t space, int64_t *npoints, int32_t *ndims)
 
 static int32_t type_size(hid_t type)
 {
+    /* the last type asked (a program's loop passes the same one; ids are not reused) */
+    static __thread hid_t last = -1;
+    static __thread int32_t last_size;
+    if (type > 0 && type == last)
+        return last_size;
     size_t s = type > 0 && q.tget_size ? q.tget_size(type) : 0;
-    return s < (1u << 30) ? (int32_t)s : 0;
+    int32_t r = s < (1u << 30) ? (int32_t)s : 0;
+    if (type > 0) {
+        last = type;
+        last_size = r;
+    }
+    return r;
 }
 
 /* Shape of an open dataset (attr 0) or attribute from HDF5 itself. */
@@ -400,7 +419,7 @@ static int selection(hid_t space)
 
 /* The shape of a regular hyperslab (per dimension count x block and stride) as a note before
  * the read or write's record (funcs.def, H5Sget_regular_hyperslab). */
-static void shape_note(uint64_t t0, hid_t space)
+static void shape_note(uint64_t t0, hid_t space, int32_t file)
 {
     enum { MAXD = 32 };
     int nd = q.sget_ndims ? q.sget_ndims(space) : -1;
@@ -422,17 +441,26 @@ static void shape_note(uint64_t t0, hid_t space)
     rec->a[3] = v[3];
     rec->ret = v[4];
     iol_commit(rec);
-    /* where it starts, and which dimensions have one block or blocks of one element (a
-     * replay selects the same elements: count x block alone does not tell them apart) */
+    /* where it starts, as the index of its first element in C order (the tracer's predictor
+     * sees a loop's constant step, so the note repeats as the call does), and which dimensions
+     * have one block or blocks of one element (count x block alone does not tell them apart) */
+    hsize_t dims[MAXD];
+    if (!q.sget_dims || q.sget_dims(space, dims, NULL) != nd)
+        return;
+    uint64_t idx = 0;
     int32_t ones = 0;
-    for (int i = 0; i < nd && i < 5; i++)
-        ones |= (count[i] == 1 ? 1 << (8 + i) : 0) | (block[i] == 1 ? 1 << (16 + i) : 0);
+    for (int i = 0; i < nd; i++) {
+        if (dims[i] && idx > (UINT64_MAX >> 2) / dims[i])
+            return; /* more elements than an index holds */
+        idx = idx * dims[i] + start[i];
+        if (i < 5)
+            ones |= (count[i] == 1 ? 1 << (8 + i) : 0) | (block[i] == 1 ? 1 << (16 + i) : 0);
+    }
     if (!(rec = iol_lib_note(IOL_F_H5Sget_select_bounds, t0)))
         return;
     rec->fd = nd | ones;
-    for (int i = 0; i < 4; i++)
-        rec->a[i] = i < nd ? (int64_t)start[i] : 0;
-    rec->ret = nd > 4 ? (int64_t)start[4] : 0;
+    rec->file = file;
+    rec->a[0] = (int64_t)idx;
     iol_commit(rec);
 }
 
@@ -517,7 +545,7 @@ static void data_rec(int func, uint64_t t0, herr_t r, hid_t id, hid_t mem_type, 
     int32_t ts = type_size(mem_type);
     int mode = func == IOL_F_H5Aread || func == IOL_F_H5Awrite ? -1 : xfer_mode(dxpl);
     if (sel == 2)
-        shape_note(t0, file_space);
+        shape_note(t0, file_space, at >= 0 ? o.path : -1);
     iol_shim_inside--;
     iol_rawrec *rec = iol_lib_end(func, t0);
     if (!rec)
@@ -886,8 +914,20 @@ static herr_t prop_rec(int func, uint64_t t0, herr_t r, hid_t plist, int64_t a1,
         return prop_rec(IOL_F_##fn, t0, r, plist, a1, a2, a3);                                     \
     }
 
-/* a2: the transfer mode (0 independent, 1 collective) */
-PROP_WRAP(H5Pset_dxpl_mpio, (hid_t plist, int mode), (plist, mode), 0, mode, 0)
+/* a2: the transfer mode (0 independent, 1 collective); the mode cache learns it */
+IOL_EXPORT herr_t H5Pset_dxpl_mpio(hid_t plist, int mode)
+{
+    IOL_REAL(H5Pset_dxpl_mpio);
+    if (!iol_tracing(IOL_LAYER_HDF5_BIT)) {
+        herr_t r = real_H5Pset_dxpl_mpio(plist, mode);
+        __atomic_store_n(&xfer_last, 0, __ATOMIC_RELAXED); /* the next transfer asks again */
+        return r;
+    }
+    uint64_t t0 = iol_lib_begin();
+    herr_t r = real_H5Pset_dxpl_mpio(plist, mode);
+    __atomic_store_n(&xfer_last, 0, __ATOMIC_RELAXED);
+    return prop_rec(IOL_F_H5Pset_dxpl_mpio, t0, r, plist, 0, mode, 0);
+}
 PROP_WRAP(H5Pset_fapl_mpio, (hid_t plist, void *comm, void *info), (plist, comm, info), 0, 0, 0)
 /* a1 threshold, a2 alignment */
 PROP_WRAP(H5Pset_alignment, (hid_t plist, hsize_t threshold, hsize_t alignment), (plist, threshold, alignment),

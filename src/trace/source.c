@@ -660,7 +660,7 @@ int iolens_trace_last_chunk(iolens_evsource *s, int rank, int *ndims, int64_t di
     return 1;
 }
 
-int iolens_trace_last_hyperslab(iolens_evsource *s, int rank, int *ndims, int64_t start[5], int64_t count[5],
+int iolens_trace_last_hyperslab(iolens_evsource *s, int rank, int *ndims, int64_t *start, int64_t count[5],
                                 int64_t block[5], int64_t stride[5])
 {
     iol_trace *t = trace_of(s);
@@ -672,13 +672,13 @@ int iolens_trace_last_hyperslab(iolens_evsource *s, int rank, int *ndims, int64_
     if (!n || !b || (p->last.func != IOL_F_H5Dread && p->last.func != IOL_F_H5Dwrite))
         return 0;
     int nd = n->fd < 0 ? 0 : n->fd;
-    if (nd != (b->fd & 0xff) || nd > 5) /* a rank above five is not replayable from five dimensions */
+    if (nd != (b->fd & 0xff) || nd > 5 || b->a[0] < 0) /* a rank above five is not kept whole */
         return 0;
-    int64_t v[5] = {n->a[0], n->a[1], n->a[2], n->a[3], n->ret}, st[5] = {b->a[0], b->a[1], b->a[2], b->a[3], b->ret};
+    int64_t v[5] = {n->a[0], n->a[1], n->a[2], n->a[3], n->ret};
     *ndims = nd;
+    *start = b->a[0];
     for (int i = 0; i < 5; i++) {
         int64_t len = (int64_t)((uint64_t)v[i] >> 32);
-        start[i] = i < nd ? st[i] : 0;
         stride[i] = (int64_t)((uint64_t)v[i] & 0xffffffffu);
         if (i >= nd) {
             count[i] = block[i] = stride[i] = 0;
@@ -689,8 +689,6 @@ int iolens_trace_last_hyperslab(iolens_evsource *s, int rank, int *ndims, int64_
             count[i] = 1;
             block[i] = len;
         }
-        if (i < nd && (start[i] < 0 || len < 0))
-            return 0;
     }
     return 1;
 }

@@ -38,12 +38,30 @@ if command -v mpirun >/dev/null; then
   expect_rc 0 "$IOLENS" replay "$T/blk.trace" --root "$T/r4" --json --level io
   [ "$(jget level)" = io ] && [ "$(jget library_calls)" = 0 ] && ok || fail "--level io: $(head -c 300 "$IOLENS_TMP/out")"
   [ "$(jget bytes_written)" -ge $((512 * 512 * 8)) ] && ok || fail "--level io: $(jget bytes_written) bytes"
+  # the closed loop at the library level: the independent program's trace, made collective
+  mkdir -p "$T/bi"
+  expect_rc 0 mpirun -np 4 "$IOLENS" trace -o "$T/ind.trace" -- "$H5_BLOCK" 256 "$T/bi"
+  expect_rc 0 "$IOLENS" whatif "$T/ind.trace" --level hdf5 --pattern interface_choice,access_pattern --rounds 2 --json --root "$T/wi" --root-anywhere
+  /usr/bin/python3 - "$IOLENS_TMP/out" <<'PY' && ok || fail "whatif --level hdf5: $(head -c 400 "$IOLENS_TMP/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = {x["name"]: x for x in d["configs"]}
+assert v["interface_choice"]["status"] == "applied", v["interface_choice"]
+assert "4 of 4 dataset transfers independent" in v["interface_choice"]["note"], v["interface_choice"]["note"]
+assert v["access_pattern"]["status"] == "no replay transform", v["access_pattern"]
+for k in ("base", "interface_choice"):
+    runs = v[k]["runs"]
+    assert len(runs) == 2 and all(r["bytes"] == 512 * 512 * 8 and r["seconds"] > 0 for r in runs), runs
+PY
+  expect_rc 0 "$IOLENS" whatif "$T/blk.trace" --level hdf5 --pattern interface_choice --dry-run
+  expect_grep "every dataset transfer is collective already" "$IOLENS_TMP/out"
 else
   echo "skip: no mpirun"
 fi
 expect_rc 2 "$IOLENS" replay "$T/blk.trace" --level posix
 expect_rc 2 "$IOLENS" replay "$T/blk.trace" --hdf5-xfer sometimes
 expect_rc 2 "$IOLENS" replay "$T/blk.trace" --level io --hdf5-xfer collective
+expect_rc 2 "$IOLENS" whatif "$T/blk.trace" --level hdf5 --combine interface_choice,access_pattern
 
 # HDF5's own benchmark: 2 files created, closed and opened again, 32 writes and 32 reads of 16 KiB
 if command -v h5perf_serial >/dev/null; then
