@@ -55,8 +55,6 @@ struct oh5 {
     int64_t opaque_size;
 };
 
-int oh5_handles(const char *func) { return func && func[0] == 'H' && func[1] == '5'; }
-
 int oh5_new(oh5 **out, const oh5_opts *opts)
 {
     oh5 *h = calloc(1, sizeof *h);
