@@ -23,6 +23,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             iolens_trace_last_args(s, r, &fd, a);
             if (ev.file >= (int64_t)nf)
                 __builtin_trap();
+            /* the notes folded into HDF5 calls (the library-level replay reads them) */
+            int nd, unl;
+            int64_t st0, l[5], b[5], d[5];
+            if (iolens_trace_last_hyperslab(s, r, &nd, &st0, l, b, d) == 1 && (nd < 0 || nd > 5 || st0 < 0))
+                __builtin_trap();
+            if (iolens_trace_last_dims(s, r, &nd, d, &unl) == 1 && (nd < 0 || nd > 255))
+                __builtin_trap();
+            iolens_trace_last_selection(s, r, &nd, l, d);
+            iolens_trace_last_chunk(s, r, &nd, d);
         }
         iolens_evsource_rewind(s, r);
         (void)iolens_evsource_next(s, r, &ev);

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -2214,8 +2215,10 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
         goto out;
 #ifdef IOLENS_HAVE_HDF5
     if (o.h5) {
+        struct statvfs vs;
+        int64_t avail = statvfs(opt->root, &vs) == 0 ? (int64_t)vs.f_bavail * (int64_t)vs.f_frsize : 0;
         oh5_opts ho = {opt->hdf5_xfer == 1 ? 0 : opt->hdf5_xfer == 2 ? 1 : -1, opt->hdf5_align_threshold,
-                       opt->hdf5_alignment, o.mpi ? 1 : -1};
+                       opt->hdf5_alignment, o.mpi ? 1 : -1, avail > 0 ? avail : 0};
         if ((rc = oh5_new(&o.oh5, &ho)) < 0)
             goto out;
     }

@@ -187,6 +187,28 @@ static int file_of(const oh5 *h, const char *name, const char **path)
 
 static int bad_slot(int32_t slot) { return slot < 0 || slot >= OH5_SLOTS; }
 
+/* Elements of nd dimensions times ts bytes, or -1 when that overflows. */
+static int64_t extent_bytes(int nd, const hsize_t *d, int64_t ts)
+{
+    uint64_t n = ts > 0 ? (uint64_t)ts : 1;
+    for (int i = 0; i < nd; i++) {
+        if (d[i] && n > (uint64_t)INT64_MAX / d[i])
+            return -1;
+        n *= d[i];
+    }
+    return (int64_t)n;
+}
+
+static int too_big(const oh5 *h, int nd, const hsize_t *d, int64_t ts, const char *what, const char *name)
+{
+    int64_t b = extent_bytes(nd, d, ts);
+    if (b >= 0 && (h->o.max_bytes <= 0 || b <= h->o.max_bytes))
+        return 0;
+    return iol_err(IOLENS_EINVAL, "%s '%s' of %s%lld bytes: more than the replay root's %lld free bytes; refusing",
+                   what, name, b < 0 ? "more than " : "", (long long)(b < 0 ? INT64_MAX : b),
+                   (long long)h->o.max_bytes);
+}
+
 static int fail(const char *func, const char *name)
 {
     return iol_err(IOLENS_EIO, "%s of '%s' failed in the replay (it succeeded in the trace)", func, name ? name : "?");
@@ -288,6 +310,9 @@ static int create_dataset(oh5 *h, int32_t slot, const int64_t a[4], const oh5_ex
     } else {
         return 0;
     }
+    int rc = too_big(h, nd, dims, ts, "dataset", name);
+    if (rc < 0)
+        return rc;
     hid_t space = nd ? H5Screate_simple(nd, dims, maxd) : H5Screate(H5S_SCALAR);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     int chunked = x->has_chunk && x->cnd == nd && nd > 0;
@@ -377,6 +402,11 @@ static int open_attr(oh5 *h, int create, int32_t slot, const int64_t a[4], const
             return 0;
         }
         hsize_t d = (hsize_t)np;
+        int rc = too_big(h, 1, &d, a[2], "attribute", name);
+        if (rc < 0) {
+            free(obj);
+            return rc;
+        }
         hid_t sp = np == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &d, NULL);
         id = H5Acreate_by_name(h->s[fs].id, obj, at + 1, type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         H5Sclose(sp);
@@ -435,7 +465,9 @@ static int data_call(oh5 *h, int w, int32_t slot, const int64_t a[4], const oh5_
     hid_t ms, fsp;
     int moved = 1;
     switch (a[0]) {
-    case 4: /* the whole dataset */
+    case 4: /* the whole dataset: it must fit the buffer (the trace's bytes are not trusted) */
+        if (H5Sget_simple_extent_npoints(b->space) > bufcap / ts)
+            return 0;
         ms = fsp = H5S_ALL;
         break;
     case 2:
@@ -447,12 +479,21 @@ static int data_call(oh5 *h, int w, int32_t slot, const int64_t a[4], const oh5_
                 st[i] = i && dims[i] ? idx % dims[i] : idx;
                 idx = i && dims[i] ? idx / dims[i] : 0;
             }
+            uint64_t elems = 1;
             for (int i = 0; i < x->nd; i++) {
+                if (x->count[i] < 0 || x->block[i] < 0 || x->stride[i] < 0)
+                    return 0;
                 cn[i] = (hsize_t)x->count[i];
                 bl[i] = (hsize_t)x->block[i];
+                uint64_t e = cn[i] * bl[i];
+                if ((bl[i] && cn[i] > UINT64_MAX / bl[i]) || (e && elems > UINT64_MAX / e))
+                    return 0;
+                elems *= e;
                 sd[i] = (hsize_t)(x->count[i] > 1 && x->stride[i] >= x->block[i] ? x->stride[i] : x->block[i] ? x->block[i] : 1);
             }
-            if (H5Sselect_hyperslab(b->space, H5S_SELECT_SET, st, sd, cn, bl) >= 0) {
+            /* the selection moves exactly the recorded bytes, which fit the buffer */
+            if (elems == (uint64_t)(nb / ts) && nb % ts == 0 &&
+                H5Sselect_hyperslab(b->space, H5S_SELECT_SET, st, sd, cn, bl) >= 0) {
                 fsp = b->space;
                 ms = x->nd > 0 ? mem_shape(h, x) : mem_space(h, nb / ts);
                 break;
@@ -488,6 +529,12 @@ static int attr_call(oh5 *h, int w, int32_t slot, const int64_t a[4], const char
     if (b->kind != K_ATTR || a[2] <= 0 || a[1] < 0 || a[1] > bufcap)
         return 0;
     hid_t type = type_of(h, a[2]);
+    hid_t sp = H5Aget_space(b->id);
+    hssize_t np = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (type < 0 || np < 0 || np > bufcap / a[2]) /* the whole attribute moves: it must fit the buffer */
+        return 0;
     herr_t r = w ? H5Awrite(b->id, type, buf) : H5Aread(b->id, type, buf);
     if (r < 0)
         return fail(w ? "H5Awrite" : "H5Aread", name);
@@ -555,6 +602,12 @@ int oh5_event(oh5 *h, const char *func, int32_t slot, const int64_t a[4], const 
             return 0;
         for (int i = 0; i < x->dnd; i++)
             d[i] = (hsize_t)x->dims[i];
+        hid_t ty = H5Dget_type(b->id);
+        size_t ts = ty >= 0 ? H5Tget_size(ty) : 1;
+        if (ty >= 0)
+            H5Tclose(ty);
+        if ((rc = too_big(h, x->dnd, d, (int64_t)ts, "dataset", name)) < 0)
+            return rc;
         if (H5Dset_extent(b->id, d) < 0)
             return fail(func, name);
         if (b->space > 0)

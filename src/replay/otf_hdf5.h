@@ -27,6 +27,8 @@ typedef struct oh5_opts {
     int64_t align;
     int world;                /* files the program opened through MPI-IO: 1 on MPI_COMM_WORLD, 0 on
                                  MPI_COMM_SELF, -1 no MPI (HDF5's default driver) */
+    int64_t max_bytes;        /* a dataset or attribute larger than this (the root's free space) is
+                                 refused: a trace is input, and HDF5 fills what it allocates */
 } oh5_opts;
 
 typedef struct oh5 oh5;

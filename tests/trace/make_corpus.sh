@@ -17,6 +17,12 @@ rm -rf "$t/d"; mkdir "$t/d"
 "$I" trace --no-compress -o "$C/raw_probe_all.trace" -- "$P" all "$t/a.log" "$t/d" >/dev/null 2>&1
 rm -rf "$t/d"; mkdir "$t/d"
 "$I" trace --no-compress -o "$C/raw_threads_2x20.trace" -- "$P" threads "$t/t.log" "$t/d" 2 20 2>/dev/null
+# an HDF5 program's trace: its calls carry notes (hyperslab shape and start, dimensions, chunks)
+H=$b/tests/trace/trace_h5_block
+if [ -x "$H" ]; then
+  mkdir -p "$t/h"
+  "$I" trace -o "$C/hdf5_block.trace" -- "$H" 16 "$t/h" chunk >/dev/null 2>&1 || true
+fi
 python3 - "$C" <<'PY'
 import random, sys
 C = sys.argv[1]
