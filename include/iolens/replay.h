@@ -216,6 +216,14 @@ typedef struct iolens_replay_trace_stats {
      *  every process (seconds on the replay's clock; 0 and 0 when none). A metadata benchmark
      *  runs its phases one after the other, so calls / span is the rate it reports per phase. */
     double meta_first[IOLENS_REPLAY_NMETA], meta_last[IOLENS_REPLAY_NMETA];
+    /** The same per replayed rank, row r * IOLENS_REPLAY_NMETA + kind for r < meta_ranks (every rank's on
+     *  MPI rank 0): calls, and the span of its calls of that kind. A program of several processes
+     *  runs its phases in some of them (fio's jobs are processes of their own after its main
+     *  process's checks): the rate of one process's phase is calls / (last - first) of its row.
+     *  NULL when no namespace call was replayed; freed by iolens_replay_trace_stats_release(). */
+    int64_t *meta_rank_calls;
+    double *meta_rank_first, *meta_rank_last;
+    int meta_ranks; /**< rows of meta_rank_*: the trace's replayed ranks (0 when NULL) */
     /** With delays: the tracer's own time per call (iolens_trace_proc_self) taken off each
      *  recorded gap between calls, the largest over the replayed ranks; 0 when the trace has none. */
     double tracer_gap_seconds;

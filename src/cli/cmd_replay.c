@@ -239,6 +239,18 @@ static void print_sessions(const iolens_replay_trace_stats *st, int json)
                        (long long)st->meta_calls[k], st->meta_seconds[k],
                        st->meta_seconds[k] > 0 ? (double)st->meta_calls[k] / st->meta_seconds[k] : 0.0, span,
                        span > 0 ? (double)st->meta_calls[k] / span : 0.0);
+                /* per rank when more than one made such calls (a program's phases in processes of
+                 * their own: fio's jobs) */
+                int with = 0;
+                for (int r = 0; st->meta_rank_calls && r < st->meta_ranks; r++)
+                    with += st->meta_rank_calls[(size_t)r * IOLENS_REPLAY_NMETA + (size_t)k] > 0;
+                for (int r = 0; with > 1 && r < st->meta_ranks; r++) {
+                    size_t x = (size_t)r * IOLENS_REPLAY_NMETA + (size_t)k;
+                    double rs = st->meta_rank_last[x] - st->meta_rank_first[x];
+                    if (st->meta_rank_calls[x])
+                        printf("    rank %-8d %10lld %12s %12s %12.6f %12.0f\n", r, (long long)st->meta_rank_calls[x],
+                               "", "", rs, rs > 0 ? (double)st->meta_rank_calls[x] / rs : 0.0);
+                }
             }
         return;
     }
@@ -258,10 +270,19 @@ static void print_sessions(const iolens_replay_trace_stats *st, int json)
         {
             double span = st->meta_last[k] - st->meta_first[k];
             printf("%s{\"call\": \"%s\", \"calls\": %lld, \"seconds\": %.9f, \"ops_per_s\": %.1f, "
-                   "\"first\": %.9f, \"last\": %.9f, \"span_seconds\": %.9f, \"span_ops_per_s\": %.1f}",
+                   "\"first\": %.9f, \"last\": %.9f, \"span_seconds\": %.9f, \"span_ops_per_s\": %.1f, \"ranks\": [",
                    n++ ? ", " : "", iolens_replay_meta_kind_name(k), (long long)st->meta_calls[k], st->meta_seconds[k],
                    st->meta_seconds[k] > 0 ? (double)st->meta_calls[k] / st->meta_seconds[k] : 0.0,
                    st->meta_first[k], st->meta_last[k], span, span > 0 ? (double)st->meta_calls[k] / span : 0.0);
+            for (int r = 0, m = 0; st->meta_rank_calls && r < st->meta_ranks; r++) {
+                size_t x = (size_t)r * IOLENS_REPLAY_NMETA + (size_t)k;
+                double rs = st->meta_rank_last[x] - st->meta_rank_first[x];
+                if (st->meta_rank_calls[x])
+                    printf("%s{\"rank\": %d, \"calls\": %lld, \"span_seconds\": %.9f, \"span_ops_per_s\": %.1f}",
+                           m++ ? ", " : "", r, (long long)st->meta_rank_calls[x], rs,
+                           rs > 0 ? (double)st->meta_rank_calls[x] / rs : 0.0);
+            }
+            printf("]}");
         }
     printf("],\n \"sessions\": [");
     for (size_t i = 0; i < st->nsessions; i++) {

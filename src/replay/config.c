@@ -109,6 +109,17 @@ static const struct rp_opt compute_opts[] = {
 #undef P
 static const struct rp_table compute_table = {"compute", compute_opts, sizeof(struct rp_compute)};
 
+#define G(field) offsetof(struct rp_meta_gaps, field)
+static const struct rp_opt meta_gap_opts[] = {
+    {"create", RP_OPT_DOUBLE, G(create), "0", 0, 1, NULL, NULL, 0, 0, "per file created"},
+    {"stat", RP_OPT_DOUBLE, G(stat), "0", 0, 1, NULL, NULL, 0, 0, "per file stat()ed"},
+    {"read", RP_OPT_DOUBLE, G(read), "0", 0, 1, NULL, NULL, 0, 0, "per file opened again (and read)"},
+    {"unlink", RP_OPT_DOUBLE, G(unlink), "0", 0, 1, NULL, NULL, 0, 0, "per file unlinked"},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL},
+};
+#undef G
+static const struct rp_table meta_gaps_table = {"gap_seconds", meta_gap_opts, sizeof(struct rp_meta_gaps)};
+
 #define M(field) offsetof(struct rp_metadata, field)
 static const struct rp_opt meta_opts[] = {
     {"files_per_rank", RP_OPT_INT, M(files_per_rank), NULL, 1, 1e7, NULL, NULL, 0, 1,
@@ -122,8 +133,17 @@ static const struct rp_opt meta_opts[] = {
      "bytes written to each file at creation (mdtest -w)"},
     {"read_bytes", RP_OPT_SIZE, M(read_bytes), "0", 0, GIB, NULL, NULL, 0, 0,
      "bytes read back from each file (mdtest -e); at most write_bytes"},
-    {"stat", RP_OPT_BOOL, M(stat), "true", 0, 1, NULL, NULL, 0, 0, "stat every file"},
+    {"create", RP_OPT_BOOL, M(create), "true", 0, 1, NULL, NULL, 0, 0,
+     "create the files in the timed create phase; false: they are made before the step, untimed (files "
+     "the program found: fio's filestat jobs stat files laid out before)"},
+    {"stat", RP_OPT_BOOL, M(stat), "true", 0, 64, NULL, NULL, 0, 0,
+     "stat every file (true), or how many times (a count)"},
+    {"reopen", RP_OPT_BOOL, M(reopen), "false", 0, 1, NULL, NULL, 0, 0,
+     "the read phase opens and closes every file even when read_bytes is 0"},
     {"unlink", RP_OPT_BOOL, M(unlink), "true", 0, 1, NULL, NULL, 0, 0, "unlink every file (timed)"},
+    {"gap_seconds", RP_OPT_OBJ, M(gap_seconds), NULL, 0, 0, NULL, &meta_gaps_table, 0, 0,
+     "the program's own time per file in each phase, outside its calls (its loop, its accounting), spun "
+     "on the CPU before each file's calls but the first, inside the timed phase"},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL},
 };
 #undef M

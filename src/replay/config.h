@@ -52,6 +52,11 @@ struct rp_compute {
     double seconds;
 };
 
+/* The program's own time per file in each phase of a metadata step (seconds). */
+struct rp_meta_gaps {
+    double create, stat, read, unlink;
+};
+
 struct rp_metadata {
     int64_t files_per_rank;
     int64_t depth;
@@ -59,8 +64,11 @@ struct rp_metadata {
     int unique_dir;
     int64_t write_bytes;
     int64_t read_bytes;
-    int stat;
+    int create; /* 1: created in the timed create phase; 0: made untimed before (files the program found) */
+    int stat;   /* stats per file (true = 1) */
+    int reopen; /* the read phase opens and closes every file even when read_bytes is 0 */
     int unlink;
+    struct rp_meta_gaps gap_seconds;
 };
 
 /* An interpreter's start-up I/O (a Python "import"): a library tree read module by module. */

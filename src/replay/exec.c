@@ -917,10 +917,30 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
         return rc;
     unsigned char *buf = x->pattern;
     double ph[RP_NPHASES] = {0, 0, 0, 0}; /* this rank's seconds per phase, summed over the repeats */
-    x_barrier(x);
+    /* the program's own time per file in each phase, spun before every file's calls but the first */
+    const double gap[RP_NPHASES] = {m->gap_seconds.create - x->clock_cost, m->gap_seconds.stat - x->clock_cost,
+                                    m->gap_seconds.read - x->clock_cost, m->gap_seconds.unlink - x->clock_cost};
+    int reading = m->read_bytes > 0 || m->reopen == 1;
     for (int64_t rep = 0; rep < fc->total_repeats && rc == 0; rep++) {
+        double last = 0;
+        for (int64_t i = 0; !m->create && i < nfiles && rc == 0; i++) {
+            /* files the program found: made before the timed phases, as they were before it ran */
+            full = meta_file(&mn, fc, top, x->rank, i);
+            int fd = openat(x->rootfd, full, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+            if (fd < 0 || (m->write_bytes > 0 && pwrite(fd, buf, (size_t)m->write_bytes, 0) != (ssize_t)m->write_bytes))
+                rc = iol_err(IOLENS_EIO, "cannot create '%s/%s': %s", x->root, full, strerror(errno));
+            if (fd >= 0)
+                close(fd);
+        }
+        rc = x_agree(x, rc);
+        if (rc < 0)
+            break;
+        x_barrier(x);
         double t0 = now(), tp = t0, tq;
-        for (int64_t i = 0; i < nfiles && rc == 0; i++) {
+        for (int64_t i = 0; m->create && i < nfiles && rc == 0; i++) {
+            if (gap[RP_PH_CREATE] > 0 && i > 0)
+                while (now() < last + gap[RP_PH_CREATE]) {
+                }
             /* (the tree was walked without following links) */
             full = meta_file(&mn, fc, top, x->rank, i);
             int fd = openat(x->rootfd, full, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -939,42 +959,62 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
                 mine[RK_OPS]++;
             }
             close(fd);
+            if (gap[RP_PH_CREATE] > 0)
+                last = now();
         }
         tq = now();
         ph[RP_PH_CREATE] += tq - tp;
         tp = tq;
-        for (int64_t i = 0; m->stat == 1 && i < nfiles && rc == 0; i++) {
+        for (int64_t i = 0; m->stat > 0 && i < nfiles && rc == 0; i++) {
+            if (gap[RP_PH_STAT] > 0 && i > 0)
+                while (now() < last + gap[RP_PH_STAT]) {
+                }
             struct stat st;
             full = meta_file(&mn, fc, top, x->rank, i);
-            if (fstatat(x->rootfd, full, &st, AT_SYMLINK_NOFOLLOW) != 0)
-                rc = iol_err(IOLENS_EIO, "cannot stat '%s/%s': %s", x->root, full, strerror(errno));
-            mine[RK_OPS]++;
+            for (int k = 0; k < m->stat && rc == 0; k++) {
+                if (fstatat(x->rootfd, full, &st, AT_SYMLINK_NOFOLLOW) != 0)
+                    rc = iol_err(IOLENS_EIO, "cannot stat '%s/%s': %s", x->root, full, strerror(errno));
+                mine[RK_OPS]++;
+            }
+            if (gap[RP_PH_STAT] > 0)
+                last = now();
         }
         tq = now();
         ph[RP_PH_STAT] += tq - tp;
         tp = tq;
-        for (int64_t i = 0; m->read_bytes > 0 && i < nfiles && rc == 0; i++) {
+        for (int64_t i = 0; reading && i < nfiles && rc == 0; i++) {
+            if (gap[RP_PH_READ] > 0 && i > 0)
+                while (now() < last + gap[RP_PH_READ]) {
+                }
             full = meta_file(&mn, fc, top, x->rank, i);
             int fd = openat(x->rootfd, full, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
             ssize_t k = fd < 0 ? -1
+                        : m->read_bytes == 0 ? 0
                         : fc->seek ? (lseek(fd, 0, SEEK_SET) == 0 ? read(fd, x->rbuf, (size_t)m->read_bytes) : -1)
                                    : pread(fd, x->rbuf, (size_t)m->read_bytes, 0);
             if (k != (ssize_t)m->read_bytes)
                 rc = iol_err(IOLENS_EIO, "cannot read '%s/%s': %s", x->root, full, strerror(errno));
-            else if (fc->verify)
+            else if (fc->verify && k > 0)
                 mine[RK_VERIFY] += (double)count_mismatch(x->rbuf, buf, (size_t)k);
             if (fd >= 0)
                 close(fd);
             mine[RK_BYTES] += (double)m->read_bytes;
-            mine[RK_OPS] += 3;
+            mine[RK_OPS] += m->read_bytes > 0 ? 3 : 2;
+            if (gap[RP_PH_READ] > 0)
+                last = now();
         }
         /* files are always removed before the next repeat; only unlink=true times it */
         double t1 = now();
         ph[RP_PH_READ] += t1 - tp;
         for (int64_t i = 0; i < nfiles; i++) {
+            if (m->unlink == 1 && gap[RP_PH_UNLINK] > 0 && i > 0)
+                while (now() < last + gap[RP_PH_UNLINK]) {
+                }
             full = meta_file(&mn, fc, top, x->rank, i);
             unlinkat(x->rootfd, full, 0);
             mine[RK_OPS] += m->unlink == 1;
+            if (m->unlink == 1 && gap[RP_PH_UNLINK] > 0)
+                last = now();
         }
         if (m->unlink == 1) {
             double tu = now();
@@ -997,10 +1037,10 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
     for (int r = 0; r < x->size; r++)
         files += (int64_t)llround((double)m->files_per_rank * rp_imbalance(fc, r));
     files *= fc->total_repeats;
-    int done[RP_NPHASES] = {1, m->stat == 1, m->read_bytes > 0, m->unlink == 1};
+    int done[RP_NPHASES] = {m->create == 1, m->stat > 0, reading, m->unlink == 1};
     res->has_phases = 1;
     for (int k = 0; k < RP_NPHASES; k++) {
-        res->phase_ops[k] = done[k] ? files : 0;
+        res->phase_ops[k] = done[k] ? files * (k == RP_PH_STAT ? m->stat : 1) : 0;
         res->phase_seconds[k] = done[k] ? ph[k] : 0;
     }
     result_rank(x, res, mine);

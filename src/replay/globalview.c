@@ -684,11 +684,16 @@ static int drop_ranks(struct gv *g, iolens_evsource *src, int *nranks, iolens_re
     return 0;
 }
 
-/* A one-rank trace without reads or writes: when GV_META_MIN or more files of one folder were
- * opened (created), stat()ed or unlinked, one metadata step of that many empty files in that
- * folder, with the stat and unlink the trace made (the step creates the files it stats or
- * unlinks: a trace of stats or unlinks alone did not show their creation). The folder is the one
- * most of those files are in. 0 when there is no such set (nothing added). */
+/* A trace without reads or writes: when GV_META_MIN or more files of one folder were opened
+ * (created), stat()ed or unlinked, metadata steps of those files (the folder is the one most of
+ * them are in). The calls of each process, in time, are cut into runs of one phase (creating
+ * opens; stats; opens of existing files; unlinks); the runs of one process that follow the order
+ * of a step (create, stat, read, unlink) over as many files make one step, so a program's phases
+ * replay in its order: fio's filestat job is a stat step of files its main process laid out and
+ * stat()ed first (a step of its own). Per phase, the program's own time per file between its
+ * calls (the gaps, less the tracer's time per call, pauses above GV_GAP_MAX left out) is the
+ * step's gap_seconds, and files the trace did not create are made before the step (create:
+ * false). A trace of MPI ranks takes the steps of its first rank for every rank. */
 static int same_folder(const char *a, const char *b);
 static const iolens_file *md_files; /* for cmp_folder (qsort has no context argument) */
 static int cmp_folder(const void *a, const void *b)
@@ -699,12 +704,172 @@ static int cmp_folder(const void *a, const void *b)
     return c ? c : lx < ly ? -1 : lx > ly;
 }
 
+enum { MDP_CREATE, MDP_STAT, MDP_READ, MDP_UNLINK, MDP_N };
+
+struct md_run {
+    int phase, rank;
+    double t0;
+    int64_t files; /* distinct files */
+    int64_t calls; /* the phase's own calls: creating opens, stats, opens, unlinks */
+    double gsum;   /* the program's time between calls inside the run */
+};
+
+struct md_runs {
+    struct md_run *v;
+    size_t n, cap;
+};
+
+static struct md_run *md_run_new(struct md_runs *R, int phase, int rank, double t0)
+{
+    if (R->n == R->cap) {
+        size_t nc = R->cap ? R->cap * 2 : 16;
+        struct md_run *nv = realloc(R->v, nc * sizeof *nv);
+        if (!nv)
+            return NULL;
+        R->v = nv;
+        R->cap = nc;
+    }
+    struct md_run *x = &R->v[R->n++];
+    *x = (struct md_run){phase, rank, t0, 0, 0, 0};
+    return x;
+}
+
+/* The runs of rank r over the files cand[] marks. exists[f]: -1 unknown, 0 no, 1 yes (what the
+ * calls so far showed); stamp[f]: 1 + the run that last counted f. */
+static int md_rank_runs(iolens_evsource *src, int r, const unsigned char *cand, signed char *exists, size_t *stamp,
+                        struct md_runs *R)
+{
+    int rc = iolens_evsource_rewind(src, r);
+    if (rc < 0)
+        return rc;
+    iolens_trace_self ts;
+    double selfgap = !strcmp(iolens_evsource_kind(src), "iolens") && iolens_trace_proc_self(src, r, &ts) == 0 &&
+                     ts.samples ? ts.gap_seconds : 0;
+    double prev_end = -1;
+    struct md_run *cur = NULL;
+    iolens_event e;
+    while ((rc = iolens_evsource_next(src, r, &e)) > 0) {
+        if (e.depth != 0 || iolens_layer_is_library(e.layer))
+            continue;
+        double gap = prev_end >= 0 && e.tstart >= prev_end ? e.tstart - prev_end - selfgap : -1;
+        prev_end = e.tend;
+        if (e.file < 0 || !cand[e.file])
+            continue;
+        size_t f = (size_t)e.file;
+        if (e.flags & IOLENS_EVF_FAILED) {
+            if (e.op == IOLENS_OP_STAT)
+                exists[f] = 0;
+            continue;
+        }
+        int phase = -1;
+        if (e.op == IOLENS_OP_OPEN) {
+            phase = e.open_flags >= 0 && (e.open_flags & O_CREAT) && exists[f] != 1 ? MDP_CREATE : MDP_READ;
+            exists[f] = 1;
+        } else if (e.op == IOLENS_OP_STAT) {
+            phase = MDP_STAT;
+            exists[f] = 1;
+        } else if (e.op == IOLENS_OP_META && e.func &&
+                   (!strcmp(e.func, "unlink") || !strcmp(e.func, "unlinkat") || !strcmp(e.func, "remove"))) {
+            phase = MDP_UNLINK;
+            exists[f] = 0;
+        }
+        if (phase >= 0 && (!cur || cur->phase != phase)) {
+            if (!(cur = md_run_new(R, phase, r, e.tstart)))
+                return iol_err(IOLENS_ENOMEM, "out of memory");
+        } else if (cur && gap >= 0) {
+            cur->gsum += gap > GV_GAP_MAX ? 0 : gap;
+        }
+        if (phase >= 0) {
+            cur->calls++;
+            if (stamp[f] != R->n) {
+                stamp[f] = R->n;
+                cur->files++;
+            }
+        }
+    }
+    return rc;
+}
+
+static int md_step(struct gv_out *out, const char *dir, const struct md_run *runs, size_t n)
+{
+    struct rp_fileconf *fc = entry_new(out, runs[0].t0);
+    if (!fc)
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    rp_table_defaults(&rp_fileconf_table, fc);
+    if (!(fc->file_names = calloc(1, sizeof *fc->file_names)) || !(fc->file_names[0] = strdup(dir)))
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    fc->nfile_names = 1;
+    fc->file_per_process = 0;
+    fc->method = RP_METADATA;
+    struct rp_metadata *m = &fc->metadata;
+    m->create = m->stat = m->reopen = m->unlink = 0;
+    double *gaps[MDP_N] = {&m->gap_seconds.create, &m->gap_seconds.stat, &m->gap_seconds.read,
+                           &m->gap_seconds.unlink};
+    for (size_t i = 0; i < n; i++) {
+        const struct md_run *x = &runs[i];
+        if (x->files > m->files_per_rank)
+            m->files_per_rank = x->files;
+        double g = x->gsum / (double)x->files;
+        *gaps[x->phase] = g >= 1e-8 ? nearbyint(g * 1e9) / 1e9 : 0;
+        switch (x->phase) {
+        case MDP_CREATE: m->create = 1; break;
+        case MDP_STAT: {
+            int64_t k = llround((double)x->calls / (double)x->files);
+            m->stat = (int)(k < 1 ? 1 : k > 64 ? 64 : k);
+            break;
+        }
+        case MDP_READ: m->reopen = 1; break;
+        default: m->unlink = 1; break;
+        }
+    }
+    return 0;
+}
+
+/* The steps of the runs: a process's runs of at least GV_META_MIN files, one step while they
+ * follow the step's phase order over about as many files. */
+static int md_steps(struct gv_out *out, const char *dir, struct md_runs *R)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < R->n; i++)
+        if (R->v[i].files >= GV_META_MIN)
+            R->v[k++] = R->v[i];
+    R->n = k;
+    for (size_t i = 0; i < R->n;) {
+        size_t j = i + 1;
+        while (j < R->n && R->v[j].rank == R->v[i].rank && R->v[j].phase > R->v[j - 1].phase &&
+               llabs(R->v[j].files - R->v[i].files) * 16 <= R->v[i].files)
+            j++;
+        int rc = md_step(out, dir, &R->v[i], j - i);
+        if (rc < 0)
+            return rc;
+        i = j;
+    }
+    return 0;
+}
+
+/* One step of n files from what was done to them (GV_MD_* bits): created, stat()ed, unlinked. */
+static int md_bits_runs(struct md_runs *R, unsigned bits, int64_t n)
+{
+    R->n = 0;
+    int ph[3] = {MDP_CREATE, (bits & GV_MD_STAT) ? MDP_STAT : -1, (bits & GV_MD_UNLINK) ? MDP_UNLINK : -1};
+    for (int i = 0; i < 3; i++) {
+        struct md_run *x = ph[i] < 0 ? NULL : md_run_new(R, ph[i], 0, 0);
+        if (ph[i] >= 0 && !x)
+            return iol_err(IOLENS_ENOMEM, "out of memory");
+        if (x)
+            x->files = x->calls = n;
+    }
+    return 0;
+}
+
+/* Adds the steps (none when there is no such set of files); *mpi_ranks: the trace's MPI ranks. */
 static int metadata_only(struct gv_out *out, const unsigned char *md, const iolens_file *files, size_t nfiles,
-                         const unsigned char *excl)
+                         const unsigned char *excl, iolens_evsource *src, int *mpi_ranks)
 {
     size_t *cand = malloc((nfiles ? nfiles : 1) * sizeof *cand), nc = 0;
     if (!cand)
         return iol_err(IOLENS_ENOMEM, "out of memory");
+    *mpi_ranks = 0;
     for (size_t f = 0; f < nfiles; f++)
         if (!excl[f] && md[f] && !(md[f] & GV_MD_DATA) && files[f].path && strrchr(files[f].path, '/'))
             cand[nc++] = f;
@@ -725,25 +890,52 @@ static int metadata_only(struct gv_out *out, const unsigned char *md, const iole
     unsigned bits = 0;
     for (size_t k = best_lo; best != SIZE_MAX && k < best_lo + best_n; k++)
         bits |= md[cand[k]];
-    free(cand);
-    if (best == SIZE_MAX || best_n < GV_META_MIN)
+    if (best == SIZE_MAX || best_n < GV_META_MIN) {
+        free(cand);
         return 0;
-    struct rp_fileconf *fc = entry_new(out, 0.0);
-    if (!fc)
-        return iol_err(IOLENS_ENOMEM, "out of memory");
-    rp_table_defaults(&rp_fileconf_table, fc);
+    }
     const char *p = files[best].path;
     size_t len = (size_t)(strrchr(p, '/') - p);
-    if (!(fc->file_names = calloc(1, sizeof *fc->file_names)) ||
-        !(fc->file_names[0] = len ? strndup(p, len) : strdup("/")))
-        return iol_err(IOLENS_ENOMEM, "out of memory");
-    fc->nfile_names = 1;
-    fc->file_per_process = 0;
-    fc->method = RP_METADATA;
-    fc->metadata.files_per_rank = (int64_t)best_n;
-    fc->metadata.stat = (bits & GV_MD_STAT) != 0;
-    fc->metadata.unlink = (bits & GV_MD_UNLINK) != 0;
-    return 0;
+    char *dir = len ? strndup(p, len) : strdup("/");
+    unsigned char *in = calloc(nfiles, 1);
+    signed char *exists = malloc(nfiles);
+    size_t *stamp = calloc(nfiles, sizeof *stamp);
+    struct md_runs R = {0};
+    int rc = dir && in && exists && stamp ? 0 : iol_err(IOLENS_ENOMEM, "out of memory");
+    for (size_t k = best_lo; rc == 0 && k < best_lo + best_n; k++)
+        in[cand[k]] = 1;
+    if (rc == 0)
+        memset(exists, -1, nfiles);
+    /* the calls in each process's order: MPI ranks take their first rank's steps */
+    int nranks = iolens_evsource_nranks(src), first_mpi = -1;
+    for (int r = 0; rc == 0 && r < nranks; r++)
+        if (is_mpi_rank(src, r) && first_mpi < 0)
+            first_mpi = r;
+    for (int r = 0; rc == 0 && r < nranks; r++) {
+        if (first_mpi >= 0 && !is_mpi_rank(src, r))
+            continue;
+        if (first_mpi >= 0 && r != first_mpi) {
+            ++*mpi_ranks;
+            continue;
+        }
+        *mpi_ranks += first_mpi >= 0;
+        rc = md_rank_runs(src, r, in, exists, stamp, &R);
+    }
+    size_t before = out->n;
+    if (rc == IOLENS_EUNSUPPORTED) /* a source read once: one step of what was done to the files */
+        rc = md_bits_runs(&R, bits, (int64_t)best_n);
+    if (rc == 0)
+        rc = md_steps(out, dir, &R);
+    /* no run of enough files in one process (the calls spread over processes): one step */
+    if (rc == 0 && out->n == before && (rc = md_bits_runs(&R, bits, (int64_t)best_n)) == 0)
+        rc = md_steps(out, dir, &R);
+    free(R.v);
+    free(dir);
+    free(in);
+    free(exists);
+    free(stamp);
+    free(cand);
+    return rc;
 }
 
 int iolens_replay_config_from_events(iolens_replay_config **out, iolens_evsource *src)
@@ -919,11 +1111,12 @@ int iolens_replay_config_from_events_opts(iolens_replay_config **out, iolens_evs
             rc = build_single(&o, g.s, glo[a], ghi[a], files, nranks);
     if (rc < 0)
         goto done;
-    if (o.n == 0) { /* no data at all: the metadata of one process, if there is enough of it */
-        if ((rc = metadata_only(&o, g.md, files, nfiles, excl)) < 0)
+    if (o.n == 0) { /* no data at all: the metadata steps, if there are enough files */
+        int mpi_ranks = 0;
+        if ((rc = metadata_only(&o, g.md, files, nfiles, excl, src, &mpi_ranks)) < 0)
             goto done;
         if (o.n)
-            nranks = 1;
+            nranks = mpi_ranks > 0 ? mpi_ranks : 1;
     }
     if (o.n == 0) {
         if (rep.files_excluded)

@@ -101,6 +101,8 @@ struct otf_file {
     int seen;         /* the pre-pass saw a replayed call on it */
     int first_stat;   /* the first of them (in time) was a successful stat */
     int input_dir;    /* a directory that existed before the program: created before the replay */
+    int input_stat;   /* a file (not input_dir) that existed before the program: its first call was a
+                         successful stat (fio's filestat jobs stat files laid out before): created */
     double first_any; /* time of that first call */
     int pre_world;    /* pre-pass: communicator of the rank's last MPI_File_open */
     double first_open;
@@ -197,6 +199,9 @@ struct otf {
     int64_t maxio;  /* the largest transfer the replay issues as one call (pre-pass) */
     double t_origin;
     double mono_origin; /* now() when the replay's calls start (meta_first, meta_last) */
+    int cur_rank;       /* the rank being replayed (its row of meta_rank_*) */
+    int64_t *mr_calls;  /* nranks * IOLENS_REPLAY_NMETA: this process's calls per rank and kind */
+    double *mr_first, *mr_last;
     struct otf_dir *dirs; /* directories checked (checked_path): open addressing, ndirs of capdirs */
     size_t ndirs, capdirs;
     /* the library level: HDF5 calls through HDF5 */
@@ -1312,6 +1317,12 @@ static int meta_done(struct otf *o, int k, double t0, int r)
             o->st->meta_first[k] = t0 - o->mono_origin;
         o->st->meta_seconds[k] += t1 - t0;
         o->st->meta_last[k] = t1 - o->mono_origin;
+        size_t x = (size_t)o->cur_rank * IOLENS_REPLAY_NMETA + (size_t)k;
+        if (o->mr_calls) {
+            if (!o->mr_calls[x]++)
+                o->mr_first[x] = t0 - o->mono_origin;
+            o->mr_last[x] = t1 - o->mono_origin;
+        }
     }
     return r;
 }
@@ -1545,6 +1556,7 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
         }
     }
     o->sess_next = o->sess_base[rank];
+    o->cur_rank = rank;
     o->ibar = 0;
     int64_t idx = 0;
     int rc = 1;
@@ -1746,9 +1758,10 @@ static int cmp_rel(const void *a, const void *b)
     return strcmp((*(struct otf_file *const *)a)->rel, (*(struct otf_file *const *)b)->rel);
 }
 
-/* Directories that existed before the program ran: paths it first stat()ed successfully (fio's
- * check of its --directory) that hold other traced paths. They are created before the replay,
- * or the replay's first calls on them fail where the program's succeeded. */
+/* Paths that existed before the program ran, those it first stat()ed successfully: directories
+ * when they hold other traced paths (fio's check of its --directory), else files (input_stat).
+ * They are created before the replay, or the replay's first calls on them fail where the
+ * program's succeeded. */
 static int find_input_dirs(struct otf *o)
 {
     size_t n = 0;
@@ -1763,14 +1776,19 @@ static int find_input_dirs(struct otf *o)
      * ("d-x", "d.x": '-' and '.' sort before '/'): look past them */
     for (size_t i = 0; i < n; i++) {
         struct otf_file *f = v[i];
-        if (!f->first_stat || f->opened)
+        if (!f->first_stat)
             continue;
         size_t len = strlen(f->rel);
-        for (size_t j = i + 1; j < n && !strncmp(v[j]->rel, f->rel, len); j++)
+        for (size_t j = i + 1; !f->opened && j < n && !strncmp(v[j]->rel, f->rel, len); j++)
             if (v[j]->rel[len] == '/') {
                 f->input_dir = 1;
                 break;
             }
+        /* any other path first stat()ed successfully existed too: a directory when the program
+         * later opened it as one, else a file (as long as the trace reads), or the replay's stats
+         * of it fail where the program's succeeded */
+        if (!f->input_dir)
+            f->input_stat = 1;
     }
     free(v);
     return 0;
@@ -1880,7 +1898,7 @@ static int make_inputs(struct otf *o)
 {
     for (size_t i = 0; i < o->nfiles; i++) {
         struct otf_file *f = &o->f[i];
-        if (f->skip || f->existed || !((f->opened && f->input) || f->input_dir))
+        if (f->skip || f->existed || !((f->opened && f->input) || f->input_dir || f->input_stat))
             continue;
         char path[PATH_MAX];
         int rc = full_path(o, f->rel, path, sizeof path);
@@ -1978,12 +1996,39 @@ static int results(struct otf *o, const iolens_evsource *src)
         if (ns)
             MPI_Reduce(o->me == 0 ? MPI_IN_PLACE : o->sess, o->me == 0 ? o->sess : NULL, (int)(ns * SS_N),
                        MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        /* each rank's row is its own (the others are 0): summed on rank 0 */
+        size_t nmr = (size_t)o->nranks * IOLENS_REPLAY_NMETA;
+        double *mrc = malloc(nmr * sizeof *mrc);
+        if (!mrc)
+            return iol_err(IOLENS_ENOMEM, "out of memory");
+        for (size_t k = 0; k < nmr; k++)
+            mrc[k] = (double)o->mr_calls[k];
+        MPI_Reduce(o->me == 0 ? MPI_IN_PLACE : mrc, o->me == 0 ? mrc : NULL, (int)nmr, MPI_DOUBLE, MPI_SUM, 0,
+                   MPI_COMM_WORLD);
+        MPI_Reduce(o->me == 0 ? MPI_IN_PLACE : o->mr_first, o->me == 0 ? o->mr_first : NULL, (int)nmr, MPI_DOUBLE,
+                   MPI_SUM, 0, MPI_COMM_WORLD);
+        MPI_Reduce(o->me == 0 ? MPI_IN_PLACE : o->mr_last, o->me == 0 ? o->mr_last : NULL, (int)nmr, MPI_DOUBLE,
+                   MPI_SUM, 0, MPI_COMM_WORLD);
+        for (size_t k = 0; k < nmr; k++)
+            o->mr_calls[k] = (int64_t)mrc[k];
+        free(mrc);
         if (o->me != 0)
             return 0;
     }
 #endif
     if (ns && !(st->sessions = calloc(ns, sizeof *st->sessions)))
         return iol_err(IOLENS_ENOMEM, "out of memory");
+    int64_t any = 0;
+    for (int k = 0; k < IOLENS_REPLAY_NMETA; k++)
+        any += st->meta_calls[k];
+    if (any) { /* the rows move to the stats */
+        st->meta_rank_calls = o->mr_calls;
+        st->meta_rank_first = o->mr_first;
+        st->meta_rank_last = o->mr_last;
+        st->meta_ranks = o->nranks;
+        o->mr_calls = NULL;
+        o->mr_first = o->mr_last = NULL;
+    }
     double w0 = INFINITY, w1 = -INFINITY, r0 = INFINITY, r1 = -INFINITY;
     for (int r = 0; r < o->nranks; r++)
         for (int64_t k = o->sess_base[r]; k < o->sess_base[r + 1]; k++) {
@@ -2134,6 +2179,12 @@ void iolens_replay_trace_stats_release(iolens_replay_trace_stats *st)
     free(st->sessions);
     st->sessions = NULL;
     st->nsessions = 0;
+    free(st->meta_rank_calls);
+    free(st->meta_rank_first);
+    free(st->meta_rank_last);
+    st->meta_rank_calls = NULL;
+    st->meta_rank_first = st->meta_rank_last = NULL;
+    st->meta_ranks = 0;
 }
 
 int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_options *opt,
@@ -2204,7 +2255,10 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
     if (!o.h5 && opt->level == IOLENS_REPLAY_LEVEL_LIBRARY && o.me == 0)
         warn(&o, "--level hdf5: the trace has no HDF5 calls made by the program itself (or PnetCDF or NetCDF "
                  "calls too): replayed at the I/O level");
-    if (!(o.sess_base = calloc((size_t)o.nranks + 1, sizeof *o.sess_base)) ||
+    size_t nmr = (size_t)o.nranks * IOLENS_REPLAY_NMETA;
+    if (!(o.mr_calls = calloc(nmr, sizeof *o.mr_calls)) || !(o.mr_first = calloc(nmr, sizeof *o.mr_first)) ||
+        !(o.mr_last = calloc(nmr, sizeof *o.mr_last)) ||
+        !(o.sess_base = calloc((size_t)o.nranks + 1, sizeof *o.sess_base)) ||
         !(o.first = calloc((size_t)o.nranks + 1, sizeof *o.first)) ||
         !(o.nev0 = calloc((size_t)o.nranks + 1, sizeof *o.nev0))) {
         rc = iol_err(IOLENS_ENOMEM, "out of memory");
@@ -2293,6 +2347,9 @@ out:
     free(o.bar);
     free_dirs(&o);
     free(o.sess_base);
+    free(o.mr_calls);
+    free(o.mr_first);
+    free(o.mr_last);
     free(o.sess);
     free(o.sess_file);
     free(o.first);

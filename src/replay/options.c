@@ -247,8 +247,11 @@ static int parse_value(const struct rp_opt *o, json_t *v, void *dst, const char 
     case RP_OPT_BOOL:
         if (json_is_boolean(v))
             *int_at(dst, o) = json_is_true(v);
-        else if (json_is_integer(v) && (json_integer_value(v) == 0 || json_integer_value(v) == 1))
-            *int_at(dst, o) = (int)json_integer_value(v); /* FBench writes "use_direct": 0 */
+        else if (json_is_integer(v) && json_integer_value(v) >= 0 && (double)json_integer_value(v) <= o->max)
+            *int_at(dst, o) = (int)json_integer_value(v); /* FBench writes "use_direct": 0; a count when max > 1 */
+        else if (o->max > 1)
+            return PERR("'%s': %s: must be true/false or a count from 0 to %.0f, got %s", source, path, o->max,
+                        json_is_integer(v) ? "an integer out of range" : json_kind(v));
         else
             return PERR("'%s': %s: must be true/false (or 0/1), got %s", source, path, json_kind(v));
         return 0;
@@ -388,7 +391,12 @@ static json_t *opt_schema(const struct rp_opt *o)
         break;
     case RP_OPT_BOOL:
         json_object_set_new(s, "type", json_pack("[s, s]", "boolean", "integer"));
-        json_object_set_new(s, "enum", json_pack("[b, b, i, i]", 1, 0, 0, 1));
+        if (o->max > 1) { /* true/false or a count */
+            json_object_set_new(s, "minimum", json_integer(0));
+            json_object_set_new(s, "maximum", json_integer((json_int_t)o->max));
+        } else {
+            json_object_set_new(s, "enum", json_pack("[b, b, i, i]", 1, 0, 0, 1));
+        }
         break;
     case RP_OPT_ENUM: {
         json_t *e = json_array();
@@ -484,7 +492,9 @@ json_t *rp_table_to_json(const struct rp_table *t, const void *src)
                 v = json_real(*dbl_at(dst, o));
             break;
         case RP_OPT_BOOL:
-            if (*int_at(dst, o) >= 0)
+            if (*int_at(dst, o) > 1)
+                v = json_integer(*int_at(dst, o)); /* a count */
+            else if (*int_at(dst, o) >= 0)
                 v = json_boolean(*int_at(dst, o));
             break;
         case RP_OPT_ENUM:

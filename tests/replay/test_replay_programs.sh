@@ -111,6 +111,45 @@ assert len(s) == 1 and s[0]["cold"] and s[0]["access"] == "random" and s[0]["hin
 ' "$T/fior.json" && ok || fail "config of fio's random reads ($T/fior.json)"
   expect_rc 0 "$IOLENS" replay "$T/fior.json" --root "$T/r9"
   expect_grep 'disable_readahead: applied' "$T/out"
+  # fio's metadata engines: the job (a process of its own, trace rank 1) creates or stats its
+  # files, after fio's main process (rank 0) checked them. filestat's files were laid out before
+  # fio ran: the on-the-fly replay makes them first (no replayed stat fails where fio's
+  # succeeded), and the config makes them untimed (create: false); each process's calls are a step
+  # of their own, with the program's time per file; the per-rank metadata spans are in the JSON
+  mkdir -p "$T/fmd"
+  fio --name=j --directory="$T/fmd" --ioengine=psync --rw=read --nrfiles=64 --filesize=4k --bs=4k \
+    --create_only=1 >/dev/null 2>&1
+  expect_rc 0 "$IOLENS" trace -o "$T/fst.trace" -- fio --name=j --directory="$T/fmd" --ioengine=filestat \
+    --rw=read --nrfiles=64 --filesize=4k --bs=4k --openfiles=1
+  expect_rc 0 "$IOLENS" replay "$T/fst.trace" --root "$T/r10b" --json
+  /usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); assert d["failed"] == 0, d["failed"]
+st = [m for m in d["metadata"] if m["call"] == "stat"][0]
+job = [x for x in st["ranks"] if x["rank"] == 1]
+assert len(job) == 1 and job[0]["calls"] == 64 and job[0]["span_ops_per_s"] > 0, st
+assert sum(x["calls"] for x in st["ranks"]) == st["calls"], st' "$T/out" && ok ||
+    fail "on-the-fly replay of fio filestat: failed calls or per-rank stats ($T/out)"
+  expect_rc 0 "$IOLENS" replay --config-from "$T/fst.trace" -o "$T/fst.json"
+  /usr/bin/python3 -c 'import json, sys
+s = [x["metadata"] for x in json.load(open(sys.argv[1]))["file_configs"]]
+job = s[-1]
+assert job["files_per_rank"] == 64 and job["create"] is False and job.get("stat", True) in (True, 1), s
+assert job.get("gap_seconds", {}).get("stat", 0) > 0, s' "$T/fst.json" && ok ||
+    fail "config of fio filestat: the job is not a stat step of 64 files found, with its time per file ($T/fst.json)"
+  expect_rc 0 "$IOLENS" replay "$T/fst.json" --root "$T/r10c" --json
+  /usr/bin/python3 -c 'import json, sys
+ph = [p for s in json.load(open(sys.argv[1]))["steps"] for p in s.get("phases", [])]
+assert ph[-1]["phase"] == "stat" and ph[-1]["ops"] == 64 and ph[-1]["ops_per_s"] > 0, ph' "$T/out" && ok ||
+    fail "replay of fio filestat's config: its last phase is not 64 stats ($T/out)"
+  mkdir -p "$T/fcr"
+  expect_rc 0 "$IOLENS" trace -o "$T/fcr.trace" -- fio --name=j --directory="$T/fcr" --ioengine=filecreate \
+    --rw=write --nrfiles=64 --filesize=4k --bs=4k --openfiles=1 --create_on_open=1
+  expect_rc 0 "$IOLENS" replay --config-from "$T/fcr.trace" -o "$T/fcr.json"
+  /usr/bin/python3 -c 'import json, sys
+s = [x["metadata"] for x in json.load(open(sys.argv[1]))["file_configs"]]
+assert len(s) == 1 and s[0]["files_per_rank"] == 64 and s[0].get("create", True) is True, s
+assert s[0].get("stat") is False and s[0].get("gap_seconds", {}).get("create", 0) > 0, s' "$T/fcr.json" && ok ||
+    fail "config of fio filecreate: not one create step of 64 files with fio's time per file ($T/fcr.json)"
 else
   echo "skip: no fio"
 fi
