@@ -31,7 +31,7 @@ for p in $(seq 1 "$pools"); do
   "$iolens" cluster --synth "$n" --length 600-3600 --seed "$p" -o "$d/s.csv"
   cl=()
   for m in $methods; do
-    "$iolens" cluster --method "$m" --seed "$p" --out "$d/$m" --no-metrics "$d/s.csv" > /dev/null 2>&1
+    "$iolens" cluster --method "$m" --seed "$p" -o "$d/$m" --no-metrics "$d/s.csv" > /dev/null 2>&1
     cl+=(--clusters "$m=$d/$m")
   done
   echo "pool $p: $n series, clustered by $methods" >&2
@@ -44,7 +44,7 @@ for p in $(seq 1 "$pools"); do
     awk -F, 'NR == 1 || $2 < 6' "$d/s.csv" > "$d/bursty.csv"
     bc=()
     for m in $methods; do
-      "$iolens" cluster --method "$m" --seed "$p" --out "$d/b$m" --no-metrics "$d/bursty.csv" > /dev/null 2>&1
+      "$iolens" cluster --method "$m" --seed "$p" -o "$d/b$m" --no-metrics "$d/bursty.csv" > /dev/null 2>&1
       bc+=(--clusters "$m=$d/b$m")
     done
     "$iolens" place --traces "$d/bursty.csv" "${bc[@]}" --seed "$p" --json > "$d/bursty.json"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Replay fidelity on fio: each job is traced once with iolens, then every round runs fio twice (the
-# second run against the first is the A/A control, the machine's noise floor), the replay on the fly
+# second run against the first is the A/A control, the machine's noise floor; each of the two has
+# its own place in the round's order, as every replay has), the replay on the fly
 # (`iolens replay TRACE`), the same with --delays (the recorded time between calls reproduced), the
 # replay of `iolens replay --config-from TRACE`, and the same with --cold-reads (read steps start
 # with the file's pages dropped, as fio's invalidate=1 does), in an order shuffled anew every
@@ -17,8 +18,9 @@
 # host: page cache freed by a file's removal is reported within 2-4 s), new page cache written
 # into reported memory costs a fault in the host per page: fio's 1 GiB on ext4 at 2.6 GB/s in some
 # runs and 10 GB/s in others, any program, whichever memory it got. While it runs, the bench holds
-# freed memory back from the host for 60 s (page_reporting's min_free_ms, restored at exit; as
-# root, where the kernel has the setting); --keep-reporting leaves it alone.
+# freed memory back from the host for as long as the kernel allows (page_reporting's min_free_ms:
+# 300 s here, else 60 s; restored at exit; as root, where the kernel has the setting);
+# --keep-reporting leaves it alone.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
@@ -45,8 +47,12 @@ cleanup() {
 }
 trap cleanup EXIT
 [ -n "${KEEP:-}" ] && echo "kept: $w" >&2
-if [ "$keep_reporting" = 0 ] && [ -w "$rep" ] && rep_old=$(cat "$rep") && echo 60000 >"$rep" 2>/dev/null; then
-  echo "free page reporting held back for 60 s while the bench runs (min_free_ms $rep_old -> 60000, restored at exit)" >&2
+hold=
+if [ "$keep_reporting" = 0 ] && [ -w "$rep" ] && rep_old=$(cat "$rep"); then
+  for v in 300000 60000; do echo "$v" >"$rep" 2>/dev/null && { hold=$v; break; }; done
+fi
+if [ -n "$hold" ]; then
+  echo "free page reporting held back for $((hold / 1000)) s while the bench runs (min_free_ms $rep_old -> $hold, restored at exit)" >&2
 else
   rep_old=
   [ -e "$rep" ] && echo "free page reporting left as it is: new page cache may be slow in some runs (see --help)" >&2
@@ -129,12 +135,12 @@ for j in "${jobs[@]}"; do
   for r in $(seq 1 "$rounds"); do
     # a seeded shuffle per round (per job): with a rotation, each kind of run always followed the
     # same other kind (the on-the-fly replay always came right after fio's runs)
-    for k in $(awk -v s="$r$((${#name} * 7))" 'BEGIN {srand(s); for (i = 0; i < 5; i++) a[i] = i;
-        for (i = 4; i > 0; i--) {j = int(rand() * (i + 1)); t = a[i]; a[i] = a[j]; a[j] = t}
-        for (i = 0; i < 5; i++) print a[i]}'); do
+    for k in $(awk -v s="$r$((${#name} * 7))" 'BEGIN {srand(s); for (i = 0; i < 6; i++) a[i] = i;
+        for (i = 5; i > 0; i--) {j = int(rand() * (i + 1)); t = a[i]; a[i] = a[j]; a[j] = t}
+        for (i = 0; i < 6; i++) print a[i]}'); do
       case $k in
-        0) settle_fio; "${fio[@]}" >"$d/f1.json" 2>/dev/null; settle_fio; "${fio[@]}" >"$d/f2.json" 2>/dev/null
-           a=$(fio_bw "$phase" "$d/f1.json"); b=$(fio_bw "$phase" "$d/f2.json") ;;
+        0) settle_fio; "${fio[@]}" >"$d/f1.json" 2>/dev/null; a=$(fio_bw "$phase" "$d/f1.json") ;;
+        5) settle_fio; "${fio[@]}" >"$d/f2.json" 2>/dev/null; b=$(fio_bw "$phase" "$d/f2.json") ;;
         1) settle; "$IOLENS" replay "$d/t" --root "$d/root" --json >"$d/o.json" 2>/dev/null; ob=$(otf_bw "$phase" "$d/o.json"); cp "$d/o.json" "$d/o$r.json" ;;
         2) settle; "$IOLENS" replay "$d/c.json" --root "$d/root" --json >"$d/c.out" 2>/dev/null; cb=$(cfg_bw "$phase" "$d/c.out") ;;
         3) settle; "$IOLENS" replay "$d/c.json" --root "$d/root" --json --cold-reads >"$d/k.out" 2>/dev/null; kb=$(cfg_bw "$phase" "$d/k.out") ;;

@@ -1,6 +1,6 @@
 /*
  * The event stream: one of iolens's three canonical forms (see
- * docs/ARCHITECTURE in ../shared/design). Per rank, the ordered I/O calls
+ * docs/TRACE-FORMAT.md). Per rank, the ordered I/O calls
  * with their arguments and start/end times. Produced by the iolens trace
  * reader, the Recorder trace reader and (partially) Darshan DXT; consumed
  * by counters, time series, features and replay.
@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "iolens/iolens.h"
 
@@ -139,6 +140,16 @@ IOLENS_API int iolens_evsource_rewind(iolens_evsource *s, int rank);
 IOLENS_API const char *iolens_evsource_kind(const iolens_evsource *s);
 /** Frees the source and everything it owns; NULL is a no-op. */
 IOLENS_API void iolens_evsource_free(iolens_evsource *s);
+
+/** Writes one event as one line of JSON (JSON Lines: the machine form of `iolens view` and
+ *  `iolens trace --print`): rank, thread, tstart, tend (seconds since the job's start, shortest
+ *  round-trip), func, depth, lib_depth, layer, op, file (index, -1 none), path (null when none),
+ *  offset, size, collective, offset_implicit, offset_unknown, ret, errno, args (the textual
+ *  arguments, where the source has them); with slots (an iolens trace's call:
+ *  iolens_trace_last_args()), fd and slots (the four raw argument slots) and, when recorded,
+ *  buf_page_offset. Returns 0, or <0 when the write failed. */
+IOLENS_API int iolens_event_write_json(FILE *out, const iolens_event *ev, const iolens_file *files, size_t nfiles,
+                                       const int32_t *fd, const int64_t *slots);
 
 /** Readable names ("write", "POSIX"). */
 IOLENS_API const char *iolens_op_name(iolens_op op);

@@ -25,12 +25,6 @@ int cli_self_exe(char *out, size_t n);
 int cli_launched_by_mpirun(void);
 int cli_sibling_program(const char *name, char *out, size_t n);
 
-/* Moves the options (with the value of each one named in with_value, a NULL-terminated list)
- * before the operands, each group in its order, so a command whose parser stops at its first
- * operand also takes options after it (`iolens detect LOG --json`). A "--" and what follows stay
- * last, untouched. */
-void cli_permute(int argc, char **argv, const char *const *with_value);
-
 /* -o FILE of a command that prints its result: standard output goes to FILE from now on ("-" keeps
  * it). Returns 0, or -1 after an error line naming the file. */
 int cli_output_to(const char *path);
@@ -53,25 +47,21 @@ int cli_spawn_group(const char *const *argv, const char *out, const char *err, c
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Edit distance (insertions, deletions, substitutions, adjacent swaps) of two short names. */
 size_t cli_distance(const char *a, const char *b);
-/* Reports an option the command does not take: "error: unknown option '--totl'; did you mean
- * '--total'?", the candidates being the options its usage text names; or, for an option it does
- * take (a missing value), says so. Returns CLI_USAGE. */
-int cli_unknown_option(const char *cmd, const char *arg, void (*usage)(FILE *));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints the library's last error with a prefix: "iolens: error: <msg>". */
 void cli_lib_error(void);
 /* Library warning callback that prints "iolens: warning: <msg>" to stderr. */
 void cli_warn_cb(void *ctx, const char *msg);
 
-/* Colour of the human output on a terminal. --color[=auto|always|never]: cli_color_option
- * returns 1 and sets *mode when a is that option (0 when a is another argument, -1 after an
- * error line for a bad WHEN). cli_color_set(mode) decides once: always, never, or auto (the
+/* Colour of the human output on a terminal, --color[=auto|always|never] (cli_color_value).
+ * cli_color_set(mode) decides once: always, never, or auto (the
  * default: standard output is a terminal, NO_COLOR is unset or empty, TERM is not "dumb").
  * cli_sgr(code) is the escape sequence "\033[<code>m" when colour is on, "" when off;
  * cli_sgr(NULL) the reset. Severities as Drishti prints them: CLI_SGR_HIGH, _WARN, _INFO,
  * _OK. */
 enum { CLI_COLOR_AUTO = -1, CLI_COLOR_NEVER = 0, CLI_COLOR_ALWAYS = 1 };
-int cli_color_option(const char *a, int *mode);
+/* The WHEN of --color[=WHEN] (NULL: always) into *mode: 0, or -1 after an error line. */
+int cli_color_value(const char *when, int *mode);
 void cli_color_set(int mode);
 const char *cli_sgr(const char *code);
 #define CLI_SGR_HIGH "1;31"

@@ -2,10 +2,12 @@
  * every rank of `mpirun -np N iolens batch ...`. */
 #define _DEFAULT_SOURCE
 #include "cli.h"
+#include "opt.h"
 #include "darshan_modes.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,38 +18,43 @@
 
 #include "iolens/batch.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: iolens batch LOG|DIR... [--list FILE] --do TASKS -o OUT_DIR [--timeout S] [--max-mem MIB]\n"
-            "                    [--block N] [--models DIR] [--tau T] [-q]\n"
-            "       iolens batch --resume -o OUT_DIR [options as above]\n"
-            "       iolens batch --merge OUT_DIR\n"
-            "       iolens batch --generate N -o DIR [--corrupt FRACTION] [--seed S] SEED_LOG...\n"
-            "       mpirun -np N iolens batch ...   (every rank takes logs from one shared counter)\n\n"
-            "Runs TASKS on every Darshan log given (folders: their *.darshan logs, sorted; --list FILE:\n"
-            "one log per line, - for standard input). Each log is read by a worker process with a time\n"
-            "and memory limit: a log that crashes or hangs the reader is reported in the errors files\n"
-            "and the run goes on. Results go to part files per rank in OUT_DIR with a manifest of what\n"
-            "is done: a run killed at any point continues with --resume, and --merge joins the parts\n"
-            "into OUT_DIR/TASK.csv, TASK.jsonl, errors.csv and errors.jsonl in input order.\n\n"
-            "  --do TASKS       comma-separated: summary (darshan --summary's row), features (the model\n"
-            "                   features), detect (probabilities and detected patterns), heatmap\n"
-            "                   (the job-level HEATMAP series, one row per API and bin: the input of\n"
-            "                   `iolens cluster`), all\n"
-            "  -o, --output DIR the output folder (created; must not hold another run)\n"
-            "  --resume         continue the run in OUT_DIR over its own list of logs\n"
-            "  --timeout S      seconds one log may take (default 60)\n"
-            "  --max-mem MIB    memory a worker may allocate (default 256)\n"
-            "  --block N        logs taken at a time from the shared counter (default 8)\n"
-            "  --models DIR     detect: the models folder (default: the installed models)\n"
-            "  --tau T          detect: the probability gate (default 0.3)\n"
-            "  -q, --quiet      no progress and no final counts\n"
-            "  --merge DIR      join the part files of DIR (after the run; missing logs are counted)\n"
-            "  --generate N     write N varied copies of the seed logs into DIR (gen-NNNNNNN.darshan),\n"
-            "                   a --corrupt fraction of them unreadable (listed in DIR/corrupt.txt)\n"
-            "  --seed S         the generator's seed (default 1)\n");
-}
+enum { O_OUTPUT = 1, O_DO, O_RESUME, O_TIMEOUT, O_MAX_MEM, O_BLOCK, O_MODELS, O_TAU, O_MERGE, O_LIST, O_GENERATE,
+       O_CORRUPT, O_SEED };
+static const cli_opt optv[] = {
+    {O_OUTPUT, 'o', "output", "DIR", "the output folder (created; must not hold another run)"},
+    {O_DO, 0, "do", "TASKS", "comma-separated: summary (darshan --summary's row), features (the model\n"
+                             "features), detect (probabilities and detected patterns), heatmap\n"
+                             "(the job-level HEATMAP series, one row per API and bin: the input of\n"
+                             "`iolens cluster`), all"},
+    {O_LIST, 0, "list", "FILE", "the logs, one per line (-: standard input)"},
+    {O_RESUME, 0, "resume", NULL, "continue the run in OUT_DIR over its own list of logs"},
+    {O_TIMEOUT, 0, "timeout", "S", "seconds one log may take, up to 86400 (default 60)"},
+    {O_MAX_MEM, 0, "max-mem", "MIB", "memory a worker may allocate, 16 to 1048576 MiB (default 256)"},
+    {O_BLOCK, 0, "block", "N", "logs taken at a time from the shared counter, 1 to 65536 (default 8)"},
+    {O_MODELS, 0, "models", "DIR", "detect: the models folder (default: the installed models)"},
+    {O_TAU, 0, "tau", "T", "detect: the probability gate, between 0 and 1 (default 0.3)"},
+    {O_MERGE, 0, "merge", "DIR", "join the part files of DIR (after the run; missing logs are counted)"},
+    {O_GENERATE, 0, "generate", "N", "write N varied copies of the seed logs into DIR (gen-NNNNNNN.darshan),\n"
+                                     "a --corrupt fraction of them unreadable (listed in DIR/corrupt.txt)"},
+    {O_CORRUPT, 0, "corrupt", "FRACTION", "with --generate: the fraction made unreadable, 0 to 1 (default 0)"},
+    {O_SEED, 0, "seed", "S", "the generator's seed (default 1)"},
+    {0, 0, NULL, NULL, NULL},
+};
+static const cli_spec spec = {
+    "batch", "batch LOG|DIR... [--list FILE] --do TASKS -o OUT_DIR [--timeout S] [--max-mem MIB]\n"
+             "      [--block N] [--models DIR] [--tau T] [-q]\n"
+             "batch --resume -o OUT_DIR [options as above]\n"
+             "batch --merge OUT_DIR\n"
+             "batch --generate N -o DIR [--corrupt FRACTION] [--seed S] SEED_LOG...",
+    "Runs TASKS on every Darshan log given (folders: their *.darshan logs, sorted; --list FILE:\n"
+    "one log per line, - for standard input). Each log is read by a worker process with a time\n"
+    "and memory limit: a log that crashes or hangs the reader is reported in the errors files\n"
+    "and the run goes on. Results go to part files per rank in OUT_DIR with a manifest of what\n"
+    "is done: a run killed at any point continues with --resume, and --merge joins the parts\n"
+    "into OUT_DIR/TASK.csv, TASK.jsonl, errors.csv and errors.jsonl in input order.\n"
+    "`mpirun -np N iolens batch ...`: every rank takes logs from one shared counter. -q: no\n"
+    "progress and no final counts.",
+    optv, NULL, NULL, 0};
 
 static void on_progress(void *ctx, uint64_t done, uint64_t total)
 {
@@ -125,112 +132,75 @@ static int generate(long long n, const char *dir, double corrupt, unsigned long 
 
 int cmd_batch(int argc, char **argv)
 {
-    static const char *const valued[] = {"-o",      "--output", "--do",     "--timeout", "--max-mem", "--block",
-                                         "--models", "--tau",    "--merge",  "--list",    "--generate", "--corrupt",
-                                         "--seed",   NULL};
-    cli_permute(argc, argv, valued);
     iolens_batch_options o;
     memset(&o, 0, sizeof o);
     const char *do_list = NULL, *merge_dir = NULL, *list = NULL;
-    long long gen_n = -1;
-    double corrupt = 0;
+    long gen_n = -1;
+    double corrupt = 0, mib;
     unsigned long long seed = 1;
-    int quiet = 0, first = argc;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int v = i + 1 < argc;
-        char *end = NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(a, "--")) {
-            first = i + 1;
+    int quiet = 0;
+    cli_args a;
+    cli_args_init(&a, &spec, argc, argv);
+    int id;
+    long n;
+    while ((id = cli_next(&a)) > 0) {
+        switch (id) {
+        case O_OUTPUT: o.out_dir = a.val; break;
+        case O_DO: do_list = a.val; break;
+        case O_RESUME: o.resume = 1; break;
+        case O_TIMEOUT:
+            if (cli_val_double(&a, 1e-3, 86400, &o.timeout) < 0)
+                return CLI_USAGE;
             break;
-        } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && v) {
-            o.out_dir = argv[++i];
-        } else if (!strcmp(a, "--do") && v) {
-            do_list = argv[++i];
-        } else if (!strcmp(a, "--resume")) {
-            o.resume = 1;
-        } else if (!strcmp(a, "--timeout") && v) {
-            o.timeout = strtod(argv[++i], &end);
-            if (*end || !(o.timeout > 0) || o.timeout > 86400) {
-                cli_error("--timeout wants seconds in (0, 86400], not '%s'", argv[i]);
+        case O_MAX_MEM:
+            if (cli_val_double(&a, 16, 1048576, &mib) < 0)
                 return CLI_USAGE;
-            }
-        } else if (!strcmp(a, "--max-mem") && v) {
-            double mib = strtod(argv[++i], &end);
-            if (*end || !(mib >= 16) || mib > 1048576) {
-                cli_error("--max-mem wants MiB in [16, 1048576], not '%s'", argv[i]);
-                return CLI_USAGE;
-            }
             o.max_mem = (size_t)(mib * 1048576.0);
-        } else if (!strcmp(a, "--block") && v) {
-            long b = strtol(argv[++i], &end, 10);
-            if (*end || b < 1 || b > 65536) {
-                cli_error("--block wants 1 to 65536 logs, not '%s'", argv[i]);
+            break;
+        case O_BLOCK:
+            if (cli_val_long(&a, 1, 65536, &n) < 0)
                 return CLI_USAGE;
-            }
-            o.block = (int)b;
-        } else if (!strcmp(a, "--models") && v) {
-            o.models = argv[++i];
-        } else if (!strcmp(a, "--tau") && v) {
-            o.tau = strtod(argv[++i], &end);
-            if (*end || !(o.tau > 0) || o.tau >= 1) {
-                cli_error("--tau wants a probability in (0, 1), not '%s'", argv[i]);
+            o.block = (int)n;
+            break;
+        case O_MODELS: o.models = a.val; break;
+        case O_TAU:
+            if (cli_val_double(&a, 1e-9, 1 - 1e-9, &o.tau) < 0)
                 return CLI_USAGE;
-            }
-        } else if (!strcmp(a, "--merge") && v) {
-            merge_dir = argv[++i];
-        } else if (!strcmp(a, "--list") && v) {
-            list = argv[++i];
-        } else if (!strcmp(a, "--generate") && v) {
-            gen_n = strtoll(argv[++i], &end, 10);
-            if (*end || gen_n < 1 || gen_n > 100000000) {
-                cli_error("--generate wants 1 to 100000000 logs, not '%s'", argv[i]);
+            break;
+        case O_MERGE: merge_dir = a.val; break;
+        case O_LIST: list = a.val; break;
+        case O_GENERATE:
+            if (cli_val_long(&a, 1, 100000000, &gen_n) < 0)
                 return CLI_USAGE;
-            }
-        } else if (!strcmp(a, "--corrupt") && v) {
-            corrupt = strtod(argv[++i], &end);
-            if (*end || !(corrupt >= 0) || corrupt > 1) {
-                cli_error("--corrupt wants a fraction in [0, 1], not '%s'", argv[i]);
+            break;
+        case O_CORRUPT:
+            if (cli_val_double(&a, 0, 1, &corrupt) < 0)
                 return CLI_USAGE;
-            }
-        } else if (!strcmp(a, "--seed") && v) {
-            seed = strtoull(argv[++i], &end, 10);
-            if (*end) {
-                cli_error("--seed wants an integer, not '%s'", argv[i]);
+            break;
+        case O_SEED:
+            if (cli_val_long(&a, 0, LONG_MAX, &n) < 0)
                 return CLI_USAGE;
-            }
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            quiet = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_unknown_option("batch", a, usage);
-        } else {
-            first = i;
+            seed = (unsigned long long)n;
             break;
         }
     }
+    if (id < 0)
+        return cli_args_exit(&a, id);
+    quiet = cli_verbosity < 0;
+    int first = 0;
+    argc = a.noperands;
+    argv = a.operands;
     if (merge_dir)
         return merge(merge_dir, quiet);
     if (gen_n > 0) {
-        if (!o.out_dir || first >= argc) {
-            cli_error("--generate needs -o DIR and at least one seed log");
-            usage(stderr);
-            return CLI_USAGE;
-        }
+        if (!o.out_dir || first >= argc)
+            return cli_usage_error(&spec, "--generate needs -o DIR and at least one seed log"), CLI_USAGE;
         return generate(gen_n, o.out_dir, corrupt, seed, argc - first, argv + first, quiet);
     }
-    if (!o.out_dir) {
-        cli_error("no output folder (-o OUT_DIR)");
-        usage(stderr);
-        return CLI_USAGE;
-    }
-    if (!do_list && !o.resume) {
-        cli_error("no task (--do summary,features,detect,heatmap)");
-        usage(stderr);
-        return CLI_USAGE;
-    }
+    if (!o.out_dir)
+        return cli_usage_error(&spec, "no output folder (-o OUT_DIR)"), CLI_USAGE;
+    if (!do_list && !o.resume)
+        return cli_usage_error(&spec, "no task (--do summary,features,detect,heatmap)"), CLI_USAGE;
     if (do_list && iolens_batch_tasks_parse(do_list, &o.tasks) < 0) {
         cli_lib_error();
         return CLI_USAGE;

@@ -10,59 +10,66 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "opt.h"
 #include "iolens/event.h"
 #include "iolens/recorder.h"
 #include "iolens/temporal.h"
 #include "iolens/trace.h"
 #include "util/jsonw.h"
+
+#include <limits.h>
 #ifdef IOLENS_HAVE_MPI
 #include <limits.h>
 #include <mpi.h>
 #endif
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: iolens cluster [--method sage|sage2|kmeans|kshape|dtw|random] [--out DIR] [--seed S] INPUT...\n"
-            "       iolens cluster --compare [--methods M1,M2,...] [--out DIR] INPUT...\n"
-            "       iolens cluster --synth N [--length L|MIN-MAX] [--seed S] [-o FILE]\n"
-            "\n"
-            "Groups I/O time series (one per job and direction) by when and how hard they do I/O\n"
-            "(SAGE), or with a baseline, and reports the clustering-quality metrics.\n"
-            "INPUT: CSV, wide (id,v0,v1,... in MiB/s), long (id,t,value) or a Darshan heatmap\n"
-            "table (log,module,bin_width_s,bin,read_bytes,write_bytes,...; read and write series\n"
-            "are separate). '-' reads stdin. Also, detected by content: Darshan logs (job-level\n"
-            "read and write series per API from HEATMAP records, else from DXT segments at --step),\n"
-            "Recorder trace directories and iolens trace files (read/write calls binned at --step).\n"
-            "\n"
-            "options:\n"
-            "  --method M         clustering method (default sage)\n"
-            "  --out DIR          write assignments.csv, centroids.csv, clusters.csv, alphabet.csv,\n"
-            "                     metrics.csv, metrics.json and centroids.svg into DIR\n"
-            "  --seed S           random seed (default 0); results are deterministic for a seed\n"
-            "  --k K              fixed number of clusters instead of the elbow search\n"
-            "  --threads T        worker threads (default 2)\n"
-            "  --step S           seconds per sample of wide/long inputs and bin width of DXT\n"
-            "                     segments and traces (default 1)\n"
-            "  --format F         auto|wide|long|heatmap (default auto)\n"
-            "  --min-samples N    drop series shorter than N samples (default 20)\n"
-            "  --max-samples N    drop series longer than N samples (default: no limit)\n"
-            "  --min-nonzero N    drop series with fewer than N samples >= the threshold (default 5)\n"
-            "  --zero-below X     samples below X MiB/s become 0 (default 1)\n"
-            "  --window W         SAGE window (default 5)\n"
-            "  --genome-length L  SAGE genome length in symbols (default 60)\n"
-            "  --resample L       baselines' and metrics' resample length (default 300)\n"
-            "  --metrics-max N    traces entering the intra metrics (default 5000, 0 = all)\n"
-            "  --no-metrics       skip the metrics\n"
-            "  --json             machine-readable summary on stdout\n"
-            "  --compare          run several methods on the same data: metric table, aggregate\n"
-            "                     score (the SAGE paper, Fig. 8/9) and clustering time of each\n"
-            "  --methods LIST     methods of --compare (default all six)\n"
-            "  --synth N          write N labelled synthetic traces (CSV with a label column)\n"
-            "  --length L|MIN-MAX length of synthetic traces, fixed or uniform in MIN..MAX\n"
-            "                     (default: 100-600)\n"
-            "  -o, --output FILE|DIR  output file of --synth (default stdout); otherwise the same as --out\n");
-}
+enum {
+    O_METHOD = 1, O_OUTPUT, O_SEED, O_K, O_THREADS, O_STEP, O_FORMAT, O_MIN_SAMPLES, O_MAX_SAMPLES, O_MIN_NONZERO,
+    O_ZERO_BELOW, O_WINDOW, O_GENOME, O_RESAMPLE, O_METRICS_MAX, O_NO_METRICS, O_JSON, O_COMPARE, O_METHODS,
+    O_SYNTH, O_LENGTH
+};
+static const cli_opt optv[] = {
+    {O_OUTPUT, 'o', "output", "DIR|FILE", "the result folder: assignments.csv, centroids.csv, clusters.csv,\n"
+                                          "alphabet.csv, metrics.csv, metrics.json and centroids.svg; with\n"
+                                          "--synth, the CSV file (default: standard output)"},
+    {O_JSON, 0, "json", NULL, "the summary as one JSON document on standard output (the machine form)"},
+    {O_METHOD, 0, "method", "M", "clustering method: sage, sage2, kmeans, kshape, dtw or random (default sage)"},
+    {O_SEED, 0, "seed", "S", "random seed (default 0); results are deterministic for a seed"},
+    {O_K, 0, "k", "K", "a fixed number of clusters, 1 to 255, instead of the elbow search"},
+    {O_THREADS, 0, "threads", "T", "worker threads, 1 to 64 (default 2)"},
+    {O_STEP, 0, "step", "S", "seconds per sample of wide/long inputs and bin width of DXT segments and\n"
+                             "traces (default 1)"},
+    {O_FORMAT, 0, "format", "F", "auto, wide, long or heatmap (default auto)"},
+    {O_MIN_SAMPLES, 0, "min-samples", "N", "drop series shorter than N samples (default 20)"},
+    {O_MAX_SAMPLES, 0, "max-samples", "N", "drop series longer than N samples (default: no limit)"},
+    {O_MIN_NONZERO, 0, "min-nonzero", "N", "drop series with fewer than N samples >= the threshold (default 5)"},
+    {O_ZERO_BELOW, 0, "zero-below", "X", "samples below X MiB/s become 0 (default 1)"},
+    {O_WINDOW, 0, "window", "W", "SAGE window, 1 to 64 (default 5)"},
+    {O_GENOME, 0, "genome-length", "L", "SAGE genome length in symbols (default 60)"},
+    {O_RESAMPLE, 0, "resample", "L", "baselines' and metrics' resample length (default 300)"},
+    {O_METRICS_MAX, 0, "metrics-max", "N", "traces entering the intra metrics (default 5000, 0 = all)"},
+    {O_NO_METRICS, 0, "no-metrics", NULL, "skip the metrics"},
+    {O_COMPARE, 0, "compare", NULL, "run several methods on the same data: metric table, aggregate score\n"
+                                    "(the SAGE paper, Fig. 8/9) and clustering time of each"},
+    {O_METHODS, 0, "methods", "LIST", "methods of --compare, comma-separated (default all six)"},
+    {O_SYNTH, 0, "synth", "N", "write N labelled synthetic traces (CSV with a label column)"},
+    {O_LENGTH, 0, "length", "L|MIN-MAX", "length of synthetic traces, fixed or uniform in MIN..MAX\n"
+                                         "(default 100-600)"},
+    {0, 0, NULL, NULL, NULL},
+};
+static const cli_spec spec = {
+    "cluster", "cluster [--method M] [-o DIR] [--seed S] [options] INPUT...\n"
+               "cluster --compare [--methods M1,M2,...] [-o DIR] INPUT...\n"
+               "cluster --synth N [--length L|MIN-MAX] [--seed S] [-o FILE]",
+    "Groups I/O time series (one per job and direction) by when and how hard they do I/O\n"
+    "(SAGE), or with a baseline, and reports the clustering-quality metrics.\n"
+    "INPUT: CSV, wide (id,v0,v1,... in MiB/s), long (id,t,value) or a Darshan heatmap\n"
+    "table (log,module,bin_width_s,bin,read_bytes,write_bytes,...; read and write series\n"
+    "are separate). '-' reads stdin. Also, detected by content: Darshan logs (job-level\n"
+    "read and write series per API from HEATMAP records, else from DXT segments at --step),\n"
+    "Recorder trace directories and iolens trace files (read/write calls binned at --step).\n"
+    "Under mpirun, the work of each series is shared over the ranks; the result is the same.",
+    optv, NULL, NULL, 0};
 
 struct opts {
     iolens_cluster_opts co;
@@ -103,27 +110,6 @@ static int mpi_gather(void *ctx, void *buf, const size_t *counts, const size_t *
     return 0;
 }
 #endif
-
-static int parse_size(const char *s, size_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (!*s || *end || errno || s[0] == '-')
-        return -1;
-    *out = (size_t)v;
-    return 0;
-}
-
-static int parse_pos_double(const char *s, double *out)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (!*s || *end || !isfinite(v) || v < 0)
-        return -1;
-    *out = v;
-    return 0;
-}
 
 static double now(void)
 {
@@ -644,153 +630,97 @@ int cmd_cluster(int argc, char **argv)
     iolens_series_read_opts_init(&o.ro);
     iolens_filter_opts_init(&o.fo);
     o.metrics_max = 5000;
-    char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
-    int ninputs = 0, rc = CLI_USAGE;
-    if (!inputs)
-        return CLI_FAIL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        size_t sz;
-        double d;
-#define NEED_VALUE()                                                                                            \
-    do {                                                                                                        \
-        if (!v) {                                                                                               \
-            cli_error("option '%s' needs a value", a);                                                          \
-            goto out;                                                                                           \
-        }                                                                                                       \
-        i++;                                                                                                    \
-    } while (0)
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            rc = CLI_OK;
-            goto out;
-        } else if (!strcmp(a, "--method")) {
-            NEED_VALUE();
-            if ((o.co.method = iolens_cluster_method_parse(v)) < 0) {
-                cli_error("unknown method '%s' (sage, sage2, kmeans, kshape, dtw, random)", v);
-                goto out;
-            }
-        } else if (!strcmp(a, "--out")) {
-            NEED_VALUE();
-            o.out_dir = v;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            NEED_VALUE();
-            o.synth_out = v;
-        } else if (!strcmp(a, "--methods")) {
-            NEED_VALUE();
-            o.methods = v;
-        } else if (!strcmp(a, "--format")) {
-            NEED_VALUE();
-            if (!strcmp(v, "auto"))
-                o.ro.format = IOLENS_SERIES_AUTO;
-            else if (!strcmp(v, "wide"))
-                o.ro.format = IOLENS_SERIES_WIDE;
-            else if (!strcmp(v, "long"))
-                o.ro.format = IOLENS_SERIES_LONG;
-            else if (!strcmp(v, "heatmap"))
-                o.ro.format = IOLENS_SERIES_HEATMAP;
-            else {
-                cli_error("unknown format '%s' (auto, wide, long, heatmap)", v);
-                goto out;
-            }
-        } else if (!strcmp(a, "--step") || !strcmp(a, "--zero-below")) {
-            NEED_VALUE();
-            if (parse_pos_double(v, &d) || (!strcmp(a, "--step") && d <= 0)) {
-                cli_error("option '%s' needs a positive number, not '%s'", a, v);
-                goto out;
-            }
-            if (!strcmp(a, "--step"))
-                o.ro.step_s = d;
-            else
-                o.fo.zero_below = d;
-        } else if (!strcmp(a, "--length") && v && strchr(v, '-')) {
-            /* MIN-MAX */
+    static const char *const formats[] = {"auto", "wide", "long", "heatmap", NULL};
+    static const int format_of[] = {IOLENS_SERIES_AUTO, IOLENS_SERIES_WIDE, IOLENS_SERIES_LONG, IOLENS_SERIES_HEATMAP};
+    static const char *const methods[] = {"sage", "sage2", "kmeans", "kshape", "dtw", "random", NULL};
+    cli_args a;
+    cli_args_init(&a, &spec, argc, argv);
+    int id, rc = CLI_USAGE, k;
+    long n;
+    double d;
+    while ((id = cli_next(&a)) > 0) {
+        switch (id) {
+        case O_METHOD:
+            if (cli_val_choice(&a, methods, &k) < 0)
+                return CLI_USAGE;
+            o.co.method = iolens_cluster_method_parse(a.val);
+            break;
+        case O_OUTPUT: o.out_dir = a.val; break;
+        case O_METHODS: o.methods = a.val; break;
+        case O_FORMAT:
+            if (cli_val_choice(&a, formats, &k) < 0)
+                return CLI_USAGE;
+            o.ro.format = format_of[k];
+            break;
+        case O_STEP:
+            if (cli_val_double(&a, 1e-9, 1e9, &d) < 0)
+                return CLI_USAGE;
+            o.ro.step_s = d;
+            break;
+        case O_ZERO_BELOW:
+            if (cli_val_double(&a, 0, 1e12, &d) < 0)
+                return CLI_USAGE;
+            o.fo.zero_below = d;
+            break;
+        case O_LENGTH: {
             char *end;
             errno = 0;
+            const char *v = a.val;
             unsigned long long lo = strtoull(v, &end, 10), hi = 0;
-            int bad = errno || end == v || *end != '-' || v[0] == '-';
-            if (!bad) {
+            int bad = errno || end == v || v[0] == '-' || (*end && *end != '-') || lo == 0;
+            if (!bad && *end == '-') {
                 const char *h = end + 1;
                 hi = strtoull(h, &end, 10);
-                bad = errno || end == h || *end || h[0] == '-' || lo == 0 || lo > hi;
+                bad = errno || end == h || *end || h[0] == '-' || lo > hi;
             }
-            if (bad) {
-                cli_error("option '--length' needs L or MIN-MAX with 1 <= MIN <= MAX, not '%s'", v);
-                goto out;
-            }
+            if (bad)
+                return cli_args_exit(&a, cli_usage_error(&spec, "--length wants L or MIN-MAX with 1 <= MIN <= MAX, "
+                                                                "not '%s'", v));
             o.synth_len = (size_t)lo;
             o.synth_len_max = (size_t)hi;
-            i++;
-        } else if (!strcmp(a, "--compare")) {
-            o.compare = 1;
-        } else if (!strcmp(a, "--json")) {
-            o.json = 1;
-        } else if (!strcmp(a, "--no-metrics")) {
-            o.no_metrics = 1;
-        } else if (!strncmp(a, "--", 2) && strcmp(a, "--") && v) {
-            /* integer options */
-            static const char *const names[] = {"--seed", "--k", "--threads", "--min-samples", "--max-samples",
-                                                "--min-nonzero", "--window", "--genome-length", "--resample",
-                                                "--metrics-max", "--synth", "--length", NULL};
-            int which = -1;
-            for (int q = 0; names[q]; q++)
-                if (!strcmp(a, names[q]))
-                    which = q;
-            if (which < 0) {
-                cli_unknown_option("cluster", a, usage);
-                goto out;
-            }
-            if (parse_size(v, &sz)) {
-                cli_error("option '%s' needs a non-negative integer, not '%s'", a, v);
-                goto out;
-            }
-            i++;
-            switch (which) {
-            case 0: o.co.seed = sz; break;
-            case 1: o.co.k = (unsigned)(sz > 255 ? 256 : sz); break;
-            case 2: o.co.threads = (unsigned)(sz < 1 ? 1 : sz > 64 ? 64 : sz); break;
-            case 3: o.fo.min_samples = sz; break;
-            case 4: o.fo.max_samples = sz; break;
-            case 5: o.fo.min_nonzero = sz; break;
-            case 6: o.co.window = (unsigned)(sz > 64 ? 65 : sz); break;
-            case 7: o.co.genome_len = (unsigned)(sz > 100000 ? 100001 : sz); break;
-            case 8: o.co.resample_len = (unsigned)(sz > 100000 ? 100001 : sz); break;
-            case 9: o.metrics_max = sz; break;
-            case 10: o.synth = 1; o.synth_n = sz; break;
-            default: o.synth_len = sz; o.synth_len_max = 0; break;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            cli_unknown_option("cluster", a, usage);
-            goto out;
-        } else {
-            inputs[ninputs++] = argv[i];
+            break;
         }
-#undef NEED_VALUE
+        case O_COMPARE: o.compare = 1; break;
+        case O_JSON: o.json = 1; break;
+        case O_NO_METRICS: o.no_metrics = 1; break;
+        case O_SEED: case O_K: case O_THREADS: case O_MIN_SAMPLES: case O_MAX_SAMPLES: case O_MIN_NONZERO:
+        case O_WINDOW: case O_GENOME: case O_RESAMPLE: case O_METRICS_MAX: case O_SYNTH: {
+            long lo = id == O_K || id == O_THREADS || id == O_WINDOW || id == O_GENOME || id == O_RESAMPLE ||
+                      id == O_SYNTH ? 1 : 0;
+            long hi = id == O_K ? 255 : id == O_THREADS ? 64 : id == O_WINDOW ? 64 : id == O_GENOME || id == O_RESAMPLE
+                      ? 100000 : id == O_SYNTH ? 100000000L : LONG_MAX;
+            if (cli_val_long(&a, lo, hi, &n) < 0)
+                return CLI_USAGE;
+            size_t sz = (size_t)n;
+            switch (id) {
+            case O_SEED: o.co.seed = sz; break;
+            case O_K: o.co.k = (unsigned)sz; break;
+            case O_THREADS: o.co.threads = (unsigned)sz; break;
+            case O_MIN_SAMPLES: o.fo.min_samples = sz; break;
+            case O_MAX_SAMPLES: o.fo.max_samples = sz; break;
+            case O_MIN_NONZERO: o.fo.min_nonzero = sz; break;
+            case O_WINDOW: o.co.window = (unsigned)sz; break;
+            case O_GENOME: o.co.genome_len = (unsigned)sz; break;
+            case O_RESAMPLE: o.co.resample_len = (unsigned)sz; break;
+            case O_METRICS_MAX: o.metrics_max = sz; break;
+            default: o.synth = 1; o.synth_n = sz; break;
+            }
+            break;
+        }
+        }
     }
-    if (o.co.k > 255) {
-        cli_error("--k must be at most 255");
-        goto out;
-    }
+    if (id < 0)
+        return cli_args_exit(&a, id);
+    char **inputs = a.operands;
+    int ninputs = a.noperands;
     if (o.synth) {
-        if (ninputs) {
-            cli_error("--synth takes no INPUT");
-            goto out;
-        }
-        rc = do_synth(&o);
-        goto out;
+        if (ninputs)
+            return cli_args_exit(&a, cli_usage_error(&spec, "--synth takes no INPUT"));
+        o.synth_out = o.out_dir;
+        return do_synth(&o);
     }
-    if (o.synth_out) { /* -o names the output: the --synth file, else the result folder */
-        if (o.out_dir && strcmp(o.out_dir, o.synth_out)) {
-            cli_error("-o '%s' and --out '%s' name two outputs; give one", o.synth_out, o.out_dir);
-            goto out;
-        }
-        o.out_dir = o.synth_out;
-    }
-    if (!ninputs) {
-        usage(stderr);
-        goto out;
-    }
+    if (cli_want_operands(&a, 1, -1, "INPUT") < 0)
+        return CLI_USAGE;
 #ifdef IOLENS_HAVE_MPI
     /* on the ranks of an MPI job: every rank reads the inputs and computes its share of each
      * series' work; the first one writes the result, the same as one process's */
@@ -827,6 +757,5 @@ out:
         MPI_Finalize();
     }
 #endif
-    free(inputs);
     return rc;
 }

@@ -2,6 +2,7 @@
  * much smaller it is. */
 #define _DEFAULT_SOURCE
 #include "cli.h"
+#include "opt.h"
 
 #include "iolens/recorder.h"
 #include "iolens/trace.h"
@@ -14,17 +15,19 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: iolens convert [--json] [--resolution NS] RECORDER_DIR -o TRACE\n\n"
-            "Writes the calls of a Recorder trace (2.4, 2.5, 3.x) as an iolens trace\n"
-            "(docs/TRACE-FORMAT.md) and prints the size of both.\n"
-            "  -o TRACE          the iolens trace to write\n"
-            "  --resolution NS   timestamp resolution in nanoseconds (default 100,\n"
-            "                    Recorder's default clock resolution)\n"
-            "  --json            the sizes as one JSON object\n");
-}
+enum { O_OUTPUT = 1, O_JSON, O_RES };
+static const cli_opt optv[] = {
+    {O_OUTPUT, 'o', "output", "TRACE", "the iolens trace to write (required)"},
+    {O_JSON, 0, "json", NULL, "the sizes as one JSON document (the machine form)"},
+    {O_RES, 0, "resolution", "NS", "timestamp resolution in nanoseconds, 1 to 1000000000 (default 100,\n"
+                                   "Recorder's default clock resolution)"},
+    {0, 0, NULL, NULL, NULL},
+};
+static const cli_spec spec = {
+    "convert", "convert [--json] [--resolution NS] RECORDER_DIR -o TRACE",
+    "Writes the calls of a Recorder trace (2.4, 2.5, 3.x) as an iolens trace\n"
+    "(docs/TRACE-FORMAT.md) and prints the size of both.",
+    optv, NULL, NULL, 0};
 
 static int has_suffix(const char *s, const char *suf)
 {
@@ -62,45 +65,28 @@ int cmd_convert(int argc, char **argv)
     const char *dir = NULL, *out = NULL;
     int json = 0;
     iolens_trace_build_opts opts = {0, 0};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--resolution")) {
-            if (i + 1 >= argc) {
-                cli_error("%s needs a value", a);
-                usage(stderr);
+    cli_args a;
+    cli_args_init(&a, &spec, argc, argv);
+    int id;
+    long res;
+    while ((id = cli_next(&a)) > 0) {
+        switch (id) {
+        case O_JSON: json = 1; break;
+        case O_OUTPUT: out = a.val; break;
+        case O_RES:
+            if (cli_val_long(&a, 1, 1000000000L, &res) < 0)
                 return CLI_USAGE;
-            }
-            if (!strcmp(a, "--resolution")) {
-                char *end;
-                unsigned long long v = strtoull(argv[++i], &end, 10);
-                if (*end || !argv[i][0] || argv[i][0] == '-' || v == 0 || v > 1000000000ull) {
-                    cli_error("invalid resolution '%s' (nanoseconds, 1 to 1000000000)", argv[i]);
-                    return CLI_USAGE;
-                }
-                opts.resolution_ns = v;
-            } else {
-                out = argv[++i];
-            }
-        } else if (a[0] == '-' && a[1]) {
-            cli_unknown_option("convert", a, usage);
-            return CLI_USAGE;
-        } else if (!dir) {
-            dir = a;
-        } else {
-            cli_error("unexpected argument '%s'", a);
-            usage(stderr);
-            return CLI_USAGE;
+            opts.resolution_ns = (uint64_t)res;
+            break;
         }
     }
-    if (!dir || !out) {
-        usage(stderr);
-        return CLI_USAGE;
-    }
+    if (id == CLI_OPT_END)
+        id = cli_want_operands(&a, 1, 1, "RECORDER_DIR");
+    if (id == CLI_OPT_END && !out)
+        id = cli_usage_error(&spec, "no -o TRACE given (the iolens trace to write)");
+    if (id < 0)
+        return cli_args_exit(&a, id);
+    dir = a.operands[0];
     iolens_evsource *src = NULL;
     if (iolens_recorder_open(dir, &src, NULL) < 0) {
         cli_lib_error();

@@ -7,6 +7,7 @@
 #include "util/fs.h"
 #include "util/share.h"
 #include "cli.h"
+#include "opt.h"
 
 #include "util/buf.h"
 #include "corpus.h"
@@ -31,45 +32,54 @@
 #define NF IOLENS_DETECT_NFEATURES
 #define NL IOLENS_DETECT_NLABELS
 
-static void usage(FILE *out)
+enum { O_OUTPUT = 1, O_SEED, O_VARIANTS, O_SCALE, O_JOBS, O_ONLY, O_EXCLUDE, O_CONFIGS, O_SCRATCH, O_ALIGN,
+       O_RANKS, O_MAX_RANKS, O_TIMEOUT, O_MPIRUN, O_KEEP, O_DRY };
+static const cli_opt optv[] = {
+    {O_OUTPUT, 'o', "output", "DIR", "output folder (default corpus)"},
+    {O_SEED, 0, "seed", "N", "seed of the variants (default 1)"},
+    {O_VARIANTS, 0, "variants", "V", "runs per scenario, 1 to 100 (default 3)"},
+    {O_SCALE, 0, "scale", "S", "multiplies repetition and file counts, up to 100 (default 1)"},
+    {O_JOBS, 'j', "jobs", "J", "runs at a time, 1 to 64 (default 1)"},
+    {O_ONLY, 0, "only", "PATTERNS", "scenarios whose name matches one of the shell patterns (comma-separated)"},
+    {O_EXCLUDE, 0, "exclude", "PATTERNS", "leave out scenarios matching one of the patterns"},
+    {O_CONFIGS, 0, "configs", "DIR", "scenario configs (default: the installed sweeps, below)"},
+    {O_SCRATCH, 0, "scratch", "DIR", "where runs write (default $TMPDIR or /tmp; not under /dev, /proc,\n"
+                                     "/etc, ...: Darshan's default exclusions would drop those files)"},
+    {O_ALIGN, 0, "file-alignment", "BYTES", "POSIX_FILE_ALIGNMENT of the counters (default 1048576, the\n"
+                                            "Lustre stripe size of the sweeps' logs; this machine's ext4: 4096)"},
+    {O_RANKS, 0, "ranks", "POLICY", "rank counts of the variants: local (default: 1-4 ranks for 4-rank\n"
+                                    "configs, 12-20 for 16-rank ones) or sweep (the scenario's rank counts in\n"
+                                    "sweeps.tsv, its smallest for variant 1, up to --max-ranks; per-rank\n"
+                                    "counts and sizes shrink by config ranks / ranks)"},
+    {O_MAX_RANKS, 0, "max-ranks", "N", "largest rank count of --ranks sweep, 1 to 1024 (default 32)"},
+    {O_TIMEOUT, 0, "timeout", "SEC", "per run (default 600)"},
+    {O_MPIRUN, 0, "mpirun", "PROG", "the MPI launcher (default mpirun)"},
+    {O_KEEP, 0, "keep", NULL, "keep each run's folder (trace, Darshan log, output)"},
+    {O_DRY, 0, "dry-run", NULL, "write the variant configs and the manifest, run nothing"},
+    {0, 0, NULL, NULL, NULL},
+};
+
+static void more(FILE *out)
 {
     char sweeps[4096];
-    fprintf(out,
-            "usage: iolens corpus [-o DIR] [--seed N] [--variants V] [--scale S] [--jobs J]\n"
-            "                     [--only PATTERN[,...]] [--exclude PATTERN[,...]] [--configs DIR]\n"
-            "                     [--scratch DIR] [--file-alignment BYTES] [--ranks local|sweep] [--max-ranks N]\n"
-            "                     [--timeout SEC] [--mpirun PROG] [--keep] [--dry-run] [-v]\n\n"
-            "Builds a labeled corpus: every sweep scenario config (one per row of sweeps.tsv) in V\n"
-            "seeded variants, each run as `mpirun -np R iolens trace -o TRACE -- iolens replay\n"
-            "VARIANT.json`; the model features of the trace's Darshan counters become a row of\n"
-            "DIR/features.csv (dev_features.csv layout), its scenario's labels a row of DIR/labels.csv\n"
-            "(dev_labels.csv layout); DIR/manifest.csv lists every run (config, seed, ranks, run time,\n"
-            "trace size) and DIR/configs/ the variant configs. Variant 1 is the example config itself;\n"
-            "the others vary the rank count, repetition and file counts, particle counts and ordering\n"
-            "seeds. The same seed gives the same configs.\n\n"
-            "  -o DIR           output folder (default corpus)\n"
-            "  --seed N         seed of the variants (default 1)\n"
-            "  --variants V     runs per scenario (default 3)\n"
-            "  --scale S        multiplies repetition and file counts (default 1)\n"
-            "  --jobs J         runs at a time (default 1)\n"
-            "  --only PATTERNS  scenarios whose name matches one of the shell patterns\n"
-            "  --exclude PATTERNS  leave out scenarios matching one of the patterns\n"
-            "  --configs DIR    scenario configs (default %s)\n"
-            "  --scratch DIR    where runs write (default $TMPDIR or /tmp; not under /dev, /proc,\n"
-            "                   /etc, ...: Darshan's default exclusions would drop those files)\n"
-            "  --file-alignment BYTES  POSIX_FILE_ALIGNMENT of the counters (default 1048576, the\n"
-            "                   Lustre stripe size of the sweeps' logs; this machine's ext4: 4096)\n"
-            "  --ranks POLICY   rank counts of the variants: local (default: 1-4 ranks for 4-rank\n"
-            "                   configs, 12-20 for 16-rank ones) or sweep (the scenario's rank counts in\n"
-            "                   sweeps.tsv, its smallest for variant 1, up to --max-ranks; per-rank\n"
-            "                   counts and sizes shrink by config ranks / ranks)\n"
-            "  --max-ranks N    largest rank count of --ranks sweep (default 32)\n"
-            "  --timeout SEC    per run (default 600)    --mpirun PROG  (default mpirun)\n"
-            "  --keep           keep each run's folder (trace, Darshan log, output)\n"
-            "  --dry-run        write the variant configs and the manifest, run nothing\n"
-            "  -v               one line per finished run\n",
+    fprintf(out, "\nThe installed sweeps: %s\n-v prints one line per finished run.\n",
             iol_share_path(sweeps, sizeof sweeps, "sweeps"));
 }
+
+static const cli_spec spec = {
+    "corpus", "corpus [-o DIR] [--seed N] [--variants V] [--scale S] [--jobs J]\n"
+              "       [--only PATTERN[,...]] [--exclude PATTERN[,...]] [--configs DIR]\n"
+              "       [--scratch DIR] [--file-alignment BYTES] [--ranks local|sweep] [--max-ranks N]\n"
+              "       [--timeout SEC] [--mpirun PROG] [--keep] [--dry-run] [-v]",
+    "Builds a labeled corpus: every sweep scenario config (one per row of sweeps.tsv) in V\n"
+    "seeded variants, each run as `mpirun -np R iolens trace -o TRACE -- iolens replay\n"
+    "VARIANT.json`; the model features of the trace's Darshan counters become a row of\n"
+    "DIR/features.csv (dev_features.csv layout), its scenario's labels a row of DIR/labels.csv\n"
+    "(dev_labels.csv layout); DIR/manifest.csv lists every run (config, seed, ranks, run time,\n"
+    "trace size) and DIR/configs/ the variant configs. Variant 1 is the example config itself;\n"
+    "the others vary the rank count, repetition and file counts, particle counts and ordering\n"
+    "seeds. The same seed gives the same configs.",
+    optv, NULL, more, 0};
 
 enum { RUN_PLANNED, RUN_RUNNING, RUN_OK, RUN_FAILED };
 
@@ -96,7 +106,7 @@ struct opts {
     int variants, jobs, keep, dry, verbose;
     double scale, timeout;
     long long file_alignment;
-    char *only, *exclude;
+    const char *only, *exclude;
     corpus_rank_policy ranks;
 };
 
@@ -544,53 +554,70 @@ static size_t execute(const struct opts *o, struct run *runs, size_t nruns, cons
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        char *end = NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return -1;
-        } else if (!strcmp(a, "--keep")) {
-            o->keep = 1;
-        } else if (!strcmp(a, "--dry-run")) {
-            o->dry = 1;
-        } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-            o->verbose = 1;
-        } else if (i + 1 < argc && (!strcmp(a, "-o") || !strcmp(a, "--out"))) {
-            o->out = argv[++i];
-        } else if (i + 1 < argc && !strcmp(a, "--configs")) {
-            o->configs = argv[++i];
-        } else if (i + 1 < argc && !strcmp(a, "--scratch")) {
-            o->scratch = argv[++i];
-        } else if (i + 1 < argc && !strcmp(a, "--mpirun")) {
-            o->mpirun = argv[++i];
-        } else if (i + 1 < argc && !strcmp(a, "--only")) {
-            o->only = argv[++i];
-        } else if (i + 1 < argc && !strcmp(a, "--exclude")) {
-            o->exclude = argv[++i];
-        } else if (i + 1 < argc && !strcmp(a, "--seed") && (o->seed = strtoull(argv[++i], &end, 10), *end == '\0')) {
-        } else if (i + 1 < argc && !strcmp(a, "--variants") &&
-                   (o->variants = (int)strtol(argv[++i], &end, 10), *end == '\0') && o->variants >= 1 &&
-                   o->variants <= 100) {
-        } else if (i + 1 < argc && !strcmp(a, "--jobs") && (o->jobs = (int)strtol(argv[++i], &end, 10), *end == '\0') &&
-                   o->jobs >= 1 && o->jobs <= 64) {
-        } else if (i + 1 < argc && !strcmp(a, "--scale") && (o->scale = strtod(argv[++i], &end), *end == '\0') &&
-                   o->scale > 0 && o->scale <= 100) {
-        } else if (i + 1 < argc && !strcmp(a, "--file-alignment") &&
-                   (o->file_alignment = strtoll(argv[++i], &end, 10), *end == '\0') && o->file_alignment >= 0) {
-        } else if (i + 1 < argc && !strcmp(a, "--ranks") &&
-                   (!strcmp(argv[i + 1], "local") || !strcmp(argv[i + 1], "sweep"))) {
-            o->ranks.sweep = !strcmp(argv[++i], "sweep");
-        } else if (i + 1 < argc && !strcmp(a, "--max-ranks") &&
-                   (o->ranks.max_ranks = (int)strtol(argv[++i], &end, 10), *end == '\0') && o->ranks.max_ranks >= 1 &&
-                   o->ranks.max_ranks <= 1024) {
-        } else if (i + 1 < argc && !strcmp(a, "--timeout") &&
-                   (o->timeout = strtod(argv[++i], &end), *end == '\0') && o->timeout > 0) {
-        } else {
-            cli_unknown_option("corpus", a, usage);
-            return CLI_USAGE;
+    static const char *const policies[] = {"local", "sweep", NULL};
+    cli_args a;
+    cli_args_init(&a, &spec, argc, argv);
+    int id, k;
+    long n;
+    double d;
+    long long sz;
+    while ((id = cli_next(&a)) > 0) {
+        switch (id) {
+        case O_KEEP: o->keep = 1; break;
+        case O_DRY: o->dry = 1; break;
+        case O_OUTPUT: o->out = a.val; break;
+        case O_CONFIGS: o->configs = a.val; break;
+        case O_SCRATCH: o->scratch = a.val; break;
+        case O_MPIRUN: o->mpirun = a.val; break;
+        case O_ONLY: o->only = a.val; break;
+        case O_EXCLUDE: o->exclude = a.val; break;
+        case O_SEED:
+            if (cli_val_long(&a, 0, LONG_MAX, &n) < 0)
+                return CLI_USAGE;
+            o->seed = (uint64_t)n;
+            break;
+        case O_VARIANTS:
+            if (cli_val_long(&a, 1, 100, &n) < 0)
+                return CLI_USAGE;
+            o->variants = (int)n;
+            break;
+        case O_JOBS:
+            if (cli_val_long(&a, 1, 64, &n) < 0)
+                return CLI_USAGE;
+            o->jobs = (int)n;
+            break;
+        case O_SCALE:
+            if (cli_val_double(&a, 1e-9, 100, &d) < 0)
+                return CLI_USAGE;
+            o->scale = d;
+            break;
+        case O_ALIGN:
+            if (cli_val_size(&a, 0, 1LL << 40, &sz) < 0)
+                return CLI_USAGE;
+            o->file_alignment = sz;
+            break;
+        case O_RANKS:
+            if (cli_val_choice(&a, policies, &k) < 0)
+                return CLI_USAGE;
+            o->ranks.sweep = k == 1;
+            break;
+        case O_MAX_RANKS:
+            if (cli_val_long(&a, 1, 1024, &n) < 0)
+                return CLI_USAGE;
+            o->ranks.max_ranks = (int)n;
+            break;
+        case O_TIMEOUT:
+            if (cli_val_double(&a, 1e-3, 1e7, &d) < 0)
+                return CLI_USAGE;
+            o->timeout = d;
+            break;
         }
     }
+    if (id == CLI_OPT_END)
+        id = cli_want_operands(&a, 0, 0, "");
+    if (id < 0)
+        return id == CLI_OPT_HELP ? -1 : CLI_USAGE;
+    o->verbose = cli_verbosity > 0;
     return 0;
 }
 

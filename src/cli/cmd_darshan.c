@@ -1,5 +1,6 @@
 /* iolens darshan: print a Darshan log like darshan-parser / darshan-dxt-parser. */
 #include "cli.h"
+#include "opt.h"
 
 #include "darshan_modes.h"
 #include "darshan_from.h"
@@ -13,40 +14,47 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: iolens darshan [--all] [--base] [--total] [--perf] [--file] [--show-incomplete] LOG\n"
-            "       iolens darshan --dxt [--show-incomplete] LOG\n"
-            "       iolens darshan --json [--pretty] LOG\n"
-            "       iolens darshan --heatmap LOG\n"
-            "       iolens darshan --report LOG\n"
-            "       iolens darshan --summary [--json] [-j N] FILE_OR_DIR...\n"
-            "       iolens darshan --from TRACE -o LOG.darshan (see --from --help)\n"
-            "       iolens darshan --convert LOG -o OUT | --merge LOG... -o OUT | --diff A B\n"
-            "                      (see --convert --help)\n\n"
-            "Prints a Darshan log as darshan-parser does (or darshan-dxt-parser with --dxt).\n"
-            "  --base             the log's records (default when no other section is asked)\n"
-            "  --total            per-module aggregate of every counter\n"
-            "  --file             per-module file counts (read-only, write-only, shared, ...)\n"
-            "  --perf             per-module performance estimates (agg_perf_by_slowest, ...)\n"
-            "  --all              --base --total --file --perf --show-incomplete\n"
-            "  --show-incomplete  print modules the runtime marked incomplete (else exit 1)\n"
-            "  --dxt              print the DXT_POSIX/DXT_MPIIO traces\n"
-            "  --json             the whole log as one JSON document (job, mounts, names, records)\n"
-            "  --heatmap          job-level HEATMAP series as CSV (bytes per bin summed over ranks)\n"
-            "  --report           human summary of the job (volumes, times, sizes, top files)\n"
-            "  --color[=WHEN]     --report: colour headings and warnings: auto (default: on a\n"
-            "                     terminal, unless NO_COLOR is set), always, never\n"
-            "  -o, --output FILE  write there instead of stdout ('-': stdout)\n"
-            "  --summary          one CSV row (JSON object with --json) per log; directories are\n"
-            "                     searched recursively for *.darshan; unreadable logs are reported\n"
-            "                     and skipped (exit 0 if at least one log was read); links to\n"
-            "                     directories are not followed, each directory is read once\n"
-            "  --follow-links     with --summary: follow links to directories too\n"
-            "  -j N               threads for --summary (default 2)\n"
-            "Times are printed in the local time zone, like the reference (set TZ=UTC to compare).\n");
-}
+enum { O_ALL = 1, O_BASE, O_TOTAL, O_FILE, O_PERF, O_SHOW_INC, O_DXT, O_JSON, O_PRETTY, O_HEATMAP, O_REPORT,
+       O_COLOR, O_OUTPUT, O_SUMMARY, O_FOLLOW, O_JOBS, O_FROM, O_CONVERT, O_MERGE, O_DIFF };
+static const cli_opt optv[] = {
+    {O_OUTPUT, 'o', "output", "FILE", "write there instead of standard output ('-': standard output)"},
+    {O_BASE, 0, "base", NULL, "the log's records (the default when no other section is asked)"},
+    {O_TOTAL, 0, "total", NULL, "per-module aggregate of every counter"},
+    {O_FILE, 0, "file", NULL, "per-module file counts (read-only, write-only, shared, ...)"},
+    {O_PERF, 0, "perf", NULL, "per-module performance estimates (agg_perf_by_slowest, ...)"},
+    {O_ALL, 0, "all", NULL, "--base --total --file --perf --show-incomplete"},
+    {O_SHOW_INC, 0, "show-incomplete", NULL, "print modules the runtime marked incomplete (else exit 1)"},
+    {O_DXT, 0, "dxt", NULL, "print the DXT_POSIX/DXT_MPIIO traces (as darshan-dxt-parser)"},
+    {O_JSON, 0, "json", NULL, "the whole log as one JSON document (job, mounts, names, records);\n"
+                              "with --summary, one JSON document of the rows"},
+    {O_PRETTY, 0, "pretty", NULL, "with --json: indented"},
+    {O_HEATMAP, 0, "heatmap", NULL, "job-level HEATMAP series as CSV (bytes per bin summed over ranks)"},
+    {O_REPORT, 0, "report", NULL, "human summary of the job (volumes, times, sizes, top files)"},
+    {O_COLOR, 0, "color", "[=WHEN]", "--report: colour headings and warnings: auto (default: on a\n"
+                                     "terminal, unless NO_COLOR is set), always, never"},
+    {O_SUMMARY, 0, "summary", NULL, "one CSV row (JSON with --json) per log; directories are searched\n"
+                                    "recursively for *.darshan; unreadable logs are reported and skipped\n"
+                                    "(exit 0 if at least one log was read); links to directories are not\n"
+                                    "followed, each directory is read once"},
+    {O_FOLLOW, 0, "follow-links", NULL, "with --summary: follow links to directories too"},
+    {O_JOBS, 'j', "jobs", "N", "threads for --summary, 1 to 256 (default 2)"},
+    {O_FROM, 0, "from", "TRACE", "write a log computed from a trace (see `iolens darshan --from --help`)"},
+    {O_CONVERT, 0, "convert", NULL, "rewrite a log as darshan-convert (see `iolens darshan --convert --help`)"},
+    {O_MERGE, 0, "merge", NULL, "join logs as darshan-merge (see `iolens darshan --convert --help`)"},
+    {O_DIFF, 0, "diff", NULL, "compare two logs (see `iolens darshan --convert --help`)"},
+    {0, 0, NULL, NULL, NULL},
+};
+static const cli_spec spec = {
+    "darshan", "darshan [--all] [--base] [--total] [--perf] [--file] [--show-incomplete] LOG\n"
+               "darshan --dxt [--show-incomplete] LOG\n"
+               "darshan --json [--pretty] LOG\n"
+               "darshan --heatmap LOG\n"
+               "darshan --report LOG\n"
+               "darshan --summary [--json] [-j N] FILE_OR_DIR...\n"
+               "darshan --from TRACE -o LOG.darshan\n"
+               "darshan --convert LOG -o OUT | --merge LOG... -o OUT | --diff A B",
+    "Prints a Darshan log as darshan-parser does (or darshan-dxt-parser with --dxt).",
+    optv, "Times are printed in the local time zone, like the reference (set TZ=UTC to compare).", NULL, 0};
 
 static int run_json(FILE *out, const char *path, int pretty)
 {
@@ -76,91 +84,57 @@ int cmd_darshan(int argc, char **argv)
 {
     unsigned mask = 0;
     int dxt = 0, json = 0, pretty = 0, heatmap = 0, summary = 0, report = 0, jobs = 2, follow = 0;
-    int color = CLI_COLOR_AUTO, crc;
+    int color = CLI_COLOR_AUTO;
     const char *path = NULL, *outp = NULL;
     if (iol_darshan_from_wanted(argc, argv))
         return iol_darshan_from_main(argc, argv);
     if (iol_darshan_tools_wanted(argc, argv))
         return iol_darshan_tools_main(argc, argv);
-    int npaths = 0;
-    char **paths = calloc((size_t)argc, sizeof *paths);
-    if (!paths) {
-        cli_error("out of memory");
-        return CLI_FAIL;
-    }
     int rc = CLI_OK;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            goto out;
-        } else if (!strcmp(a, "--all")) { /* darshan-parser's --all shows incomplete data too */
+    cli_args a;
+    cli_args_init(&a, &spec, argc, argv);
+    int id;
+    long n;
+    while ((id = cli_next(&a)) > 0) {
+        switch (id) {
+        case O_ALL: /* darshan-parser's --all shows incomplete data too */
             mask |= IOL_DT_BASE | IOL_DT_TOTAL | IOL_DT_FILE | IOL_DT_PERF | IOL_DT_SHOW_INCOMPLETE;
-        } else if (!strcmp(a, "--base")) {
-            mask |= IOL_DT_BASE;
-        } else if (!strcmp(a, "--total")) {
-            mask |= IOL_DT_TOTAL;
-        } else if (!strcmp(a, "--file")) {
-            mask |= IOL_DT_FILE;
-        } else if (!strcmp(a, "--perf")) {
-            mask |= IOL_DT_PERF;
-        } else if (!strcmp(a, "--show-incomplete")) {
-            mask |= IOL_DT_SHOW_INCOMPLETE;
-        } else if (!strcmp(a, "--dxt")) {
-            dxt = 1;
-        } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
-            outp = argv[++i];
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--pretty")) {
-            pretty = 1;
-        } else if (!strcmp(a, "--heatmap")) {
-            heatmap = 1;
-        } else if (!strcmp(a, "--summary")) {
-            summary = 1;
-        } else if (!strcmp(a, "--follow-links")) {
-            follow = 1;
-        } else if (!strcmp(a, "--report")) {
-            report = 1;
-        } else if ((crc = cli_color_option(a, &color)) != 0) {
-            if (crc < 0) {
-                rc = CLI_USAGE;
-                goto out;
-            }
-        } else if (!strcmp(a, "-j") || !strncmp(a, "--jobs=", 7) || (!strncmp(a, "-j", 2) && a[2])) {
-            const char *v = !strcmp(a, "-j") ? (i + 1 < argc ? argv[++i] : NULL) : a[1] == 'j' ? a + 2 : a + 7;
-            char *end;
-            long n = v ? strtol(v, &end, 10) : 0;
-            if (!v || *end || n < 1 || n > 256) {
-                cli_error("-j needs a number of threads between 1 and 256");
-                rc = CLI_USAGE;
-                goto out;
-            }
+            break;
+        case O_BASE: mask |= IOL_DT_BASE; break;
+        case O_TOTAL: mask |= IOL_DT_TOTAL; break;
+        case O_FILE: mask |= IOL_DT_FILE; break;
+        case O_PERF: mask |= IOL_DT_PERF; break;
+        case O_SHOW_INC: mask |= IOL_DT_SHOW_INCOMPLETE; break;
+        case O_DXT: dxt = 1; break;
+        case O_OUTPUT: outp = a.val; break;
+        case O_JSON: json = 1; break;
+        case O_PRETTY: pretty = 1; break;
+        case O_HEATMAP: heatmap = 1; break;
+        case O_SUMMARY: summary = 1; break;
+        case O_FOLLOW: follow = 1; break;
+        case O_REPORT: report = 1; break;
+        case O_COLOR:
+            if (cli_color_value(a.val, &color) < 0)
+                return CLI_USAGE;
+            break;
+        case O_JOBS:
+            if (cli_val_long(&a, 1, 256, &n) < 0)
+                return CLI_USAGE;
             jobs = (int)n;
-        } else if (a[0] == '-' && a[1]) {
-            cli_unknown_option("darshan", a, usage);
-            rc = CLI_USAGE;
-            goto out;
-        } else {
-            paths[npaths++] = argv[i];
+            break;
+        default: break; /* --from, --convert, --merge, --diff went to their own parsers */
         }
     }
+    if (id < 0)
+        return cli_args_exit(&a, id);
+    char **paths = a.operands;
+    int npaths = a.noperands;
     cli_color_set(report ? color : CLI_COLOR_NEVER); /* the other modes are darshan-parser's text */
-    if (dxt + heatmap + summary + report + (json && !summary) > 1) {
-        cli_error("--dxt, --json, --heatmap, --report and --summary are exclusive (--json goes with --summary)");
-        rc = CLI_USAGE;
-        goto out;
-    }
-    if (npaths == 0) {
-        usage(stderr);
-        rc = CLI_USAGE;
-        goto out;
-    }
-    if (npaths > 1 && !summary) {
-        cli_error("only one LOG can be given (--summary takes several)");
-        rc = CLI_USAGE;
-        goto out;
-    }
+    if (dxt + heatmap + summary + report + (json && !summary) > 1)
+        return cli_usage_error(&spec, "--dxt, --json, --heatmap, --report and --summary exclude each other (--json "
+                                      "goes with --summary)"), CLI_USAGE;
+    if (cli_want_operands(&a, 1, summary ? -1 : 1, summary ? "FILE_OR_DIR" : "LOG") < 0)
+        return CLI_USAGE;
     if (cli_output_to(outp) < 0) {
         rc = CLI_FAIL;
         goto out;
@@ -209,6 +183,5 @@ int cmd_darshan(int argc, char **argv)
         rc = CLI_FAIL;
     }
 out:
-    free(paths);
     return rc;
 }

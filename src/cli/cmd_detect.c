@@ -1,5 +1,6 @@
 /* iolens detect: the seven I/O bottleneck patterns of logs, or of feature rows. */
 #include "cli.h"
+#include "opt.h"
 #include "darshan_modes.h"
 
 #include <math.h>
@@ -9,33 +10,40 @@
 #include "iolens/detect.h"
 #include "util/jsonw.h"
 
-static void usage(FILE *out)
+enum { O_MODELS = 1, O_FEATURES, O_JSON, O_OUTPUT, O_CSV, O_RULES, O_TOP, O_TAU, O_ALL_PATHS, O_COLOR };
+static const cli_opt optv[] = {
+    {O_OUTPUT, 'o', "output", "FILE", "write the output to FILE (-: standard output, the default)"},
+    {O_JSON, 0, "json", NULL, "one JSON document (the machine form)"},
+    {O_FEATURES, 0, "features", "CSV", "feature rows in the layout of dev_features.csv instead of inputs"},
+    {O_CSV, 0, "csv", NULL, "with --features: one CSV row per input row, one probability column per\n"
+                            "label and `detected`"},
+    {O_MODELS, 0, "models", "DIR", "model folder (default: $IOLENS_MODELS or the installed models, below)"},
+    {O_RULES, 0, "rules", NULL, "add the Drishti-rule baseline's triggers"},
+    {O_TOP, 0, "top", "N", "SHAP contributions shown per detected pattern (default 5)"},
+    {O_TAU, 0, "tau", "T", "gate threshold, above 0 and at most 1 (default 0.3)"},
+    {O_ALL_PATHS, 0, "all-paths", NULL, "traces: keep files under /dev/ /proc/ /etc/ /usr/ ..., which Darshan\n"
+                                        "(and so the default) leaves out"},
+    {O_COLOR, 0, "color", "[=WHEN]", "colour the severities: auto (default: on a terminal, unless NO_COLOR\n"
+                                     "is set), always, never"},
+    {0, 0, NULL, NULL, NULL},
+};
+
+static void more(FILE *out)
 {
-    fprintf(out,
-            "usage: iolens detect [--models DIR] [--json] [--rules] [--top N] [--tau T] [--all-paths] LOG|TRACE...\n"
-            "       iolens detect --features FILE.csv [--csv|--json] [--models DIR] [--tau T]\n\n"
-            "Decides which of the seven registered I/O bottleneck patterns a log shows with the\n"
-            "trained XGBoost models (gate: a pattern is detected when its probability >= tau, 0.3).\n"
-            "An input is a binary Darshan log, darshan-parser text output (--base or --all; gzip\n"
-            "allowed), an iolens trace (iolens trace -o) or a Recorder trace directory, told apart\n"
-            "by content; traces are turned into Darshan counters first (docs/detect.md). For each\n"
-            "input: probabilities, the detected set, top SHAP contributions, pattern cards and\n"
-            "per-file evidence.\n\n"
-            "  --features CSV  feature rows in the layout of dev_features.csv; --csv prints one row\n"
-            "                  per input row: one probability column per label and `detected`\n"
-            "  --models DIR    model folder (default $IOLENS_MODELS or %s)\n"
-            "  --json          machine-readable output\n"
-            "  -o, --output FILE  write the output to FILE (- : standard output)\n"
-            "  --csv           CSV output (with --features)\n"
-            "  --rules         add the Drishti-rule baseline's triggers\n"
-            "  --top N         SHAP contributions shown per detected pattern (default 5)\n"
-            "  --tau T         gate threshold (default 0.3)\n"
-            "  --all-paths     traces: keep files under /dev/ /proc/ /etc/ /usr/ ..., which Darshan\n"
-            "                  (and so the default) leaves out\n"
-            "  --color[=WHEN]  colour the severities: auto (default: on a terminal, unless NO_COLOR\n"
-            "                  is set), always, never\n",
-            iolens_detect_default_models_dir());
+    fprintf(out, "\nThe installed models: %s\n", iolens_detect_default_models_dir());
 }
+
+static const cli_spec spec = {
+    "detect", "detect [options] LOG|TRACE|DIR...\ndetect --features FILE.csv [--csv|--json] [--models DIR] [--tau T]",
+    "Decides which of the seven registered I/O bottleneck patterns a log shows with the\n"
+    "trained XGBoost models (gate: a pattern is detected when its probability >= tau, 0.3).\n"
+    "An input is a binary Darshan log, darshan-parser text output (--base or --all; gzip\n"
+    "allowed), an iolens trace (iolens trace -o) or a Recorder trace directory, told apart\n"
+    "by content; a folder that is not a Recorder trace stands for the Darshan logs below it.\n"
+    "Traces are turned into Darshan counters first (docs/detect.md). For each input:\n"
+    "probabilities, the detected set, top SHAP contributions, pattern cards and per-file\n"
+    "evidence.",
+    optv, NULL, more, 0};
 
 struct opts {
     const char *models;
@@ -371,63 +379,47 @@ out:
 int cmd_detect(int argc, char **argv)
 {
     struct opts o = {getenv("IOLENS_MODELS"), NULL, 0, 0, 0, 5, 0, IOLENS_DETECT_TAU};
-    static const char *const valued[] = {"--models", "--features", "--top", "--tau", "-o", "--output", NULL};
     const char *output = NULL;
-    int color = CLI_COLOR_AUTO, crc;
-    cli_permute(argc, argv, valued);
-    int first_file = argc;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        char *end = NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(a, "--json")) {
-            o.json = 1;
-        } else if (!strcmp(a, "--csv")) {
-            o.csv = 1;
-        } else if (!strcmp(a, "--rules")) {
-            o.rules = 1;
-        } else if (!strcmp(a, "--all-paths")) {
-            o.all_paths = 1;
-        } else if ((crc = cli_color_option(a, &color)) != 0) {
-            if (crc < 0)
-                return CLI_USAGE;
-        } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
-            output = argv[++i];
-        } else if (!strcmp(a, "--models") && i + 1 < argc) {
-            o.models = argv[++i];
-        } else if (!strcmp(a, "--features") && i + 1 < argc) {
-            o.features = argv[++i];
-        } else if (!strcmp(a, "--top") && i + 1 < argc && (o.top = (int)strtol(argv[++i], &end, 10), *end == '\0') &&
-                   o.top >= 0 && o.top <= IOLENS_DETECT_NFEATURES) {
-        } else if (!strcmp(a, "--tau") && i + 1 < argc && (o.tau = strtod(argv[++i], &end), *end == '\0') &&
-                   o.tau > 0 && o.tau <= 1) {
-        } else if (a[0] == '-' && a[1]) {
-            cli_unknown_option("detect", a, usage);
-            return CLI_USAGE;
-        } else {
-            first_file = i;
+    int color = CLI_COLOR_AUTO;
+    cli_args a;
+    if (cli_args_init(&a, &spec, argc, argv) < 0)
+        return CLI_FAIL;
+    int id;
+    long top;
+    while ((id = cli_next(&a)) > 0) {
+        switch (id) {
+        case O_JSON: o.json = 1; break;
+        case O_CSV: o.csv = 1; break;
+        case O_RULES: o.rules = 1; break;
+        case O_ALL_PATHS: o.all_paths = 1; break;
+        case O_COLOR:
+            if (cli_color_value(a.val, &color) < 0)
+                return cli_args_exit(&a, CLI_OPT_ERROR);
+            break;
+        case O_OUTPUT: output = a.val; break;
+        case O_MODELS: o.models = a.val; break;
+        case O_FEATURES: o.features = a.val; break;
+        case O_TOP:
+            if (cli_val_long(&a, 0, IOLENS_DETECT_NFEATURES, &top) < 0)
+                return cli_args_exit(&a, CLI_OPT_ERROR);
+            o.top = (int)top;
+            break;
+        case O_TAU:
+            if (cli_val_double(&a, 1e-9, 1, &o.tau) < 0)
+                return cli_args_exit(&a, CLI_OPT_ERROR);
             break;
         }
     }
-    if (!o.features && first_file >= argc) {
-        cli_error("no log given");
-        usage(stderr);
-        return CLI_USAGE;
-    }
-    if (o.features && first_file < argc) {
-        cli_error("give either --features FILE.csv or logs, not both");
-        return CLI_USAGE;
-    }
-    if (o.csv && !o.features) {
-        cli_error("--csv needs --features (use --json for logs)");
-        return CLI_USAGE;
-    }
-    if (o.csv && o.json) {
-        cli_error("--csv and --json exclude each other");
-        return CLI_USAGE;
-    }
+    if (id == CLI_OPT_END && !o.features)
+        id = cli_want_operands(&a, 1, -1, "LOG|TRACE|DIR");
+    if (id == CLI_OPT_END && o.features && a.noperands)
+        id = cli_usage_error(&spec, "give either --features FILE.csv or logs, not both");
+    if (id == CLI_OPT_END && o.csv && !o.features)
+        id = cli_usage_error(&spec, "--csv needs --features (use --json for logs)");
+    if (id == CLI_OPT_END && o.csv && o.json)
+        id = cli_usage_error(&spec, "--csv and --json exclude each other");
+    if (id < 0)
+        return cli_args_exit(&a, id);
     if (cli_output_to(output) < 0)
         return CLI_FAIL;
     cli_color_set(o.json || o.csv ? CLI_COLOR_NEVER : color);
@@ -448,7 +440,7 @@ int cmd_detect(int argc, char **argv)
             iol_jsonw_arr_begin(&w);
         }
         int nin = 0;
-        char **inputs = iol_darshan_expand_inputs(argc - first_file, argv + first_file, &nin); /* a folder: its logs */
+        char **inputs = iol_darshan_expand_inputs(a.noperands, a.operands, &nin); /* a folder: its logs */
         if (!inputs)
             rc = CLI_FAIL;
         for (int i = 0; i < nin; i++)

@@ -1,7 +1,9 @@
 /* iolens eval: cross-validated scores of the classifier beside the rule and trivial baselines. */
 #include "cli.h"
+#include "opt.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,46 +13,57 @@
 #define NL IOLENS_DETECT_NLABELS
 #define NF IOLENS_DETECT_NFEATURES
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: iolens eval [--data DIR] [--features CSV --labels CSV] [--folds K] [--seed N]\n"
-            "                   [--group row|config|program] [--bootstrap B] [--trees N] [--json]\n"
-            "                   [--weight W] [--rule-logs LIST [--rule-weight W]]\n"
-            "                   [--corpus DIR [--corpus-weight W] [--corpus-timing]]\n"
-            "                   [--suite DIR [--suite-weight W]] [--score dev|corpus|suite]\n"
-            "                   [--timing]\n\n"
-            "k-fold cross-validation of the pattern classifier on labeled feature rows (default: the\n"
-            "201 dev rows of IOSage), stratified by label set, with Micro-F1, Macro-F1, Hamming loss,\n"
-            "subset accuracy and per-label precision / recall / F1 with 95%% bootstrap intervals, for\n"
-            "the classifier (8 models at 0.5), the gate (7 pattern models at tau 0.3), the Drishti-rule\n"
-            "baseline and the seed's two trivial baselines (90th percentile, majority class).\n\n"
-            "  --group config   keep rows of one configuration (scenario without its _rN/_repN suffix,\n"
-            "                   or one job) in one fold: scores configurations held out of training\n"
-            "  --group program  leave one program out: a fold per program (_benchmark: ior, mdtest, ...,\n"
-            "                   fio, dd, tar, ...); the rows of that program in every other source\n"
-            "                   (corpus replays of it, suite runs) leave training with it (--folds ignored)\n"
-            "  --folds K        folds (default 5)     --seed N       seed (default 42)\n"
-            "  --bootstrap B    resamples (default 1000)   --trees N  trees per model (default 500)\n"
-            "  --weight W       weight of the configuration-labeled rows (default 100)\n"
-            "  --rule-logs LIST logs (one path a line: binary .darshan logs or darshan-parser dumps)\n"
-            "                   labeled by the Drishti-rule mapping,\n"
-            "                   added to every training fold at --rule-weight (default 1), never scored\n"
-            "  --corpus DIR     rows of a local corpus (iolens corpus -o DIR) at --corpus-weight\n"
-            "                   (default %g); with --score dev (default) they join every training fold\n"
-            "  --timing         let the model use the timing features of the dev and rule rows\n"
-            "                   (default: missing to the model in every row, as in the shipped models)\n"
-            "  --corpus-timing  keep the corpus rows' timing features too (implies --timing)\n"
-            "  --suite DIR      rows of the real-program suite (bench/detect/suite/run.sh -o DIR) at\n"
-            "                   --suite-weight (default %g); they join every training fold unless scored\n"
-            "  --score corpus   score the corpus rows instead: folds over the corpus grouped by\n"
-            "                   scenario (every variant of a held-out scenario is out of training;\n"
-            "                   --group row splits by run), the dev rows in every training fold\n"
-            "  --score suite    score the suite rows (default grouping: program)\n"
-            "  --predictions CSV write each scored row's out-of-fold probabilities and sets\n"
-            "  --json           machine-readable output\n",
-            CLI_CORPUS_WEIGHT, CLI_SUITE_WEIGHT);
-}
+enum { O_JSON = 1, O_OUTPUT, O_DATA, O_FEATURES, O_LABELS, O_RULE_LOGS, O_PREDICTIONS, O_CORPUS_TIMING, O_TIMING,
+       O_CORPUS, O_CORPUS_WEIGHT, O_SUITE, O_SUITE_WEIGHT, O_SCORE, O_RULE_WEIGHT, O_WEIGHT, O_GROUP, O_FOLDS, O_SEED,
+       O_BOOTSTRAP, O_TREES };
+static const cli_opt optv[] = {
+    {O_OUTPUT, 'o', "output", "FILE", "write the scores to FILE (-: standard output, the default)"},
+    {O_JSON, 0, "json", NULL, "one JSON document (the machine form)"},
+    {O_DATA, 0, "data", "DIR", "shared data folder (default $IOLENS_SHARED_DATA or the installed one)"},
+    {O_FEATURES, 0, "features", "CSV", "feature rows in the layout of dev_features.csv"},
+    {O_LABELS, 0, "labels", "CSV", "label rows in the layout of dev_labels.csv"},
+    {O_GROUP, 0, "group", "G", "row; config: keep rows of one configuration (scenario without its\n"
+                               "_rN/_repN suffix, or one job) in one fold, scoring configurations held\n"
+                               "out of training; program: leave one program out, a fold per program\n"
+                               "(_benchmark: ior, mdtest, ..., fio, dd, tar, ...); the rows of that\n"
+                               "program in every other source leave training with it (--folds ignored)"},
+    {O_FOLDS, 0, "folds", "K", "folds, 2 to 100 (default 5)"},
+    {O_SEED, 0, "seed", "N", "seed (default 42)"},
+    {O_BOOTSTRAP, 0, "bootstrap", "B", "resamples, 10 to 100000 (default 1000)"},
+    {O_TREES, 0, "trees", "N", "trees per model, 1 to 100000 (default 500)"},
+    {O_WEIGHT, 0, "weight", "W", "weight of the configuration-labeled rows (default 100)"},
+    {O_RULE_LOGS, 0, "rule-logs", "LIST", "logs (one path a line: binary .darshan logs or darshan-parser dumps)\n"
+                                          "labeled by the Drishti-rule mapping, added to every training fold at\n"
+                                          "--rule-weight, never scored"},
+    {O_RULE_WEIGHT, 0, "rule-weight", "W", "weight of the rule-labeled rows (default 1)"},
+    {O_CORPUS, 0, "corpus", "DIR", "rows of a local corpus (iolens corpus -o DIR) at --corpus-weight; with\n"
+                                   "--score dev (default) they join every training fold"},
+    {O_CORPUS_WEIGHT, 0, "corpus-weight", "W", "weight of the corpus rows (default 100)"},
+    {O_TIMING, 0, "timing", NULL, "let the model use the timing features of the dev and rule rows\n"
+                                  "(default: missing to the model in every row, as in the shipped models)"},
+    {O_CORPUS_TIMING, 0, "corpus-timing", NULL, "keep the corpus rows' timing features too (implies --timing)"},
+    {O_SUITE, 0, "suite", "DIR", "rows of the real-program suite (bench/detect/suite/run.sh -o DIR) at\n"
+                                 "--suite-weight; they join every training fold unless scored"},
+    {O_SUITE_WEIGHT, 0, "suite-weight", "W", "weight of the suite rows (default 1000)"},
+    {O_SCORE, 0, "score", "S", "dev (default); corpus: score the corpus rows instead, folds over the\n"
+                               "corpus grouped by scenario (every variant of a held-out scenario is out\n"
+                               "of training; --group row splits by run), the dev rows in every training\n"
+                               "fold; suite: score the suite rows (default grouping: program)"},
+    {O_PREDICTIONS, 0, "predictions", "CSV", "write each scored row's out-of-fold probabilities and sets"},
+    {0, 0, NULL, NULL, NULL},
+};
+static const cli_spec spec = {
+    "eval", "eval [--data DIR] [--features CSV --labels CSV] [--folds K] [--seed N]\n"
+            "     [--group row|config|program] [--bootstrap B] [--trees N] [--json]\n"
+            "     [--weight W] [--rule-logs LIST [--rule-weight W]]\n"
+            "     [--corpus DIR [--corpus-weight W] [--corpus-timing]]\n"
+            "     [--suite DIR [--suite-weight W]] [--score dev|corpus|suite] [--timing]",
+    "k-fold cross-validation of the pattern classifier on labeled feature rows (default: the\n"
+    "201 dev rows of IOSage), stratified by label set, with Micro-F1, Macro-F1, Hamming loss,\n"
+    "subset accuracy and per-label precision / recall / F1 with 95% bootstrap intervals, for\n"
+    "the classifier (8 models at 0.5), the gate (7 pattern models at tau 0.3), the Drishti-rule\n"
+    "baseline and the paper's two trivial baselines (90th percentile, majority class).",
+    optv, NULL, NULL, 0};
 
 /* Configuration key of a scenario: without a trailing _r<N> / _rep<N>; "<job>.<step>" -> job. */
 static void config_key(const char *scenario, char *out, size_t size)
@@ -216,64 +229,73 @@ int cmd_eval(int argc, char **argv)
     int k = 5, reps = 1000, json = 0, by_config = -1, score_corpus = 0;
     iolens_detect_params params;
     iolens_detect_params_default(&params);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        char *end = NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (i + 1 < argc && !strcmp(a, "--data")) {
-            data = argv[++i];
-        } else if (i + 1 < argc && !strcmp(a, "--features")) {
-            features = argv[++i];
-        } else if (i + 1 < argc && !strcmp(a, "--labels")) {
-            labels = argv[++i];
-        } else if (i + 1 < argc && !strcmp(a, "--rule-logs")) {
-            rule_list = argv[++i];
-        } else if (i + 1 < argc && !strcmp(a, "--predictions")) {
-            pred_path = argv[++i];
-        } else if (!strcmp(a, "--corpus-timing")) {
-            corpus_timing = timing = 1;
-        } else if (!strcmp(a, "--timing")) {
-            timing = 1;
-        } else if (i + 1 < argc && !strcmp(a, "--corpus")) {
-            corpus = argv[++i];
-        } else if (i + 1 < argc && !strcmp(a, "--corpus-weight") &&
-                   (corpus_weight = strtod(argv[++i], &end), *end == '\0') && corpus_weight > 0) {
-        } else if (i + 1 < argc && !strcmp(a, "--suite")) {
-            suite = argv[++i];
-        } else if (i + 1 < argc && !strcmp(a, "--suite-weight") &&
-                   (suite_weight = strtod(argv[++i], &end), *end == '\0') && suite_weight > 0) {
-        } else if (i + 1 < argc && !strcmp(a, "--score") &&
-                   (!strcmp(argv[i + 1], "dev") || !strcmp(argv[i + 1], "corpus") || !strcmp(argv[i + 1], "suite"))) {
-            i++;
-            score_corpus = !strcmp(argv[i], "corpus") ? 1 : !strcmp(argv[i], "suite") ? 2 : 0;
-        } else if (i + 1 < argc && !strcmp(a, "--rule-weight") &&
-                   (rule_weight = strtod(argv[++i], &end), *end == '\0') && rule_weight > 0) {
-        } else if (i + 1 < argc && !strcmp(a, "--weight") && (weight = strtod(argv[++i], &end), *end == '\0') &&
-                   weight > 0) {
-        } else if (i + 1 < argc && !strcmp(a, "--group") &&
-                   (!strcmp(argv[i + 1], "row") || !strcmp(argv[i + 1], "config") || !strcmp(argv[i + 1], "program"))) {
-            i++;
-            by_config = !strcmp(argv[i], "config") ? 1 : !strcmp(argv[i], "program") ? 2 : 0;
-        } else if (i + 1 < argc && !strcmp(a, "--folds") && (k = (int)strtol(argv[++i], &end, 10), *end == '\0') &&
-                   k >= 2 && k <= 100) {
-        } else if (i + 1 < argc && !strcmp(a, "--seed") && (params.seed = strtoull(argv[++i], &end, 10), *end == '\0')) {
-        } else if (i + 1 < argc && !strcmp(a, "--bootstrap") &&
-                   (reps = (int)strtol(argv[++i], &end, 10), *end == '\0') && reps >= 10 && reps <= 100000) {
-        } else if (i + 1 < argc && !strcmp(a, "--trees") &&
-                   (params.n_trees = (int)strtol(argv[++i], &end, 10), *end == '\0') && params.n_trees >= 1 &&
-                   params.n_trees <= 100000) {
-        } else {
-            cli_unknown_option("eval", a, usage);
-            return CLI_USAGE;
+    static const char *const scores[] = {"dev", "corpus", "suite", NULL};
+    static const char *const groups[] = {"row", "config", "program", NULL};
+    const char *output = NULL;
+    cli_args a;
+    cli_args_init(&a, &spec, argc, argv);
+    int id;
+    long nv;
+    while ((id = cli_next(&a)) > 0) {
+        switch (id) {
+        case O_JSON: json = 1; break;
+        case O_OUTPUT: output = a.val; break;
+        case O_DATA: data = a.val; break;
+        case O_FEATURES: features = a.val; break;
+        case O_LABELS: labels = a.val; break;
+        case O_RULE_LOGS: rule_list = a.val; break;
+        case O_PREDICTIONS: pred_path = a.val; break;
+        case O_CORPUS_TIMING: corpus_timing = timing = 1; break;
+        case O_TIMING: timing = 1; break;
+        case O_CORPUS: corpus = a.val; break;
+        case O_SUITE: suite = a.val; break;
+        case O_SCORE:
+            if (cli_val_choice(&a, scores, &score_corpus) < 0)
+                return CLI_USAGE;
+            break;
+        case O_GROUP:
+            if (cli_val_choice(&a, groups, &by_config) < 0)
+                return CLI_USAGE;
+            break;
+        case O_CORPUS_WEIGHT: case O_SUITE_WEIGHT: case O_RULE_WEIGHT: case O_WEIGHT: {
+            double w;
+            if (cli_val_double(&a, 1e-12, 1e12, &w) < 0)
+                return CLI_USAGE;
+            *(id == O_SUITE_WEIGHT ? &suite_weight : id == O_CORPUS_WEIGHT ? &corpus_weight
+              : id == O_WEIGHT ? &weight : &rule_weight) = w;
+            break;
+        }
+        case O_FOLDS:
+            if (cli_val_long(&a, 2, 100, &nv) < 0)
+                return CLI_USAGE;
+            k = (int)nv;
+            break;
+        case O_SEED:
+            if (cli_val_long(&a, 0, LONG_MAX, &nv) < 0)
+                return CLI_USAGE;
+            params.seed = (uint64_t)nv;
+            break;
+        case O_BOOTSTRAP:
+            if (cli_val_long(&a, 10, 100000, &nv) < 0)
+                return CLI_USAGE;
+            reps = (int)nv;
+            break;
+        case O_TREES:
+            if (cli_val_long(&a, 1, 100000, &nv) < 0)
+                return CLI_USAGE;
+            params.n_trees = (int)nv;
+            break;
         }
     }
+    if (id == CLI_OPT_END)
+        id = cli_want_operands(&a, 0, 0, "");
+    if (id < 0)
+        return cli_args_exit(&a, id);
+    if (output && cli_output_to(output) < 0)
+        return CLI_FAIL;
     if ((score_corpus == 1 && !corpus) || (score_corpus == 2 && !suite)) {
-        cli_error("--score %s needs --%s DIR", score_corpus == 1 ? "corpus" : "suite",
-                  score_corpus == 1 ? "corpus" : "suite");
+        cli_usage_error(&spec, "--score %s needs --%s DIR", score_corpus == 1 ? "corpus" : "suite",
+                        score_corpus == 1 ? "corpus" : "suite");
         return CLI_USAGE;
     }
     if (by_config < 0) /* corpus: scenarios held out of training by default; suite: programs */

@@ -1,5 +1,6 @@
 /* iolens features: the model features of logs (CSV or JSON): IOSage's 157, then iolens's iol_* ones. */
 #include "cli.h"
+#include "opt.h"
 #include "darshan_modes.h"
 
 #include "util/buf.h"
@@ -10,20 +11,24 @@
 #include "iolens/detect.h"
 #include "util/jsonw.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: iolens features [--csv|--json] [--all-paths] [-o FILE] LOG|TRACE...\n\n"
-                 "Prints the 162 model features computed from each input's counters: IOSage's 157\n"
-                 "(feature_cols_157.json order, aggregation rules of its features.tsv), then 5 process-level\n"
-                 "iol_* features from the records (docs/detect.md). An input is a binary\n"
-                 "Darshan log, darshan-parser text output (--base or --all; gzip allowed), an iolens\n"
-                 "trace (iolens trace -o) or a Recorder trace directory, told apart by content; traces\n"
-                 "are turned into Darshan counters first (docs/detect.md). CSV (default): a header\n"
-                 "`log,<162 names>`, one row per input.\n"
-                 "  --all-paths  traces: keep files under /dev/ /proc/ /etc/ /usr/ ..., which Darshan\n"
-                 "               (and so the default) leaves out\n"
-                 "  -o, --output FILE  write the output to FILE (- : standard output)\n");
-}
+enum { O_JSON = 1, O_CSV, O_ALL_PATHS, O_OUTPUT };
+static const cli_opt optv[] = {
+    {O_OUTPUT, 'o', "output", "FILE", "write the output to FILE (-: standard output, the default)"},
+    {O_JSON, 0, "json", NULL, "one JSON document: an array of {log, features} (the machine form)"},
+    {O_CSV, 0, "csv", NULL, "CSV (the default): a header `log,<162 names>`, one row per input"},
+    {O_ALL_PATHS, 0, "all-paths", NULL, "traces: keep files under /dev/ /proc/ /etc/ /usr/ ..., which Darshan\n"
+                                        "(and so the default) leaves out"},
+    {0, 0, NULL, NULL, NULL},
+};
+static const cli_spec spec = {
+    "features", "features [options] LOG|TRACE|DIR...",
+    "Prints the 162 model features computed from each input's counters: IOSage's 157\n"
+    "(feature_cols_157.json order, aggregation rules of its features.tsv), then 5 process-level\n"
+    "iol_* features from the records (docs/detect.md). An input is a binary Darshan log,\n"
+    "darshan-parser text output (--base or --all; gzip allowed), an iolens trace (iolens trace -o)\n"
+    "or a Recorder trace directory, told apart by content; a folder that is not a Recorder trace\n"
+    "stands for the Darshan logs below it. Traces are turned into Darshan counters first.",
+    optv, NULL, NULL, 0};
 
 static void print_num(double v)
 {
@@ -34,37 +39,27 @@ static void print_num(double v)
 
 int cmd_features(int argc, char **argv)
 {
-    int json = 0, all_paths = 0, first = argc;
+    int json = 0, all_paths = 0;
     const char *output = NULL;
-    static const char *const valued[] = {"-o", "--output", NULL};
-    cli_permute(argc, argv, valued);
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(argv[i], "--json")) {
-            json = 1;
-        } else if (!strcmp(argv[i], "--csv")) {
-            json = 0;
-        } else if (!strcmp(argv[i], "--all-paths")) {
-            all_paths = 1;
-        } else if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc) {
-            output = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_unknown_option("features", argv[i], usage);
-            return CLI_USAGE;
-        } else {
-            first = i;
-            break;
+    cli_args a;
+    if (cli_args_init(&a, &spec, argc, argv) < 0)
+        return CLI_FAIL;
+    int id;
+    while ((id = cli_next(&a)) > 0) {
+        switch (id) {
+        case O_JSON: json = 1; break;
+        case O_CSV: json = 0; break;
+        case O_ALL_PATHS: all_paths = 1; break;
+        case O_OUTPUT: output = a.val; break;
         }
     }
-    if (first >= argc) {
-        cli_error("no log given");
-        usage(stderr);
-        return CLI_USAGE;
-    }
+    if (id == CLI_OPT_END)
+        id = cli_want_operands(&a, 1, -1, "LOG|TRACE|DIR");
+    if (id < 0)
+        return cli_args_exit(&a, id);
     int nin = 0;
-    char **inputs = iol_darshan_expand_inputs(argc - first, argv + first, &nin); /* a folder: its logs */
+    char **inputs = iol_darshan_expand_inputs(a.noperands, a.operands, &nin); /* a folder: its logs */
+    cli_args_free(&a);
     if (!inputs)
         return CLI_FAIL;
     if (cli_output_to(output) < 0) {

@@ -3,6 +3,7 @@
  * (iolens/paired.h); this file runs the commands and prints. */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "opt.h"
 
 #include "iolens/paired.h"
 #include "util/jsonw.h"
@@ -19,28 +20,32 @@
 #include <time.h>
 #include <unistd.h>
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: iolens paired [-n N] [--warmup K] [--metric REGEX] [--audit CMD] [--coverage C] [--json]\n"
-            "                     -- COMMAND_A [ARGS...] -- COMMAND_B [ARGS...]\n\n"
-            "Runs A and B back to back N times, alternating which goes first, and reports the\n"
-            "speed-up of B over A: the median of the per-round ratios (A's wall time / B's), the\n"
-            "interval between the k-th smallest and the k-th largest ratio that holds the true median\n"
-            "with probability at least C (order statistics: 11 rounds give the 3rd and the 9th,\n"
-            "93.5%%), and a verdict: faster, slower, or within noise (the interval holds 1).\n\n"
-            "  -n N            rounds (default 11)\n"
-            "  --warmup K      untimed rounds first (default 1)\n"
-            "  --metric REGEX  compare a number each run prints on standard output instead of its\n"
-            "                  wall time (the first match; a group, if the pattern has one, is the\n"
-            "                  number); higher is better: the ratio is B's number / A's\n"
-            "  --audit CMD     run CMD (with sh -c) after each round; a non-zero exit stops the\n"
-            "                  comparison (e.g. to check that A and B wrote the same output)\n"
-            "  --coverage C    the interval's minimum coverage (default 0.90)\n"
-            "  --json          one JSON document with every round's times and ratio\n"
-            "The commands' standard output is discarded (read for --metric); their standard error\n"
-            "is shown. A command that exits non-zero stops the comparison.\n");
-}
+enum { O_N = 1, O_WARMUP, O_METRIC, O_AUDIT, O_COVERAGE, O_JSON, O_OUTPUT };
+static const cli_opt optv[] = {
+    {O_OUTPUT, 'o', "output", "FILE", "write the result to FILE (-: standard output, the default)"},
+    {O_JSON, 0, "json", NULL, "one JSON document with every round's times and ratio (the machine form)"},
+    {O_N, 'n', NULL, "N", "rounds, 1 to 100000 (default 11)"},
+    {O_WARMUP, 0, "warmup", "K", "untimed rounds first, 0 to 1000 (default 1)"},
+    {O_METRIC, 0, "metric", "REGEX", "compare a number each run prints on standard output instead of its\n"
+                                     "wall time (the first match; a group, if the pattern has one, is the\n"
+                                     "number); higher is better: the ratio is B's number / A's"},
+    {O_AUDIT, 0, "audit", "CMD", "run CMD (with sh -c) after each round; a non-zero exit stops the\n"
+                                 "comparison (e.g. to check that A and B wrote the same output)"},
+    {O_COVERAGE, 0, "coverage", "C", "the interval's minimum coverage, between 0 and 1 (default 0.90)"},
+    {0, 0, NULL, NULL, NULL},
+};
+static const cli_spec spec = {
+    "paired", "paired [-n N] [--warmup K] [--metric REGEX] [--audit CMD] [--coverage C] [--json]\n"
+              "       -- COMMAND_A [ARGS...] -- COMMAND_B [ARGS...]",
+    "Runs A and B back to back N times, alternating which goes first, and reports the\n"
+    "speed-up of B over A: the median of the per-round ratios (A's wall time / B's), the\n"
+    "interval between the k-th smallest and the k-th largest ratio that holds the true median\n"
+    "with probability at least C (order statistics: 11 rounds give the 3rd and the 9th,\n"
+    "93.5%), and a verdict: faster, slower, or within noise (the interval holds 1).",
+    optv,
+    "The commands' standard output is discarded (read for --metric); their standard error\n"
+    "is shown. A command that exits non-zero stops the comparison; its status is paired's.",
+    NULL, 0};
 
 struct run {
     char **argv;
@@ -142,60 +147,50 @@ int cmd_paired(int argc, char **argv)
     long rounds = 11, warmup = 1;
     double coverage = 0.90;
     const char *metric = NULL, *audit = NULL;
-    int json = 0, i;
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        char *end;
-        if (!strcmp(a, "--")) {
+    int json = 0;
+    const char *output = NULL;
+    cli_args p;
+    cli_args_init(&p, &spec, argc, argv);
+    int id;
+    while ((id = cli_next(&p)) > 0) {
+        switch (id) {
+        case O_JSON: json = 1; break;
+        case O_OUTPUT: output = p.val; break;
+        case O_N:
+            if (cli_val_long(&p, 1, 100000, &rounds) < 0)
+                return CLI_USAGE;
             break;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "-n") && i + 1 < argc) {
-            rounds = strtol(argv[++i], &end, 10);
-            if (*end || rounds < 1 || rounds > 100000) {
-                cli_error("-n wants a number of rounds from 1 to 100000 (got '%s')", argv[i]);
+        case O_WARMUP:
+            if (cli_val_long(&p, 0, 1000, &warmup) < 0)
                 return CLI_USAGE;
-            }
-        } else if (!strcmp(a, "--warmup") && i + 1 < argc) {
-            warmup = strtol(argv[++i], &end, 10);
-            if (*end || warmup < 0 || warmup > 1000) {
-                cli_error("--warmup wants a number of rounds from 0 to 1000 (got '%s')", argv[i]);
+            break;
+        case O_COVERAGE:
+            if (cli_val_double(&p, 1e-9, 1 - 1e-9, &coverage) < 0)
                 return CLI_USAGE;
-            }
-        } else if (!strcmp(a, "--coverage") && i + 1 < argc) {
-            coverage = strtod(argv[++i], &end);
-            if (*end || !(coverage > 0 && coverage < 1)) {
-                cli_error("--coverage wants a probability between 0 and 1 (got '%s')", argv[i]);
-                return CLI_USAGE;
-            }
-        } else if (!strcmp(a, "--metric") && i + 1 < argc) {
-            metric = argv[++i];
-        } else if (!strcmp(a, "--audit") && i + 1 < argc) {
-            audit = argv[++i];
-        } else {
-            cli_unknown_option("paired", a, usage);
-            return CLI_USAGE;
+            break;
+        case O_METRIC: metric = p.val; break;
+        case O_AUDIT: audit = p.val; break;
         }
     }
+    if (id < 0)
+        return cli_args_exit(&p, id);
     /* -- A ... -- B ... */
     char **a = NULL, **b = NULL;
-    if (i < argc && !strcmp(argv[i], "--")) {
-        a = &argv[i + 1];
-        for (int j = i + 1; j < argc; j++)
-            if (!strcmp(argv[j], "--")) {
-                argv[j] = NULL; /* ends A's argument list */
-                b = &argv[j + 1];
+    if (p.rest == 0 && p.noperands > 0) {
+        a = p.operands;
+        for (int j = 0; j < p.noperands; j++)
+            if (!strcmp(p.operands[j], "--")) {
+                p.operands[j] = NULL; /* ends A's argument list */
+                b = &p.operands[j + 1];
                 break;
             }
     }
-    if (!a || !a[0] || !b || !b[0]) {
-        cli_error("two commands are needed: iolens paired [options] -- COMMAND_A ... -- COMMAND_B ...");
-        usage(stderr);
-        return CLI_USAGE;
-    }
+    if (p.rest != 0 && p.noperands > 0)
+        return cli_usage_error(&spec, "unexpected argument '%s' before '--'", p.operands[0]), CLI_USAGE;
+    if (!a || !a[0] || !b || !b[0])
+        return cli_usage_error(&spec, "two commands are needed: -- COMMAND_A ... -- COMMAND_B ..."), CLI_USAGE;
+    if (output && cli_output_to(output) < 0)
+        return CLI_FAIL;
     regex_t re;
     if (metric && regcomp(&re, metric, REG_EXTENDED)) {
         cli_error("--metric '%s' is not an extended regular expression", metric);

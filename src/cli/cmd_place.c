@@ -1,10 +1,12 @@
 /* iolens place: OST placement study from cluster centroids (the SAGE paper, §VII). */
 #include "cli.h"
+#include "opt.h"
 
 #include "iolens/place.h"
 #include "util/jsonw.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,40 +14,46 @@
 #define MAX_LIST 64
 #define MAX_METHODS 16
 
-static const char usage_text[] =
-    "usage: iolens place --traces SERIES [--clusters [NAME=]DIR]... [options]\n"
-    "       iolens place --schedule --traces SERIES [--clusters [NAME=]DIR] [--policy P] [--starts FILE] [options]\n"
-    "\n"
+enum {
+    O_TRACES = 1, O_CLUSTERS, O_OSTS, O_LOADS, O_JOBS, O_WORKLOADS, O_SEED, O_BANDWIDTH, O_DRAW, O_HORIZON,
+    O_THRESHOLD, O_STEP, O_MODULE, O_METRIC, O_POLICY, O_STARTS, O_JSON, O_SCHEDULE, O_OUTPUT
+};
+static const cli_opt optv[] = {
+    {O_OUTPUT, 'o', "output", "FILE", "write the output to FILE (-: standard output, the default)"},
+    {O_JSON, 0, "json", NULL, "one JSON document (the machine form)"},
+    {O_TRACES, 0, "traces", "FILE", "time series CSV (`-` reads stdin): `id,v0,v1,...`, `id,t,value`\n"
+                                    "(MiB/s) or a Darshan heatmap_job.csv (required)"},
+    {O_CLUSTERS, 0, "clusters", "[NAME=]DIR", "output of `iolens cluster -o DIR` (repeatable; NAME names it)"},
+    {O_SCHEDULE, 0, "schedule", NULL, "place the traces as one set of jobs and print each one's OST"},
+    {O_OSTS, 0, "osts", "O", "number of OSTs (4)"},
+    {O_LOADS, 0, "loads", "L,...", "target storage loads (0.5,1,1.5,2,2.5,3)"},
+    {O_JOBS, 0, "jobs", "N,...", "workload sizes (40,80)"},
+    {O_WORKLOADS, 0, "workloads", "K", "random workloads per size and load (10)"},
+    {O_SEED, 0, "seed", "S", "random seed (1)"},
+    {O_BANDWIDTH, 0, "bandwidth", "B", "OST bandwidth: MiB/s, `pQ` the Q-th percentile of the traces'\n"
+                                       "I/O samples (default p99.9), `max` the largest sample; or\n"
+                                       "`recorded`: each I/O phase alone as long as in the trace"},
+    {O_DRAW, 0, "draw", "D", "workloads: `conditioned` (default: random draws kept when their load is\n"
+                             "on target) or `replace` (random replacements towards the target load)"},
+    {O_HORIZON, 0, "horizon", "SEC", "horizon H in seconds (longest job alone)"},
+    {O_THRESHOLD, 0, "threshold", "MIBS", "samples below this are compute time (1)"},
+    {O_STEP, 0, "step", "SEC", "seconds per sample of wide/long series (1)"},
+    {O_MODULE, 0, "module", "M", "heatmap module (POSIX)"},
+    {O_METRIC, 0, "metric", "M", "read, write or total (read)"},
+    {O_POLICY, 0, "policy", "P", "with --schedule: round-robin, random, clairvoyant or cluster"},
+    {O_STARTS, 0, "starts", "FILE", "with --schedule: CSV `id,start` (seconds; default 0)"},
+    {0, 0, NULL, NULL, NULL},
+};
+static const cli_spec spec = {
+    "place", "place --traces SERIES [--clusters [NAME=]DIR]... [options]\n"
+             "place --schedule --traces SERIES [--clusters [NAME=]DIR] [--policy P] [--starts FILE] [options]",
     "Runs SAGE's OST placement study: workloads of n jobs drawn from the traces at\n"
     "storage load rho, placed by round-robin, random, clairvoyant (real series) and\n"
     "cluster-based (centroid of the job's cluster) policies, then simulated on OSTs\n"
     "whose bandwidth is shared equally by the I/O phases active on them. Prints the\n"
     "difference in geometric-mean I/O stretch against round-robin (the SAGE paper, Fig. 14).\n"
-    "With --schedule, places the traces as one set of jobs and prints each one's OST.\n"
-    "\n"
-    "  --traces FILE        time series CSV (`-` reads stdin): `id,v0,v1,...`, `id,t,value`\n"
-    "                       (MiB/s) or a Darshan heatmap_job.csv\n"
-    "  --clusters [N=]DIR   output of `iolens cluster --out DIR` (repeatable; N names it)\n"
-    "  --osts O             number of OSTs (4)\n"
-    "  --loads L,...        target storage loads (0.5,1,1.5,2,2.5,3)\n"
-    "  --jobs N,...         workload sizes (40,80)\n"
-    "  --workloads K        random workloads per size and load (10)\n"
-    "  --seed S             random seed (1)\n"
-    "  --bandwidth B        OST bandwidth: MiB/s, `pQ` the Q-th percentile of the traces'\n"
-    "                       I/O samples (default p99.9), `max` the largest sample; or\n"
-    "                       `recorded`: each I/O phase alone as long as in the trace\n"
-    "  --draw D             workloads: `conditioned` (default: random draws kept when\n"
-    "                       their load is on target) or `replace` (random replacements\n"
-    "                       towards the target load)\n"
-    "  --horizon SEC        horizon H in seconds (longest job alone)\n"
-    "  --threshold MIBS     samples below this are compute time (1)\n"
-    "  --step SEC           seconds per sample of wide/long series (1)\n"
-    "  --module M           heatmap module (POSIX);  --metric read|write|total (read)\n"
-    "  --policy P           --schedule: round-robin|random|clairvoyant|cluster\n"
-    "  --starts FILE        --schedule: CSV `id,start` (seconds; default 0)\n"
-    "  --json               machine-readable output\n";
-
-static void usage(FILE *out) { fputs(usage_text, out); }
+    "With --schedule, places the traces as one set of jobs and prints each one's OST.",
+    optv, NULL, NULL, 0};
 
 typedef struct place_args {
     const char *traces;
@@ -67,6 +75,7 @@ typedef struct place_args {
     int schedule, json;
     int policy; /* -1: default */
     const char *starts;
+    const char *output;
 } place_args;
 
 static int parse_double(const char *s, double *v, double min_excl)
@@ -108,7 +117,7 @@ static int parse_list(const char *s, const char *opt, int dbl, double *dv, unsig
     if (*n)
         return 0;
 bad:
-    cli_error("bad value '%s' for %s (a comma-separated list of positive numbers)", s, opt);
+    cli_usage_error(&spec, "%s wants a comma-separated list of positive numbers, not '%s'", opt, s);
     return -1;
 }
 
@@ -136,32 +145,24 @@ static int parse_args(place_args *a, int argc, char **argv)
     a->jobs[0] = 40;
     a->jobs[1] = 80;
     a->njobs = 2;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(o, "--help") || !strcmp(o, "-h"))
-            return 3;
-        if (!strcmp(o, "--json")) {
-            a->json = 1;
-            continue;
-        }
-        if (!strcmp(o, "--schedule")) {
-            a->schedule = 1;
-            continue;
-        }
-        if (!v) {
-            cli_unknown_option("place", o, usage);
-            return CLI_USAGE;
-        }
-        i++;
+    static const char *const draws[] = {"conditioned", "replace", NULL};
+    static const char *const metrics[] = {"read", "write", "total", NULL};
+    static const char *const policies[] = {"round-robin", "random", "clairvoyant", "cluster", NULL};
+    cli_args p;
+    cli_args_init(&p, &spec, argc, argv);
+    int id, k;
+    long n;
+    while ((id = cli_next(&p)) > 0) {
+        const char *v = p.val;
         int bad = 0;
-        if (!strcmp(o, "--traces")) {
-            a->traces = v;
-        } else if (!strcmp(o, "--clusters")) {
-            if (a->nclusters == MAX_METHODS) {
-                cli_error("at most %d --clusters", MAX_METHODS);
-                return CLI_USAGE;
-            }
+        switch (id) {
+        case O_JSON: a->json = 1; break;
+        case O_SCHEDULE: a->schedule = 1; break;
+        case O_OUTPUT: a->output = v; break;
+        case O_TRACES: a->traces = v; break;
+        case O_CLUSTERS: {
+            if (a->nclusters == MAX_METHODS)
+                return cli_usage_error(&spec, "at most %d --clusters", MAX_METHODS), CLI_USAGE;
             const char *eq = strchr(v, '=');
             const char *dir = eq ? eq + 1 : v;
             const char *name = v;
@@ -170,10 +171,10 @@ static int parse_args(place_args *a, int argc, char **argv)
                 const char *sl = strrchr(v, '/');
                 while (sl && sl[1] == '\0' && sl > v) { /* trailing slash */
                     nl = (size_t)(sl - v);
-                    const char *p = sl - 1;
-                    while (p > v && *p != '/')
-                        p--;
-                    sl = *p == '/' ? p : NULL;
+                    const char *q = sl - 1;
+                    while (q > v && *q != '/')
+                        q--;
+                    sl = *q == '/' ? q : NULL;
                 }
                 if (sl) {
                     name = sl + 1;
@@ -182,30 +183,37 @@ static int parse_args(place_args *a, int argc, char **argv)
                         nl--;
                 }
             }
-            if (nl == 0 || nl >= sizeof a->cluster_name[0] || !*dir) {
-                cli_error("bad value '%s' for --clusters (want [NAME=]DIR)", v);
-                return CLI_USAGE;
-            }
+            if (nl == 0 || nl >= sizeof a->cluster_name[0] || !*dir)
+                return cli_usage_error(&spec, "--clusters wants [NAME=]DIR, not '%s'", v), CLI_USAGE;
             memcpy(a->cluster_name[a->nclusters], name, nl);
             a->cluster_name[a->nclusters][nl] = '\0';
             a->cluster_dir[a->nclusters++] = dir;
-        } else if (!strcmp(o, "--osts")) {
-            bad = parse_uint(v, &a->osts, 4096);
-        } else if (!strcmp(o, "--loads")) {
-            if (parse_list(v, o, 1, a->loads, NULL, &a->nloads))
+            break;
+        }
+        case O_OSTS:
+            if (cli_val_long(&p, 1, 4096, &n) < 0)
                 return CLI_USAGE;
-        } else if (!strcmp(o, "--jobs")) {
-            if (parse_list(v, o, 0, NULL, a->jobs, &a->njobs))
+            a->osts = (unsigned)n;
+            break;
+        case O_LOADS:
+            if (parse_list(v, "--loads", 1, a->loads, NULL, &a->nloads))
                 return CLI_USAGE;
-        } else if (!strcmp(o, "--workloads")) {
-            bad = parse_uint(v, &a->workloads, 100000);
-        } else if (!strcmp(o, "--seed")) {
-            char *end;
-            errno = 0;
-            unsigned long long s = strtoull(v, &end, 10);
-            bad = errno || end == v || *end || v[0] == '-';
-            a->seed = s;
-        } else if (!strcmp(o, "--bandwidth")) {
+            break;
+        case O_JOBS:
+            if (parse_list(v, "--jobs", 0, NULL, a->jobs, &a->njobs))
+                return CLI_USAGE;
+            break;
+        case O_WORKLOADS:
+            if (cli_val_long(&p, 1, 100000, &n) < 0)
+                return CLI_USAGE;
+            a->workloads = (unsigned)n;
+            break;
+        case O_SEED:
+            if (cli_val_long(&p, 0, LONG_MAX, &n) < 0)
+                return CLI_USAGE;
+            a->seed = (uint64_t)n;
+            break;
+        case O_BANDWIDTH: {
             int rec = !strcmp(v, "recorded");
             a->io_model = rec ? IOLENS_PLACE_IO_RECORDED : IOLENS_PLACE_IO_VOLUME;
             a->bandwidth = a->bandwidth_quantile = 0;
@@ -217,52 +225,54 @@ static int parse_args(place_args *a, int argc, char **argv)
             } else if (!rec) {
                 bad = parse_double(v, &a->bandwidth, 0);
             }
-        } else if (!strcmp(o, "--draw")) {
-            bad = strcmp(v, "conditioned") && strcmp(v, "replace");
-            a->draw = !strcmp(v, "replace") ? IOLENS_PLACE_DRAW_REPLACE : IOLENS_PLACE_DRAW_CONDITIONED;
-        } else if (!strcmp(o, "--horizon")) {
-            bad = parse_double(v, &a->horizon, 0);
-        } else if (!strcmp(o, "--threshold")) {
-            bad = parse_double(v, &a->threshold, 0);
-        } else if (!strcmp(o, "--step")) {
-            bad = parse_double(v, &a->step, 0);
-        } else if (!strcmp(o, "--module")) {
-            a->module = v;
-        } else if (!strcmp(o, "--metric")) {
-            a->metric = !strcmp(v, "read")    ? IOLENS_PLACE_METRIC_READ
-                        : !strcmp(v, "write") ? IOLENS_PLACE_METRIC_WRITE
-                                              : IOLENS_PLACE_METRIC_TOTAL;
-            bad = strcmp(v, "read") && strcmp(v, "write") && strcmp(v, "total");
-        } else if (!strcmp(o, "--policy")) {
+            if (bad)
+                return cli_usage_error(&spec, "--bandwidth wants MiB/s, pQ, max or recorded, not '%s'", v), CLI_USAGE;
+            break;
+        }
+        case O_DRAW:
+            if (cli_val_choice(&p, draws, &k) < 0)
+                return CLI_USAGE;
+            a->draw = k ? IOLENS_PLACE_DRAW_REPLACE : IOLENS_PLACE_DRAW_CONDITIONED;
+            break;
+        case O_HORIZON:
+        case O_THRESHOLD:
+        case O_STEP: {
+            double d;
+            if (cli_val_double(&p, 1e-12, 1e12, &d) < 0)
+                return CLI_USAGE;
+            *(id == O_HORIZON ? &a->horizon : id == O_THRESHOLD ? &a->threshold : &a->step) = d;
+            break;
+        }
+        case O_MODULE: a->module = v; break;
+        case O_METRIC:
+            if (cli_val_choice(&p, metrics, &k) < 0)
+                return CLI_USAGE;
+            a->metric = k == 0 ? IOLENS_PLACE_METRIC_READ : k == 1 ? IOLENS_PLACE_METRIC_WRITE : IOLENS_PLACE_METRIC_TOTAL;
+            break;
+        case O_POLICY:
+            if (cli_val_choice(&p, policies, &k) < 0)
+                return CLI_USAGE;
             a->policy = parse_policy(v);
-            bad = a->policy < 0;
-        } else if (!strcmp(o, "--starts")) {
-            a->starts = v;
-        } else {
-            cli_unknown_option("place", o, usage);
-            return CLI_USAGE;
-        }
-        if (bad) {
-            cli_error("bad value '%s' for %s", v, o);
-            return CLI_USAGE;
+            break;
+        case O_STARTS: a->starts = v; break;
         }
     }
-    if (!a->traces) {
-        cli_error("--traces is required; see 'iolens place --help'");
+    if (id == CLI_OPT_HELP)
+        return 3;
+    if (id < 0)
         return CLI_USAGE;
-    }
-    if (a->schedule && a->nclusters > 1) {
-        cli_error("--schedule takes at most one --clusters");
+    if (cli_want_operands(&p, 0, 0, "") < 0)
         return CLI_USAGE;
-    }
-    if (a->policy == IOLENS_PLACE_CLUSTER && a->nclusters == 0) {
-        cli_error("--policy cluster needs --clusters DIR");
-        return CLI_USAGE;
-    }
-    if (a->starts && !a->schedule) {
-        cli_error("--starts goes with --schedule");
-        return CLI_USAGE;
-    }
+    if (!a->traces)
+        return cli_usage_error(&spec, "--traces is required"), CLI_USAGE;
+    if (a->schedule && a->nclusters > 1)
+        return cli_usage_error(&spec, "--schedule takes at most one --clusters"), CLI_USAGE;
+    if (a->policy == IOLENS_PLACE_CLUSTER && a->nclusters == 0)
+        return cli_usage_error(&spec, "--policy cluster needs --clusters DIR"), CLI_USAGE;
+    if (a->starts && !a->schedule)
+        return cli_usage_error(&spec, "--starts goes with --schedule"), CLI_USAGE;
+    if (a->policy >= 0 && !a->schedule)
+        return cli_usage_error(&spec, "--policy goes with --schedule"), CLI_USAGE;
     return CLI_OK;
 }
 
@@ -532,12 +542,12 @@ int cmd_place(int argc, char **argv)
 {
     place_args a;
     int rc = parse_args(&a, argc, argv);
-    if (rc == 3) {
-        fputs(usage_text, stdout);
+    if (rc == 3) /* the help was printed */
         return CLI_OK;
-    }
     if (rc)
         return rc;
+    if (a.output && cli_output_to(a.output) < 0)
+        return CLI_FAIL;
     rc = CLI_FAIL;
     iolens_place_series *traces = NULL;
     iolens_place_clusters *cl[MAX_METHODS] = {0};

@@ -7,6 +7,7 @@
  * mpirun never touches MPI. Only rank 0 prints.
  */
 #include "cli.h"
+#include "opt.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -20,68 +21,71 @@
 
 #include "iolens/replay.h"
 
-static void usage(FILE *out)
+enum { O_ROOT = 1, O_JSON, O_DRY, O_RANKS, O_KEEP, O_COLD, O_SERIAL, O_SCHEMA, O_PRINT_CONFIG, O_CONFIG_FROM,
+       O_OUTPUT, O_ALL_PATHS, O_DELAYS, O_NO_DELAYS, O_SPEED, O_LEVEL, O_H5XFER, O_H5ALIGN };
+static const cli_opt optv[] = {
+    {O_ROOT, 0, "root", "DIR", "directory every replayed file is created below (default: .); absolute\n"
+                               "paths of the config or trace are remapped below it"},
+    {O_OUTPUT, 'o', "output", "FILE", "write the results there (with --config-from: the config; default:\n"
+                                      "standard output)"},
+    {O_JSON, 0, "json", NULL, "the results as one JSON document instead of a table (the machine form)"},
+    {O_DRY, 'n', "dry-run", NULL, "print what would be done (sizes, files, hints), touch nothing"},
+    {O_RANKS, 0, "ranks", "N", "ranks a dry run plans for (default: the config's nranks)"},
+    {O_KEEP, 0, "keep", NULL, "keep the files the replay created (default: remove them)"},
+    {O_COLD, 0, "cold-reads", NULL, "(config) before each read step, untimed, write back and drop the page\n"
+                                    "cache of the file each rank reads: reads start cold, as for data written\n"
+                                    "long before (fio invalidates its files' cache before a job by default)"},
+    {O_SERIAL, 0, "serial", NULL, "one process, even for several ranks (ranks in turn; a config runs\n"
+                                  "with one rank)"},
+    {O_SCHEMA, 0, "schema", NULL, "print the JSON Schema of the config format"},
+    {O_PRINT_CONFIG, 0, "print-config", NULL, "print the config normalised (sizes in bytes)"},
+    {O_CONFIG_FROM, 0, "config-from", "TRACE", "build the global-view config of an iolens trace file or a Recorder\n"
+                                               "trace directory (detected by content). Files Darshan excludes\n"
+                                               "(/etc/ /proc/ /sys/ /usr/ /dev/ ..., but not /dev/shm/) and the MPI\n"
+                                               "runtime's session files (/tmp/ompi.*/) are left out, then the\n"
+                                               "processes without reads or writes that are not MPI ranks"},
+    {O_ALL_PATHS, 0, "all-paths", NULL, "with --config-from: keep every file and process; on the fly: replay\n"
+                                        "every process (files under system paths are never replayed)"},
+    {O_DELAYS, 0, "delays", NULL, "on the fly: reproduce the recorded gaps between calls (the program's\n"
+                                  "own time between them, less the tracer's)"},
+    {O_NO_DELAYS, 0, "no-delays", NULL, "on the fly: issue calls back to back (default)"},
+    {O_SPEED, 0, "speed", "X", "on the fly: reproduce gaps divided by X (implies --delays)"},
+    {O_LEVEL, 0, "level", "L", "on the fly, a trace with HDF5 calls: hdf5 (default when this build has\n"
+                               "HDF5) re-issues them through HDF5 and not the MPI-IO and POSIX calls made\n"
+                               "inside them; io replays those calls and skips the HDF5 calls"},
+    {O_H5XFER, 0, "hdf5-xfer", "M", "with --level hdf5: every dataset transfer collective or independent\n"
+                                    "instead of as recorded (a what-if of the transfer property list)"},
+    {O_H5ALIGN, 0, "hdf5-alignment", "A[,T]", "with --level hdf5: every file aligns its objects of at least T bytes\n"
+                                              "(default 1) on multiples of A bytes (H5Pset_alignment) instead of\n"
+                                              "the program's own setting"},
+    {0, 0, NULL, NULL, NULL},
+};
+
+static void more(FILE *out)
 {
-    fprintf(out,
-            "usage: iolens replay CONFIG.json [--root DIR] [--json] [--dry-run [--ranks N]] [--keep] [--cold-reads]\n"
-            "       iolens replay --schema | --print-config CONFIG.json\n"
-            "       iolens replay --config-from TRACE [-o CONFIG.json] [--all-paths]\n"
-            "       iolens replay TRACE [--root DIR] [--delays | --no-delays | --speed X] [--json] [--keep]\n"
-            "                           [--level hdf5|io] [--hdf5-xfer collective|independent] [--hdf5-alignment A[,T]]\n"
-            "       mpirun -np N iolens replay CONFIG.json|TRACE --root DIR\n\n"
-            "A config or trace of N > 1 ranks started without mpirun runs as `mpirun --oversubscribe -np N`\n"
-            "of the same command (when mpirun is on PATH), so the ranks run at the same time as the\n"
-            "traced processes did; --serial keeps one process, which replays the ranks in turn.\n\n"
-            "Runs the steps of a replay config (docs/REPLAY-CONFIG.md): each step is timed from the\n"
-            "earliest open to the latest close across ranks (FBench Algorithm 1).\n\n"
-            "  --root DIR      directory every replayed file is created below (default: .);\n"
-            "                  absolute config paths are remapped below it\n"
-            "  --json          print the results as JSON instead of a table\n"
-            "  --dry-run       print what would be done (sizes, files, hints), touch nothing\n"
-            "  --ranks N       ranks a dry run plans for (default: the config's nranks)\n"
-            "  --keep          keep the files the replay created (default: remove them)\n"
-            "  --cold-reads    (config) before each read step, untimed, write back and drop the page\n"
-            "                  cache of the file each rank reads: reads start cold, as for data written\n"
-            "                  long before (fio invalidates its files' cache before a job by default)\n"
-            "  --serial        one process, even for several ranks (ranks in turn; a config runs\n"
-            "                  with one rank)\n"
-            "  --schema        print the JSON Schema of the config format\n"
-            "  --print-config  print the config normalised (sizes in bytes)\n"
-            "  --config-from TRACE [-o CONFIG.json]\n"
-            "                  build the global-view config of an iolens trace file or a Recorder\n"
-            "                  trace directory (detected by content); stdout without -o. Files\n"
-            "                  Darshan excludes (/etc/ /proc/ /sys/ /usr/ /dev/ ..., but not /dev/shm/)\n"
-            "                  and the MPI runtime's session files (/tmp/ompi.*/) are left out,\n"
-            "                  then the processes without reads or writes that are\n"
-            "                  not MPI ranks (an MPI singleton's helper processes)\n"
-            "  --all-paths     with --config-from: keep every file and process; on the fly: replay\n"
-            "                  every process (files under system paths are never replayed)\n"
-            "  TRACE           on-the-fly replay of a trace's POSIX, stdio, metadata and MPI-IO calls\n"
-            "                  below --root; under mpirun -np N (N = the trace's ranks) process r\n"
-            "                  replays rank r (started without mpirun, it runs itself so); with\n"
-            "                  --serial one process replays every rank in turn (MPI-IO skipped).\n"
-            "                  In a trace with MPI ranks, the processes that are not MPI\n"
-            "                  ranks and read or write no replayed file (an MPI singleton's helpers)\n"
-            "                  are left out\n"
-            "  --delays        on the fly: reproduce the recorded gaps between calls\n"
-            "  --no-delays     on the fly: issue calls back to back (default)\n"
-            "  --speed X       on the fly: reproduce gaps divided by X (implies --delays)\n"
-            "  --level L       on the fly, a trace with HDF5 calls: hdf5 (default when this build has\n"
-            "                  HDF5) re-issues them through HDF5 and not the MPI-IO and POSIX calls made\n"
-            "                  inside them; io replays those calls and skips the HDF5 calls\n"
-            "  --hdf5-xfer M   with --level hdf5: every dataset transfer collective or independent\n"
-            "                  instead of as recorded (a what-if of the transfer property list)\n"
-            "  --hdf5-alignment A[,T]\n"
-            "                  with --level hdf5: every file aligns its objects of at least T bytes\n"
-            "                  (default 1) on multiples of A bytes (H5Pset_alignment) instead of the\n"
-            "                  program's own setting\n\n"
-            "back ends: %s\n"
-            "MPI-IO back end: %s\n",
-            iolens_replay_backends(),
+    fprintf(out, "\nback ends: %s\nMPI-IO back end: %s\n", iolens_replay_backends(),
             iolens_replay_have_mpi() ? "yes (MPI is initialised under mpirun, or for a config with an MPI-IO "
                                        "or HDF5 step)"
                                      : "no (built without MPI)");
 }
+
+static const cli_spec spec = {
+    "replay", "replay CONFIG.json [--root DIR] [--json] [--dry-run [--ranks N]] [--keep] [--cold-reads]\n"
+              "replay --schema | --print-config CONFIG.json\n"
+              "replay --config-from TRACE [-o CONFIG.json] [--all-paths]\n"
+              "replay TRACE [--root DIR] [--delays | --no-delays | --speed X] [--json] [--keep]\n"
+              "       [--level hdf5|io] [--hdf5-xfer collective|independent] [--hdf5-alignment A[,T]]\n"
+              "mpirun -np N iolens replay CONFIG.json|TRACE --root DIR",
+    "Runs the steps of a replay config (docs/REPLAY-CONFIG.md): each step is timed from the\n"
+    "earliest open to the latest close across ranks (FBench Algorithm 1); or replays a trace's\n"
+    "POSIX, stdio, metadata and MPI-IO calls on the fly (a TRACE: any input that is not a\n"
+    "`.json` file) below --root. Under mpirun -np N (N = the trace's ranks) process r replays\n"
+    "rank r. A config or trace of N > 1 ranks started without mpirun runs as `mpirun\n"
+    "--oversubscribe -np N` of the same command (when mpirun is on PATH), so the ranks run at\n"
+    "the same time as the traced processes did; --serial keeps one process, which replays the\n"
+    "ranks in turn (MPI-IO skipped). In a trace with MPI ranks, the processes that are not MPI\n"
+    "ranks and read or write no replayed file (an MPI singleton's helpers) are left out.",
+    optv, NULL, more, 0};
 
 #if defined(IOLENS_HAVE_MPI) && !defined(IOLENS_REPLAY_LEAN)
 /* Path of iolens-replay beside this program, if it is there and allowed: IOLENS_REPLAY_LEAN=0
@@ -302,7 +306,8 @@ struct h5_choice {
 };
 
 static int on_the_fly(const char *trace, const char *root, int delays, double speed, int keep, int json,
-                      int all_paths, int argc, char **argv, int serial, const struct h5_choice *hc)
+                      int all_paths, int argc, char **argv, int serial, const struct h5_choice *hc,
+                      const char *outpath)
 {
     iolens_evsource *src = NULL;
     if (iolens_replay_trace_open(trace, &src) < 0) {
@@ -374,7 +379,10 @@ static int on_the_fly(const char *trace, const char *root, int delays, double sp
             MPI_Abort(MPI_COMM_WORLD, 1);
 #endif
     } else if (rank == 0) {
-        print_sessions(&st, json);
+        if (cli_output_to(outpath) < 0)
+            status = CLI_FAIL;
+        else
+            print_sessions(&st, json);
     }
     iolens_replay_trace_stats_release(&st);
     iolens_evsource_free(src);
@@ -393,125 +401,85 @@ int cmd_replay(int argc, char **argv)
     double speed = 1.0;
     struct h5_choice hc = {IOLENS_REPLAY_LEVEL_AUTO, 0, 0, 0};
     int h5_opts = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--dry-run") || !strcmp(a, "-n")) {
-            dry = 1;
-        } else if (!strcmp(a, "--keep")) {
-            keep = 1;
-        } else if (!strcmp(a, "--cold-reads")) {
-            cold = 1;
-        } else if (!strcmp(a, "--serial")) {
-            serial = 1;
-        } else if (!strcmp(a, "--delays")) {
-            delays = 1;
-        } else if (!strcmp(a, "--no-delays")) {
-            delays = 0;
-        } else if (!strcmp(a, "--all-paths")) {
-            all_paths = 1;
-        } else if (!strcmp(a, "--print-config")) {
-            print_config = 1;
-        } else if (!strcmp(a, "--schema")) {
-            return iolens_replay_schema_write(stdout) == 0 ? CLI_OK : CLI_FAIL;
-        } else if ((!strcmp(a, "--root") || !strcmp(a, "--ranks") || !strcmp(a, "--config-from") ||
-                    !strcmp(a, "-o") || !strcmp(a, "--speed") || !strcmp(a, "--level") || !strcmp(a, "--hdf5-xfer") ||
-                    !strcmp(a, "--hdf5-alignment")) && i + 1 >= argc) {
-            cli_error("%s needs a value", a);
-            return CLI_USAGE;
-        } else if (!strcmp(a, "--root")) {
-            root = argv[++i];
-        } else if (!strcmp(a, "--level")) {
-            const char *v = argv[++i];
-            if (!strcmp(v, "hdf5"))
-                hc.level = IOLENS_REPLAY_LEVEL_LIBRARY;
-            else if (!strcmp(v, "io"))
-                hc.level = IOLENS_REPLAY_LEVEL_IO;
-            else {
-                cli_error("--level wants hdf5 or io, got '%s'", v);
+    static const char *const levels[] = {"hdf5", "io", NULL};
+    static const char *const xfers[] = {"collective", "independent", NULL};
+    cli_args p;
+    cli_args_init(&p, &spec, argc, argv);
+    int id, k;
+    long nv;
+    while ((id = cli_next(&p)) > 0) {
+        switch (id) {
+        case O_JSON: json = 1; break;
+        case O_DRY: dry = 1; break;
+        case O_KEEP: keep = 1; break;
+        case O_COLD: cold = 1; break;
+        case O_SERIAL: serial = 1; break;
+        case O_DELAYS: delays = 1; break;
+        case O_NO_DELAYS: delays = 0; break;
+        case O_ALL_PATHS: all_paths = 1; break;
+        case O_PRINT_CONFIG: print_config = 1; break;
+        case O_SCHEMA: return iolens_replay_schema_write(stdout) == 0 ? CLI_OK : CLI_FAIL;
+        case O_ROOT: root = p.val; break;
+        case O_LEVEL:
+            if (cli_val_choice(&p, levels, &k) < 0)
                 return CLI_USAGE;
-            }
-        } else if (!strcmp(a, "--hdf5-xfer")) {
-            const char *v = argv[++i];
-            if (!strcmp(v, "collective"))
-                hc.xfer = 2;
-            else if (!strcmp(v, "independent"))
-                hc.xfer = 1;
-            else {
-                cli_error("--hdf5-xfer wants collective or independent, got '%s'", v);
+            hc.level = k == 0 ? IOLENS_REPLAY_LEVEL_LIBRARY : IOLENS_REPLAY_LEVEL_IO;
+            break;
+        case O_H5XFER:
+            if (cli_val_choice(&p, xfers, &k) < 0)
                 return CLI_USAGE;
-            }
+            hc.xfer = k == 0 ? 2 : 1;
             h5_opts = 1;
-        } else if (!strcmp(a, "--hdf5-alignment")) {
+            break;
+        case O_H5ALIGN: {
             char *end;
-            const char *v = argv[++i];
+            const char *v = p.val;
             long long al = strtoll(v, &end, 10), th = 1;
             if (*end == ',')
                 th = strtoll(end + 1, &end, 10);
-            if (*end || al < 1 || al > (1LL << 40) || th < 1 || th > (1LL << 40)) {
-                cli_error("--hdf5-alignment wants A or A,T (bytes, 1 to 2^40), got '%s'", v);
-                return CLI_USAGE;
-            }
+            if (!*v || *end || al < 1 || al > (1LL << 40) || th < 1 || th > (1LL << 40))
+                return cli_usage_error(&spec, "--hdf5-alignment wants A or A,T (bytes, 1 to 2^40), not '%s'", v),
+                       CLI_USAGE;
             hc.align = al;
             hc.align_threshold = th;
             h5_opts = 1;
-        } else if (!strcmp(a, "--config-from")) {
-            trace = argv[++i];
-        } else if (!strcmp(a, "-o")) {
-            outpath = argv[++i];
-        } else if (!strcmp(a, "--speed")) {
-            char *end;
-            speed = strtod(argv[++i], &end);
-            if (*end || !(speed > 0 && speed <= 1e6)) {
-                cli_error("--speed wants a positive number, got '%s'", argv[i]);
+            break;
+        }
+        case O_CONFIG_FROM: trace = p.val; break;
+        case O_OUTPUT: outpath = p.val; break;
+        case O_SPEED:
+            if (cli_val_double(&p, 1e-9, 1e6, &speed) < 0)
                 return CLI_USAGE;
-            }
             delays = 1;
-        } else if (!strcmp(a, "--ranks")) {
-            char *end;
-            long v = strtol(argv[++i], &end, 10);
-            if (*end || v < 1 || v > 1048576) {
-                cli_error("--ranks wants a number from 1 to 1048576, got '%s'", argv[i]);
+            break;
+        case O_RANKS:
+            if (cli_val_long(&p, 1, 1048576, &nv) < 0)
                 return CLI_USAGE;
-            }
-            ranks = (int)v;
-        } else if (a[0] == '-' && a[1]) {
-            cli_unknown_option("replay", a, usage);
-            return CLI_USAGE;
-        } else if (!config) {
-            config = a;
-        } else {
-            cli_error("one config at a time ('%s' and '%s')", config, a);
-            return CLI_USAGE;
+            ranks = (int)nv;
+            break;
         }
     }
+    if (id == CLI_OPT_END)
+        id = cli_want_operands(&p, trace ? 0 : 1, trace ? 0 : 1, "CONFIG.json|TRACE");
+    if (id < 0)
+        return cli_args_exit(&p, id);
+    config = trace ? NULL : p.operands[0];
     if (trace)
         return config_from(trace, outpath, all_paths);
-    if (!config) {
-        usage(stderr);
-        return CLI_USAGE;
-    }
     size_t len = strlen(config);
     int otf = len < 5 || strcmp(config + len - 5, ".json");
     if (h5_opts && (!otf || hc.level == IOLENS_REPLAY_LEVEL_IO)) {
-        cli_error("--hdf5-xfer and --hdf5-alignment go with the library level of an on-the-fly replay (a TRACE, "
-                  "not --level io)");
-        return CLI_USAGE;
+        return cli_usage_error(&spec, "--hdf5-xfer and --hdf5-alignment go with the library level of an "
+                                      "on-the-fly replay (a TRACE, not --level io)"), CLI_USAGE;
     }
     if (otf && h5_opts && !iolens_replay_has_hdf5()) {
         cli_error("--hdf5-xfer and --hdf5-alignment need a build with parallel HDF5");
         return CLI_USAGE;
     }
     if (otf)
-        return on_the_fly(config, root, delays, speed, keep, json, all_paths, argc, argv, serial, &hc);
-    if (all_paths) {
-        cli_error("--all-paths goes with --config-from or a trace");
-        return CLI_USAGE;
-    }
+        return on_the_fly(config, root, delays, speed, keep, json, all_paths, argc, argv, serial, &hc, outpath);
+    if (all_paths)
+        return cli_usage_error(&spec, "--all-paths goes with --config-from or a trace"), CLI_USAGE;
     iolens_replay_config *cfg = NULL;
     if (iolens_replay_config_load(&cfg, config) < 0) {
         cli_lib_error();
@@ -560,6 +528,8 @@ int cmd_replay(int argc, char **argv)
     int status = CLI_OK;
     if (rc < 0) {
         cli_lib_error();
+        status = CLI_FAIL;
+    } else if (rank == 0 && cli_output_to(outpath) < 0) {
         status = CLI_FAIL;
     } else if (rank == 0) {
         if (json)

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "util/fs.h"
 #include "cli.h"
+#include "opt.h"
 
 #include "darshan_from.h"
 #include "iolens/counters.h"
@@ -24,27 +25,42 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: iolens trace [-o TRACE] [--darshan LOG [--darshan-all-paths]] [--layers posix,stdio,mpiio,hdf5,pnetcdf,netcdf] [--resolution NS] -- COMMAND [ARGS...]\n"
-            "       iolens trace --print TRACE [--json] [--rank N] [-o FILE]\n"
-            "       iolens trace --info TRACE [--json] [-o FILE]\n"
-            "       iolens trace --build SPILL_DIR -o TRACE [--remove-spill]\n"
-            "       iolens trace --merge TRACE... -o TRACE\n"
-            "  --no-compress  store sections without zstd (to inspect or fuzz the format)\n"
-            "  --darshan LOG  also write a Darshan log (3.41) of the run, computed from the trace;\n"
-            "                 without -o the trace is kept next to it as LOG.trace; files under /dev/\n"
-            "                 (incl. /dev/shm), /proc/, /etc/, /usr/, ... are skipped as Darshan does\n"
-            "  --darshan-all-paths  keep those files in the Darshan log too\n\n"
-            "Runs COMMAND with the iolens shim preloaded and writes one trace file (default iolens.trace)\n"
-            "holding every POSIX, stdio, MPI-IO, HDF5, PnetCDF and NetCDF call of every process (forked children\n"
-            "included); --layers chooses among them (default all).\n"
-            "MPI: `mpirun -np N iolens trace -o T -- app` (one trace for all ranks), or\n"
-            "`mpirun -x LD_PRELOAD=libiolens_shim.so -x IOLENS_TRACE_OUT=T app` (rank 0 builds T\n"
-            "at MPI_Finalize). IOLENS_SHIM overrides the shim's location.\n"
-            "  --remove-spill  with --build: remove SPILL_DIR once the trace is written\n");
-}
+enum { O_OUTPUT = 1, O_DARSHAN, O_DARSHAN_ALL, O_LAYERS, O_RES, O_PRINT, O_INFO, O_BUILD, O_MERGE, O_JSON, O_RANK,
+       O_NO_COMPRESS, O_REMOVE_SPILL };
+static const cli_opt optv[] = {
+    {O_OUTPUT, 'o', "output", "FILE", "the trace to write (default iolens.trace); with --print and --info, where\n"
+                                      "to print (-: standard output, the default)"},
+    {O_DARSHAN, 0, "darshan", "LOG", "also write a Darshan log (3.41) of the run, computed from the trace;\n"
+                                     "without -o the trace is kept next to it as LOG.trace; files under /dev/\n"
+                                     "(incl. /dev/shm), /proc/, /etc/, /usr/, ... are skipped as Darshan does"},
+    {O_DARSHAN_ALL, 0, "darshan-all-paths", NULL, "keep those files in the Darshan log too"},
+    {O_LAYERS, 0, "layers", "LIST", "the layers to trace, of posix,stdio,mpiio,hdf5,pnetcdf,netcdf (default all)"},
+    {O_RES, 0, "resolution", "NS", "timestamp resolution in nanoseconds, 1 to 1000000000 (default 1000)"},
+    {O_PRINT, 0, "print", NULL, "print the calls of TRACE: one line each, as the C call with its arguments"},
+    {O_INFO, 0, "info", NULL, "print the sizes of TRACE's sections, its processes and the tracer's cost"},
+    {O_JSON, 0, "json", NULL, "with --print: JSON Lines, one object per call (the form of `iolens view\n"
+                              "--json`); with --info: one JSON document"},
+    {O_RANK, 0, "rank", "N", "with --print: only process N"},
+    {O_BUILD, 0, "build", NULL, "build the trace of a spill folder (SPILL_DIR) left by a run"},
+    {O_REMOVE_SPILL, 0, "remove-spill", NULL, "with --build: remove SPILL_DIR once the trace is written"},
+    {O_MERGE, 0, "merge", NULL, "merge traces (TRACE...) of one job's parts into one"},
+    {O_NO_COMPRESS, 0, "no-compress", NULL, "store sections without zstd (to inspect or fuzz the format)"},
+    {0, 0, NULL, NULL, NULL},
+};
+static const cli_spec spec = {
+    "trace", "trace [-o TRACE] [--darshan LOG] [--layers LIST] [--resolution NS] [--] COMMAND [ARGS...]\n"
+             "trace --print [--json] [--rank N] [-o FILE] TRACE\n"
+             "trace --info [--json] [-o FILE] TRACE\n"
+             "trace --build [--remove-spill] -o TRACE SPILL_DIR\n"
+             "trace --merge -o TRACE TRACE...",
+    "Runs COMMAND with the iolens shim preloaded and writes one trace file (default iolens.trace)\n"
+    "holding every POSIX, stdio, MPI-IO, HDF5, PnetCDF and NetCDF call of every process (forked\n"
+    "children included). COMMAND's own options are its own: the first operand starts it (or put\n"
+    "`--` before it). The exit status is COMMAND's.\n"
+    "MPI: `mpirun -np N iolens trace -o T -- app` (one trace for all ranks), or\n"
+    "`mpirun -x LD_PRELOAD=libiolens_shim.so -x IOLENS_TRACE_OUT=T app` (rank 0 builds T\n"
+    "at MPI_Finalize). IOLENS_SHIM overrides the shim's location.",
+    optv, NULL, NULL, 1};
 
 /* ---- locating the shim ---- */
 static int find_shim(char *out, size_t n)
@@ -501,40 +517,6 @@ static void print_text(const iolens_event *ev, int32_t fd, const int64_t *a, con
     putchar('\n');
 }
 
-static void print_json(iol_jsonw *w, const iolens_event *ev, int32_t fd, const int64_t *a, const iolens_file *files,
-                       size_t nf)
-{
-    iol_jsonw_obj_begin(w);
-    iol_jsonw_key(w, "rank"); iol_jsonw_int(w, ev->rank);
-    iol_jsonw_key(w, "thread"); iol_jsonw_uint(w, ev->thread);
-    iol_jsonw_key(w, "tstart"); iol_jsonw_double(w, ev->tstart);
-    iol_jsonw_key(w, "tend"); iol_jsonw_double(w, ev->tend);
-    iol_jsonw_key(w, "depth"); iol_jsonw_uint(w, ev->depth);
-    iol_jsonw_key(w, "layer"); iol_jsonw_str(w, iolens_layer_name(ev->layer));
-    iol_jsonw_key(w, "op"); iol_jsonw_str(w, iolens_op_name(ev->op));
-    iol_jsonw_key(w, "func"); iol_jsonw_str(w, ev->func);
-    const char *p = path_of(files, nf, ev->file);
-    iol_jsonw_key(w, "path");
-    if (p)
-        iol_jsonw_str(w, p);
-    else
-        iol_jsonw_null(w);
-    iol_jsonw_key(w, "fd"); iol_jsonw_int(w, fd);
-    iol_jsonw_key(w, "offset"); iol_jsonw_int(w, ev->offset);
-    iol_jsonw_key(w, "size"); iol_jsonw_int(w, ev->size);
-    iol_jsonw_key(w, "ret"); iol_jsonw_int(w, ev->ret);
-    iol_jsonw_key(w, "errno"); iol_jsonw_int(w, ev->err);
-    if (ev->buf_pgoff1) {
-        iol_jsonw_key(w, "buf_page_offset"); iol_jsonw_int(w, (int64_t)ev->buf_pgoff1 - 1);
-    }
-    iol_jsonw_key(w, "args");
-    iol_jsonw_arr_begin(w);
-    for (int i = 0; i < 4; i++)
-        iol_jsonw_int(w, a[i]);
-    iol_jsonw_arr_end(w);
-    iol_jsonw_obj_end(w);
-}
-
 static int print_trace(const char *path, int json, int only_rank)
 {
     iolens_evsource *s;
@@ -550,11 +532,6 @@ static int print_trace(const char *path, int json, int only_rank)
                   iolens_evsource_nranks(s) - 1);
         iolens_evsource_free(s);
         return CLI_FAIL;
-    }
-    iol_jsonw w;
-    if (json) {
-        iol_jsonw_init(&w, stdout, 0);
-        iol_jsonw_arr_begin(&w);
     }
     int rc = CLI_OK;
     for (int r = 0; r < iolens_evsource_nranks(s); r++) {
@@ -575,7 +552,7 @@ static int print_trace(const char *path, int json, int only_rank)
             int64_t a[4];
             iolens_trace_last_args(s, r, &fd, a);
             if (json)
-                print_json(&w, &ev, fd, a, files, nf);
+                iolens_event_write_json(stdout, &ev, files, nf, &fd, a);
             else
                 print_text(&ev, fd, a, files, nf);
         }
@@ -584,10 +561,6 @@ static int print_trace(const char *path, int json, int only_rank)
             rc = CLI_FAIL;
             break;
         }
-    }
-    if (json) {
-        iol_jsonw_arr_end(&w);
-        iol_jsonw_finish(&w);
     }
     iolens_evsource_free(s);
     return rc;
@@ -653,93 +626,64 @@ static int info_trace(const char *path, int json)
     return CLI_OK;
 }
 
-/* `--print --json T`, `--info --json T`: the trace is the first operand after the option, which
- * is brought next to it (options in any order; nothing after a "--" moves). */
-static void trace_operand_next(int argc, char **argv)
-{
-    for (int p = 1; p + 1 < argc && strcmp(argv[p], "--"); p++) {
-        if ((strcmp(argv[p], "--print") && strcmp(argv[p], "--info")) || argv[p + 1][0] != '-' || !argv[p + 1][1])
-            continue;
-        static const char *const valued[] = {"-o", "--output", "--darshan", "--layers", "--resolution", "--build",
-                                             "--rank", NULL};
-        int j = p + 1;
-        while (j < argc && strcmp(argv[j], "--") && argv[j][0] == '-' && argv[j][1]) {
-            int takes = 0;
-            for (int k = 0; valued[k]; k++)
-                takes |= !strcmp(argv[j], valued[k]);
-            j += 1 + takes;
-        }
-        if (j >= argc || !strcmp(argv[j], "--"))
-            return;
-        char *t = argv[j];
-        memmove(argv + p + 2, argv + p + 1, (size_t)(j - p - 1) * sizeof *argv);
-        argv[p + 1] = t;
-    }
-}
-
 int cmd_trace(int argc, char **argv)
 {
-    const char *out = NULL, *layers = NULL, *print = NULL, *info = NULL, *spill = NULL, *darshan = NULL;
-    int json = 0, rank = -1, merge = 0, remove_spill = 0, i;
+    const char *out = NULL, *layers = NULL, *darshan = NULL;
+    int json = 0, rank = -1, merge = 0, remove_spill = 0, print = 0, info = 0, build_ = 0;
     uint64_t res = 1000;
-    trace_operand_next(argc, argv);
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--")) {
-            i++;
+    cli_args a;
+    cli_args_init(&a, &spec, argc, argv);
+    /* a mode that reads traces takes its operands anywhere; a run stops at the program */
+    for (int k = 1; k < argc && strcmp(argv[k], "--"); k++)
+        if (!strcmp(argv[k], "--print") || !strcmp(argv[k], "--info") || !strcmp(argv[k], "--build") ||
+            !strcmp(argv[k], "--merge"))
+            a.stop_at_operand = 0;
+    int id;
+    long v;
+    while ((id = cli_next(&a)) > 0) {
+        switch (id) {
+        case O_MERGE: merge = 1; break;
+        case O_DARSHAN_ALL: darshan_all_paths = 1; break;
+        case O_REMOVE_SPILL: remove_spill = 1; break;
+        case O_NO_COMPRESS: raw_sections = 1; break;
+        case O_JSON: json = 1; break;
+        case O_OUTPUT: out = a.val; break;
+        case O_DARSHAN: darshan = a.val; break;
+        case O_LAYERS: layers = a.val; break;
+        case O_PRINT: print = 1; break;
+        case O_INFO: info = 1; break;
+        case O_BUILD: build_ = 1; break;
+        case O_RES:
+            if (cli_val_long(&a, 1, 1000000000L, &v) < 0)
+                return CLI_USAGE;
+            res = (uint64_t)v;
             break;
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(a, "--merge")) {
-            merge = 1;
-        } else if (!strcmp(a, "--darshan-all-paths")) {
-            darshan_all_paths = 1;
-        } else if (!strcmp(a, "--remove-spill")) {
-            remove_spill = 1;
-        } else if (!strcmp(a, "--no-compress")) {
-            raw_sections = 1;
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
-            out = argv[++i];
-        } else if (!strcmp(a, "--darshan") && i + 1 < argc) {
-            darshan = argv[++i];
-        } else if (!strcmp(a, "--layers") && i + 1 < argc) {
-            layers = argv[++i];
-        } else if (!strcmp(a, "--resolution") && i + 1 < argc) {
-            char *end;
-            res = strtoull(argv[++i], &end, 10);
-            if (*end || res == 0 || res > 1000000000ull) {
-                cli_error("--resolution wants nanoseconds between 1 and 1000000000");
+        case O_RANK:
+            if (cli_val_long(&a, 0, INT_MAX, &v) < 0)
                 return CLI_USAGE;
-            }
-        } else if (!strcmp(a, "--print") && i + 1 < argc) {
-            print = argv[++i];
-        } else if (!strcmp(a, "--info") && i + 1 < argc) {
-            info = argv[++i];
-        } else if (!strcmp(a, "--build") && i + 1 < argc) {
-            spill = argv[++i];
-        } else if (!strcmp(a, "--rank") && i + 1 < argc) {
-            char *end;
-            errno = 0;
-            long v = strtol(argv[++i], &end, 10);
-            if (errno || *end || end == argv[i] || v < 0 || v > INT_MAX) {
-                cli_error("--rank wants a process number from 0 (got '%s')", argv[i]);
-                return CLI_USAGE;
-            }
             rank = (int)v;
-        } else if (a[0] == '-') {
-            cli_unknown_option("trace", a, usage);
-            return CLI_USAGE;
-        } else {
-            break; /* the command, without "--" */
+            break;
         }
     }
+    if (id < 0)
+        return cli_args_exit(&a, id);
+    if (print + info + build_ + merge > 1)
+        return cli_args_exit(&a, cli_usage_error(&spec, "--print, --info, --build and --merge exclude each other"));
+    if ((print || info || build_) && cli_want_operands(&a, 1, 1, print || info ? "TRACE" : "SPILL_DIR") < 0)
+        return CLI_USAGE;
+    if (merge && cli_want_operands(&a, 1, -1, "TRACE") < 0)
+        return CLI_USAGE;
+    if (!(print || info || build_ || merge) && cli_want_operands(&a, 1, -1, "COMMAND") < 0)
+        return CLI_USAGE;
+    if ((json || rank >= 0) && !(print || info))
+        return cli_args_exit(&a, cli_usage_error(&spec, "%s goes with --print%s", json ? "--json" : "--rank",
+                                                 json ? " or --info" : ""));
+    if (rank >= 0 && info)
+        return cli_args_exit(&a, cli_usage_error(&spec, "--rank goes with --print"));
     if ((print || info) && cli_output_to(out) < 0) /* -o: where it prints */
         return CLI_FAIL;
     char darshan_trace[PATH_MAX];
-    if (!out && darshan && !print && !info && !spill && !merge) {
+    if (!out && darshan && !print && !info && !build_ && !merge) {
         if ((size_t)snprintf(darshan_trace, sizeof darshan_trace, "%s.trace", darshan) >= sizeof darshan_trace) {
             cli_error("--darshan path too long");
             return CLI_USAGE;
@@ -748,42 +692,24 @@ int cmd_trace(int argc, char **argv)
     }
     if (!out)
         out = "iolens.trace";
-    if (darshan && (print || info || spill || merge)) {
+    if (darshan && (print || info || build_ || merge)) {
         cli_error("--darshan goes with a traced run (iolens trace --darshan LOG -- COMMAND)");
         return CLI_USAGE;
     }
     if (print)
-        return print_trace(print, json, rank);
+        return print_trace(a.operands[0], json, rank);
     if (info)
-        return info_trace(info, json);
-    if (spill) {
-        int rc = build(spill, out, res, 0);
-        if (rc == CLI_OK && remove_spill && iolens_trace_remove_spill(spill))
+        return info_trace(a.operands[0], json);
+    if (build_) {
+        int rc = build(a.operands[0], out, res, 0);
+        if (rc == CLI_OK && remove_spill && iolens_trace_remove_spill(a.operands[0]))
             cli_lib_error();
         return rc;
     }
     if (merge) {
-        if (i >= argc) {
-            cli_error("--merge needs trace files");
-            return CLI_USAGE;
-        }
-        /* inputs, with -o allowed after them */
-        const char **in = calloc((size_t)argc, sizeof *in);
-        size_t nin = 0;
-        if (!in) {
-            cli_error("out of memory");
-            return CLI_FAIL;
-        }
-        for (; i < argc; i++) {
-            if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
-                out = argv[++i];
-            else
-                in[nin++] = argv[i];
-        }
         iolens_trace_build_opts o = {0, raw_sections ? -1 : 0};
         iolens_trace_stats st;
-        int mrc = iolens_trace_merge(in, nin, out, &o, &st);
-        free(in);
+        int mrc = iolens_trace_merge((const char **)a.operands, (size_t)a.noperands, out, &o, &st);
         if (mrc) {
             cli_lib_error();
             return CLI_FAIL;
@@ -791,10 +717,6 @@ int cmd_trace(int argc, char **argv)
         fprintf(stderr, "iolens: wrote '%s': %" PRIu64 " calls of %" PRIu64 " process(es), %" PRIu64 " bytes\n", out,
                 st.ncalls, st.nprocs, st.bytes_total);
         return CLI_OK;
-    }
-    if (i >= argc) {
-        usage(stderr);
-        return CLI_USAGE;
     }
     if (layers) {
         char tmp[256];
@@ -806,5 +728,5 @@ int cmd_trace(int argc, char **argv)
                 return CLI_USAGE;
             }
     }
-    return run(out, layers, res, darshan, argv + i);
+    return run(out, layers, res, darshan, a.operands);
 }

@@ -1,6 +1,7 @@
 /* iolens train: the eight XGBoost label models from labeled rows (biquality weighting). */
 #define _DEFAULT_SOURCE /* realpath */
 #include "cli.h"
+#include "opt.h"
 #include "util/buf.h"
 
 #include <errno.h>
@@ -12,64 +13,62 @@
 
 #include "iolens/detect.h"
 
-/* The options that take a value (for telling an unknown option from a wrong value). */
-static int train_option_known(const char *a)
+enum { O_DATA = 1, O_FEATURES, O_LABELS, O_WEIGHT, O_CORPUS, O_CORPUS_WEIGHT, O_CORPUS_TIMING, O_NO_CORPUS,
+       O_SUITE, O_NO_SUITE, O_SUITE_WEIGHT, O_RULE_LOGS, O_NO_RULE_LOGS, O_RULE_WEIGHT, O_TIMING, O_OUTPUT,
+       O_FORCE, O_SEED, O_TREES };
+static const cli_opt optv[] = {
+    {O_OUTPUT, 'o', "output", "DIR", "model folder to write (default ./models); the installed models (below,\n"
+                                     "or $IOLENS_MODELS) only with --force"},
+    {O_FORCE, 0, "force", NULL, "write into the models iolens uses"},
+    {O_DATA, 0, "data", "DIR", "shared data folder (default $IOLENS_SHARED_DATA or the installed one,\n"
+                               "below); reads DIR/iosage/dev_features.csv and dev_labels.csv"},
+    {O_FEATURES, 0, "features", "CSV", "feature rows in the layout of dev_features.csv"},
+    {O_LABELS, 0, "labels", "CSV", "label rows in the layout of dev_labels.csv"},
+    {O_WEIGHT, 0, "weight", "W", "weight of those rows (default 100)"},
+    {O_CORPUS, 0, "corpus", "DIR", "labeled rows of a local corpus (iolens corpus -o DIR: features.csv,\n"
+                                   "labels.csv), e.g. data/corpus (iolens corpus --seed 1); default none\n"
+                                   "(it lowers the leave-one-program-out scores, docs/detect.md)"},
+    {O_NO_CORPUS, 0, "no-corpus", NULL, "no corpus rows (the default)"},
+    {O_CORPUS_WEIGHT, 0, "corpus-weight", "W", "weight of the corpus rows (default 100)"},
+    {O_CORPUS_TIMING, 0, "corpus-timing", NULL, "keep the corpus rows' timing features (implies --timing; default:\n"
+                                                "missing, since they were measured on this machine, not the\n"
+                                                "labeled runs' system)"},
+    {O_SUITE, 0, "suite", "DIR", "labelled rows of the real-program suite (bench/detect/suite/run.sh -o DIR);\n"
+                                 "default the shipped data/suite"},
+    {O_NO_SUITE, 0, "no-suite", NULL, "no suite rows"},
+    {O_SUITE_WEIGHT, 0, "suite-weight", "W", "weight of the suite rows (default 1000)"},
+    {O_RULE_LOGS, 0, "rule-logs", "LIST", "file listing logs (one path a line: binary .darshan logs or\n"
+                                          "darshan-parser dumps) labeled by the Drishti-rule mapping of\n"
+                                          "drishti_code_to_label.tsv (default the shipped data/rule-logs.txt)"},
+    {O_NO_RULE_LOGS, 0, "no-rule-logs", NULL, "no rule-labeled rows (with --no-suite: the dev rows only)"},
+    {O_RULE_WEIGHT, 0, "rule-weight", "W", "weight of the rule-labeled rows (default 1)"},
+    {O_TIMING, 0, "timing", NULL, "let the model use the timing features (run time, *_TIME, bandwidths,\n"
+                                  "time shares) of the dev and rule rows; default: missing to the model"},
+    {O_SEED, 0, "seed", "N", "random seed (default 42)"},
+    {O_TREES, 0, "trees", "N", "trees per model, 1 to 100000 (default 500)"},
+    {0, 0, NULL, NULL, NULL},
+};
+
+static void more(FILE *out)
 {
-    static const char *const opts[] = {"--data", "--features", "--labels", "--rule-logs", "--corpus",
-                                       "--suite", "--suite-weight", "--corpus-weight", "--out", "-o",
-                                       "--weight", "--rule-weight", "--seed", "--trees"};
-    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
-        if (!strcmp(a, opts[i]))
-            return 1;
-    return 0;
+    fprintf(out, "\nThe installed models: %s\nThe training rows: %s\nThe shared data folder: %s\n",
+            iolens_detect_default_models_dir(), iolens_detect_default_training_dir(), iolens_detect_default_data_dir());
 }
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: iolens train [--data DIR] [--features CSV --labels CSV] [--weight W]\n"
-            "                    [--corpus DIR] [--corpus-weight W] [--corpus-timing]\n"
-            "                    [--suite DIR | --no-suite] [--suite-weight W]\n"
-            "                    [--rule-logs LIST | --no-rule-logs] [--rule-weight W]\n"
-            "                    [--timing] [--out DIR] [--seed N] [--trees N]\n\n"
-            "Trains one XGBoost model per pattern plus one for \"healthy\" (seed hyper-parameters,\n"
-            "per-label scale_pos_weight = min(neg/pos, 100)) with biquality weights: configuration-\n"
-            "labeled rows at W (100), local corpus rows at the corpus weight, rule-labeled logs at the\n"
-            "rule weight (1). Deterministic for a seed (one thread). Without options it trains the\n"
-            "shipped models again (into ./models) from the dev rows, the real-program suite %s/suite and\n"
-            "the logs that %s/rule-logs.txt names (paths below the data folder).\n\n"
-            "  --data DIR        shared data folder (default $IOLENS_SHARED_DATA or %s);\n"
-            "                    reads DIR/iosage/dev_features.csv and dev_labels.csv\n"
-            "  --features CSV    feature rows in the layout of dev_features.csv\n"
-            "  --labels CSV      label rows in the layout of dev_labels.csv\n"
-            "  --weight W        weight of those rows (default 100)\n"
-            "  --corpus DIR      labeled rows of a local corpus (iolens corpus -o DIR: features.csv,\n"
-            "                    labels.csv), e.g. data/corpus (iolens corpus --seed 1); default none\n"
-            "                    (it lowers the leave-one-program-out scores, docs/detect.md)\n"
-            "  --no-corpus       no corpus rows (the default)\n"
-            "  --suite DIR       labelled rows of the real-program suite (bench/detect/suite/run.sh -o DIR);\n"
-            "                    default the shipped data/suite\n"
-            "  --no-suite        no suite rows\n"
-            "  --suite-weight W  weight of the suite rows (default %g)\n"
-            "  --corpus-weight W weight of the corpus rows (default %g)\n"
-            "  --corpus-timing   keep the corpus rows' timing features (implies --timing; default: missing, since\n"
-            "                    they were measured on this machine, not the labeled runs' system)\n"
-            "  --rule-logs LIST  file listing logs (one path a line: binary .darshan logs or\n"
-            "                    darshan-parser dumps) labeled by the\n"
-            "                    Drishti-rule mapping of drishti_code_to_label.tsv\n"
-            "                    (default the shipped data/rule-logs.txt)\n"
-            "  --no-rule-logs    no rule-labeled rows (with --no-suite: the dev rows only)\n"
-            "  --rule-weight W   weight of the rule-labeled rows (default 1)\n"
-            "  --timing          let the model use the timing features (run time, *_TIME, bandwidths,\n"
-            "                    time shares) of the dev and rule rows; default: missing to the model\n"
-            "  -o, --out DIR     model folder to write (default ./models); the models iolens uses\n"
-            "                    (%s, or $IOLENS_MODELS) only with --force\n"
-            "  --force           write into the models iolens uses\n"
-            "  --seed N          random seed (default 42)\n"
-            "  --trees N         trees per model (default 500)\n",
-            iolens_detect_default_training_dir(), iolens_detect_default_training_dir(),
-            iolens_detect_default_data_dir(), CLI_CORPUS_WEIGHT, CLI_SUITE_WEIGHT, iolens_detect_default_models_dir());
-}
+static const cli_spec spec = {
+    "train", "train [--data DIR] [--features CSV --labels CSV] [--weight W]\n"
+             "      [--corpus DIR] [--corpus-weight W] [--corpus-timing]\n"
+             "      [--suite DIR | --no-suite] [--suite-weight W]\n"
+             "      [--rule-logs LIST | --no-rule-logs] [--rule-weight W]\n"
+             "      [--timing] [-o DIR] [--seed N] [--trees N]",
+    "Trains one XGBoost model per pattern plus one for \"healthy\" (seed hyper-parameters,\n"
+    "per-label scale_pos_weight = min(neg/pos, 100)) with biquality weights: configuration-\n"
+    "labeled rows at W (100), local corpus rows at the corpus weight, rule-labeled logs at the\n"
+    "rule weight (1). Deterministic for a seed (one thread). Without options it trains the\n"
+    "shipped models again (into ./models) from the dev rows, the real-program suite (the training\n"
+    "rows' suite/) and the logs that the training rows' rule-logs.txt names (paths below the data\n"
+    "folder).",
+    optv, NULL, more, 0};
 
 static void on_progress(void *ctx, unsigned long done, unsigned long total)
 {
@@ -322,80 +321,53 @@ int cmd_train(int argc, char **argv)
     int corpus_timing = 0, no_corpus = 0, no_rule_logs = 0, timing = 0, no_suite = 0, force = 0;
     iolens_detect_params params;
     iolens_detect_params_default(&params);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return CLI_OK;
+    cli_args a;
+    cli_args_init(&a, &spec, argc, argv);
+    int id;
+    long n;
+    while ((id = cli_next(&a)) > 0) {
+        switch (id) {
+        case O_CORPUS_TIMING: corpus_timing = timing = 1; break;
+        case O_NO_CORPUS: no_corpus = 1; break;
+        case O_TIMING: timing = 1; break;
+        case O_NO_SUITE: no_suite = 1; break;
+        case O_NO_RULE_LOGS: no_rule_logs = 1; break;
+        case O_FORCE: force = 1; break;
+        case O_DATA: data = a.val; break;
+        case O_FEATURES: features = a.val; break;
+        case O_LABELS: labels = a.val; break;
+        case O_RULE_LOGS: rule_list = a.val; break;
+        case O_CORPUS: corpus = a.val; break;
+        case O_SUITE: suite = a.val; break;
+        case O_OUTPUT: out = a.val; break;
+        case O_SUITE_WEIGHT: case O_CORPUS_WEIGHT: case O_WEIGHT: case O_RULE_WEIGHT: {
+            double w;
+            if (cli_val_double(&a, 1e-12, 1e12, &w) < 0)
+                return CLI_USAGE;
+            *(id == O_SUITE_WEIGHT ? &suite_weight : id == O_CORPUS_WEIGHT ? &corpus_weight
+              : id == O_WEIGHT ? &weight : &rule_weight) = w;
+            break;
         }
-        if (!strcmp(a, "--corpus-timing")) {
-            corpus_timing = timing = 1;
-            continue;
-        }
-        if (!strcmp(a, "--no-corpus")) {
-            no_corpus = 1;
-            continue;
-        }
-        if (!strcmp(a, "--timing")) {
-            timing = 1;
-            continue;
-        }
-        if (!strcmp(a, "--no-suite")) {
-            no_suite = 1;
-            continue;
-        }
-        if (!strcmp(a, "--no-rule-logs")) {
-            no_rule_logs = 1;
-            continue;
-        }
-        if (!strcmp(a, "--force")) {
-            force = 1;
-            continue;
-        }
-        if (i + 1 >= argc) {
-            cli_unknown_option("train", a, usage);
-            return CLI_USAGE;
-        }
-        const char *v = argv[++i];
-        char *end = NULL;
-        if (!strcmp(a, "--data"))
-            data = v;
-        else if (!strcmp(a, "--features"))
-            features = v;
-        else if (!strcmp(a, "--labels"))
-            labels = v;
-        else if (!strcmp(a, "--rule-logs"))
-            rule_list = v;
-        else if (!strcmp(a, "--corpus"))
-            corpus = v;
-        else if (!strcmp(a, "--suite"))
-            suite = v;
-        else if (!strcmp(a, "--suite-weight") && (suite_weight = strtod(v, &end), *end == '\0') && suite_weight > 0)
-            ;
-        else if (!strcmp(a, "--corpus-weight") && (corpus_weight = strtod(v, &end), *end == '\0') && corpus_weight > 0)
-            ;
-        else if (!strcmp(a, "--out") || !strcmp(a, "-o"))
-            out = v;
-        else if (!strcmp(a, "--weight") && (weight = strtod(v, &end), *end == '\0') && weight > 0)
-            ;
-        else if (!strcmp(a, "--rule-weight") && (rule_weight = strtod(v, &end), *end == '\0') && rule_weight > 0)
-            ;
-        else if (!strcmp(a, "--seed") && (params.seed = strtoull(v, &end, 10), *end == '\0'))
-            ;
-        else if (!strcmp(a, "--trees") && (params.n_trees = (int)strtol(v, &end, 10), *end == '\0') &&
-                 params.n_trees > 0 && params.n_trees <= 100000)
-            ;
-        else if (!train_option_known(a))
-            return cli_unknown_option("train", a, usage);
-        else {
-            cli_error("option %s: wrong value '%s' (see 'iolens train --help')", a, v);
-            return CLI_USAGE;
+        case O_SEED:
+            if (cli_val_long(&a, 0, LONG_MAX, &n) < 0)
+                return CLI_USAGE;
+            params.seed = (uint64_t)n;
+            break;
+        case O_TREES:
+            if (cli_val_long(&a, 1, 100000, &n) < 0)
+                return CLI_USAGE;
+            params.n_trees = (int)n;
+            break;
         }
     }
+    if (id == CLI_OPT_END)
+        id = cli_want_operands(&a, 0, 0, "");
+    if (id < 0)
+        return cli_args_exit(&a, id);
     char rout[PATH_MAX], rship[PATH_MAX];
     if (!force && realpath(out, rout) && realpath(iolens_detect_default_models_dir(), rship) && !strcmp(rout, rship)) {
         cli_error("'%s' holds the models iolens uses (%s): writing there replaces them; give another "
-                  "--out DIR, or --force", out, rship);
+                  "-o DIR, or --force", out, rship);
         return CLI_FAIL;
     }
     if (!data)

@@ -1,6 +1,7 @@
 /* iolens view: show a Recorder trace as recorder2text does, or as JSON lines;
  * an iolens trace file in the same line format. */
 #include "cli.h"
+#include "opt.h"
 
 #include "iolens/event.h"
 #include "iolens/recorder.h"
@@ -14,81 +15,32 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: iolens view [--json] [--rank N] [-o FILE] RECORDER_DIR|TRACE\n"
-            "       iolens view --recorder2text OUTDIR RECORDER_DIR\n"
-            "       iolens view --chrome-trace [-o TIMELINE.json] RECORDER_DIR|TRACE|LOG\n\n"
-            "Shows every call of a Recorder trace (2.4, 2.5, 3.x: a directory) or of an\n"
-            "iolens trace (a file, from `iolens trace` or `iolens convert`).\n"
-            "  (default)              recorder2text's lines on stdout, each prefixed by the\n"
-            "                         rank and a space: `RANK TSTART TEND FUNC DEPTH TYPE ( ARGS )`\n"
-            "                         (`cut -d' ' -f2-` gives recorder2text's <rank>.txt back)\n"
-            "  --recorder2text OUTDIR write OUTDIR/<rank>.txt exactly as recorder2text does\n"
-            "  --json                 one JSON object per call (decoded event: layer, op, file,\n"
-            "                         resolved offset, size, times in seconds since job start)\n"
-            "  --rank N               only rank N\n"
-            "  --chrome-trace         the calls as a timeline for Perfetto (ui.perfetto.dev, which\n"
-            "                         runs in the browser, offline too) or chrome://tracing: the\n"
-            "                         Trace Event Format, one event per call (rank = process,\n"
-            "                         thread = thread, nested by depth, arguments attached); a\n"
-            "                         Darshan log gives its DXT segments\n"
-            "  -o, --output FILE      write to FILE (default: standard output)\n"
-            "An iolens trace's lines show every argument in the C call's order as Recorder\n"
-            "  prints them: descriptors/FILE*/MPI_File as the file's path (`???` unknown),\n"
-            "  buffers as `%%p`, integers in decimal, e.g. `pwrite 0 0 ( /f %%p 64 4096 )`;\n"
-            "  TYPE is the layer (0 POSIX, 1 MPI-IO, 2 MPI, 3 HDF5, 5 stdio); 7 decimals.\n");
-}
-
-static void json_event(const iolens_event *ev, const iolens_file *files, size_t nfiles)
-{
-    iol_jsonw w;
-    iol_jsonw_init(&w, stdout, 0);
-    iol_jsonw_obj_begin(&w);
-    iol_jsonw_key(&w, "rank");
-    iol_jsonw_int(&w, ev->rank);
-    iol_jsonw_key(&w, "thread");
-    iol_jsonw_uint(&w, ev->thread);
-    iol_jsonw_key(&w, "tstart");
-    iol_jsonw_double(&w, ev->tstart);
-    iol_jsonw_key(&w, "tend");
-    iol_jsonw_double(&w, ev->tend);
-    iol_jsonw_key(&w, "func");
-    iol_jsonw_str(&w, ev->func);
-    iol_jsonw_key(&w, "depth");
-    iol_jsonw_uint(&w, ev->depth);
-    iol_jsonw_key(&w, "lib_depth");
-    iol_jsonw_uint(&w, ev->lib_depth);
-    iol_jsonw_key(&w, "layer");
-    iol_jsonw_str(&w, iolens_layer_name(ev->layer));
-    iol_jsonw_key(&w, "op");
-    iol_jsonw_str(&w, iolens_op_name(ev->op));
-    iol_jsonw_key(&w, "file");
-    iol_jsonw_int(&w, ev->file);
-    iol_jsonw_key(&w, "path");
-    if (ev->file >= 0 && (size_t)ev->file < nfiles)
-        iol_jsonw_str(&w, files[ev->file].path);
-    else
-        iol_jsonw_null(&w);
-    iol_jsonw_key(&w, "offset");
-    iol_jsonw_int(&w, ev->offset);
-    iol_jsonw_key(&w, "size");
-    iol_jsonw_int(&w, ev->size);
-    iol_jsonw_key(&w, "collective");
-    iol_jsonw_bool(&w, (ev->flags & IOLENS_EVF_COLLECTIVE) != 0);
-    iol_jsonw_key(&w, "offset_implicit");
-    iol_jsonw_bool(&w, (ev->flags & IOLENS_EVF_OFFSET_IMPLICIT) != 0);
-    iol_jsonw_key(&w, "offset_unknown");
-    iol_jsonw_bool(&w, (ev->flags & IOLENS_EVF_OFFSET_UNKNOWN) != 0);
-    iol_jsonw_key(&w, "args");
-    iol_jsonw_arr_begin(&w);
-    for (uint32_t i = 0; i < ev->nargs; i++)
-        iol_jsonw_str(&w, ev->args[i]);
-    iol_jsonw_arr_end(&w);
-    iol_jsonw_obj_end(&w);
-    iol_jsonw_finish(&w);
-}
+enum { O_JSON = 1, O_CHROME, O_OUTPUT, O_R2T, O_RANK };
+static const cli_opt optv[] = {
+    {O_OUTPUT, 'o', "output", "FILE", "write to FILE (-: standard output, the default)"},
+    {O_JSON, 0, "json", NULL, "JSON Lines: one object per call (the decoded event: layer, op, file,\n"
+                              "resolved offset, size, times in seconds since the job's start)"},
+    {O_RANK, 0, "rank", "N", "only rank N"},
+    {O_R2T, 0, "recorder2text", "OUTDIR", "write OUTDIR/<rank>.txt exactly as recorder2text does"},
+    {O_CHROME, 0, "chrome-trace", NULL, "the calls as a timeline for Perfetto (ui.perfetto.dev, which runs in\n"
+                                        "the browser, offline too) or chrome://tracing: the Trace Event\n"
+                                        "Format, one event per call (rank = process, thread = thread, nested\n"
+                                        "by depth, arguments attached); a Darshan log gives its DXT segments"},
+    {0, 0, NULL, NULL, NULL},
+};
+static const cli_spec spec = {
+    "view", "view [--json] [--rank N] [-o FILE] RECORDER_DIR|TRACE\nview --recorder2text OUTDIR RECORDER_DIR\n"
+            "view --chrome-trace [-o TIMELINE.json] RECORDER_DIR|TRACE|LOG",
+    "Shows every call of a Recorder trace (2.4, 2.5, 3.x: a directory) or of an iolens trace (a\n"
+    "file, from `iolens trace` or `iolens convert`). By default recorder2text's lines, each\n"
+    "prefixed by the rank and a space: `RANK TSTART TEND FUNC DEPTH TYPE ( ARGS )` (`cut -d' '\n"
+    "-f2-` gives recorder2text's <rank>.txt back).",
+    optv,
+    "An iolens trace's lines show every argument in the C call's order as Recorder prints them:\n"
+    "descriptors, FILE* and MPI_File as the file's path (`???` unknown), buffers as `%p`, integers\n"
+    "in decimal, e.g. `pwrite 0 0 ( /f %p 64 4096 )`; TYPE is the layer (0 POSIX, 1 MPI-IO,\n"
+    "2 MPI, 3 HDF5, 5 stdio); 7 decimals.",
+    NULL, 0};
 
 /* One event of an iolens trace in recorder2text's line layout: its textual
  * arguments (spaces inside an argument become '_', as Recorder writes them). */
@@ -115,9 +67,13 @@ static int view_events(iolens_evsource *src, int only, int json)
         if (only >= 0 && r != only)
             continue;
         iolens_event ev;
+        int iol = !strcmp(iolens_evsource_kind(src), "iolens");
         while ((rc = iolens_evsource_next(src, r, &ev)) == 1) {
-            if (json)
-                json_event(&ev, files, nfiles);
+            int32_t fd;
+            int64_t slots[4];
+            if (json) /* an iolens trace's call has its raw slots too */
+                iolens_event_write_json(stdout, &ev, files, nfiles, &fd,
+                                        iol && iolens_trace_last_args(src, r, &fd, slots) == 0 ? slots : NULL);
             else
                 text_event(&ev);
         }
@@ -179,53 +135,34 @@ int cmd_view(int argc, char **argv)
 {
     const char *outdir = NULL, *dir = NULL, *output = NULL;
     int json = 0, only = -1, chrome = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--chrome-trace")) {
-            chrome = 1;
-        } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
-            output = argv[++i];
-        } else if (!strcmp(a, "--recorder2text") || !strcmp(a, "--rank")) {
-            if (i + 1 >= argc) {
-                cli_error("%s needs a value", a);
-                usage(stderr);
+    cli_args a;
+    cli_args_init(&a, &spec, argc, argv);
+    int id;
+    long v;
+    while ((id = cli_next(&a)) > 0) {
+        switch (id) {
+        case O_JSON: json = 1; break;
+        case O_CHROME: chrome = 1; break;
+        case O_OUTPUT: output = a.val; break;
+        case O_R2T: outdir = a.val; break;
+        case O_RANK:
+            if (cli_val_long(&a, 0, 1 << 24, &v) < 0)
                 return CLI_USAGE;
-            }
-            if (!strcmp(a, "--rank")) {
-                char *end;
-                long v = strtol(argv[++i], &end, 10);
-                if (*end || v < 0 || v > 1 << 24) {
-                    cli_error("invalid rank '%s'", argv[i]);
-                    return CLI_USAGE;
-                }
-                only = (int)v;
-            } else {
-                outdir = argv[++i];
-            }
-        } else if (a[0] == '-' && a[1]) {
-            cli_unknown_option("view", a, usage);
-            return CLI_USAGE;
-        } else if (!dir) {
-            dir = a;
-        } else {
-            cli_error("unexpected argument '%s'", a);
-            usage(stderr);
-            return CLI_USAGE;
+            only = (int)v;
+            break;
         }
     }
-    if (!dir || (json && outdir) || (chrome && (json || outdir || only >= 0)) || (output && outdir)) {
-        if (chrome && (json || outdir || only >= 0))
-            cli_error("--chrome-trace writes every rank's calls: without --json, --recorder2text or --rank");
-        else if (output && outdir)
-            cli_error("--recorder2text writes a folder: -o goes with the other forms");
-        usage(stderr);
-        return CLI_USAGE;
-    }
+    if (id == CLI_OPT_END)
+        id = cli_want_operands(&a, 1, 1, "RECORDER_DIR|TRACE");
+    if (id == CLI_OPT_END && chrome && (json || outdir || only >= 0))
+        id = cli_usage_error(&spec, "--chrome-trace writes every rank's calls: without --json, --recorder2text or --rank");
+    if (id == CLI_OPT_END && json && outdir)
+        id = cli_usage_error(&spec, "--recorder2text writes recorder2text's text: without --json");
+    if (id == CLI_OPT_END && output && outdir)
+        id = cli_usage_error(&spec, "--recorder2text writes a folder: -o goes with the other forms");
+    if (id < 0)
+        return cli_args_exit(&a, id);
+    dir = a.operands[0];
     if (output && cli_output_to(output) < 0)
         return CLI_FAIL;
     if (chrome) {

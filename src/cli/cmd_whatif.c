@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE /* mkdtemp, open_memstream */
 #include "cli.h"
+#include "opt.h"
 #include "util/fs.h"
 #include "util/stats.h"
 #include "iolens/paired.h"
@@ -36,53 +37,62 @@
 #define MAX_VARIANTS (IOLENS_DETECT_NPATTERNS + 2) /* one per pattern, one --combine variant, --control */
 #define LUSTRE_MAGIC 0x0BD00BD0
 
-static void usage(FILE *out)
+enum { O_JSON = 1, O_OUTPUT, O_DRY, O_ALL_PATHS, O_ROOT_ANYWHERE, O_DROP_CACHES, O_COLD, O_COMBINE, O_CONTROL, O_NP,
+       O_MAX_ROUNDS, O_ROUNDS, O_TIMEOUT, O_ROOT, O_LEVEL, O_PATTERN, O_KEEP, O_MODELS };
+static const cli_opt optv[] = {
+    {O_OUTPUT, 'o', "output", "FILE", "write the report there (default: standard output)"},
+    {O_JSON, 0, "json", NULL, "one JSON document with every round's figures (the machine form)"},
+    {O_PATTERN, 0, "pattern", "P,...", "patterns to try instead of detecting them (needed with a CONFIG.json):\n"
+                                       "access_granularity metadata_intensity parallelism_efficiency\n"
+                                       "access_pattern interface_choice file_strategy throughput_utilization"},
+    {O_NP, 0, "np", "N", "ranks of each replay, 1 to 4096 (default: the config's nranks, else 1); runs\n"
+                         "use `mpirun -np N` when N > 1 or a config has an MPI-IO/HDF5 step"},
+    {O_ROOT, 0, "root", "DIR", "each run gets a fresh folder below DIR (default: a new folder next to\n"
+                               "the trace's largest file, so the figures come from the application's\n"
+                               "own file system; $TMPDIR or /tmp when that folder is not here or not\n"
+                               "writable, or for a CONFIG.json); removed at the end"},
+    {O_ROOT_ANYWHERE, 0, "root-anywhere", NULL, "allow a --root on another file-system type than the traced data's"},
+    {O_COMBINE, 0, "combine", "P,...", "also measure one variant with all these changes together (in order)"},
+    {O_CONTROL, 0, "control", NULL, "also measure the base config itself as a variant (A/A): the noise\n"
+                                    "floor, which should come out within noise"},
+    {O_DROP_CACHES, 0, "drop-caches", NULL, "as root, drop the page cache before every timed run (after the sync)"},
+    {O_COLD, 0, "cold-reads", NULL, "every replay's read steps start cold (iolens replay --cold-reads)"},
+    {O_ROUNDS, 0, "rounds", "R", "exactly R rounds, 1 to 1000; each runs the base and every variant once,\n"
+                                 "in an order that rotates from round to round. Default: adaptive, at least\n"
+                                 "5 rounds, then more until every variant's paired interval excludes 1 or\n"
+                                 "is narrower than 10%, at most --max-rounds (default 21)"},
+    {O_MAX_ROUNDS, 0, "max-rounds", "N", "the adaptive rounds' limit (5 to 1000)"},
+    {O_DRY, 'n', "dry-run", NULL, "write (--keep DIR) or print the base and variant configs; run nothing"},
+    {O_KEEP, 0, "keep", "DIR", "keep the configs and each run's results JSON in DIR"},
+    {O_TIMEOUT, 0, "timeout", "SEC", "a replay still running after SEC seconds is stopped and whatif fails\n"
+                                     "(default 600)"},
+    {O_MODELS, 0, "models", "DIR", "model folder (default: $IOLENS_MODELS or the installed ones, below)"},
+    {O_ALL_PATHS, 0, "all-paths", NULL, "detection keeps files under /dev/ (incl. /dev/shm) /proc/ /etc/ ..., which\n"
+                                        "Darshan (and so `iolens detect` by default) leaves out"},
+    {O_LEVEL, 0, "level", "L", "hdf5: a trace of an HDF5 program: the base is the trace replayed on the fly\n"
+                               "at the library level (HDF5 calls through HDF5), the changes are HDF5's:\n"
+                               "interface_choice makes every dataset transfer collective (iolens replay\n"
+                               "--hdf5-xfer collective); io (default): the replay config"},
+    {0, 0, NULL, NULL, NULL},
+};
+
+static void more(FILE *out)
 {
-    fprintf(out,
-            "usage: iolens whatif TRACE [--np N] [--root DIR] [--rounds R] [--pattern P[,P...]] [--json]\n"
-            "                     [--dry-run] [--keep DIR] [--models DIR] [--all-paths] [--timeout SEC]\n"
-            "                     [--root-anywhere] [--combine P,P...] [--control]\n"
-            "       iolens whatif TRACE --level hdf5 [--pattern P[,P...]] [options]\n"
-            "       iolens whatif CONFIG.json --pattern P[,P...] [options]\n\n"
-            "The closed loop: detects the I/O bottleneck patterns of a trace (iolens trace file or\n"
-            "Recorder trace directory) with the shipped models (gate tau 0.3), builds the replay\n"
-            "config of the trace (as `iolens replay --config-from`), derives one variant per pattern\n"
-            "with the change of its card, replays the base and every variant, and reports the\n"
-            "measured speed-ups (docs/whatif.md).\n\n"
-            "  --pattern P,...  patterns to try instead of detecting them (needed with a CONFIG.json):\n"
-            "                   access_granularity metadata_intensity parallelism_efficiency\n"
-            "                   access_pattern interface_choice file_strategy throughput_utilization\n"
-            "  --np N           ranks of each replay (default: the config's nranks, else 1); runs use\n"
-            "                   `mpirun -np N` when N > 1 or a config has an MPI-IO/HDF5 step\n"
-            "  --root DIR       each run gets a fresh folder below DIR (default: a new folder next to\n"
-            "                   the trace's largest file, so the figures come from the application's\n"
-            "                   own file system; $TMPDIR or /tmp when that folder is not here or not\n"
-            "                   writable, or for a CONFIG.json); removed at the end\n"
-            "  --root-anywhere  allow a --root on another file-system type than the traced data's\n"
-            "  --combine P,...  also measure one variant with all these changes together (in order)\n"
-            "  --control        also measure the base config itself as a variant (A/A): the noise\n"
-            "                   floor, which should come out within noise\n"
-            "  --drop-caches    as root, drop the page cache before every timed run (after the sync)\n"
-            "  --cold-reads     every replay's read steps start cold (iolens replay --cold-reads)\n"
-            "  --rounds R       exactly R rounds; each runs the base and every variant once, in an\n"
-            "                   order that rotates from round to round. Default: adaptive, at least 5\n"
-            "                   rounds, then more until every variant's paired interval excludes 1 or\n"
-            "                   is narrower than 10%%, at most --max-rounds (default 21)\n"
-            "  --max-rounds N   the adaptive rounds' limit (5 to 1000)\n"
-            "  --json           machine-readable report (every round's figures)\n"
-            "  --dry-run        write (--keep DIR) or print the base and variant configs; run nothing\n"
-            "  --keep DIR       keep the configs and each run's results JSON in DIR\n"
-            "  --timeout SEC    a replay still running after SEC seconds is stopped and whatif fails\n"
-            "                   (default 600)\n"
-            "  --models DIR     model folder (default $IOLENS_MODELS or %s)\n"
-            "  --all-paths      detection keeps files under /dev/ (incl. /dev/shm) /proc/ /etc/ ..., which\n"
-            "                   Darshan (and so `iolens detect` by default) leaves out\n"
-            "  --level hdf5     a trace of an HDF5 program: the base is the trace replayed on the fly at\n"
-            "                   the library level (HDF5 calls through HDF5), the changes are HDF5's:\n"
-            "                   interface_choice makes every dataset transfer collective\n"
-            "                   (iolens replay --hdf5-xfer collective)\n",
-            iolens_detect_default_models_dir());
+    fprintf(out, "\nThe installed models: %s\n", iolens_detect_default_models_dir());
 }
+
+static const cli_spec spec = {
+    "whatif", "whatif TRACE [--np N] [--root DIR] [--rounds R] [--pattern P[,P...]] [--json]\n"
+              "       [--dry-run] [--keep DIR] [--models DIR] [--all-paths] [--timeout SEC]\n"
+              "       [--root-anywhere] [--combine P,P...] [--control]\n"
+              "whatif TRACE --level hdf5 [--pattern P[,P...]] [options]\n"
+              "whatif CONFIG.json --pattern P[,P...] [options]",
+    "The closed loop: detects the I/O bottleneck patterns of a trace (iolens trace file or\n"
+    "Recorder trace directory) with the shipped models (gate tau 0.3), builds the replay\n"
+    "config of the trace (as `iolens replay --config-from`), derives one variant per pattern\n"
+    "with the change of its card, replays the base and every variant, and reports the\n"
+    "measured speed-ups (docs/whatif.md).",
+    optv, NULL, more, 0};
 
 struct run {
     double seconds; /* sum of the steps' Algorithm-1 times */
@@ -773,16 +783,6 @@ static void cleanup_work(const char *work, struct variant *v, int nv, int rounds
     }
 }
 
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*end || end == s || v < lo || v > hi)
-        return -1;
-    *out = (int)v;
-    return 0;
-}
-
 /* --level hdf5: the base is the trace replayed at the library level; interface_choice makes
  * every dataset transfer collective (when the trace has independent ones and several ranks);
  * the other patterns have no change at this level. */
@@ -864,97 +864,71 @@ int cmd_whatif(int argc, char **argv)
     o.max_rounds = ADAPT_MAX;
     o.timeout = 600.0;
     int rounds_given = 0, max_given = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(a, "--json")) {
-            o.json = 1;
-        } else if (!strcmp(a, "--dry-run") || !strcmp(a, "-n")) {
-            o.dry = 1;
-        } else if (!strcmp(a, "--all-paths")) {
-            o.all_paths = 1;
-        } else if (!strcmp(a, "--root-anywhere")) {
-            o.root_anywhere = 1;
-        } else if (!strcmp(a, "--drop-caches")) {
-            o.drop_caches = 1;
-        } else if (!strcmp(a, "--cold-reads")) {
-            o.cold_reads = 1;
-        } else if (!strcmp(a, "--combine") && i + 1 < argc) {
-            o.combine = argv[++i];
-        } else if (!strcmp(a, "--control")) {
-            o.control = 1;
-        } else if ((!strcmp(a, "--np") || !strcmp(a, "--root") || !strcmp(a, "--rounds") || !strcmp(a, "--max-rounds") ||
-                    !strcmp(a, "--pattern") || !strcmp(a, "--keep") || !strcmp(a, "--models") ||
-                    !strcmp(a, "--timeout") || !strcmp(a, "--level")) &&
-                   i + 1 >= argc) {
-            cli_error("%s needs a value", a);
-            return CLI_USAGE;
-        } else if (!strcmp(a, "--np")) {
-            if (parse_int(argv[++i], 1, 4096, &o.np)) {
-                cli_error("--np wants a number from 1 to 4096, got '%s'", argv[i]);
+    static const char *const levels[] = {"hdf5", "io", NULL};
+    const char *output = NULL;
+    cli_args p;
+    cli_args_init(&p, &spec, argc, argv);
+    int id, ch;
+    long lv;
+    while ((id = cli_next(&p)) > 0) {
+        switch (id) {
+        case O_JSON: o.json = 1; break;
+        case O_OUTPUT: output = p.val; break;
+        case O_DRY: o.dry = 1; break;
+        case O_ALL_PATHS: o.all_paths = 1; break;
+        case O_ROOT_ANYWHERE: o.root_anywhere = 1; break;
+        case O_DROP_CACHES: o.drop_caches = 1; break;
+        case O_COLD: o.cold_reads = 1; break;
+        case O_COMBINE: o.combine = p.val; break;
+        case O_CONTROL: o.control = 1; break;
+        case O_NP:
+            if (cli_val_long(&p, 1, 4096, &lv) < 0)
                 return CLI_USAGE;
-            }
-        } else if (!strcmp(a, "--max-rounds")) {
-            if (parse_int(argv[++i], ADAPT_MIN, 1000, &o.max_rounds)) {
-                cli_error("--max-rounds wants a number from %d to 1000, got '%s'", ADAPT_MIN, argv[i]);
+            o.np = (int)lv;
+            break;
+        case O_MAX_ROUNDS:
+            if (cli_val_long(&p, ADAPT_MIN, 1000, &lv) < 0)
                 return CLI_USAGE;
-            }
+            o.max_rounds = (int)lv;
             max_given = 1;
-        } else if (!strcmp(a, "--rounds")) {
+            break;
+        case O_ROUNDS:
+            if (cli_val_long(&p, 1, 1000, &lv) < 0)
+                return CLI_USAGE;
+            o.rounds = (int)lv;
             rounds_given = 1;
-            if (parse_int(argv[++i], 1, 1000, &o.rounds)) {
-                cli_error("--rounds wants a number from 1 to 1000, got '%s'", argv[i]);
+            break;
+        case O_TIMEOUT:
+            if (cli_val_double(&p, 1e-3, 86400 * 7, &o.timeout) < 0)
                 return CLI_USAGE;
-            }
-        } else if (!strcmp(a, "--timeout")) {
-            char *end;
-            o.timeout = strtod(argv[++i], &end);
-            if (*end || end == argv[i] || !(o.timeout > 0 && o.timeout <= 86400 * 7)) {
-                cli_error("--timeout wants seconds (> 0, at most a week), got '%s'", argv[i]);
+            break;
+        case O_ROOT: o.root = p.val; break;
+        case O_LEVEL:
+            if (cli_val_choice(&p, levels, &ch) < 0)
                 return CLI_USAGE;
-            }
-        } else if (!strcmp(a, "--root")) {
-            o.root = argv[++i];
-        } else if (!strcmp(a, "--level")) {
-            const char *lv = argv[++i];
-            if (strcmp(lv, "hdf5") && strcmp(lv, "io")) {
-                cli_error("--level wants hdf5 or io, got '%s'", lv);
-                return CLI_USAGE;
-            }
-            o.library = !strcmp(lv, "hdf5");
-        } else if (!strcmp(a, "--pattern")) {
-            o.patterns = argv[++i];
-        } else if (!strcmp(a, "--keep")) {
-            o.keep = argv[++i];
-        } else if (!strcmp(a, "--models")) {
-            o.models = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            cli_unknown_option("whatif", a, usage);
-            return CLI_USAGE;
-        } else if (!o.input) {
-            o.input = a;
-        } else {
-            cli_error("one input at a time ('%s' and '%s')", o.input, a);
-            return CLI_USAGE;
+            o.library = ch == 0;
+            break;
+        case O_PATTERN: o.patterns = p.val; break;
+        case O_KEEP: o.keep = p.val; break;
+        case O_MODELS: o.models = p.val; break;
         }
     }
-    if (!o.input) {
-        cli_error("no trace or config given");
-        usage(stderr);
-        return CLI_USAGE;
-    }
-    if (rounds_given && max_given) {
-        cli_error("--rounds R runs exactly R rounds; --max-rounds is the limit of the adaptive rounds");
-        return CLI_USAGE;
-    }
+    if (id == CLI_OPT_END)
+        id = cli_want_operands(&p, 1, 1, "TRACE|CONFIG.json");
+    if (id < 0)
+        return cli_args_exit(&p, id);
+    o.input = p.operands[0];
+    if (output && cli_output_to(output) < 0)
+        return CLI_FAIL;
+    if (rounds_given && max_given)
+        return cli_usage_error(&spec, "--rounds R runs exactly R rounds; --max-rounds is the limit of the adaptive "
+                                      "rounds"), CLI_USAGE;
     o.adaptive = !rounds_given;
     if (o.adaptive)
         o.rounds = o.max_rounds; /* room for every round; o.rounds becomes the rounds run */
     if (o.library && (is_json_config(o.input) || o.combine || o.cold_reads)) {
-        cli_error("--level hdf5 replays a trace on the fly: not with a CONFIG.json, --combine or --cold-reads");
-        return CLI_USAGE;
+        return cli_usage_error(&spec, "--level hdf5 replays a trace on the fly: not with a CONFIG.json, --combine "
+                                      "or --cold-reads"), CLI_USAGE;
     }
     if (o.library && !iolens_replay_has_hdf5()) {
         cli_error("--level hdf5 needs a build with parallel HDF5");

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "cli.h"
+#include "opt.h"
 
 #include "iolens/iolens.h"
 
@@ -47,60 +48,10 @@ size_t cli_distance(const char *a, const char *b)
     return d[la][lb];
 }
 
-int cli_unknown_option(const char *cmd, const char *arg, void (*usage)(FILE *))
-{
-    /* the options a command knows are the ones its help names */
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = usage ? open_memstream(&text, &len) : NULL;
-    if (m) {
-        usage(m);
-        fclose(m);
-    }
-    char opt[64];
-    size_t ol = strcspn(arg, "=");
-    snprintf(opt, sizeof opt, "%.*s", (int)(ol < sizeof opt ? ol : sizeof opt - 1), arg);
-    const char *best = NULL;
-    size_t bl = 0, bd = 3; /* at most two edits away */
-    int known = 0;
-    for (const char *p = text; p && *p; p++) {
-        if (*p != '-' || (p > text && (p[-1] != ' ' && p[-1] != '[' && p[-1] != '|' && p[-1] != '(' &&
-                                       p[-1] != '\n' && p[-1] != ',')))
-            continue;
-        size_t n = 1;
-        while (p[n] == '-' || (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') ||
-               (p[n] >= '0' && p[n] <= '9'))
-            n++;
-        if (n < 2 || n >= sizeof opt) {
-            p += n - 1;
-            continue;
-        }
-        char cand[64];
-        memcpy(cand, p, n);
-        cand[n] = '\0';
-        if (!strcmp(cand, opt))
-            known = 1;
-        size_t dd = cli_distance(opt, cand);
-        if (dd < bd) {
-            bd = dd;
-            best = p;
-            bl = n;
-        }
-        p += n - 1;
-    }
-    if (known)
-        cli_error("option '%s' is missing its value, has a wrong one, or does not go with the others "
-                  "given (see 'iolens %s --help')", arg, cmd);
-    else if (best)
-        cli_error("unknown option '%s'; did you mean '%.*s'? (see 'iolens %s --help')", arg, (int)bl, best, cmd);
-    else
-        cli_error("unknown option '%s' (see 'iolens %s --help')", arg, cmd);
-    free(text);
-    return CLI_USAGE;
-}
-
 void cli_warn(const char *fmt, ...)
 {
+    if (cli_verbosity < 0) /* -q */
+        return;
     va_list ap;
     va_start(ap, fmt);
     fputs("iolens: warning: ", stderr);
@@ -121,11 +72,9 @@ void cli_warn_cb(void *ctx, const char *msg)
     cli_warn("%s", msg);
 }
 
-int cli_color_option(const char *a, int *mode)
+int cli_color_value(const char *when, int *mode)
 {
-    if (strncmp(a, "--color", 7) || (a[7] && a[7] != '='))
-        return 0;
-    const char *w = a[7] ? a + 8 : "always";
+    const char *w = when ? when : "always";
     if (!strcmp(w, "always") || !strcmp(w, "yes") || !strcmp(w, "force"))
         *mode = CLI_COLOR_ALWAYS;
     else if (!strcmp(w, "never") || !strcmp(w, "no") || !strcmp(w, "none"))
@@ -136,7 +85,7 @@ int cli_color_option(const char *a, int *mode)
         cli_error("--color wants auto, always or never, not '%s'", w);
         return -1;
     }
-    return 1;
+    return 0;
 }
 
 static int color_on;
@@ -193,7 +142,7 @@ void cli_progress_init(cli_progress *p, const char *label, unsigned long total)
     p->label = label;
     p->total = total;
     p->done = 0;
-    p->enabled = isatty(STDERR_FILENO);
+    p->enabled = isatty(STDERR_FILENO) && cli_verbosity >= 0;
     p->last_draw = 0;
     p->start = now_sec();
     if (p->enabled)
@@ -220,42 +169,6 @@ void cli_progress_end(cli_progress *p)
     fputc('\n', stderr);
 }
 
-void cli_permute(int argc, char **argv, const char *const *with_value)
-{
-    if (argc < 3)
-        return;
-    char **tmp = malloc((size_t)argc * sizeof *tmp);
-    if (!tmp)
-        return; /* options after operands are then reported as operands */
-    int n = 0, end = argc;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--")) {
-            end = i;
-            break;
-        }
-        if (argv[i][0] == '-' && argv[i][1]) {
-            tmp[n++] = argv[i];
-            for (int k = 0; with_value && with_value[k]; k++)
-                if (!strcmp(argv[i], with_value[k]) && i + 1 < argc) {
-                    tmp[n++] = argv[++i];
-                    break;
-                }
-        }
-    }
-    for (int i = 1; i < end; i++) {
-        if (argv[i][0] == '-' && argv[i][1]) {
-            for (int k = 0; with_value && with_value[k]; k++)
-                if (!strcmp(argv[i], with_value[k]) && i + 1 < end) {
-                    i++;
-                    break;
-                }
-            continue;
-        }
-        tmp[n++] = argv[i];
-    }
-    memcpy(argv + 1, tmp, (size_t)n * sizeof *tmp);
-    free(tmp);
-}
 
 int cli_output_to(const char *path)
 {

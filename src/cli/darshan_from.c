@@ -1,6 +1,7 @@
 /* iolens darshan --from TRACE -o LOG.darshan: compute Darshan counters from a
  * trace and write a Darshan log. Kept apart from cmd_darshan.c (one hook). */
 #include "cli.h"
+#include "opt.h"
 
 #include "darshan_from.h"
 #include "iolens/counters.h"
@@ -13,20 +14,25 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: iolens darshan --from TRACE -o LOG.darshan [--per-rank] [--all-paths]\n"
-            "                      [--alignment BYTES] [--no-dxt] [--no-heatmap] [--exe STRING] [--json]\n\n"
-            "Computes Darshan counters (POSIX, MPI-IO, STDIO, HEATMAP, DXT) from a trace and\n"
-            "writes them as a Darshan log (format 3.41, zlib).\n"
-            "  TRACE            an iolens trace file (iolens trace -o) or a Recorder trace directory\n"
-            "  --per-rank       keep per-rank records of shared files (no rank -1 reduction)\n"
-            "  --all-paths      keep files under /dev/, /proc/, /etc/, ... (Darshan skips them)\n"
-            "  --alignment N    file alignment for POSIX_FILE_NOT_ALIGNED (default 4096)\n"
-            "  --exe STRING     executable and arguments for the job record\n"
-            "  --json           print a JSON summary (records per module, totals) on stdout\n");
-}
+enum { O_FROM = 1, O_OUTPUT, O_EXE, O_ALIGN, O_PER_RANK, O_ALL_PATHS, O_NO_DXT, O_NO_HEATMAP, O_JSON };
+static const cli_opt optv[] = {
+    {O_FROM, 0, "from", "TRACE", "an iolens trace file (iolens trace -o) or a Recorder trace directory"},
+    {O_OUTPUT, 'o', "output", "LOG.darshan", "the log to write (required)"},
+    {O_JSON, 0, "json", NULL, "a summary (records per module, totals) as one JSON document on stdout"},
+    {O_PER_RANK, 0, "per-rank", NULL, "keep per-rank records of shared files (no rank -1 reduction)"},
+    {O_ALL_PATHS, 0, "all-paths", NULL, "keep files under /dev/, /proc/, /etc/, ... (Darshan skips them)"},
+    {O_ALIGN, 0, "alignment", "BYTES", "file alignment for POSIX_FILE_NOT_ALIGNED (default 4096)"},
+    {O_NO_DXT, 0, "no-dxt", NULL, "no DXT_POSIX/DXT_MPIIO segments"},
+    {O_NO_HEATMAP, 0, "no-heatmap", NULL, "no HEATMAP records"},
+    {O_EXE, 0, "exe", "STRING", "executable and arguments for the job record"},
+    {0, 0, NULL, NULL, NULL},
+};
+static const cli_spec spec = {
+    "darshan --from", "darshan --from TRACE -o LOG.darshan [--per-rank] [--all-paths] [--alignment BYTES]\n"
+                      "        [--no-dxt] [--no-heatmap] [--exe STRING] [--json]",
+    "Computes Darshan counters (POSIX, MPI-IO, STDIO, H5F, H5D, PNETCDF, HEATMAP, DXT) from a trace\n"
+    "and writes them as a Darshan log (format 3.41, zlib).",
+    optv, NULL, NULL, 0};
 
 /* The one place that knows trace kinds: a directory is a Recorder trace, a
  * file an iolens trace (iolens trace -o FILE). */
@@ -119,46 +125,33 @@ int iol_darshan_from_main(int argc, char **argv)
     int json = 0;
     iolens_counters_opts o;
     iolens_counters_opts_init(&o);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int has = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(a, "--from") && has) {
-            from = argv[++i];
-        } else if (!strcmp(a, "-o") && has) {
-            outp = argv[++i];
-        } else if (!strcmp(a, "--exe") && has) {
-            o.exe = argv[++i];
-        } else if (!strcmp(a, "--alignment") && has) {
-            char *end;
-            long long v = strtoll(argv[++i], &end, 10);
-            if (*end || v < 0) {
-                cli_error("--alignment wants a non-negative byte count, not '%s'", argv[i]);
+    cli_args a;
+    cli_args_init(&a, &spec, argc, argv);
+    int id;
+    long long v;
+    while ((id = cli_next(&a)) > 0) {
+        switch (id) {
+        case O_FROM: from = a.val; break;
+        case O_OUTPUT: outp = a.val; break;
+        case O_EXE: o.exe = a.val; break;
+        case O_ALIGN:
+            if (cli_val_size(&a, 0, 1LL << 40, &v) < 0)
                 return CLI_USAGE;
-            }
             o.file_alignment = v;
-        } else if (!strcmp(a, "--per-rank")) {
-            o.keep_per_rank = 1;
-        } else if (!strcmp(a, "--all-paths")) {
-            o.all_paths = 1;
-        } else if (!strcmp(a, "--no-dxt")) {
-            o.dxt = 0;
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--no-heatmap")) {
-            o.heatmap = 0;
-        } else {
-            cli_unknown_option("darshan --from", a, usage);
-            return CLI_USAGE;
+            break;
+        case O_PER_RANK: o.keep_per_rank = 1; break;
+        case O_ALL_PATHS: o.all_paths = 1; break;
+        case O_NO_DXT: o.dxt = 0; break;
+        case O_JSON: json = 1; break;
+        case O_NO_HEATMAP: o.heatmap = 0; break;
         }
     }
-    if (!from || !outp) {
-        cli_error("--from TRACE and -o LOG.darshan are both needed");
-        usage(stderr);
-        return CLI_USAGE;
-    }
+    if (id == CLI_OPT_END)
+        id = cli_want_operands(&a, 0, 0, "");
+    if (id == CLI_OPT_END && (!from || !outp))
+        id = cli_usage_error(&spec, "--from TRACE and -o LOG.darshan are both needed");
+    if (id < 0)
+        return cli_args_exit(&a, id);
     return iol_darshan_from_write(from, outp, &o, json) < 0 ? CLI_FAIL : CLI_OK;
 }
 

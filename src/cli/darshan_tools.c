@@ -1,6 +1,7 @@
 /* iolens darshan --convert / --merge / --diff: the option parsing around the library's
  * iolens_darshan_convert, _merge and _diff. */
 #include "cli.h"
+#include "opt.h"
 
 #include "darshan_tools.h"
 #include "iolens/darshan.h"
@@ -11,33 +12,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: iolens darshan --convert LOG -o OUT.darshan [--bzip2|--no-compression]\n"
-            "                      [--obfuscate | --obfuscate-names --obfuscate-exe --obfuscate-jobid\n"
-            "                       --obfuscate-uid] [--key N] [--modules M,...] [--file ID]...\n"
-            "                      [--reset-metadata] [--annotate 'k=v<TAB>k=v']\n"
-            "       iolens darshan --merge LOG... -o OUT.darshan [--bzip2|--no-compression]\n"
-            "       iolens darshan --diff LOG_A LOG_B [--json]\n\n"
-            "--convert rewrites a log in the current format (format 3.41, records up-converted),\n"
-            "as darshan-convert does:\n"
-            "  --bzip2, --no-compression  compression of the output (default zlib)\n"
-            "  --obfuscate        all four below; names and the exe become keyed hashes (lookup3,\n"
-            "                     as darshan-convert computes them), so the same key gives the same\n"
-            "                     names; record ids are kept\n"
-            "  --key N            the hash key (default 0)\n"
-            "  --modules M,...    keep only these modules (POSIX,MPI-IO,STDIO,DXT_POSIX,...)\n"
-            "  --file ID          keep only the records (and the name) of this record id; repeatable\n"
-            "  --reset-metadata   drop the job's metadata lines; --annotate adds some\n"
-            "--merge joins logs of one job: the first log's job, exe and mounts, the earliest start\n"
-            "and latest end, every record (darshan-merge without --shared-redux).\n"
-            "--diff compares two logs record by record (matched by module, id and rank) and\n"
-            "prints one line per difference: job fields, names, then\n"
-            "  MODULE<TAB>RANK<TAB>ID<TAB>COUNTER<TAB>NAME<TAB>A<TAB>B\n"
-            "and '# N differences'; --json prints one document {a, b, items, differences, equal}.\n"
-            "The exit status is 0 when the logs were compared, whatever the differences.\n");
-}
+enum { O_CONVERT = 1, O_MERGE, O_DIFF, O_OUTPUT, O_JSON, O_BZIP2, O_NOCOMP, O_OBF, O_OBF_NAMES, O_OBF_EXE,
+       O_OBF_JOBID, O_OBF_UID, O_RESET, O_ANNOTATE, O_KEY, O_MODULES, O_FILE };
+static const cli_opt optv[] = {
+    {O_CONVERT, 0, "convert", NULL, "rewrite LOG in the current format (3.41, records up-converted), as\n"
+                                    "darshan-convert does"},
+    {O_MERGE, 0, "merge", NULL, "join logs of one job: the first log's job, exe and mounts, the earliest\n"
+                                "start and latest end, every record (darshan-merge without --shared-redux)"},
+    {O_DIFF, 0, "diff", NULL, "compare two logs record by record (matched by module, id and rank): one\n"
+                              "line per difference (job fields, names, then MODULE RANK ID COUNTER NAME\n"
+                              "A B, tab-separated) and '# N differences'"},
+    {O_OUTPUT, 'o', "output", "OUT.darshan", "the log to write (--convert, --merge)"},
+    {O_JSON, 0, "json", NULL, "--diff: one JSON document {a, b, items, differences, equal}"},
+    {O_BZIP2, 0, "bzip2", NULL, "compress the output with bzip2 (default zlib)"},
+    {O_NOCOMP, 0, "no-compression", NULL, "do not compress the output"},
+    {O_OBF, 0, "obfuscate", NULL, "all four below; names and the exe become keyed hashes (lookup3, as\n"
+                                  "darshan-convert computes them), so the same key gives the same names;\n"
+                                  "record ids are kept"},
+    {O_OBF_NAMES, 0, "obfuscate-names", NULL, "hash the file names"},
+    {O_OBF_EXE, 0, "obfuscate-exe", NULL, "hash the executable"},
+    {O_OBF_JOBID, 0, "obfuscate-jobid", NULL, "hash the job id"},
+    {O_OBF_UID, 0, "obfuscate-uid", NULL, "hash the user id"},
+    {O_KEY, 0, "key", "N", "the hash key, a 32-bit integer (default 0)"},
+    {O_MODULES, 0, "modules", "M,...", "keep only these modules (POSIX,MPI-IO,STDIO,DXT_POSIX,...)"},
+    {O_FILE, 0, "file", "ID", "keep only the records (and the name) of this record id; repeatable"},
+    {O_RESET, 0, "reset-metadata", NULL, "drop the job's metadata lines"},
+    {O_ANNOTATE, 0, "annotate", "'k=v<TAB>k=v'", "add metadata lines"},
+    {0, 0, NULL, NULL, NULL},
+};
+static const cli_spec spec = {
+    "darshan --convert", "darshan --convert LOG -o OUT.darshan [--bzip2|--no-compression] [--obfuscate] [--key N]\n"
+                         "        [--modules M,...] [--file ID]... [--reset-metadata] [--annotate 'k=v<TAB>k=v']\n"
+                         "darshan --merge LOG... -o OUT.darshan [--bzip2|--no-compression]\n"
+                         "darshan --diff LOG_A LOG_B [--json]",
+    "Rewrites, joins and compares Darshan logs. The exit status of --diff is 0 when the logs were\n"
+    "compared, whatever the differences.",
+    optv, NULL, NULL, 0};
 
 int iol_darshan_tools_wanted(int argc, char **argv)
 {
@@ -79,87 +89,74 @@ int iol_darshan_tools_main(int argc, char **argv)
     int json = 0, rc = CLI_USAGE;
     iolens_darshan_convert_opts o;
     memset(&o, 0, sizeof o);
-    const char **paths = calloc((size_t)argc, sizeof *paths);
     uint64_t *ids = calloc((size_t)argc, sizeof *ids);
-    size_t npaths = 0;
-    if (!paths || !ids) {
+    if (!ids) {
         cli_error("out of memory");
-        free(paths);
-        free(ids);
         return CLI_FAIL;
     }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int has = i + 1 < argc;
-        int which = !strcmp(a, "--convert") ? CONVERT : !strcmp(a, "--merge") ? MERGE : !strcmp(a, "--diff") ? DIFF : NONE;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            rc = CLI_OK;
-            goto out;
-        } else if (which != NONE) {
+    cli_args a;
+    cli_args_init(&a, &spec, argc, argv);
+    int id;
+    long long k;
+    while ((id = cli_next(&a)) > 0) {
+        int which = id == O_CONVERT ? CONVERT : id == O_MERGE ? MERGE : id == O_DIFF ? DIFF : NONE;
+        if (which != NONE) {
             if (mode != NONE && mode != which) {
-                cli_error("--convert, --merge and --diff are exclusive");
-                goto out;
+                id = cli_usage_error(&spec, "--convert, --merge and --diff exclude each other");
+                break;
             }
             mode = which;
-        } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && has) {
-            outp = argv[++i];
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--bzip2")) {
-            o.comp = IOLENS_DARSHAN_COMP_BZIP2;
-        } else if (!strcmp(a, "--no-compression")) {
-            o.comp = IOLENS_DARSHAN_COMP_NONE;
-        } else if (!strcmp(a, "--obfuscate")) {
-            o.obfuscate |= IOLENS_DARSHAN_OBF_ALL;
-        } else if (!strcmp(a, "--obfuscate-names")) {
-            o.obfuscate |= IOLENS_DARSHAN_OBF_NAMES;
-        } else if (!strcmp(a, "--obfuscate-exe")) {
-            o.obfuscate |= IOLENS_DARSHAN_OBF_EXE;
-        } else if (!strcmp(a, "--obfuscate-jobid")) {
-            o.obfuscate |= IOLENS_DARSHAN_OBF_JOBID;
-        } else if (!strcmp(a, "--obfuscate-uid")) {
-            o.obfuscate |= IOLENS_DARSHAN_OBF_UID;
-        } else if (!strcmp(a, "--reset-metadata")) {
-            o.reset_metadata = 1;
-        } else if (!strcmp(a, "--annotate") && has) {
-            o.annotate = argv[++i];
-        } else if (!strcmp(a, "--key") && has) {
-            char *end;
-            errno = 0;
-            long long k = strtoll(argv[++i], &end, 10);
-            if (*end || errno || k < INT32_MIN || k > UINT32_MAX) {
-                cli_error("--key wants a 32-bit integer, not '%s'", argv[i]);
-                goto out;
-            }
-            o.key = (uint32_t)k; /* darshan-convert's atoi() key, as the hash's 32-bit seed */
-        } else if (!strcmp(a, "--modules") && has) {
-            if (parse_modules(argv[++i], &o.modules) < 0)
-                goto out;
-        } else if (!strcmp(a, "--file") && has) {
-            char *end;
-            errno = 0;
-            unsigned long long v = strtoull(argv[++i], &end, 10);
-            if (*end || errno || argv[i][0] == '-') {
-                cli_error("--file wants a record id (an unsigned decimal number), not '%s'", argv[i]);
-                goto out;
-            }
-            ids[o.nids++] = v;
-        } else if (!strcmp(a, "--")) {
-            while (++i < argc)
-                paths[npaths++] = argv[i];
-        } else if (a[0] == '-' && a[1]) {
-            cli_unknown_option("darshan --convert", a, usage);
-            goto out;
-        } else {
-            paths[npaths++] = a;
+            continue;
         }
+        switch (id) {
+        case O_OUTPUT: outp = a.val; break;
+        case O_JSON: json = 1; break;
+        case O_BZIP2: o.comp = IOLENS_DARSHAN_COMP_BZIP2; break;
+        case O_NOCOMP: o.comp = IOLENS_DARSHAN_COMP_NONE; break;
+        case O_OBF: o.obfuscate |= IOLENS_DARSHAN_OBF_ALL; break;
+        case O_OBF_NAMES: o.obfuscate |= IOLENS_DARSHAN_OBF_NAMES; break;
+        case O_OBF_EXE: o.obfuscate |= IOLENS_DARSHAN_OBF_EXE; break;
+        case O_OBF_JOBID: o.obfuscate |= IOLENS_DARSHAN_OBF_JOBID; break;
+        case O_OBF_UID: o.obfuscate |= IOLENS_DARSHAN_OBF_UID; break;
+        case O_RESET: o.reset_metadata = 1; break;
+        case O_ANNOTATE: o.annotate = a.val; break;
+        case O_KEY: {
+            char *end;
+            errno = 0;
+            k = strtoll(a.val, &end, 10);
+            if (!*a.val || *end || errno || k < INT32_MIN || k > UINT32_MAX)
+                id = cli_usage_error(&spec, "--key wants a 32-bit integer, not '%s'", a.val);
+            o.key = (uint32_t)k; /* darshan-convert's atoi() key, as the hash's 32-bit seed */
+            break;
+        }
+        case O_MODULES:
+            if (parse_modules(a.val, &o.modules) < 0)
+                id = CLI_OPT_ERROR;
+            break;
+        case O_FILE: {
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(a.val, &end, 10);
+            if (!*a.val || *end || errno || a.val[0] == '-')
+                id = cli_usage_error(&spec, "--file wants a record id (an unsigned decimal number), not '%s'", a.val);
+            ids[o.nids++] = v;
+            break;
+        }
+        }
+        if (id < 0)
+            break;
     }
+    if (id < 0) {
+        free(ids);
+        return cli_args_exit(&a, id);
+    }
+    const char **paths = (const char **)a.operands;
+    size_t npaths = (size_t)a.noperands;
     if (o.nids)
         o.ids = ids;
     if (mode == DIFF) {
         if (npaths != 2 || outp) {
-            cli_error("--diff compares two logs and writes to stdout: --diff LOG_A LOG_B [--json]");
+            cli_usage_error(&spec, "--diff compares two logs and writes to stdout: --diff LOG_A LOG_B [--json]");
             goto out;
         }
         size_t nd = 0;
@@ -171,22 +168,22 @@ int iol_darshan_tools_main(int argc, char **argv)
         goto out;
     }
     if (!outp) {
-        cli_error("%s needs -o OUT.darshan", mode == CONVERT ? "--convert" : "--merge");
+        cli_usage_error(&spec, "%s needs -o OUT.darshan", mode == CONVERT ? "--convert" : "--merge");
         goto out;
     }
     if (mode == CONVERT) {
         if (npaths != 1) {
-            cli_error("--convert takes one LOG (--merge joins several)");
+            cli_usage_error(&spec, "--convert takes one LOG (--merge joins several)");
             goto out;
         }
         rc = iolens_darshan_convert(paths[0], outp, &o, cli_warn_cb, NULL) < 0 ? CLI_FAIL : CLI_OK;
     } else {
         if (npaths < 1) {
-            cli_error("--merge needs at least one LOG");
+            cli_usage_error(&spec, "--merge needs at least one LOG");
             goto out;
         }
         if (o.obfuscate || o.modules || o.nids || o.reset_metadata || o.annotate) {
-            cli_error("--merge takes only -o and the compression; run --convert on its output");
+            cli_usage_error(&spec, "--merge takes only -o and the compression; run --convert on its output");
             goto out;
         }
         rc = iolens_darshan_merge(paths, npaths, outp, o.comp, cli_warn_cb, NULL) < 0 ? CLI_FAIL : CLI_OK;
@@ -194,7 +191,6 @@ int iol_darshan_tools_main(int argc, char **argv)
     if (rc != CLI_OK)
         cli_lib_error();
 out:
-    free(paths);
     free(ids);
     return rc;
 }

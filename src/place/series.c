@@ -1,6 +1,6 @@
 /*
  * Readers of the place module: I/O time series (wide, long and Darshan
- * heatmap CSV layouts) and the output of `iolens cluster --out DIR`.
+ * heatmap CSV layouts) and the output of `iolens cluster -o DIR`.
  * Input is hostile: every number is checked, every allocation is bounded
  * by opts.max_samples, every error names the file and byte offset.
  */

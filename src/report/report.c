@@ -1203,7 +1203,7 @@ static int whatif_section(FILE *o, iol_jsonw *w, const char *path)
 }
 
 
-/* ---- clusters of a set of jobs (`iolens cluster --out DIR`) ---- */
+/* ---- clusters of a set of jobs (`iolens cluster -o DIR`) ---- */
 
 #define CL_MAX 8          /* clusters drawn (the largest) */
 #define CL_BYTES (64u << 20)
@@ -1265,7 +1265,7 @@ static int cluster_section(FILE *o, iol_jsonw *w, const char *dir, const char *i
 {
     section(o, "clusters", "Clusters of the job set");
     if (!dir) {
-        nodata(o, "No clusters given (iolens cluster --out DIR LOGS...; iolens report --cluster DIR).");
+        nodata(o, "No clusters given (iolens cluster -o DIR LOGS...; iolens report --cluster DIR).");
         iol_jsonw_key(w, "clusters");
         iol_jsonw_null(w);
         fputs("</section>\n", o);

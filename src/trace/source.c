@@ -209,8 +209,10 @@ static void fill_event(iol_trace *t, int rank, iol_proc *p, const iol_thread *th
     ev->layer = fi->layer;
     ev->op = fi->op;
     ev->func = fi->name;
-    ev->tstart = (double)r->t0 * (double)t->res_ns * 1e-9;
-    ev->tend = (double)r->t1 * (double)t->res_ns * 1e-9;
+    /* nanoseconds (exact as an integer), divided once: the nearest double to the recorded time
+     * (334 us is 0.000334, not 0.00033400000000000004 as ticks * 1e-7 gives) */
+    ev->tstart = (double)((uint64_t)r->t0 * t->res_ns) / 1e9;
+    ev->tend = (double)((uint64_t)r->t1 * t->res_ns) / 1e9;
     ev->file = (r->file >= 0 && (size_t)r->file < p->npaths) ? p->paths[r->file] : -1;
     ev->offset = -1;
     ev->size = (fi->op == IOLENS_OP_READ || fi->op == IOLENS_OP_WRITE || fi->op == IOLENS_OP_TRUNCATE ||

@@ -2,6 +2,7 @@
 #include "iolens/event.h"
 #include "util/error.h"
 #include "util/evsource.h"
+#include "util/jsonw.h"
 
 #include <stdlib.h>
 
@@ -82,4 +83,72 @@ const char *iolens_layer_name(iolens_layer layer)
 void *iol_evsource_impl(iolens_evsource *s, const iolens_evsource_ops *ops)
 {
     return (s && s->ops == ops) ? s->impl : NULL;
+}
+
+int iolens_event_write_json(FILE *out, const iolens_event *ev, const iolens_file *files, size_t nfiles,
+                            const int32_t *fd, const int64_t *slots)
+{
+    iol_jsonw w;
+    iol_jsonw_init(&w, out, 0);
+    iol_jsonw_obj_begin(&w);
+    iol_jsonw_key(&w, "rank");
+    iol_jsonw_int(&w, ev->rank);
+    iol_jsonw_key(&w, "thread");
+    iol_jsonw_uint(&w, ev->thread);
+    iol_jsonw_key(&w, "tstart");
+    iol_jsonw_double(&w, ev->tstart);
+    iol_jsonw_key(&w, "tend");
+    iol_jsonw_double(&w, ev->tend);
+    iol_jsonw_key(&w, "func");
+    iol_jsonw_str(&w, ev->func ? ev->func : "");
+    iol_jsonw_key(&w, "depth");
+    iol_jsonw_uint(&w, ev->depth);
+    iol_jsonw_key(&w, "lib_depth");
+    iol_jsonw_uint(&w, ev->lib_depth);
+    iol_jsonw_key(&w, "layer");
+    iol_jsonw_str(&w, iolens_layer_name(ev->layer));
+    iol_jsonw_key(&w, "op");
+    iol_jsonw_str(&w, iolens_op_name(ev->op));
+    iol_jsonw_key(&w, "file");
+    iol_jsonw_int(&w, ev->file);
+    iol_jsonw_key(&w, "path");
+    if (ev->file >= 0 && (size_t)ev->file < nfiles && files[ev->file].path)
+        iol_jsonw_str(&w, files[ev->file].path);
+    else
+        iol_jsonw_null(&w);
+    iol_jsonw_key(&w, "offset");
+    iol_jsonw_int(&w, ev->offset);
+    iol_jsonw_key(&w, "size");
+    iol_jsonw_int(&w, ev->size);
+    iol_jsonw_key(&w, "collective");
+    iol_jsonw_bool(&w, (ev->flags & IOLENS_EVF_COLLECTIVE) != 0);
+    iol_jsonw_key(&w, "offset_implicit");
+    iol_jsonw_bool(&w, (ev->flags & IOLENS_EVF_OFFSET_IMPLICIT) != 0);
+    iol_jsonw_key(&w, "offset_unknown");
+    iol_jsonw_bool(&w, (ev->flags & IOLENS_EVF_OFFSET_UNKNOWN) != 0);
+    iol_jsonw_key(&w, "ret");
+    iol_jsonw_int(&w, ev->ret);
+    iol_jsonw_key(&w, "errno");
+    iol_jsonw_int(&w, ev->err);
+    iol_jsonw_key(&w, "args");
+    iol_jsonw_arr_begin(&w);
+    for (uint32_t i = 0; i < ev->nargs; i++)
+        iol_jsonw_str(&w, ev->args[i] ? ev->args[i] : "");
+    iol_jsonw_arr_end(&w);
+    if (slots) {
+        iol_jsonw_key(&w, "fd");
+        iol_jsonw_int(&w, fd ? *fd : -1);
+        iol_jsonw_key(&w, "slots");
+        iol_jsonw_arr_begin(&w);
+        for (int i = 0; i < 4; i++)
+            iol_jsonw_int(&w, slots[i]);
+        iol_jsonw_arr_end(&w);
+        if (ev->buf_pgoff1) {
+            iol_jsonw_key(&w, "buf_page_offset");
+            iol_jsonw_int(&w, (int64_t)ev->buf_pgoff1 - 1);
+        }
+    }
+    iol_jsonw_obj_end(&w);
+    iol_jsonw_finish(&w);
+    return ferror(out) ? -1 : 0;
 }

@@ -69,11 +69,11 @@ if [ -n "$GOODLOG" ]; then
   run_one "advise --config" "$I" advise --offline --config INPUT "$GOODLOG"
   run_one "advise --key-file" "$I" advise --endpoint http://127.0.0.1:9/v1 --retries 0 --key-file INPUT "$GOODLOG"
 fi
-run_one "train --rule-logs" "$I" train --rule-logs INPUT --out "$T/models"
-run_one "train --features" "$I" train --features INPUT --labels INPUT --out "$T/models"
+run_one "train --rule-logs" "$I" train --rule-logs INPUT -o "$T/models"
+run_one "train --features" "$I" train --features INPUT --labels INPUT -o "$T/models"
 run_one "eval --rule-logs" "$I" eval --rule-logs INPUT --folds 2 --trees 2
 run_one "eval --features" "$I" eval --features INPUT --labels INPUT
-run_one "cluster" "$I" cluster --out "$T/cl" INPUT
+run_one "cluster" "$I" cluster -o "$T/cl" INPUT
 run_one "place --traces" "$I" place --traces INPUT --clusters "$T/clusters"
 run_one "replay config" "$I" replay INPUT --root "$T/root"
 run_one "replay --config-from" "$I" replay --config-from INPUT -o "$T/cfg.json"
@@ -81,7 +81,7 @@ run_one "whatif" "$I" whatif INPUT --dry-run
 
 # a directory where a list or a file is wanted
 mkdir -p "$T/adir"
-expect_rc 1 "$IOLENS" train --rule-logs "$T/adir" --out "$T/models"
+expect_rc 1 "$IOLENS" train --rule-logs "$T/adir" -o "$T/models"
 expect_grep "is a directory" "$T/err"
 printf '# nothing\n\n' >"$T/empty.list"
 expect_rc 1 "$IOLENS" eval --rule-logs "$T/empty.list" --folds 2
@@ -91,7 +91,7 @@ expect_grep "no meta.json there" "$T/err"
 expect_rc 1 "$IOLENS" detect --models "$T/nowhere" "$T/adir"
 expect_grep "cannot read the models in '$T/nowhere': No such file" "$T/err"
 # missing inputs are named as missing, whatever the command
-for c in "view M" "convert M -o $T/o" "darshan --from M -o $T/o" "replay M" "trace --print M" "detect M" "advise M" "cluster --out $T/o M"; do
+for c in "view M" "convert M -o $T/o" "darshan --from M -o $T/o" "replay M" "trace --print M" "detect M" "advise M" "cluster -o $T/o M"; do
   expect_rc 1 $IOLENS ${c//M/$T/missing}
   grep -q "cannot open '$T/missing'.*No such file" "$T/err" && ok || fail "$c on a missing path: $(head -1 "$T/err")"
 done

@@ -50,7 +50,7 @@ expect_grep '"detection"' "$IOLENS_TMP/out"
 expect_rc 0 run "$P/bin/iolens" corpus --help
 expect_grep "default $P/share/iolens/sweeps" "$IOLENS_TMP/out"
 # the models iolens uses are not overwritten by a bare train
-expect_rc 1 run "$P/bin/iolens" train --out "$P/share/iolens/models"
+expect_rc 1 run "$P/bin/iolens" train -o "$P/share/iolens/models"
 expect_grep "holds the models iolens uses" "$IOLENS_TMP/err"
 # the C library for other programs: the shared library and its pkg-config file; a program built
 # with `pkg-config --cflags --libs iolens` against the installed copy reads a log

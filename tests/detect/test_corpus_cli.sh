@@ -144,9 +144,9 @@ expect_rc 0 "$IOLENS" corpus -o "$IOLENS_TMP/l" --seed 1 --ranks local --only 'i
   ok || fail "--ranks local: not the configs of data/corpus"
 
 # training and held-out evaluation with the corpus as the third kind of rows
-expect_rc 0 "$IOLENS" train --trees 10 --corpus "$A" --corpus-weight 5 --out "$IOLENS_TMP/m"
+expect_rc 0 "$IOLENS" train --trees 10 --corpus "$A" --corpus-weight 5 -o "$IOLENS_TMP/m"
 expect_grep '6 local corpus rows at weight 5 (timing features missing)' "$IOLENS_TMP/m/meta.json"
-expect_rc 0 "$IOLENS" train --trees 10 --corpus "$A" --corpus-timing --out "$IOLENS_TMP/m2"
+expect_rc 0 "$IOLENS" train --trees 10 --corpus "$A" --corpus-timing -o "$IOLENS_TMP/m2"
 expect_grep 'local corpus rows at weight 100 (timing features kept)' "$IOLENS_TMP/m2/meta.json"
 expect_rc 0 "$IOLENS" eval --trees 10 --folds 3 --bootstrap 20 --corpus "$A" --score corpus --json
 expect_grep '"scored": "corpus"' "$IOLENS_TMP/out"

@@ -12,7 +12,7 @@ cp "$IOLENS_TMP/out" "$IOLENS_TMP/pred.csv"
 want_header="$(head -1 "$D/dev_labels.csv" | tr -d "\r" | cut -d, -f7-),detected"
 [ "$(head -1 "$IOLENS_TMP/pred.csv")" = "$want_header" ] && ok || fail "header '$(head -1 "$IOLENS_TMP/pred.csv")'"
 # the shipped models are what `iolens train` writes, byte for byte
-expect_rc 0 "$IOLENS" train --out "$IOLENS_TMP/retrained"
+expect_rc 0 "$IOLENS" train -o "$IOLENS_TMP/retrained"
 for f in "$M"/*; do
   cmp -s "$f" "$IOLENS_TMP/retrained/${f##*/}" && ok || fail "models/${f##*/} differs from the retrained one"
 done

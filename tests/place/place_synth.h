@@ -1,5 +1,5 @@
 /* Synthetic I/O traces of known classes for the place tests and benchmark,
- * written in the formats of `iolens cluster` (input series and --out DIR). */
+ * written in the formats of `iolens cluster` (input series and -o DIR). */
 #ifndef IOLENS_TESTS_PLACE_SYNTH_H
 #define IOLENS_TESTS_PLACE_SYNTH_H
 

@@ -1,5 +1,5 @@
 # iolens place on synthetic traces of known classes (cluster output in the
-# `iolens cluster --out` format) and on the real Darshan heatmap series.
+# `iolens cluster -o` format) and on the real Darshan heatmap series.
 . "$IOLENS_SOURCE_DIR/tests/cli/lib.sh"
 : "${PLACE_SYNTH:?}"
 T=$IOLENS_TMP

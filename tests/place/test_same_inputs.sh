@@ -37,9 +37,9 @@ for f in label wide bare long heatmap; do
     esac
     feed
     if [ "$how" = stdin ]; then
-      "$IOLENS" cluster --method kmeans --no-metrics --out "$T/c" - < "$T/$f.csv" > /dev/null 2> "$T/err"
+      "$IOLENS" cluster --method kmeans --no-metrics -o "$T/c" - < "$T/$f.csv" > /dev/null 2> "$T/err"
     else
-      "$IOLENS" cluster --method kmeans --no-metrics --out "$T/c" "$in" > /dev/null 2> "$T/err"
+      "$IOLENS" cluster --method kmeans --no-metrics -o "$T/c" "$in" > /dev/null 2> "$T/err"
     fi || { fail "cluster $f from $how: $(cat "$T/err")"; fed; continue; }
     fed
     ids_cluster > "$T/ids_c"

@@ -1,6 +1,6 @@
 /*
  * The study end to end: synthetic traces of known classes (with a cluster
- * output in the `iolens cluster --out` format written by the test), and the
+ * output in the `iolens cluster -o` format written by the test), and the
  * real heatmap series of ../shared/data/timeseries with trivial clusterings.
  */
 #include <setjmp.h>

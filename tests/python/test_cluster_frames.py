@@ -1,4 +1,4 @@
-"""cluster() against `iolens cluster --out DIR`: the same assignments and centroids for the same
+"""cluster() against `iolens cluster -o DIR`: the same assignments and centroids for the same
 input and seed, from a file and from the same series given in memory."""
 import os
 import subprocess
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.skipif(not IOLENS or not os.path.exists(CSV), reason="I
 
 @pytest.mark.parametrize("method", ["sage", "kmeans"])
 def test_cluster_equals_the_command_line(tmp_path, method):
-    subprocess.run([IOLENS, "cluster", "--method", method, "--seed", "3", "--out", str(tmp_path), CSV], check=True,
+    subprocess.run([IOLENS, "cluster", "--method", method, "--seed", "3", "-o", str(tmp_path), CSV], check=True,
                    capture_output=True)
     ref = pd.read_csv(tmp_path / "assignments.csv", dtype=str).set_index("id")["cluster"]
     a, c = iolens.cluster(CSV, method=method, seed=3)

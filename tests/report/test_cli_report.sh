@@ -24,7 +24,7 @@ n=0
 for l in "${logs[@]}"; do
   [ -e "$D/$l" ] || { fail "missing shared log $l"; continue; }
   n=$((n + 1))
-  expect_rc 0 "$IOLENS" report "$D/$l" -o "$T/r$n.html" --json "$T/r$n.json"
+  expect_rc 0 "$IOLENS" report "$D/$l" -o "$T/r$n.html" --json-file "$T/r$n.json"
   "$IOLENS" darshan "$D/$l" >"$T/r$n.txt" 2>/dev/null
   /usr/bin/python3 "$CHECK" "$T/r$n.html" "$T/r$n.json" "$T/r$n.txt" && ok || fail "report of $l"
   pages+=("$T/r$n.html")
@@ -38,7 +38,7 @@ expect_grep 'class="warn"' "$T/r4.html"
 # the page stays small, the heatmap groups the ranks, the timeline samples them
 if [ -n "${BIGJOB:-}" ]; then
   expect_rc 0 "$BIGJOB" 65536 "$T/big.darshan"
-  expect_rc 0 "$IOLENS" report "$T/big.darshan" -o "$T/big.html" --json "$T/big.json"
+  expect_rc 0 "$IOLENS" report "$T/big.darshan" -o "$T/big.html" --json-file "$T/big.json"
   "$IOLENS" darshan "$T/big.darshan" >"$T/big.txt" 2>/dev/null
   /usr/bin/python3 "$CHECK" "$T/big.html" "$T/big.json" "$T/big.txt" && ok || fail "report of the 65,536-process log"
   /usr/bin/python3 -c '
@@ -58,7 +58,7 @@ traces=("$T/dd.trace" "$T/tar.trace")
 [ -d "$IOLENS_SHARED_DATA/recorder/shared_n2_m10" ] && traces+=("$IOLENS_SHARED_DATA/recorder/shared_n2_m10")
 for t in "${traces[@]}"; do
   n=$((n + 1))
-  expect_rc 0 "$IOLENS" report "$t" -o "$T/r$n.html" --json "$T/r$n.json"
+  expect_rc 0 "$IOLENS" report "$t" -o "$T/r$n.html" --json-file "$T/r$n.json"
   /usr/bin/python3 "$CHECK" "$T/r$n.html" "$T/r$n.json" && ok || fail "report of trace $t"
   pages+=("$T/r$n.html")
 done
@@ -69,7 +69,7 @@ done
 # what-if results shown (a dry run: the variants without measurements)
 expect_rc 0 "$IOLENS" whatif "$T/dd.trace" --pattern access_granularity --dry-run --json
 cp "$T/out" "$T/w.json"
-expect_rc 0 "$IOLENS" report "$T/dd.trace" --whatif "$T/w.json" --no-diagnosis -o "$T/w.html" --json "$T/wr.json"
+expect_rc 0 "$IOLENS" report "$T/dd.trace" --whatif "$T/w.json" --no-diagnosis -o "$T/w.html" --json-file "$T/wr.json"
 /usr/bin/python3 "$CHECK" "$T/w.html" "$T/wr.json" && ok || fail "report with what-if results"
 expect_grep 'access_granularity' "$T/w.html"
 pages+=("$T/w.html")
@@ -85,7 +85,7 @@ expect_rc 0 "$IOLENS" view --chrome-trace "$D/${logs[1]}" -o "$T/tl.json"
 segs=$("$IOLENS" darshan --dxt "$D/${logs[1]}" | grep -cE '^ +X_(POSIX|MPIIO) ')
 /usr/bin/python3 "$(dirname "$0")/check_chrome.py" "$T/tl.json" "$segs" && ok || fail "chrome trace of a DXT log"
 # the page links every call's timeline, written beside it
-expect_rc 0 "$IOLENS" report "$T/dd.trace" --timeline "$T/dd.tl.json" --no-diagnosis -o "$T/tl.html" --json "$T/tlr.json"
+expect_rc 0 "$IOLENS" report "$T/dd.trace" --timeline "$T/dd.tl.json" --no-diagnosis -o "$T/tl.html" --json-file "$T/tlr.json"
 expect_grep 'href="dd.tl.json"' "$T/tl.html"
 /usr/bin/python3 "$CHECK" "$T/tl.html" "$T/tlr.json" && ok || fail "report with a timeline link"
 /usr/bin/python3 "$(dirname "$0")/check_chrome.py" "$T/dd.tl.json" "$("$IOLENS" view --json "$T/dd.trace" | wc -l)" \
@@ -106,8 +106,8 @@ expect_rc 2 "$IOLENS" report --tau 7 "$T/dd.trace"
 
 # clusters of a set of jobs: centroids, sizes, and the clusters of this job's series
 DL=$(ls "$D"/dlio_logs__*.darshan | head -6)
-expect_rc 0 "$IOLENS" cluster --out "$T/cl" $DL "$D/${logs[4]}"
-expect_rc 0 "$IOLENS" report "$D/${logs[4]}" --cluster "$T/cl" --no-diagnosis -o "$T/c.html" --json "$T/c.json"
+expect_rc 0 "$IOLENS" cluster -o "$T/cl" $DL "$D/${logs[4]}"
+expect_rc 0 "$IOLENS" report "$D/${logs[4]}" --cluster "$T/cl" --no-diagnosis -o "$T/c.html" --json-file "$T/c.json"
 /usr/bin/python3 "$CHECK" "$T/c.html" "$T/c.json" && ok || fail "report with clusters"
 expect_grep "This job's series: POSIX:write" "$T/c.html"
 /usr/bin/python3 -c '

@@ -10,7 +10,7 @@ expect_grep '^usage: iolens cluster' "$T/out"
 
 # Real HEATMAP series, SAGE and SAGE-2, every output file.
 for m in sage sage2; do
-  expect_rc 0 "$IOLENS" cluster --method $m --out "$T/$m" "$HM"
+  expect_rc 0 "$IOLENS" cluster --method $m -o "$T/$m" "$HM"
   expect_grep '190 series read, 18 kept' "$T/err"
   expect_grep "^method $m: 18 traces in" "$T/out"
   for f in assignments.csv centroids.csv clusters.csv alphabet.csv metrics.csv metrics.json centroids.svg; do
@@ -40,7 +40,7 @@ expect_grep '"traces": 18' "$T/out"
 expect_rc 0 "$IOLENS" cluster --synth 120 --length 150 --seed 4 -o "$T/synth.csv"
 [ "$(wc -l < "$T/synth.csv")" -eq 121 ] && ok || fail "synth: 120 rows"
 expect_grep '^id,label,v0,v1' "$T/synth.csv"
-expect_rc 0 "$IOLENS" cluster --compare --methods sage,sage2,kmeans,random --out "$T/cmp" "$T/synth.csv"
+expect_rc 0 "$IOLENS" cluster --compare --methods sage,sage2,kmeans,random -o "$T/cmp" "$T/synth.csv"
 expect_grep '^aggregate' "$T/out"
 expect_grep '^ARI' "$T/out"
 expect_grep '^time (s)' "$T/out"
@@ -48,8 +48,8 @@ expect_grep '^sage2,' "$T/cmp/compare.csv"
 [ -s "$T/cmp/sage/assignments.csv" ] && ok || fail "compare: per-method outputs"
 # the same seed gives the same classes
 "$IOLENS" cluster --synth 60 --length 100 --seed 5 -o "$T/synth60.csv" && ok || fail "synth 60"
-expect_rc 0 "$IOLENS" cluster --method sage --seed 9 --no-metrics --out "$T/r1" "$T/synth60.csv"
-expect_rc 0 "$IOLENS" cluster --method sage --seed 9 --no-metrics --threads 1 --out "$T/r2" "$T/synth60.csv"
+expect_rc 0 "$IOLENS" cluster --method sage --seed 9 --no-metrics -o "$T/r1" "$T/synth60.csv"
+expect_rc 0 "$IOLENS" cluster --method sage --seed 9 --no-metrics --threads 1 -o "$T/r2" "$T/synth60.csv"
 cmp -s "$T/r1/assignments.csv" "$T/r2/assignments.csv" && ok || fail "not deterministic for a seed"
 
 # K-shape and DTW on a small set, fixed k
@@ -67,7 +67,7 @@ expect_grep 'method kmeans: 6 traces' "$T/out"
 # else DXT segments at --step; logs with neither are reported, not fatal.
 DL="$IOLENS_SHARED_DATA/darshan"
 if [ -d "$DL/public" ]; then
-  expect_rc 0 "$IOLENS" cluster --method sage2 --out "$T/dl" "$DL"/*/*.darshan
+  expect_rc 0 "$IOLENS" cluster --method sage2 -o "$T/dl" "$DL"/*/*.darshan
   expect_grep '^cluster: 232 series read, 18 kept after pre-processing' "$T/err"
   expect_grep '^method sage2: 18 traces in' "$T/out"
   expect_grep 'apmpi_apxc__mpi-io-test.darshan: no HEATMAP or DXT records' "$T/err"
@@ -78,7 +78,7 @@ if [ -d "$DL/public" ]; then
   expect_grep '^dxt-explorer/.*:MPIIO:write,' "$T/dl/assignments.csv"
   # the same HEATMAP log through the log and through the CSV: same series, same classes
   E3="$DL/public/e3sm_io_heatmaps_and_dxt__e3sm_io_heatmap_only.darshan"
-  expect_rc 0 "$IOLENS" cluster --method kmeans --k 1 --min-samples 5 --no-metrics --out "$T/e3" "$E3"
+  expect_rc 0 "$IOLENS" cluster --method kmeans --k 1 --min-samples 5 --no-metrics -o "$T/e3" "$E3"
   expect_grep '^cluster: 6 series read, 2 kept' "$T/err"
   # a log that is not one: detected by content, the error names it
   head -c 300 "$E3" > "$T/trunc.darshan"
@@ -89,7 +89,7 @@ fi
 # A Recorder trace directory and an iolens trace through the event stream
 RC="$IOLENS_SHARED_DATA/recorder"
 if [ -d "$RC/shared_n2_m1000" ]; then
-  expect_rc 0 "$IOLENS" cluster --method kmeans --no-metrics --step 0.001 --min-samples 5 --out "$T/rec" \
+  expect_rc 0 "$IOLENS" cluster --method kmeans --no-metrics --step 0.001 --min-samples 5 -o "$T/rec" \
     "$RC/shared_n2_m1000" "$RC/shared_n4_m1000_bothPR/" "$RC/ckpt_n2_m1000" "$RC/nonmpi_dd_1000x1MiB"
   expect_grep '^cluster: 8 series read, 7 kept' "$T/err"
   expect_grep '^shared_n2_m1000:write,' "$T/rec/assignments.csv"
@@ -106,7 +106,7 @@ expect_grep '^cluster: 2 series read' "$T/err"
 
 # errors
 expect_rc 2 "$IOLENS" cluster --method nope "$HM"
-expect_grep "unknown method 'nope'" "$T/err"
+expect_grep "--method wants sage, sage2, kmeans, kshape, dtw or random, not 'nope'" "$T/err"
 expect_rc 2 "$IOLENS" cluster
 expect_rc 1 "$IOLENS" cluster "$T/does-not-exist.csv"
 expect_grep "iolens: error: cannot open '.*does-not-exist.csv'" "$T/err"
