@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes the manual pages of iolens from the program's own help: iolens.1 (the command list) and
-# iolens-<command>.1 for each command (its --help, verbatim). The build runs it after linking;
-# the pages are installed in share/man/man1.
+# iolens-<command>.1 for each command, from its --help (one layout for every command: usage
+# lines, what it does, "options:" with one entry each, then the rest), as SYNOPSIS, DESCRIPTION
+# and OPTIONS. The build runs it after linking; the pages are installed in share/man/man1.
 #
 #   scripts/gen-man.sh IOLENS OUTDIR [BUILD_SHARE INSTALL_SHARE]
 #
@@ -47,10 +48,23 @@ for c in $commands; do
     echo ".TH IOLENS-${c^^} 1 \"$date\" \"iolens $version\" \"User Commands\""
     echo ".SH NAME"
     printf 'iolens\\-%s \\- %s\n' "$c" "$(printf '%s' "$summary" | esc)"
-    echo ".SH DESCRIPTION"
-    echo ".nf"
-    printf '%s\n' "$help" | esc
-    echo ".fi"
+    printf '%s\n' "$help" | esc | awk '
+      /^usage: iolens / { st = "syn"; print ".SH SYNOPSIS"; print ".nf"; sub(/^usage: /, ""); print; next }
+      st == "syn" && /^      / { sub(/^ +/, ""); print; next }
+      st == "syn" && /^$/ { print ".fi"; print ".SH DESCRIPTION"; st = "about"; next }
+      st == "about" && /^options:$/ { print ".SH OPTIONS"; st = "opts"; next }
+      st == "about" { print ($0 == "" ? ".PP" : $0); next }
+      st == "opts" && (/^  -/ || /^      -/) {
+        line = $0; sub(/^ +/, "", line)
+        k = index(line, "  ")
+        head = k ? substr(line, 1, k - 1) : line; text = k ? substr(line, k) : ""
+        sub(/^ +/, "", text); gsub(/-/, "\\-", head)
+        print ".TP"; print ".B " head; if (text != "") print text; next
+      }
+      st == "opts" && /^     / { sub(/^ +/, ""); print; next }
+      st == "opts" && /^$/ { st = "more"; print ".PP"; next }
+      st == "more" { print ($0 == "" ? ".PP" : $0); next }
+      { print }'
     echo ".SH SEE ALSO"
     echo ".BR iolens (1)"
   } >"$out/iolens-$c.1"

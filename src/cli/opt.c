@@ -121,14 +121,14 @@ static int unknown(const cli_args *a, const char *given)
 static int take(cli_args *a, const cli_opt *o, const char *inline_val)
 {
     a->val = NULL;
-    if (o->id == ID_HELP) {
-        cli_help(a->spec, stdout);
-        return CLI_OPT_HELP;
-    }
     int optional = is_optional(o);
     if (!o->value || optional) {
         if (inline_val && !optional)
             return cli_usage_error(a->spec, "option '%s' takes no value (given '%s')", a->opt, inline_val);
+        if (o->id == ID_HELP) {
+            cli_help(a->spec, stdout);
+            return CLI_OPT_HELP;
+        }
         a->val = inline_val;
     } else if (inline_val) {
         a->val = inline_val;

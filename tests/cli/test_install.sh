@@ -48,7 +48,7 @@ expect_rc 0 run "$P/bin/iolens" trace -o "$T/dd.trace" -- dd if=/dev/zero of="$T
 expect_rc 0 run "$P/bin/iolens" whatif "$T/dd.trace" --dry-run --json
 expect_grep '"detection"' "$IOLENS_TMP/out"
 expect_rc 0 run "$P/bin/iolens" corpus --help
-expect_grep "default $P/share/iolens/sweeps" "$IOLENS_TMP/out"
+expect_grep "The installed sweeps: $P/share/iolens/sweeps" "$IOLENS_TMP/out"
 # the models iolens uses are not overwritten by a bare train
 expect_rc 1 run "$P/bin/iolens" train -o "$P/share/iolens/models"
 expect_grep "holds the models iolens uses" "$IOLENS_TMP/err"
