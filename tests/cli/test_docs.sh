@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # docs/cli.md's tour: every "$ " line after "## A tour that runs as written" is run in order, in
 # an empty folder, with the built iolens first on the PATH; each must exit 0. So is every "$ "
-# line of every other page of docs/, each page in a folder of its own. Then what the tour says
-# its commands produce is checked.
+# line of every other page of docs/ and of the README, each page in a folder of its own. Then
+# what the tour says its commands produce is checked.
 . "$IOLENS_SOURCE_DIR/tests/cli/lib.sh"
 doc=$IOLENS_SOURCE_DIR/docs/cli.md
 export PATH="$(cd "$(dirname "$IOLENS")" && pwd):$PATH"
@@ -32,6 +32,19 @@ for page in "$IOLENS_SOURCE_DIR"/docs/*.md; do
   done < <(grep '^    \$ ' "$page")
 done
 [ "$pages" -ge 11 ] && ok || fail "only $pages pages with examples"
+# the README's tour, in a folder of its own
+mkdir -p "$IOLENS_TMP/readme"
+nr=0
+while IFS= read -r line; do
+  cmd=${line#    \$ }
+  nr=$((nr + 1))
+  if (cd "$IOLENS_TMP/readme" && bash -c "$cmd") >"$IOLENS_TMP/.out" 2>"$IOLENS_TMP/.err"; then ok; else
+    fail "README.md: '$cmd' exited $?"; sed 's/^/  /' "$IOLENS_TMP/.err" | head -3 >&2
+  fi
+done < <(grep '^    \$ ' "$IOLENS_SOURCE_DIR/README.md")
+[ "$nr" -ge 15 ] && ok || fail "only $nr commands in the README's tour"
+grep -q '^run\.trace' "$IOLENS_TMP/readme/report.html" 2>/dev/null || [ -s "$IOLENS_TMP/readme/report.html" ] && ok ||
+  fail "the README's tour wrote no report"
 # what the pages say their examples produce
 [ "$(tail -1 page-counters/diff.txt)" = "# 0 differences" ] && ok || fail "docs/counters.md: the traced run's log and the one from its trace differ"
 [ "$(tail -1 page-darshan/diff.txt)" = "# 3 differences" ] && ok || fail "docs/darshan.md: the obfuscated log: $(tail -1 page-darshan/diff.txt)"
