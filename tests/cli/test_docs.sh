@@ -16,12 +16,15 @@ while IFS= read -r line; do
   fi
 done < <(sed -n '/^## A tour that runs as written/,$p' "$doc" | grep '^    \$ ')
 [ "$n" -ge 15 ] && ok || fail "only $n commands in the tour"
-# every other page: its "$ " lines, in order, in an empty folder of its own
+# every other page: its "$ " lines, in order, in an empty folder of its own (recorder.md's read
+# the Recorder trace named by $RECORDER_DIR)
+export RECORDER_DIR=$IOLENS_SHARED_DATA/recorder/shared_n2_m10
 pages=0
 for page in "$IOLENS_SOURCE_DIR"/docs/*.md; do
   [ "$page" = "$doc" ] && continue
   grep -q '^    \$ ' "$page" || continue
   name=$(basename "$page" .md)
+  if [ "$name" = recorder ] && [ ! -d "$RECORDER_DIR" ]; then echo "skip: docs/recorder.md (no $RECORDER_DIR)"; continue; fi
   mkdir -p "$IOLENS_TMP/page-$name"
   pages=$((pages + 1))
   while IFS= read -r line; do
@@ -31,7 +34,7 @@ for page in "$IOLENS_SOURCE_DIR"/docs/*.md; do
     fi
   done < <(grep '^    \$ ' "$page")
 done
-[ "$pages" -ge 11 ] && ok || fail "only $pages pages with examples"
+[ "$pages" -ge 12 ] && ok || fail "only $pages pages with examples"
 # the README's tour, in a folder of its own
 mkdir -p "$IOLENS_TMP/readme"
 nr=0
@@ -49,6 +52,10 @@ grep -q '^run\.trace' "$IOLENS_TMP/readme/report.html" 2>/dev/null || [ -s "$IOL
 [ "$(tail -1 page-counters/diff.txt)" = "# 0 differences" ] && ok || fail "docs/counters.md: the traced run's log and the one from its trace differ"
 [ "$(tail -1 page-darshan/diff.txt)" = "# 3 differences" ] && ok || fail "docs/darshan.md: the obfuscated log: $(tail -1 page-darshan/diff.txt)"
 grep -q "template-based advice" page-advise/advice.txt && ok || fail "docs/advise.md: no offline advice"
+if [ -d "$RECORDER_DIR" ]; then
+  cmp -s page-recorder/text/0.txt "$RECORDER_DIR/_text/0.txt" && ok || fail "docs/recorder.md: --recorder2text differs from recorder2text"
+  [ "$(wc -l < page-recorder/rank1.jsonl)" -eq "$(wc -l < "$RECORDER_DIR/_text/1.txt")" ] && ok || fail "docs/recorder.md: rank 1's JSON Lines"
+fi
 # what the tour's outputs hold
 [ "$(tail -1 joined.txt)" = "# 0 differences" ] && ok || fail "split and merged log differs: $(tail -1 joined.txt)"
 grep -q '^job	exe\|^job exe' diff.txt && ok || fail "the anonymised log's exe is not among the differences"
