@@ -27,7 +27,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "darshan_text.h"
+
 #include "iolens/darshan.h"
 
 static double now(void)
@@ -193,7 +193,7 @@ int main(int argc, char **argv)
                 else if (m == 1)
                     json(logs.v[i], devnull);
                 else
-                    iol_darshan_print_parser(devnull, logs.v[i], IOL_DT_BASE | IOL_DT_SHOW_INCOMPLETE);
+                    iolens_darshan_write_text(devnull, devnull, logs.v[i], IOLENS_DARSHAN_TEXT_BASE | IOLENS_DARSHAN_TEXT_SHOW_INCOMPLETE);
             }
             t[r] = now() - t0;
             c[r] = cpu() - c0;

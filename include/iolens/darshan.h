@@ -402,6 +402,60 @@ IOLENS_API void iolens_darshan_summary_csv_header(FILE *out, const char *first_c
 /** The CSV fields of s (no leading comma, with '\n'). */
 IOLENS_API void iolens_darshan_summary_csv_row(FILE *out, const iolens_darshan_summary *s);
 
+/** The Darshan logs of inputs, as the commands that take many logs find them: a directory (one
+ *  that is not a Recorder trace folder: no VERSION, recorder.mt or recorder.dat in it) stands for
+ *  the *.darshan files below it, sorted, each directory read once (links to directories followed
+ *  only with IOLENS_DARSHAN_FIND_FOLLOW_LINKS); anything else is kept as given. A directory
+ *  without logs is an error naming it (with IOLENS_DARSHAN_FIND_ANY, it only adds nothing).
+ *  *out (free with iolens_darshan_logs_free) gets *nout paths. 0 or a negative IOLENS_E*. */
+enum { IOLENS_DARSHAN_FIND_FOLLOW_LINKS = 1, IOLENS_DARSHAN_FIND_ANY = 2, IOLENS_DARSHAN_FIND_RECORDER_TOO = 4 };
+IOLENS_API int iolens_darshan_find_logs(char *const *inputs, size_t n, int flags, char ***out, size_t *nout,
+                                        iolens_warn_fn warn, void *warn_ctx);
+IOLENS_API void iolens_darshan_logs_free(char **v, size_t n);
+
+/** Options of iolens_darshan_summary_write. */
+typedef struct iolens_darshan_summary_opts {
+    int threads;  /**< logs read at once (default 2 when 0) */
+    int json;     /**< 1: one JSON document (an array of {log, ...}); 0: CSV with a header */
+    void (*progress)(void *ctx, size_t done, size_t total); /**< after each log (may be NULL) */
+    void *progress_ctx;
+    iolens_warn_fn warn; /**< "skipped: <why>" per unreadable log (may be NULL) */
+    void *warn_ctx;
+} iolens_darshan_summary_opts;
+
+/** One summary row per log (`iolens darshan --summary`), the logs read by several threads, the
+ *  rows in the logs' order; unreadable logs are reported through warn and left out. *nread
+ *  gets the rows written. 0 when at least one log was read, else a negative IOLENS_E*. */
+IOLENS_API int iolens_darshan_summary_write(FILE *out, char *const *logs, size_t n,
+                                            const iolens_darshan_summary_opts *opts, size_t *nread);
+
+/* ------------------------------------------------------------------ */
+/* The texts of darshan-util (darshan-parser, darshan-dxt-parser)       */
+/* ------------------------------------------------------------------ */
+
+/** Sections of the darshan-parser text. */
+enum {
+    IOLENS_DARSHAN_TEXT_BASE = 1,   /**< the records (--base) */
+    IOLENS_DARSHAN_TEXT_TOTAL = 2,  /**< per-module aggregates (--total) */
+    IOLENS_DARSHAN_TEXT_FILE = 4,   /**< per-module file counts (--file) */
+    IOLENS_DARSHAN_TEXT_PERF = 8,   /**< performance estimates (--perf) */
+    IOLENS_DARSHAN_TEXT_SHOW_INCOMPLETE = 16, /**< print modules marked incomplete */
+};
+/** Returned by the text writers when a module holds incomplete data and
+ *  IOLENS_DARSHAN_TEXT_SHOW_INCOMPLETE was not asked: the reference's message went to err. */
+#define IOLENS_DARSHAN_TEXT_INCOMPLETE 1
+
+/** The log at path as darshan-parser prints it, byte for byte: the sections of the mask
+ *  (IOLENS_DARSHAN_TEXT_*) to out, the reference's diagnostics to err. 0,
+ *  IOLENS_DARSHAN_TEXT_INCOMPLETE, or a negative IOLENS_E*. */
+IOLENS_API int iolens_darshan_write_text(FILE *out, FILE *err, const char *path, unsigned mask);
+/** The same as darshan-dxt-parser prints it (IOLENS_DARSHAN_TEXT_SHOW_INCOMPLETE applies). */
+IOLENS_API int iolens_darshan_write_dxt_text(FILE *out, FILE *err, const char *path, unsigned mask);
+/** A human summary of the job (volumes, times, sizes, the top files, shared files' slowest and
+ *  fastest rank; `iolens darshan --report`); color: headings and warnings in ANSI colours. 0 or
+ *  a negative IOLENS_E*. */
+IOLENS_API int iolens_darshan_write_report(FILE *out, const char *path, int color);
+
 /** One API's job-level HEATMAP series: per bin, bytes summed over ranks and active ranks. */
 typedef struct iolens_darshan_heatmap_series {
     char api[32];      /**< "POSIX", "MPIIO", "STDIO" (the record name after "heatmap:") */

@@ -64,6 +64,12 @@ enum { CLI_COLOR_AUTO = -1, CLI_COLOR_NEVER = 0, CLI_COLOR_ALWAYS = 1 };
 int cli_color_value(const char *when, int *mode);
 void cli_color_set(int mode);
 const char *cli_sgr(const char *code);
+/* 1 when cli_color_set turned colour on */
+int cli_color_enabled(void);
+
+/* The inputs of a command that takes many logs (iolens_darshan_find_logs: a folder stands for the
+ * logs below it); NULL after an error line. Free with iolens_darshan_logs_free(v, *nout). */
+char **cli_find_logs(int n, char **paths, size_t *nout);
 #define CLI_SGR_HIGH "1;31"
 #define CLI_SGR_WARN "1;33"
 #define CLI_SGR_INFO "36"

@@ -3,7 +3,7 @@
 #define _DEFAULT_SOURCE
 #include "cli.h"
 #include "opt.h"
-#include "darshan_modes.h"
+#include "iolens/darshan.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -208,18 +208,20 @@ int cmd_batch(int argc, char **argv)
     char **inputs = NULL;
     int nin = 0, cap = 0;
     if (first < argc) {
-        inputs = iol_darshan_expand_inputs(argc - first, argv + first, &nin);
+        size_t nfound = 0;
+        inputs = cli_find_logs(argc - first, argv + first, &nfound);
+        nin = (int)nfound;
         if (!inputs)
             return CLI_FAIL;
         cap = nin;
     }
     if (list && read_list(list, &inputs, &nin, &cap) < 0) {
-        iol_darshan_inputs_free(inputs, nin);
+        iolens_darshan_logs_free(inputs, (size_t)nin);
         return CLI_FAIL;
     }
     if (!o.resume && nin == 0) {
         cli_error("no log given");
-        iol_darshan_inputs_free(inputs, nin);
+        iolens_darshan_logs_free(inputs, (size_t)nin);
         return CLI_USAGE;
     }
     int rank = 0, mpi = 0;
@@ -251,7 +253,7 @@ int cmd_batch(int argc, char **argv)
                 st.inputs, st.done_before, st.ok, st.errors, st.crashed, st.timeouts, st.seconds,
                 st.seconds > 0 ? (double)(st.ok + st.errors) / st.seconds : 0.0, st.ranks,
                 (double)st.peak_rss_kib / 1024.0);
-    iol_darshan_inputs_free(inputs, nin);
+    iolens_darshan_logs_free(inputs, (size_t)nin);
 #ifdef IOLENS_HAVE_MPI
     if (mpi)
         MPI_Finalize();

@@ -2,10 +2,8 @@
 #include "cli.h"
 #include "opt.h"
 
-#include "darshan_modes.h"
 #include "darshan_from.h"
 #include "darshan_tools.h"
-#include "darshan_text.h"
 #include "iolens/darshan.h"
 
 #include <errno.h>
@@ -80,6 +78,36 @@ static int print_heatmap(FILE *out, const char *path)
     return 0;
 }
 
+static void progress_cb(void *ctx, size_t done, size_t total)
+{
+    cli_progress *p = ctx;
+    (void)total;
+    cli_progress_step(p, (unsigned long)(done - p->done));
+}
+
+/* --summary: the logs found below the inputs, one row each */
+static int summary_rows(int npaths, char **paths, int jobs, int json, int follow)
+{
+    char **logs = NULL;
+    size_t n = 0, nread = 0;
+    int flags = IOLENS_DARSHAN_FIND_ANY | IOLENS_DARSHAN_FIND_RECORDER_TOO | (follow ? IOLENS_DARSHAN_FIND_FOLLOW_LINKS : 0);
+    if (iolens_darshan_find_logs(paths, (size_t)npaths, flags, &logs, &n, cli_warn_cb, NULL) < 0) {
+        cli_lib_error();
+        return CLI_FAIL;
+    }
+    cli_progress prog;
+    cli_progress_init(&prog, "darshan summary", (unsigned long)n);
+    iolens_darshan_summary_opts o = {jobs, json, progress_cb, &prog, cli_warn_cb, NULL};
+    int rc = iolens_darshan_summary_write(stdout, logs, n, &o, &nread);
+    cli_progress_end(&prog);
+    if (rc < 0)
+        cli_lib_error();
+    else if (nread < n)
+        cli_warn("%zu of %zu logs skipped", n - nread, n);
+    iolens_darshan_logs_free(logs, n);
+    return rc < 0 ? CLI_FAIL : CLI_OK;
+}
+
 int cmd_darshan(int argc, char **argv)
 {
     unsigned mask = 0;
@@ -98,13 +126,13 @@ int cmd_darshan(int argc, char **argv)
     while ((id = cli_next(&a)) > 0) {
         switch (id) {
         case O_ALL: /* darshan-parser's --all shows incomplete data too */
-            mask |= IOL_DT_BASE | IOL_DT_TOTAL | IOL_DT_FILE | IOL_DT_PERF | IOL_DT_SHOW_INCOMPLETE;
+            mask |= IOLENS_DARSHAN_TEXT_BASE | IOLENS_DARSHAN_TEXT_TOTAL | IOLENS_DARSHAN_TEXT_FILE | IOLENS_DARSHAN_TEXT_PERF | IOLENS_DARSHAN_TEXT_SHOW_INCOMPLETE;
             break;
-        case O_BASE: mask |= IOL_DT_BASE; break;
-        case O_TOTAL: mask |= IOL_DT_TOTAL; break;
-        case O_FILE: mask |= IOL_DT_FILE; break;
-        case O_PERF: mask |= IOL_DT_PERF; break;
-        case O_SHOW_INC: mask |= IOL_DT_SHOW_INCOMPLETE; break;
+        case O_BASE: mask |= IOLENS_DARSHAN_TEXT_BASE; break;
+        case O_TOTAL: mask |= IOLENS_DARSHAN_TEXT_TOTAL; break;
+        case O_FILE: mask |= IOLENS_DARSHAN_TEXT_FILE; break;
+        case O_PERF: mask |= IOLENS_DARSHAN_TEXT_PERF; break;
+        case O_SHOW_INC: mask |= IOLENS_DARSHAN_TEXT_SHOW_INCOMPLETE; break;
         case O_DXT: dxt = 1; break;
         case O_OUTPUT: outp = a.val; break;
         case O_JSON: json = 1; break;
@@ -140,7 +168,7 @@ int cmd_darshan(int argc, char **argv)
         goto out;
     }
     if (summary) {
-        rc = iol_darshan_summary(npaths, paths, jobs, json, follow);
+        rc = summary_rows(npaths, paths, jobs, json, follow);
         if (fflush(stdout) != 0 || ferror(stdout)) {
             cli_error("cannot write '%s': %s", outp && strcmp(outp, "-") ? outp : "stdout", strerror(errno));
             rc = CLI_FAIL;
@@ -148,8 +176,8 @@ int cmd_darshan(int argc, char **argv)
         goto out;
     }
     path = paths[0];
-    if (!(mask & (IOL_DT_BASE | IOL_DT_TOTAL | IOL_DT_FILE | IOL_DT_PERF)))
-        mask |= IOL_DT_BASE;
+    if (!(mask & (IOLENS_DARSHAN_TEXT_BASE | IOLENS_DARSHAN_TEXT_TOTAL | IOLENS_DARSHAN_TEXT_FILE | IOLENS_DARSHAN_TEXT_PERF)))
+        mask |= IOLENS_DARSHAN_TEXT_BASE;
     FILE *out = stdout;
     static char obuf[1 << 16];
     setvbuf(out, obuf, _IOFBF, sizeof obuf);
@@ -162,21 +190,17 @@ int cmd_darshan(int argc, char **argv)
     else if (heatmap)
         lrc = print_heatmap(out, path);
     else if (report)
-        lrc = iol_darshan_print_report(out, path);
+        lrc = iolens_darshan_write_report(out, path, cli_color_enabled());
     else if (dxt)
-        lrc = iol_darshan_print_dxt(out, path, mask);
+        lrc = iolens_darshan_write_dxt_text(out, stderr, path, mask);
     else
-        lrc = iol_darshan_print_parser(out, path, mask);
+        lrc = iolens_darshan_write_text(out, stderr, path, mask);
     if (fflush(out) != 0 || ferror(out)) {
         cli_error("cannot write '%s': %s", outp && strcmp(outp, "-") ? outp : "stdout", strerror(errno));
-        if (lrc >= 0)
-            lrc = IOL_DT_WRITE_FAILED;
-    }
-    if (lrc == IOL_DT_WRITE_FAILED) {
         rc = CLI_FAIL;
         goto out;
     }
-    if (lrc == IOL_DT_INCOMPLETE) {
+    if (lrc == IOLENS_DARSHAN_TEXT_INCOMPLETE) {
         rc = CLI_FAIL;
     } else if (lrc < 0) {
         cli_lib_error();

@@ -1,7 +1,7 @@
 /* iolens detect: the seven I/O bottleneck patterns of logs, or of feature rows. */
 #include "cli.h"
 #include "opt.h"
-#include "darshan_modes.h"
+#include "iolens/darshan.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -439,14 +439,14 @@ int cmd_detect(int argc, char **argv)
             iol_jsonw_init(&w, stdout, 1);
             iol_jsonw_arr_begin(&w);
         }
-        int nin = 0;
-        char **inputs = iol_darshan_expand_inputs(a.noperands, a.operands, &nin); /* a folder: its logs */
+        size_t nin = 0;
+        char **inputs = cli_find_logs(a.noperands, a.operands, &nin); /* a folder: its logs */
         if (!inputs)
             rc = CLI_FAIL;
-        for (int i = 0; i < nin; i++)
+        for (size_t i = 0; i < nin; i++)
             if (detect_log(&o, m, inputs[i], o.json ? &w : NULL) != CLI_OK)
                 rc = CLI_FAIL;
-        iol_darshan_inputs_free(inputs, nin);
+        iolens_darshan_logs_free(inputs, nin);
         if (o.json) {
             iol_jsonw_arr_end(&w);
             iol_jsonw_finish(&w);

@@ -1,7 +1,7 @@
 /* iolens features: the model features of logs (CSV or JSON): IOSage's 157, then iolens's iol_* ones. */
 #include "cli.h"
 #include "opt.h"
-#include "darshan_modes.h"
+#include "iolens/darshan.h"
 
 #include "util/buf.h"
 
@@ -57,13 +57,13 @@ int cmd_features(int argc, char **argv)
         id = cli_want_operands(&a, 1, -1, "LOG|TRACE|DIR");
     if (id < 0)
         return cli_args_exit(&a, id);
-    int nin = 0;
-    char **inputs = iol_darshan_expand_inputs(a.noperands, a.operands, &nin); /* a folder: its logs */
+    size_t nin = 0;
+    char **inputs = cli_find_logs(a.noperands, a.operands, &nin); /* a folder: its logs */
     cli_args_free(&a);
     if (!inputs)
         return CLI_FAIL;
     if (cli_output_to(output) < 0) {
-        iol_darshan_inputs_free(inputs, nin);
+        iolens_darshan_logs_free(inputs, nin);
         return CLI_FAIL;
     }
     int rc = CLI_OK;
@@ -77,7 +77,7 @@ int cmd_features(int argc, char **argv)
             printf(",%s", iolens_detect_feature_name(f));
         printf("\n");
     }
-    for (int i = 0; i < nin; i++) {
+    for (size_t i = 0; i < nin; i++) {
         iolens_detect_input *in = NULL;
         double x[IOLENS_DETECT_NFEATURES];
         if (cli_detect_read(&in, inputs[i], all_paths) < 0 || iolens_detect_input_features(in, x) < 0) {
@@ -123,6 +123,6 @@ int cmd_features(int argc, char **argv)
         iol_jsonw_arr_end(&w);
         iol_jsonw_finish(&w);
     }
-    iol_darshan_inputs_free(inputs, nin);
+    iolens_darshan_logs_free(inputs, nin);
     return rc;
 }

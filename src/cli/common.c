@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "opt.h"
 
+#include "iolens/darshan.h"
 #include "iolens/iolens.h"
 
 #include <errno.h>
@@ -95,6 +96,18 @@ void cli_color_set(int mode)
     const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
     color_on = mode == CLI_COLOR_ALWAYS ||
                (mode == CLI_COLOR_AUTO && !(nc && *nc) && !(term && !strcmp(term, "dumb")) && isatty(STDOUT_FILENO));
+}
+
+int cli_color_enabled(void) { return color_on; }
+
+char **cli_find_logs(int n, char **paths, size_t *nout)
+{
+    char **v = NULL;
+    if (iolens_darshan_find_logs(paths, (size_t)n, 0, &v, nout, cli_warn_cb, NULL) < 0) {
+        cli_lib_error();
+        return NULL;
+    }
+    return v;
 }
 
 const char *cli_sgr(const char *code)

@@ -1,7 +1,6 @@
-/* `iolens darshan --report`: the human summary of one log (the main job). */
-#include "darshan_modes.h"
-
-#include "cli.h"
+/* iolens_darshan_write_report (`iolens darshan --report`): the human summary of one log (the
+ * main job). */
+#include "iolens/darshan.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -11,6 +10,23 @@
 #include "util/error.h"
 
 #define TOP_FILES 10
+
+/* colour of the headings and warnings, set per call (one report at a time per thread) */
+static _Thread_local int color_on;
+static const char *sgr(const char *code)
+{
+    static _Thread_local char buf[4][16];
+    static _Thread_local int next;
+    if (!color_on)
+        return "";
+    if (!code)
+        return "\033[0m";
+    char *b = buf[next++ & 3];
+    snprintf(b, sizeof buf[0], "\033[%sm", code);
+    return b;
+}
+#define SGR_BOLD "1"
+#define SGR_WARN "1;33"
 
 static const struct {
     int module;
@@ -123,7 +139,7 @@ static const char *short_name(const char *name, char *buf, size_t n)
 
 static void section(FILE *out, const char *title)
 {
-    fprintf(out, "\n%s%s%s\n", cli_sgr(CLI_SGR_BOLD), title, cli_sgr(NULL));
+    fprintf(out, "\n%s%s%s\n", sgr(SGR_BOLD), title, sgr(NULL));
     for (size_t i = 0; title[i]; i++)
         fputc('-', out);
     fputc('\n', out);
@@ -355,8 +371,9 @@ static int print_top_files(FILE *out, const iolens_darshan_data *d, const iolens
     return 0;
 }
 
-int iol_darshan_print_report(FILE *out, const char *path)
+int iolens_darshan_write_report(FILE *out, const char *path, int color)
 {
+    color_on = color;
     struct warn_list warns = {0};
     iolens_darshan_data *d = NULL;
     int rc = iolens_darshan_load(path, 1, collect_warn, &warns, &d);
@@ -395,18 +412,18 @@ int iol_darshan_print_report(FILE *out, const char *path)
                 section(out, "Warnings");
             fprintf(out, "  %s! %s data is incomplete: the module ran out of memory and stopped recording "
                          "new files (totals below are lower bounds)%s\n",
-                    cli_sgr(CLI_SGR_WARN), iolens_darshan_module_name(m), cli_sgr(NULL));
+                    sgr(SGR_WARN), iolens_darshan_module_name(m), sgr(NULL));
         }
     if (h->major == 3 && h->minor == 20) {
         if (!nw++)
             section(out, "Warnings");
         fprintf(out, "  %s! logs of runtime 3.2.0 likely have corrupted counters (COMMON_ACCESS values)%s\n",
-                cli_sgr(CLI_SGR_WARN), cli_sgr(NULL));
+                sgr(SGR_WARN), sgr(NULL));
     }
     for (int i = 0; i < warns.n; i++) {
         if (!nw++)
             section(out, "Warnings");
-        fprintf(out, "  %s! %s%s\n", cli_sgr(CLI_SGR_WARN), warns.text[i], cli_sgr(NULL));
+        fprintf(out, "  %s! %s%s\n", sgr(SGR_WARN), warns.text[i], sgr(NULL));
     }
     print_modules(out, d, j);
     print_ops(out, d);

@@ -1,6 +1,6 @@
-/* --total / --file / --perf sections of `iolens darshan` (darshan-parser layout). */
-#ifndef IOLENS_CLI_DARSHAN_TOTALS_H
-#define IOLENS_CLI_DARSHAN_TOTALS_H
+/* --total / --file / --perf sections of the darshan-parser text (text.c), and the job header. */
+#ifndef IOLENS_DARSHAN_TOTALS_H
+#define IOLENS_DARSHAN_TOTALS_H
 
 #include <stdio.h>
 

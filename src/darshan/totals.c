@@ -1,6 +1,6 @@
 /* --total / --file / --perf sections of `iolens darshan` (POSIX, MPI-IO, STDIO),
  * with the arithmetic derived from the reference outputs (see docs/darshan.md). */
-#include "darshan_totals.h"
+#include "darshan/totals.h"
 
 #include "util/buf.h"
 

@@ -1,10 +1,9 @@
-/* `iolens darshan --summary`: one CSV row (or JSON object) per log, over many
- * logs read in parallel by a few threads. Logs are streamed (DXT regions are
- * never decoded), so memory per thread is one record plus the set of file ids. */
+/* iolens_darshan_find_logs and iolens_darshan_summary_write (`iolens darshan --summary`): the
+ * logs below folders, and one CSV row (or JSON object) per log, over many logs read in parallel
+ * by a few threads. Logs are streamed (DXT regions are never decoded), so memory per thread is
+ * one record plus the set of file ids. */
 #define _DEFAULT_SOURCE
-#include "darshan_modes.h"
-
-#include "cli.h"
+#include "iolens/darshan.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -30,9 +29,9 @@ struct log_sum {
 
 struct pool {
     struct log_sum *logs;
-    size_t n, next;
+    size_t n, next, done;
     pthread_mutex_t lock;
-    cli_progress progress;
+    const iolens_darshan_summary_opts *o;
 };
 
 static void *worker(void *arg)
@@ -51,7 +50,9 @@ static void *worker(void *arg)
             s->ok = 1;
         }
         pthread_mutex_lock(&p->lock);
-        cli_progress_step(&p->progress, 1);
+        p->done++;
+        if (p->o->progress)
+            p->o->progress(p->o->progress_ctx, p->done, p->n);
         pthread_mutex_unlock(&p->lock);
     }
     return NULL;
@@ -120,21 +121,30 @@ static int seen_before(struct seen *s, const struct stat *st)
     return 0;
 }
 
-static int follow_links;
+struct walker {
+    int follow_links;
+    iolens_warn_fn warn;
+    void *warn_ctx;
+    struct seen seen;
+};
 
 /* Appends the *.darshan files under dir (recursively), sorted. Symbolic links to
- * directories are not followed unless --follow-links; links to logs are. */
-static int walk(struct pathlist *l, const char *dir, int depth, struct seen *seen)
+ * directories are not followed unless follow_links; links to logs are. */
+static int walk(struct pathlist *l, const char *dir, int depth, struct walker *w)
 {
     struct stat dst;
     if (depth > 64 || stat(dir, &dst) != 0)
         return 0;
-    int sb = seen_before(seen, &dst);
+    int sb = seen_before(&w->seen, &dst);
     if (sb)
         return sb < 0 ? -1 : 0;
     DIR *d = opendir(dir);
     if (!d) {
-        cli_warn("cannot open directory '%s': %s", dir, strerror(errno));
+        if (w->warn) {
+            char msg[4400];
+            snprintf(msg, sizeof msg, "cannot open directory '%s': %s", dir, strerror(errno));
+            w->warn(w->warn_ctx, msg);
+        }
         return 0;
     }
     struct pathlist here = {0};
@@ -153,7 +163,7 @@ static int walk(struct pathlist *l, const char *dir, int depth, struct seen *see
         struct stat st, lst;
         int link = lstat(p, &lst) == 0 && S_ISLNK(lst.st_mode);
         if (stat(p, &st) == 0 &&
-            ((S_ISDIR(st.st_mode) && (!link || follow_links)) || (S_ISREG(st.st_mode) && has_suffix(p, ".darshan"))))
+            ((S_ISDIR(st.st_mode) && (!link || w->follow_links)) || (S_ISREG(st.st_mode) && has_suffix(p, ".darshan"))))
             rc = push(&here, p);
         free(p);
         if (rc < 0)
@@ -166,7 +176,7 @@ static int walk(struct pathlist *l, const char *dir, int depth, struct seen *see
         struct stat st;
         if (rc == 0) {
             if (stat(here.v[i], &st) == 0 && S_ISDIR(st.st_mode))
-                rc = walk(l, here.v[i], depth + 1, seen);
+                rc = walk(l, here.v[i], depth + 1, w);
             else
                 rc = push(l, here.v[i]);
         }
@@ -188,45 +198,44 @@ static int is_recorder_dir(const char *dir)
     return 0;
 }
 
-char **iol_darshan_expand_inputs(int n, char **paths, int *nout)
+int iolens_darshan_find_logs(char *const *inputs, size_t n, int flags, char ***out, size_t *nout,
+                             iolens_warn_fn warn, void *warn_ctx)
 {
     struct pathlist l = {0};
-    struct seen seen = {0};
-    follow_links = 0;
-    int ok = 1;
-    for (int i = 0; i < n && ok; i++) {
+    struct walker w = {(flags & IOLENS_DARSHAN_FIND_FOLLOW_LINKS) != 0, warn, warn_ctx, {0}};
+    int rc = 0;
+    *out = NULL;
+    *nout = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
         struct stat st;
-        if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode) && !is_recorder_dir(paths[i])) {
+        if (stat(inputs[i], &st) == 0 && S_ISDIR(st.st_mode) &&
+            ((flags & IOLENS_DARSHAN_FIND_RECORDER_TOO) || !is_recorder_dir(inputs[i]))) {
             size_t before = l.n;
-            ok = walk(&l, paths[i], 0, &seen) == 0;
-            if (ok && l.n == before) {
-                cli_error("'%s' is a directory without Darshan logs (*.darshan) and not a Recorder trace", paths[i]);
-                ok = 0;
-                l.n = before;
-                goto done;
-            }
-        } else {
-            ok = push(&l, paths[i]) == 0;
+            if (walk(&l, inputs[i], 0, &w) < 0)
+                rc = iol_err(IOLENS_ENOMEM, "out of memory");
+            else if (l.n == before && !(flags & IOLENS_DARSHAN_FIND_ANY))
+                rc = iol_err(IOLENS_EINVAL, "'%s' is a directory without Darshan logs (*.darshan) and not a Recorder "
+                             "trace", inputs[i]);
+        } else if (push(&l, inputs[i]) < 0) { /* a file named explicitly: whatever its name */
+            rc = iol_err(IOLENS_ENOMEM, "out of memory");
         }
-        if (!ok)
-            cli_error("out of memory");
     }
-done:
-    free(seen.dev);
-    free(seen.ino);
-    if (!ok) {
-        iol_darshan_inputs_free(l.v, (int)l.n);
-        return NULL;
+    free(w.seen.dev);
+    free(w.seen.ino);
+    if (rc < 0) {
+        iolens_darshan_logs_free(l.v, l.n);
+        return rc;
     }
-    *nout = (int)l.n;
-    if (!l.v)
-        l.v = calloc(1, sizeof *l.v);
-    return l.v;
+    if (!l.v && !(l.v = calloc(1, sizeof *l.v)))
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    *out = l.v;
+    *nout = l.n;
+    return 0;
 }
 
-void iol_darshan_inputs_free(char **v, int n)
+void iolens_darshan_logs_free(char **v, size_t n)
 {
-    for (int i = 0; v && i < n; i++)
+    for (size_t i = 0; v && i < n; i++)
         free(v[i]);
     free(v);
 }
@@ -263,78 +272,62 @@ static void print_json(FILE *out, const struct log_sum *logs, size_t n)
     iol_jsonw_finish(&w);
 }
 
-int iol_darshan_summary(int npaths, char **paths, int jobs, int json, int follow)
+int iolens_darshan_summary_write(FILE *out, char *const *logs, size_t n, const iolens_darshan_summary_opts *opts,
+                                 size_t *nread)
 {
-    struct pathlist l = {0};
-    struct seen seen = {0};
-    follow_links = follow;
+    iolens_darshan_summary_opts def = {0};
+    const iolens_darshan_summary_opts *o = opts ? opts : &def;
+    int jobs = o->threads > 0 ? o->threads : 2;
     struct pool p = {0};
     pthread_t *th = NULL;
-    int rc = CLI_FAIL, nth = 0;
-    for (int i = 0; i < npaths; i++) {
-        struct stat st;
-        int prc = 0;
-        if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode))
-            prc = walk(&l, paths[i], 0, &seen);
-        else
-            prc = push(&l, paths[i]); /* a file named explicitly: read whatever its name */
-        if (prc < 0) {
-            cli_error("out of memory");
-            goto out;
-        }
-    }
-    if (l.n == 0) {
-        cli_error("no Darshan log (*.darshan) found");
-        goto out;
-    }
-    p.n = l.n;
-    p.logs = calloc(l.n, sizeof *p.logs);
+    int rc = 0, nth = 0;
+    if (nread)
+        *nread = 0;
+    if (n == 0)
+        return iol_err(IOLENS_EINVAL, "no Darshan log (*.darshan) found");
+    p.n = n;
+    p.o = o;
+    p.logs = calloc(n, sizeof *p.logs);
     th = calloc((size_t)jobs, sizeof *th);
     if (!p.logs || !th) {
-        cli_error("out of memory");
+        rc = iol_err(IOLENS_ENOMEM, "out of memory");
         goto out;
     }
-    for (size_t i = 0; i < l.n; i++)
-        p.logs[i].path = l.v[i];
+    for (size_t i = 0; i < n; i++)
+        p.logs[i].path = logs[i];
     pthread_mutex_init(&p.lock, NULL);
-    cli_progress_init(&p.progress, "darshan summary", (unsigned long)l.n);
-    for (nth = 0; nth < jobs && (size_t)nth < l.n; nth++)
+    for (nth = 0; nth < jobs && (size_t)nth < n; nth++)
         if (pthread_create(&th[nth], NULL, worker, &p) != 0)
             break;
     if (nth == 0)
         worker(&p); /* no thread could be started: do the work here */
     for (int t = 0; t < nth; t++)
         pthread_join(th[t], NULL);
-    cli_progress_end(&p.progress);
     pthread_mutex_destroy(&p.lock);
     size_t nok = 0;
-    for (size_t i = 0; i < l.n; i++) {
-        if (p.logs[i].ok)
+    for (size_t i = 0; i < n; i++) {
+        if (p.logs[i].ok) {
             nok++;
-        else
-            cli_warn("skipped: %s", p.logs[i].error ? p.logs[i].error : "out of memory");
+        } else if (o->warn) {
+            char msg[4400];
+            snprintf(msg, sizeof msg, "skipped: %s", p.logs[i].error ? p.logs[i].error : "out of memory");
+            o->warn(o->warn_ctx, msg);
+        }
     }
-    if (json)
-        print_json(stdout, p.logs, l.n);
+    if (o->json)
+        print_json(out, p.logs, n);
     else
-        print_csv(stdout, p.logs, l.n);
-    fflush(stdout);
+        print_csv(out, p.logs, n);
+    if (nread)
+        *nread = nok;
     if (nok == 0)
-        cli_error("none of the %zu logs could be read", l.n);
-    else if (nok < l.n)
-        cli_warn("%zu of %zu logs skipped", l.n - nok, l.n);
-    rc = nok ? CLI_OK : CLI_FAIL;
+        rc = iol_err(IOLENS_EFORMAT, "none of the %zu logs could be read", n);
 out:
-    for (size_t i = 0; i < p.n; i++) {
+    for (size_t i = 0; p.logs && i < p.n; i++) {
         iolens_darshan_summary_release(&p.logs[i].s);
         free(p.logs[i].error);
     }
     free(p.logs);
     free(th);
-    for (size_t i = 0; i < l.n; i++)
-        free(l.v[i]);
-    free(l.v);
-    free(seen.dev);
-    free(seen.ino);
     return rc;
 }

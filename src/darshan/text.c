@@ -1,10 +1,8 @@
 /* darshan-parser / darshan-dxt-parser compatible text output, written from the
  * reference outputs in ../shared/data/darshan/ (see docs/darshan.md). */
 #define _DEFAULT_SOURCE
-#include "darshan_text.h"
 
-#include "cli.h"
-#include "darshan_totals.h"
+#include "darshan/totals.h"
 #include "iolens/darshan.h"
 #include "util/buf.h"
 
@@ -13,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "darshan_desc.inc"
+#include "darshan/desc.inc"
 
 static const char *desc_for(const char *module, unsigned version)
 {
@@ -333,26 +331,26 @@ static void print_record(FILE *out, const iolens_darshan_log *log, const iolens_
 static const char incomplete_text[] = INCOMPLETE_TEXT("unnecessary");
 static const char incomplete_text_dxt[] = INCOMPLETE_TEXT("unecessary");
 
-static int check_incomplete(const iolens_darshan_header *h, int m, unsigned mask, FILE *out)
+static int check_incomplete(const iolens_darshan_header *h, int m, unsigned mask, FILE *out, FILE *err)
 {
     if (!(h->partial_flag & (1ull << m)))
         return 0;
     const char *mn = iolens_darshan_module_name(m);
-    if (mask & IOL_DT_SHOW_INCOMPLETE) {
+    if (mask & IOLENS_DARSHAN_TEXT_SHOW_INCOMPLETE) {
         fprintf(out, "\n# *WARNING*: The %s%s", mn, incomplete_text);
         return 0;
     }
     fflush(out);
-    fprintf(stderr,
+    fprintf(err,
             "\n# *ERROR*: The %s%s"
             "\n# You can display the (incomplete) data that is\n"
             "# present in this log using the --show-incomplete\n"
             "# option to iolens darshan.\n",
             mn, incomplete_text);
-    return IOL_DT_INCOMPLETE;
+    return IOLENS_DARSHAN_TEXT_INCOMPLETE;
 }
 
-static void stderr_warn(void *ctx, const char *msg)
+static void quiet_warn(void *ctx, const char *msg)
 {
     (void)ctx;
     (void)msg; /* unknown modules are reported where the reference reports them */
@@ -369,10 +367,10 @@ static void print_320_warning(FILE *out, const iolens_darshan_header *h)
                      "#          but preceding data may also be corrupted.\n");
 }
 
-int iol_darshan_print_parser(FILE *out, const char *path, unsigned mask)
+int iolens_darshan_write_text(FILE *out, FILE *err, const char *path, unsigned mask)
 {
     iolens_darshan_data *d = NULL;
-    int rc = iolens_darshan_load(path, 1, stderr_warn, NULL, &d);
+    int rc = iolens_darshan_load(path, 1, quiet_warn, NULL, &d);
     if (rc < 0)
         return rc;
     const iolens_darshan_log *log = iolens_darshan_data_log(d);
@@ -380,7 +378,7 @@ int iol_darshan_print_parser(FILE *out, const char *path, unsigned mask)
     const iolens_darshan_job *job = iolens_darshan_job_get(log);
     print_320_warning(out, h);
     iol_darshan_print_job(out, log);
-    if (mask & IOL_DT_BASE)
+    if (mask & IOLENS_DARSHAN_TEXT_BASE)
         fprintf(out, "\n# description of columns:\n"
                      "#   <module>: module responsible for this I/O record.\n"
                      "#   <rank>: MPI rank.  -1 indicates that the file is shared\n"
@@ -403,7 +401,7 @@ int iol_darshan_print_parser(FILE *out, const char *path, unsigned mask)
                          "# %s module data\n"
                          "# *******************************************************\n",
                     iolens_darshan_module_name(m));
-            if ((rc = check_incomplete(h, m, mask, out)) != 0)
+            if ((rc = check_incomplete(h, m, mask, out, err)) != 0)
                 goto out;
             continue;
         }
@@ -413,28 +411,28 @@ int iol_darshan_print_parser(FILE *out, const char *path, unsigned mask)
         const char *mn = iolens_darshan_module_name(m);
         if (!iolens_darshan_version_supported(m, h->mod_ver[m])) {
             fflush(out);
-            fprintf(stderr, "# Warning: no log utility handlers defined for module %s, SKIPPING.\n",
+            fprintf(err, "# Warning: no log utility handlers defined for module %s, SKIPPING.\n",
                     mn);
             continue;
         }
         /* darshan-parser prints the banner for every module with --base/--all, and with
          * --total/--perf/--file for the modules it derives them for (POSIX, MPI-IO, STDIO) */
-        if ((mask & IOL_DT_BASE) || m == IOLENS_DARSHAN_POSIX || m == IOLENS_DARSHAN_MPIIO ||
+        if ((mask & IOLENS_DARSHAN_TEXT_BASE) || m == IOLENS_DARSHAN_POSIX || m == IOLENS_DARSHAN_MPIIO ||
             m == IOLENS_DARSHAN_STDIO || m == IOLENS_DARSHAN_DFS || m == IOLENS_DARSHAN_DAOS)
             fprintf(out, "\n# *******************************************************\n"
                          "# %s module data\n"
                          "# *******************************************************\n",
                     mn);
-        if ((rc = check_incomplete(h, m, mask, out)) != 0)
+        if ((rc = check_incomplete(h, m, mask, out, err)) != 0)
             goto out;
-        if (mask & IOL_DT_BASE) {
+        if (mask & IOLENS_DARSHAN_TEXT_BASE) {
             fputs(desc_for(mn, h->mod_ver[m]), out);
             fprintf(out, "#<module>\t<rank>\t<record id>\t<counter>\t<value>\t<file name>\t<mount "
                          "pt>\t<fs type>\n");
             for (size_t i = 0; i < iolens_darshan_data_count(d, m); i++)
                 print_record(out, log, d, iolens_darshan_data_record(d, m, i));
         }
-        if (mask & (IOL_DT_TOTAL | IOL_DT_FILE | IOL_DT_PERF))
+        if (mask & (IOLENS_DARSHAN_TEXT_TOTAL | IOLENS_DARSHAN_TEXT_FILE | IOLENS_DARSHAN_TEXT_PERF))
             iol_darshan_print_derived(out, d, m, mask, desc_for(mn, h->mod_ver[m]), job, h->big_endian);
     }
     if (!any)
@@ -480,11 +478,11 @@ static void print_dxt_osts(FILE *out, const iolens_darshan_record *lr, int64_t o
         fputs("  ", out);
 }
 
-int iol_darshan_print_dxt(FILE *out, const char *path, unsigned mask)
+int iolens_darshan_write_dxt_text(FILE *out, FILE *err, const char *path, unsigned mask)
 {
     iolens_darshan_data *d = NULL;
     iolens_darshan_log *log = NULL;
-    int rc = iolens_darshan_load(path, 1, stderr_warn, NULL, &d);
+    int rc = iolens_darshan_load(path, 1, quiet_warn, NULL, &d);
     if (rc < 0)
         return rc;
     rc = iolens_darshan_open(path, NULL, NULL, &log);
@@ -504,10 +502,10 @@ int iol_darshan_print_dxt(FILE *out, const char *path, unsigned mask)
                      "# ***************************************************\n",
                 iolens_darshan_module_name(m));
         if (h->partial_flag & (1ull << m)) {
-            if (!(mask & IOL_DT_SHOW_INCOMPLETE)) { /* darshan-dxt-parser stops there, with an error */
+            if (!(mask & IOLENS_DARSHAN_TEXT_SHOW_INCOMPLETE)) { /* darshan-dxt-parser stops there, with an error */
                 fflush(out);
-                fprintf(stderr, "# *ERROR*: The %s module contains incomplete data!\n", iolens_darshan_module_name(m));
-                rc = IOL_DT_INCOMPLETE;
+                fprintf(err, "# *ERROR*: The %s module contains incomplete data!\n", iolens_darshan_module_name(m));
+                rc = IOLENS_DARSHAN_TEXT_INCOMPLETE;
                 goto out;
             }
             fprintf(out, "\n# *WARNING*: The %s%s", iolens_darshan_module_name(m), incomplete_text_dxt);
