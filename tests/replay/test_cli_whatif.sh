@@ -21,7 +21,7 @@ expect_rc 0 "${mpi[@]}" -np 2 "$IOLENS" trace -o "$T/run.trace" -- "$IOLENS" rep
 
 # usage errors
 expect_rc 2 "$IOLENS" whatif "$T/small.json"
-expect_grep 'name the patterns with --pattern' "$T/err"
+expect_grep 'no detection without counters; name the patterns' "$T/err"
 expect_rc 2 "$IOLENS" whatif "$T/run.trace" --rounds 0
 expect_rc 2 "$IOLENS" whatif "$T/run.trace" --pattern healthy
 "$IOLENS" whatif --help | grep -q '^usage: iolens whatif' && ok || fail "whatif --help"
@@ -193,7 +193,7 @@ cat > "$T/slow.json" <<JSON
   {"method": "write", "file_names": ["x.dat"], "chunks": [{"transfer_size": 10, "repetitions": 2}]}]}
 JSON
 expect_rc 1 "$IOLENS" whatif "$T/slow.json" --pattern access_granularity --rounds 1 --timeout 1 --root "$T/wroot2"
-expect_grep 'ran longer than 1 s (--timeout): stopped' "$T/err"
+expect_grep 'ran longer than 1 s (the timeout): stopped' "$T/err"
 [ -z "$(ls -A "$T/wroot2")" ] && ok || fail "the stopped run left files: $(ls -A "$T/wroot2")"
 # --control: the base config run again as a variant (A/A), the same bytes, every round timed
 expect_rc 0 "$IOLENS" whatif "$T/one.json" --pattern throughput_utilization --control --rounds 2 --json --root "$T/wroot9"
