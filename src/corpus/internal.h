@@ -1,6 +1,6 @@
-/* iolens corpus: shared pieces of cmd_corpus.c and corpus_variant.c (CLI only). */
-#ifndef IOLENS_CLI_CORPUS_H
-#define IOLENS_CLI_CORPUS_H
+/* The corpus module's own pieces (corpus.c, variant.c). */
+#ifndef IOLENS_CORPUS_INTERNAL_H
+#define IOLENS_CORPUS_INTERNAL_H
 
 #include <jansson.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
-/* iolens corpus: seeded variants of the sweep scenario configs (examples/replay/sweeps/). */
+/* The corpus: seeded variants of the sweep scenario configs (examples/replay/sweeps/). */
 #define _GNU_SOURCE
-#include "corpus.h"
+#include "corpus/internal.h"
 
 #include <math.h>
 #include <stdio.h>
