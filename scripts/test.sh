@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite: install dependencies, build, run every test, then
 # build again with AddressSanitizer + UndefinedBehaviorSanitizer and run
-# every test there too; a Release build, its Debian package installed and run
-# outside the source tree; the fuzz targets on their corpora.
+# every test there too; Release builds with gcc and clang and a clang Debug build
+# (gcc's RelWithDebInfo and Debug builds are the two above), warning-free; the
+# Release build's Debian package installed and run outside the source tree; the
+# fuzz targets on their corpora.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
@@ -19,6 +21,12 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 
 echo "== Release build (gcc -O3: warnings as errors, as in every build of the project's own)"
 "$root/scripts/build.sh" "$root/build-release" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF
+
+echo "== clang Release and Debug builds (warnings as errors, as in every build of the project's own)"
+"$root/scripts/build.sh" "$root/build-clang-release" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF
+"$root/scripts/build.sh" "$root/build-clang-debug" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=OFF
 
 echo "== Debian package (cpack) of the Release build: installed, run with the source tree hidden, removed"
 "$root/scripts/check-deb.sh" "$root/build-release"
