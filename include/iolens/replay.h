@@ -121,6 +121,10 @@ typedef struct iolens_replay_gv_options {
                         under /dev/shm/, and those of the MPI runtime's session directory
                         (<tmp>/ompi.<host>.<uid>/...), then drop the processes left without reads
                         or writes that are not MPI ranks (an Open MPI singleton's ORTE/PMIx helper) */
+    int level;     /**< IOLENS_REPLAY_LEVEL_LIBRARY: the program's own HDF5 calls make hdf5 steps
+                        (H5Dwrite/H5Dread selections as transfers of the file, its access list's
+                        alignment and collective metadata, its datasets' largest chunk), the calls
+                        made inside them are left out; else (0) the POSIX, stdio and MPI-IO calls */
 } iolens_replay_gv_options;
 
 /** What the global view left out. */

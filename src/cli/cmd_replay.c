@@ -50,9 +50,11 @@ static const cli_opt optv[] = {
                                   "own time between them, less the tracer's)"},
     {O_NO_DELAYS, 0, "no-delays", NULL, "on the fly: issue calls back to back (default)"},
     {O_SPEED, 0, "speed", "X", "on the fly: reproduce gaps divided by X (implies --delays)"},
-    {O_LEVEL, 0, "level", "L", "on the fly, a trace with HDF5 calls: hdf5 (default when this build has\n"
-                               "HDF5) re-issues them through HDF5 and not the MPI-IO and POSIX calls made\n"
-                               "inside them; io replays those calls and skips the HDF5 calls"},
+    {O_LEVEL, 0, "level", "L", "a trace with HDF5 calls: hdf5 re-issues them through HDF5 and not the\n"
+                               "MPI-IO and POSIX calls made inside them (on the fly: the default when\n"
+                               "this build has HDF5; with --config-from: hdf5 steps of the program's own\n"
+                               "HDF5 calls, with its chunks, alignment and transfer mode); io replays\n"
+                               "those calls and skips the HDF5 calls (the default of --config-from)"},
     {O_H5XFER, 0, "hdf5-xfer", "M", "with --level hdf5: every dataset transfer collective or independent\n"
                                     "instead of as recorded (a what-if of the transfer property list)"},
     {O_H5ALIGN, 0, "hdf5-alignment", "A[,T]", "with --level hdf5: every file aligns its objects of at least T bytes\n"
@@ -72,7 +74,7 @@ static void more(FILE *out)
 static const cli_spec spec = {
     "replay", "replay CONFIG.json [--root DIR] [--json] [--dry-run [--ranks N]] [--keep] [--cold-reads]\n"
               "replay --schema | --print-config CONFIG.json\n"
-              "replay --config-from TRACE [-o CONFIG.json] [--all-paths]\n"
+              "replay --config-from TRACE [-o CONFIG.json] [--all-paths] [--level hdf5|io]\n"
               "replay TRACE [--root DIR] [--delays | --no-delays | --speed X] [--json] [--keep]\n"
               "       [--level hdf5|io] [--hdf5-xfer collective|independent] [--hdf5-alignment A[,T]]\n"
               "mpirun -np N iolens replay CONFIG.json|TRACE --root DIR",
@@ -159,13 +161,13 @@ static void progress_cb(void *ctx, size_t done, size_t total)
     cli_progress_step(p, (unsigned long)done);
 }
 
-static int config_from(const char *trace, const char *outpath, int all_paths)
+static int config_from(const char *trace, const char *outpath, int all_paths, int level)
 {
     iolens_evsource *src = NULL;
     iolens_replay_config *cfg = NULL;
     FILE *out = stdout;
     int status = CLI_FAIL;
-    iolens_replay_gv_options gvo = {all_paths};
+    iolens_replay_gv_options gvo = {all_paths, level == IOLENS_REPLAY_LEVEL_LIBRARY ? level : 0};
     iolens_replay_gv_report rep;
     if (iolens_replay_trace_open(trace, &src) < 0 || iolens_replay_config_from_events_opts(&cfg, src, &gvo, &rep) < 0) {
         cli_lib_error();
@@ -465,7 +467,7 @@ int cmd_replay(int argc, char **argv)
         return cli_args_exit(&p, id);
     config = trace ? NULL : p.operands[0];
     if (trace)
-        return config_from(trace, outpath, all_paths);
+        return config_from(trace, outpath, all_paths, hc.level);
     size_t len = strlen(config);
     int otf = len < 5 || strcmp(config + len - 5, ".json");
     if (h5_opts && (!otf || hc.level == IOLENS_REPLAY_LEVEL_IO)) {

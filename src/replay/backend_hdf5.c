@@ -53,6 +53,13 @@ static int h5_open(struct rp_file *f)
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fapl_mpio(fapl, comm, info);
     MPI_Info_free(&info);
+    const struct rp_hdf5 *p = f->h5;
+    if (p->alignment > 0)
+        H5Pset_alignment(fapl, (hsize_t)p->alignment_threshold, (hsize_t)p->alignment);
+    if (p->collective_metadata == 1 && f->shared) {
+        H5Pset_all_coll_metadata_ops(fapl, 1);
+        H5Pset_coll_metadata_write(fapl, 1);
+    }
     /* the replay created the file empty: the first writer makes it an HDF5 file
      * (every rank sees the same size: the file was created before a barrier) */
     struct stat st;
@@ -74,7 +81,15 @@ static int h5_open(struct rp_file *f)
     } else if (f->write) {
         hsize_t dims[1] = {(hsize_t)f->extent};
         hid_t space = H5Screate_simple(1, dims, NULL);
-        x->dset = H5Dcreate2(x->file, name, H5T_NATIVE_UCHAR, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        if (p->chunk > 0 && f->extent > 0) {
+            hsize_t c[1] = {(hsize_t)(p->chunk < f->extent ? p->chunk : f->extent)};
+            H5Pset_chunk(dcpl, 1, c);
+            /* parallel HDF5 writes chunked datasets only with their space allocated at creation */
+            H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+        }
+        x->dset = H5Dcreate2(x->file, name, H5T_NATIVE_UCHAR, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        H5Pclose(dcpl);
         H5Sclose(space);
     }
     if (x->dset < 0) {
@@ -88,6 +103,25 @@ static int h5_open(struct rp_file *f)
     if (f->report) {
         rp_hint_report(f->res, "use_collective", "applied: H5Pset_dxpl_mpio(%s)",
                        h->use_collective == 1 ? "H5FD_MPIO_COLLECTIVE" : "H5FD_MPIO_INDEPENDENT");
+        if (p->chunk > 0) {
+            hid_t dcpl = H5Dget_create_plist(x->dset);
+            hsize_t c[1] = {0};
+            int n = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED ? H5Pget_chunk(dcpl, 1, c) : -1;
+            if (dcpl >= 0)
+                H5Pclose(dcpl);
+            if (n == 1)
+                rp_hint_report(f->res, "hdf5.chunk", "applied: the dataset is chunked in %llu-byte chunks",
+                               (unsigned long long)c[0]);
+            else
+                rp_hint_report(f->res, "hdf5.chunk", "not applied: the dataset%s is not chunked",
+                               is_h5 ? " the step found" : "");
+        }
+        if (p->alignment > 0)
+            rp_hint_report(f->res, "hdf5.alignment", "applied: H5Pset_alignment(%lld, %lld)",
+                           (long long)p->alignment_threshold, (long long)p->alignment);
+        if (p->collective_metadata == 1)
+            rp_hint_report(f->res, "hdf5.collective_metadata", f->shared ? "applied: H5Pset_all_coll_metadata_ops, "
+                           "H5Pset_coll_metadata_write" : "not applicable here: a file of one rank");
         if (h->use_direct == 1 || h->preallocate == 1 || h->disable_readahead == 1)
             rp_hint_report(f->res, h->use_direct == 1 ? "use_direct" : h->preallocate == 1 ? "preallocate"
                                                                                               : "disable_readahead",

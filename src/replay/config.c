@@ -120,6 +120,22 @@ static const struct rp_opt meta_gap_opts[] = {
 #undef G
 static const struct rp_table meta_gaps_table = {"gap_seconds", meta_gap_opts, sizeof(struct rp_meta_gaps)};
 
+#define H5(field) offsetof(struct rp_hdf5, field)
+static const struct rp_opt hdf5_opts[] = {
+    {"chunk", RP_OPT_SIZE, H5(chunk), "0", 0, GIB, NULL, NULL, 0, 0,
+     "bytes of a chunk of the step's dataset (H5Pset_chunk on its one dimension); 0: contiguous"},
+    {"alignment", RP_OPT_SIZE, H5(alignment), "0", 0, 4 * GIB, NULL, NULL, 0, 0,
+     "objects of at least alignment_threshold bytes start on multiples of this (H5Pset_alignment); 0: "
+     "HDF5's default"},
+    {"alignment_threshold", RP_OPT_SIZE, H5(alignment_threshold), "1", 1, 4 * GIB, NULL, NULL, 0, 0,
+     "the threshold of H5Pset_alignment"},
+    {"collective_metadata", RP_OPT_BOOL, H5(collective_metadata), "false", 0, 1, NULL, NULL, 0, 0,
+     "metadata reads and writes collective (H5Pset_all_coll_metadata_ops, H5Pset_coll_metadata_write)"},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL},
+};
+#undef H5
+static const struct rp_table hdf5_table = {"hdf5", hdf5_opts, sizeof(struct rp_hdf5)};
+
 #define M(field) offsetof(struct rp_metadata, field)
 static const struct rp_opt meta_opts[] = {
     {"files_per_rank", RP_OPT_INT, M(files_per_rank), NULL, 1, 1e7, NULL, NULL, 0, 1,
@@ -227,6 +243,8 @@ static const struct rp_opt fileconf_opts[] = {
      "reads compare the data with the written pattern"},
     {"hints", RP_OPT_OBJ, F(hints), NULL, 0, 0, NULL, &rp_hints_table, 0, 0,
      "hints of this step (over optimization_params)"},
+    {"hdf5", RP_OPT_OBJ, F(hdf5), NULL, 0, 0, NULL, &hdf5_table, 0, 0,
+     "interface hdf5: the file's and dataset's properties (chunks, alignment, collective metadata)"},
     {"chunks", RP_OPT_OBJS, F(chunks), NULL, 0, 100000, NULL, &chunk_table, F(nchunks), 0,
      "transfer sizes and repetitions (write/read)"},
     {"imbalance", RP_OPT_DOUBLES, F(imbalance), NULL, 0, 1048576, NULL, NULL, F(nimbalance), 0,

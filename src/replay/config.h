@@ -85,6 +85,14 @@ struct rp_startup {
     int legacy_stat;      /* stat through glibc's pre-2.33 entry points (__xstat64, __fxstat64) */
 };
 
+/* An hdf5 step's file and dataset properties (what a program sets in its property lists). */
+struct rp_hdf5 {
+    int64_t chunk;               /* bytes of a chunk of the step's dataset; 0: contiguous */
+    int64_t alignment;           /* H5Pset_alignment's alignment; 0: none */
+    int64_t alignment_threshold; /* and its threshold */
+    int collective_metadata;     /* H5Pset_all_coll_metadata_ops and H5Pset_coll_metadata_write */
+};
+
 struct rp_fileconf {
     char *name;
     char **file_names;
@@ -106,6 +114,7 @@ struct rp_fileconf {
     int preallocated; /* write: the file's extent reserved (posix_fallocate) before the step, untimed */
     int cold; /* read: the file's cached pages written back and dropped before the step, untimed */
     struct rp_hints hints;
+    struct rp_hdf5 hdf5;
     struct rp_chunk *chunks;
     size_t nchunks;
     double *imbalance;

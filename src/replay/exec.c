@@ -675,7 +675,7 @@ static int run_io(struct rp_exec *x, size_t step, struct rp_step_result *res)
     rc = walk(x, rel, 0, &dirfd, &base);
     snprintf(full, sizeof full, "%s/%s", x->root, rel);
     struct rp_file f = {x, res, &h, dirfd, base, full, 1, !fc->file_per_process, aligned, 0, extent, -1, NULL, NULL, 0,
-                        fc->seek};
+                        fc->seek, &fc->hdf5};
     if (rc == 0 && prefill) {
         struct io_tally pt = {0, 0, 0};
         const struct rp_backend_ops *pb = fc->interface == RP_MPIIO || fc->interface == RP_HDF5 ? be : &rp_backend_posix;

@@ -76,6 +76,7 @@ struct rp_file {
     void *mpi;        /* MPI_File* */
     int direct;
     int seek;         /* posix: lseek() + read()/write() instead of pread()/pwrite() */
+    const struct rp_hdf5 *h5; /* hdf5: the step's file and dataset properties */
 };
 
 /* A replay back end (fio ioengine_ops style, versioned, in a static table). */

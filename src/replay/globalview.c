@@ -43,6 +43,13 @@ struct gv_chunk {
 
 #define GV_NBUFPOS 4
 
+/* What an HDF5 program set for a file (its access list before H5Fcreate/H5Fopen, its datasets'
+ * chunks): the properties of the file's hdf5 steps. */
+struct gv_h5prop {
+    int64_t chunk, align, align_thr;
+    int coll_md;
+};
+
 struct gv_sess {
     int64_t file;
     int rank, op, layer, coll;
@@ -61,6 +68,7 @@ struct gv_sess {
     double t0;
     struct gv_chunk *ch;
     size_t nch, cap;
+    struct gv_h5prop h5; /* the library level: the file's properties */
 };
 
 struct gv {
@@ -68,6 +76,9 @@ struct gv {
     size_t n, cap;
     /* per file, for a trace without data: GV_MD_* bits of what was done to it */
     unsigned char *md;
+    /* the library level: the program's own HDF5 calls make hdf5 steps (NULL: the I/O level) */
+    struct gv_h5prop *h5;
+    int64_t *h5file; /* per file: the HDF5 file a dataset ("FILE:/d") belongs to, -1 none */
 };
 enum { GV_MD_OPEN = 1, GV_MD_STAT = 2, GV_MD_UNLINK = 4, GV_MD_DATA = 8 };
 /* at least this many small files of one folder make a metadata step (collapse_small_files,
@@ -212,6 +223,113 @@ struct gv_open {
     int random;       /* the last posix_fadvise on the descriptor said POSIX_FADV_RANDOM */
 };
 
+/* The library level: one of the program's own HDF5 calls as the event the sessions are made of,
+ * in place: H5Fcreate/H5Fopen an open and H5Fclose a close of the file, H5Dwrite/H5Dread a
+ * transfer of the selection's bytes on the dataset's file (collective when the transfer list
+ * said so). The access-list settings and the datasets' chunks go to the file's properties.
+ * 1: e is such an event now; 0: not one (a property noted, or another call); <0 an error. */
+static int h5_event(struct gv *g, iolens_evsource *src, int r, iolens_event *e, size_t nfiles, struct gv_h5prop *fapl)
+{
+    int32_t fd;
+    int64_t a[4];
+    const char *fn = e->func ? e->func : "";
+    if ((e->flags & IOLENS_EVF_FAILED) || iolens_trace_last_args(src, r, &fd, a) < 0)
+        return 0;
+    if (!strcmp(fn, "H5Pset_alignment")) {
+        fapl->align_thr = a[1] > 0 ? a[1] : 1;
+        fapl->align = a[2];
+        return 0;
+    }
+    if (!strcmp(fn, "H5Pset_all_coll_metadata_ops") || !strcmp(fn, "H5Pset_coll_metadata_write")) {
+        fapl->coll_md |= a[2] != 0;
+        return 0;
+    }
+    if (e->file < 0 || (uint64_t)e->file >= nfiles)
+        return 0;
+    int64_t f = g->h5file[e->file] >= 0 ? g->h5file[e->file] : e->file;
+    if (!strcmp(fn, "H5Fcreate") || !strcmp(fn, "H5Fopen")) {
+        g->h5[f].align = fapl->align;
+        g->h5[f].align_thr = fapl->align_thr;
+        g->h5[f].coll_md = fapl->coll_md;
+        e->op = IOLENS_OP_OPEN;
+    } else if (!strcmp(fn, "H5Fclose")) {
+        e->op = IOLENS_OP_CLOSE;
+    } else if (!strcmp(fn, "H5Dcreate2") || !strcmp(fn, "H5Dcreate1")) {
+        int nd;
+        int64_t dims[5];
+        if (iolens_trace_last_chunk(src, r, &nd, dims) == 1 && nd >= 1 && nd <= 5 && a[2] > 0) {
+            int64_t b = a[2];
+            for (int i = 0; i < nd && b > 0; i++)
+                b = dims[i] > 0 && b <= INT64_MAX / dims[i] ? b * dims[i] : -1;
+            if (b > g->h5[f].chunk)
+                g->h5[f].chunk = b; /* the file's largest chunk */
+        }
+        return 0;
+    } else if (!strcmp(fn, "H5Dwrite") || !strcmp(fn, "H5Dread")) {
+        if (a[1] < 0)
+            return 0;
+        e->size = a[1];
+        e->offset = -1; /* dataset coordinates: the step lays its transfers out itself */
+        e->flags |= IOLENS_EVF_OFFSET_UNKNOWN;
+        if (a[3] == 1)
+            e->flags |= IOLENS_EVF_COLLECTIVE;
+        else
+            e->flags &= ~(uint32_t)IOLENS_EVF_COLLECTIVE;
+    } else {
+        return 0;
+    }
+    e->file = f;
+    return 1;
+}
+
+static const iolens_file *h5_files; /* for cmp_path (qsort has no context argument) */
+static int cmp_path(const void *a, const void *b)
+{
+    const char *x = h5_files[*(const int64_t *)a].path, *y = h5_files[*(const int64_t *)b].path;
+    return strcmp(x ? x : "", y ? y : "");
+}
+
+/* The library level's tables: per file its properties, and for a dataset ("FILE:/d", an attribute
+ * "FILE:/obj@a") the index of FILE. */
+static int h5_tables(struct gv *g, const iolens_file *files, size_t nfiles)
+{
+    g->h5 = calloc(nfiles ? nfiles : 1, sizeof *g->h5);
+    g->h5file = malloc((nfiles ? nfiles : 1) * sizeof *g->h5file);
+    int64_t *by = malloc((nfiles ? nfiles : 1) * sizeof *by);
+    if (!g->h5 || !g->h5file || !by) {
+        free(by);
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < nfiles; i++) {
+        by[i] = (int64_t)i;
+        g->h5file[i] = -1;
+        g->h5[i].align_thr = 1;
+    }
+    h5_files = files;
+    qsort(by, nfiles, sizeof *by, cmp_path);
+    for (size_t i = 0; i < nfiles; i++) {
+        const char *p = files[i].path, *c = p ? strstr(p, ":/") : NULL;
+        if (!c)
+            continue;
+        size_t lo = 0, hi = nfiles, n = (size_t)(c - p);
+        while (lo < hi) { /* the file named by the part before ":/" */
+            size_t mid = (lo + hi) / 2;
+            const char *q = files[by[mid]].path ? files[by[mid]].path : "";
+            int d = strncmp(q, p, n);
+            if (d == 0 && q[n])
+                d = 1;
+            if (d < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < nfiles && files[by[lo]].path && !strncmp(files[by[lo]].path, p, n) && !files[by[lo]].path[n])
+            g->h5file[i] = by[lo];
+    }
+    free(by);
+    return 0;
+}
+
 /* excl[f]: 1 file f is left out; its reads and writes set it to 2 */
 static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles, unsigned char *excl)
 {
@@ -239,8 +357,17 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
         double selfgap = iolens_kind && iolens_trace_proc_self(src, r, &ts) == 0 && ts.samples ? ts.gap_seconds : 0;
         double prev_end = -1;
         int64_t prev_file = -1;
+        struct gv_h5prop fapl = {0, 0, 1, 0}; /* the program's last access-list settings */
         while (got >= 0 && (got = iolens_evsource_next(src, r, &e)) > 0) {
-            if (e.depth != 0 || iolens_layer_is_library(e.layer)) /* a library call: its MPI-IO/POSIX calls are replayed */
+            if (g->h5) { /* the library level: HDF5's own calls are not the program's */
+                if (e.lib_depth > 0)
+                    continue;
+                if (e.layer == IOLENS_LAYER_HDF5 && e.depth == 0 && h5_event(g, src, r, &e, nfiles, &fapl) <= 0)
+                    continue; /* a property, or a call that is no open, close or transfer */
+            }
+            if (e.depth != 0 || (iolens_layer_is_library(e.layer) && e.layer != IOLENS_LAYER_HDF5))
+                continue; /* a library call: its MPI-IO/POSIX calls are replayed */
+            if (e.layer == IOLENS_LAYER_HDF5 && !g->h5)
                 continue;
             double gap = -1;
             if (prev_file >= 0 && prev_file == e.file && prev_end >= 0 && e.tstart >= prev_end &&
@@ -263,7 +390,8 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
                        e.ret >= 0 && e.ret < e.size) {
                 e.size = e.ret; /* a short read (the 0-byte read at the end of a file): the bytes it moved */
             }
-            if (e.layer != IOLENS_LAYER_POSIX && e.layer != IOLENS_LAYER_STDIO && e.layer != IOLENS_LAYER_MPIIO)
+            if (e.layer != IOLENS_LAYER_POSIX && e.layer != IOLENS_LAYER_STDIO && e.layer != IOLENS_LAYER_MPIIO &&
+                e.layer != IOLENS_LAYER_HDF5)
                 continue;
             if ((uint64_t)e.file >= nfiles) {
                 rc = iol_err(IOLENS_EFORMAT, "rank %d: event '%s' names file %lld, beyond the %zu files of the source",
@@ -335,8 +463,11 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
         if (got < 0 && rc == 0)
             rc = got;
     }
-    for (size_t i = 0; i < g->n; i++)
+    for (size_t i = 0; i < g->n; i++) {
         g->s[i].prealloc = pre[g->s[i].file];
+        if (g->h5)
+            g->s[i].h5 = g->h5[g->s[i].file];
+    }
     free(open);
     free(pre);
     return rc;
@@ -377,9 +508,18 @@ static int set_common(struct rp_fileconf *fc, const struct gv_sess *s, const cha
     fc->file_per_process = npaths > 1;
     fc->total_repeats = repeats;
     fc->method = s->op;
-    fc->interface = s->layer == IOLENS_LAYER_MPIIO ? RP_MPIIO : s->layer == IOLENS_LAYER_STDIO ? RP_STDIO : RP_POSIX;
-    if (fc->interface == RP_MPIIO)
+    fc->interface = s->layer == IOLENS_LAYER_MPIIO  ? RP_MPIIO
+                    : s->layer == IOLENS_LAYER_STDIO ? RP_STDIO
+                    : s->layer == IOLENS_LAYER_HDF5  ? RP_HDF5
+                                                     : RP_POSIX;
+    if (fc->interface == RP_MPIIO || fc->interface == RP_HDF5)
         fc->hints.use_collective = s->coll;
+    if (fc->interface == RP_HDF5) {
+        fc->hdf5.chunk = s->h5.chunk;
+        fc->hdf5.alignment = s->h5.align;
+        fc->hdf5.alignment_threshold = s->h5.align_thr > 0 ? s->h5.align_thr : 1;
+        fc->hdf5.collective_metadata = s->h5.coll_md;
+    }
     /* the traced program did not check what it read: neither does the replay (fidelity) */
     fc->verify = 0;
     /* where in a page the application's buffer started (the kernel's copy depends on it) */
@@ -1073,6 +1213,8 @@ int iolens_replay_config_from_events_opts(iolens_replay_config **out, iolens_evs
         excl[f] = !(opts && opts->all_paths) && excluded_path(files[f].path);
     if (rc >= 0 && !(g.md = calloc(nfiles ? nfiles : 1, 1)))
         rc = iol_err(IOLENS_ENOMEM, "out of memory");
+    if (rc >= 0 && opts && opts->level == IOLENS_REPLAY_LEVEL_LIBRARY)
+        rc = h5_tables(&g, files, nfiles);
     if (rc >= 0)
         rc = collect(&g, src, nranks, nfiles, excl);
     for (size_t f = 0; rc >= 0 && f < nfiles; f++)
@@ -1150,6 +1292,8 @@ done:
         free(g.s[i].ch);
     free(g.s);
     free(g.md);
+    free(g.h5);
+    free(g.h5file);
     for (size_t i = 0; i < o.n; i++) {
         /* entries not moved into cfg (on failure) */
         rp_table_release(&rp_fileconf_table, &o.e[i].fc);

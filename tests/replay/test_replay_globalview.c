@@ -193,7 +193,7 @@ static void test_exclusions(void **state)
         iolens_evsource *src = NULL;
         assert_int_equal(iolens_evsource_new(&src, &mem_ops, m), 0);
         iolens_replay_config *cfg = NULL;
-        iolens_replay_gv_options o = {all};
+        iolens_replay_gv_options o = {all, 0};
         iolens_replay_gv_report rep;
         if (iolens_replay_config_from_events_opts(&cfg, src, &o, &rep) < 0)
             fail_msg("%s", iolens_error_last());

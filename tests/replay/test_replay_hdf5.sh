@@ -34,6 +34,26 @@ if command -v mpirun >/dev/null; then
   [ "$(jget bytes_written)" = $((512 * 512 * 8)) ] && ok || fail "--hdf5-xfer independent: $(jget bytes_written) bytes"
   expect_rc 0 "$IOLENS" replay "$T/blk.trace" --root "$T/r3" --json --hdf5-alignment 1048576 --keep
   [ "$(jget bytes_written)" = $((512 * 512 * 8)) ] && ok || fail "--hdf5-alignment: $(jget bytes_written) bytes"
+  # the global view at the library level: hdf5 steps of the program's own calls, with its
+  # transfer mode and chunks (4 ranks x one 512 KiB collective H5Dwrite), replayed through HDF5
+  expect_rc 0 "$IOLENS" replay --config-from "$T/blk.trace" --level hdf5 -o "$T/blk.json"
+  /usr/bin/python3 - "$T/blk.json" <<'PY' && ok || fail "--config-from --level hdf5: $(head -c 400 "$T/blk.json")"
+import json, sys
+c = json.load(open(sys.argv[1]))
+s = c["file_configs"]
+assert c["nranks"] == 4 and len(s) == 1, c
+w = s[0]
+assert w["method"] == "write" and w["interface"] == "hdf5" and w["hints"]["use_collective"] is True, w
+assert w["hdf5"]["chunk"] == 256 * 256 * 8 and w["chunks"] == [{"transfer_size": 512 * 1024, "repetitions": 1}], w
+PY
+  expect_rc 0 "$IOLENS" replay "$T/blk.json" --root "$T/r1c" --json
+  /usr/bin/python3 - "$IOLENS_TMP/out" <<'PY' && ok || fail "replay of the hdf5 config: $(head -c 400 "$IOLENS_TMP/out")"
+import json, sys
+st = json.load(open(sys.argv[1]))["steps"][0]
+assert st["interface"] == "hdf5" and st["bytes"] == 4 * 512 * 1024, st
+h = st["hints"]
+assert h["hdf5.chunk"].startswith("applied: the dataset is chunked in 524288-byte chunks"), h
+PY
   # the I/O level: the MPI-IO and POSIX calls the HDF5 calls made, no HDF5 call
   expect_rc 0 "$IOLENS" replay "$T/blk.trace" --root "$T/r4" --json --level io
   [ "$(jget level)" = io ] && [ "$(jget library_calls)" = 0 ] && ok || fail "--level io: $(head -c 300 "$IOLENS_TMP/out")"
