@@ -8,7 +8,9 @@
 # round. Per round, replay bandwidth / fio's own reported bandwidth (fio's JSON bw_bytes summed over
 # its jobs) for the job's phase; medians over the rounds. Every run starts from the same state: the
 # previous run's writeback done (sync), fio's files of a write job removed (the traced run wrote a
-# new file, and so does each replay).
+# new file, and so does each replay). "traced" is the figure fio reported for the traced run
+# itself, over fio run 1 of each round: the replays reproduce that run (its pace is in the trace),
+# so a replay off by as much as its traced run is off is faithful to the run it replays.
 #
 #   bench/replay/fio_fidelity.sh [--dir DIR] [--rounds N] [--only REGEX] [--keep-reporting]
 #
@@ -115,8 +117,8 @@ writes() { [ "$phase" = write ] || [ "$phase" = create ]; }
 settle() { sync; if writes; then rm -f "$d/data"/*; else drop; fi; sync; }
 settle_fio() { writes || layout; settle; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-printf '%-20s %-6s %10s %8s %8s %8s %8s %8s   (%s, %d rounds; median of per-round ratios to fio run 1)\n' \
-  job phase "MiB|op/s" "A/A" "on-fly" "delays" "config" "cold" "$(findmnt -no FSTYPE -T "$w" 2>/dev/null | head -n 1 || stat -f -c %T "$w")" "$rounds"
+printf '%-20s %-6s %10s %8s %8s %8s %8s %8s %8s   (%s, %d rounds; median of per-round ratios to fio run 1)\n' \
+  job phase "MiB|op/s" "A/A" "traced" "on-fly" "delays" "config" "cold" "$(findmnt -no FSTYPE -T "$w" 2>/dev/null | head -n 1 || stat -f -c %T "$w")" "$rounds"
 for j in "${jobs[@]}"; do
   IFS='|' read -r name phase opts <<<"$j"
   [[ $name =~ $only ]] || continue
@@ -129,9 +131,11 @@ for j in "${jobs[@]}"; do
   # the other. Every run is given clock_gettime, so that all time themselves alike.
   fio=(fio --name=j --directory="$d/data" --ioengine=psync --clocksource=clock_gettime "${o[@]}" --output-format=json)
   writes || layout
-  "$IOLENS" trace -o "$d/t" -- "${fio[@]}" >/dev/null 2>"$d/trace.err"
+  # the traced run's own figure: what the replays reproduce (its pace is in the trace's gaps)
+  "$IOLENS" trace -o "$d/t" -- "${fio[@]}" >"$d/traced.json" 2>"$d/trace.err"
+  tb=$(fio_bw "$phase" "$d/traced.json")
   "$IOLENS" replay --config-from "$d/t" -o "$d/c.json" 2>/dev/null
-  : >"$d/aa"; : >"$d/otf"; : >"$d/dly"; : >"$d/cfg"; : >"$d/cold"; : >"$d/base"
+  : >"$d/aa"; : >"$d/otf"; : >"$d/dly"; : >"$d/cfg"; : >"$d/cold"; : >"$d/base"; : >"$d/trc"
   for r in $(seq 1 "$rounds"); do
     # a seeded shuffle per round (per job): with a rotation, each kind of run always followed the
     # same other kind (the on-the-fly replay always came right after fio's runs)
@@ -153,9 +157,10 @@ for j in "${jobs[@]}"; do
     awk -v a="$a" -v b="$yb" 'BEGIN {print b / a}' >>"$d/dly"
     awk -v a="$a" -v b="$cb" 'BEGIN {print b / a}' >>"$d/cfg"
     awk -v a="$a" -v b="$kb" 'BEGIN {print b / a}' >>"$d/cold"
+    awk -v a="$a" -v b="$tb" 'BEGIN {print b / a}' >>"$d/trc"
   done
   unit=1048576; writes || [ "$phase" = read ] || unit=1  # (create, stat: operations/s)
   [ "$phase" = create ] && unit=1
-  printf '%-20s %-6s %10.0f %8.3f %8.3f %8.3f %8.3f %8.3f\n' "$name" "$phase" "$(median <"$d/base" | awk -v u="$unit" '{print $1 / u}')" \
-    "$(median <"$d/aa")" "$(median <"$d/otf")" "$(median <"$d/dly")" "$(median <"$d/cfg")" "$(median <"$d/cold")"
+  printf '%-20s %-6s %10.0f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f\n' "$name" "$phase" "$(median <"$d/base" | awk -v u="$unit" '{print $1 / u}')" \
+    "$(median <"$d/aa")" "$(median <"$d/trc")" "$(median <"$d/otf")" "$(median <"$d/dly")" "$(median <"$d/cfg")" "$(median <"$d/cold")"
 done
