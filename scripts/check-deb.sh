@@ -35,8 +35,24 @@ mkdir -p "$w/data"
 /usr/bin/iolens replay "$w/dd.trace" --root "$w/r2" >/dev/null
 /usr/bin/iolens whatif "$w/dd.trace" --rounds 1 >/dev/null
 /usr/bin/iolens paired -n 3 -- true -- true >/dev/null
-/usr/bin/iolens corpus --help >/dev/null
+/usr/bin/iolens corpus --dry-run --only 'ior_*' --variants 1 -o "$w/corpus" >/dev/null
 /usr/bin/iolens report "\$log" -o "$w/report.html"
+/usr/bin/iolens view "$w/dd.trace" >/dev/null
+/usr/bin/iolens view --json "$shared/recorder/shared_n2_m10" >/dev/null
+/usr/bin/iolens convert "$shared/recorder/shared_n2_m10" -o "$w/rec.trace" >/dev/null
+/usr/bin/iolens features "\$log" >/dev/null
+/usr/bin/iolens advise --offline "\$log" >/dev/null
+/usr/bin/iolens batch "\$log" --do summary,detect -q -o "$w/batch"
+/usr/bin/iolens batch --merge "$w/batch" -q
+/usr/bin/iolens darshan --heatmap "\$log" >"$w/hm.csv"
+/usr/bin/iolens cluster --synth 60 --length 100-200 -o "$w/s.csv"
+/usr/bin/iolens cluster --method sage --no-metrics -o "$w/cl" "$w/s.csv" >/dev/null
+/usr/bin/iolens place --traces "$w/s.csv" --clusters "$w/cl" --jobs 20 --loads 1 --workloads 1 >/dev/null
+/usr/bin/iolens train --data "$shared" --no-suite --no-rule-logs --trees 5 -o "$w/models" >/dev/null
+/usr/bin/iolens eval --data "$shared" --folds 2 --trees 5 --bootstrap 10 >/dev/null
+for c in \$(/usr/bin/iolens help | awk '/^commands:/{f=1;next} f&&NF&&\$1!="help"{print \$1}'); do
+  /usr/bin/iolens "\$c" --help | head -1 | grep -q "^usage: iolens \$c" || { echo "check-deb: \$c --help"; exit 1; }
+done
 # the Python package, where Debian's python3 finds it (/usr/lib/python3/dist-packages)
 /usr/bin/python3 -c 'import sys, iolens; d = iolens.open(sys.argv[1]); assert d.job["nprocs"] > 0; print("python:", iolens.__file__, d.modules)' "\$log"
 echo "check-deb: the installed iolens ran every command"
