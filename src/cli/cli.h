@@ -2,6 +2,7 @@
 #ifndef IOLENS_CLI_H
 #define IOLENS_CLI_H
 
+#include <signal.h>
 #include <stdio.h>
 
 /* Every subcommand: argv[0] is the subcommand name. Returns the exit code:
@@ -42,6 +43,14 @@ int cli_mpirun_prefix(const char **argv, const char *mpirun, const char *np);
  * the file out and stderr to the file err (the same path: one file). Returns the pid, or -1
  * (message printed) when it cannot fork; `who` names the caller in the child's exec error. */
 int cli_spawn_group(const char *const *argv, const char *out, const char *err, const char *who);
+
+/* Ctrl-C and SIGTERM while a library call runs children in process groups of their own (which a
+ * terminal's SIGINT does not reach): cli_catch_stop() makes the signals set cli_stop (0 before),
+ * which the library polls and then stops its children; cli_release_stop() restores the
+ * handlers. */
+extern volatile sig_atomic_t cli_stop;
+void cli_catch_stop(void);
+void cli_release_stop(void);
 
 /* git-style messages on stderr: "iolens: error: ..." */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -86,6 +95,9 @@ typedef struct cli_progress {
     double start; /* for the rate and the time left */
 } cli_progress;
 void cli_progress_init(cli_progress *p, const char *label, unsigned long total);
+/* The library's progress callbacks (done of total, size_t): ctx is a cli_progress zeroed but for
+ * its label, started at the first call with that total. */
+void cli_progress_cb(void *ctx, size_t done, size_t total);
 void cli_progress_step(cli_progress *p, unsigned long n);
 void cli_progress_end(cli_progress *p);
 

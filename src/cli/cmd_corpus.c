@@ -127,22 +127,6 @@ static int parse_opts(int argc, char **argv, iolens_corpus_options *o)
     return 0;
 }
 
-/* Ctrl-C / SIGTERM: the runs live in their own process groups (so a terminal's SIGINT does not
- * reach them); the build stops them and ends. */
-static volatile sig_atomic_t interrupted;
-static void on_signal(int sig)
-{
-    interrupted = sig;
-}
-
-static void progress_cb(void *ctx, size_t done, size_t total)
-{
-    cli_progress *p = ctx;
-    if (!p->label)
-        cli_progress_init(p, "corpus runs", (unsigned long)total);
-    cli_progress_step(p, (unsigned long)(done - p->done));
-}
-
 static void on_run(void *ctx, const iolens_corpus_run *r)
 {
     (void)ctx;
@@ -165,25 +149,17 @@ int cmd_corpus(int argc, char **argv)
     }
     o.program = o.dry ? NULL : exe;
     o.warn = cli_warn_cb;
-    cli_progress prog;
-    memset(&prog, 0, sizeof prog);
-    o.progress = progress_cb;
+    cli_progress prog = {.label = "corpus runs"};
+    o.progress = cli_progress_cb;
     o.progress_ctx = &prog;
     o.on_run = on_run;
-    interrupted = 0;
-    o.stop = &interrupted;
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    o.stop = &cli_stop; /* the runs are process groups of their own: the build stops them */
+    cli_catch_stop();
     iolens_corpus_stats st;
     int rc = iolens_corpus_build(&o, &st);
-    if (prog.label)
+    if (prog.start)
         cli_progress_end(&prog);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    cli_release_stop();
     if (rc < 0 && !st.runs) {
         cli_lib_error();
         return rc == IOLENS_EINVAL ? CLI_USAGE : CLI_FAIL;

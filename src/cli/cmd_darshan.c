@@ -78,13 +78,6 @@ static int print_heatmap(FILE *out, const char *path)
     return 0;
 }
 
-static void progress_cb(void *ctx, size_t done, size_t total)
-{
-    cli_progress *p = ctx;
-    (void)total;
-    cli_progress_step(p, (unsigned long)(done - p->done));
-}
-
 /* --summary: the logs found below the inputs, one row each */
 static int summary_rows(int npaths, char **paths, int jobs, int json, int follow)
 {
@@ -95,11 +88,11 @@ static int summary_rows(int npaths, char **paths, int jobs, int json, int follow
         cli_lib_error();
         return CLI_FAIL;
     }
-    cli_progress prog;
-    cli_progress_init(&prog, "darshan summary", (unsigned long)n);
-    iolens_darshan_summary_opts o = {jobs, json, progress_cb, &prog, cli_warn_cb, NULL};
+    cli_progress prog = {.label = "darshan summary"};
+    iolens_darshan_summary_opts o = {jobs, json, cli_progress_cb, &prog, cli_warn_cb, NULL};
     int rc = iolens_darshan_summary_write(stdout, logs, n, &o, &nread);
-    cli_progress_end(&prog);
+    if (prog.start)
+        cli_progress_end(&prog);
     if (rc < 0)
         cli_lib_error();
     else if (nread < n)

@@ -66,22 +66,6 @@ static const cli_spec spec = {
     "measured speed-ups (docs/whatif.md).",
     optv, NULL, more, 0};
 
-/* Ctrl-C / SIGTERM while a replay runs: it runs in its own process group, so the loop stops it
- * (then whatif fails and cleans up). */
-static volatile sig_atomic_t interrupted;
-static void on_signal(int sig)
-{
-    interrupted = sig;
-}
-
-static void progress_cb(void *ctx, size_t done, size_t total)
-{
-    cli_progress *p = ctx;
-    if (!p->label)
-        cli_progress_init(p, "whatif runs", (unsigned long)total);
-    cli_progress_step(p, (unsigned long)(done - p->done));
-}
-
 int cmd_whatif(int argc, char **argv)
 {
     iolens_whatif_options o;
@@ -153,22 +137,16 @@ int cmd_whatif(int argc, char **argv)
     }
     o.program = exe;
     o.warn = cli_warn_cb;
-    cli_progress prog;
-    memset(&prog, 0, sizeof prog);
-    o.progress = progress_cb;
+    cli_progress prog = {.label = "whatif runs"};
+    o.progress = cli_progress_cb;
     o.progress_ctx = &prog;
-    o.stop = &interrupted;
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    o.stop = &cli_stop; /* a replay runs in a process group of its own: the loop stops it */
+    cli_catch_stop();
     iolens_whatif *w = NULL;
     int rc = iolens_whatif_run(&o, &w);
-    if (prog.label)
+    if (prog.start)
         cli_progress_end(&prog);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    cli_release_stop();
     int status = CLI_OK;
     if (rc < 0) {
         cli_lib_error();

@@ -151,6 +151,40 @@ static void progress_draw(cli_progress *p)
     fflush(stderr);
 }
 
+void cli_progress_cb(void *ctx, size_t done, size_t total)
+{
+    cli_progress *p = ctx;
+    if (!p->start)
+        cli_progress_init(p, p->label ? p->label : "", (unsigned long)total);
+    if (done > p->done)
+        cli_progress_step(p, (unsigned long)(done - p->done));
+}
+
+volatile sig_atomic_t cli_stop;
+static struct sigaction stop_old_int, stop_old_term;
+
+static void on_stop(int sig)
+{
+    cli_stop = sig;
+}
+
+void cli_catch_stop(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    cli_stop = 0;
+    sigaction(SIGINT, &sa, &stop_old_int);
+    sigaction(SIGTERM, &sa, &stop_old_term);
+}
+
+void cli_release_stop(void)
+{
+    sigaction(SIGINT, &stop_old_int, NULL);
+    sigaction(SIGTERM, &stop_old_term, NULL);
+}
+
 void cli_progress_init(cli_progress *p, const char *label, unsigned long total)
 {
     p->label = label;

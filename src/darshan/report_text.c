@@ -1,6 +1,7 @@
 /* iolens_darshan_write_report (`iolens darshan --report`): the human summary of one log (the
  * main job). */
 #include "iolens/darshan.h"
+#include "darshan/byname.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -63,36 +64,14 @@ static void human_bytes(double b, char *buf, size_t n)
         snprintf(buf, n, "%.2f %s", b, unit[u]);
 }
 
-/* Index of counter <pfx>_<name> of a module (integer or float), or -1;
- * looked up once per loop, not per record. */
-static int cidx(int module, const char *pfx, const char *name, int want_float)
-{
-    char full[96];
-    snprintf(full, sizeof full, "%s_%s", pfx, name);
-    int is_float = 0;
-    int i = iolens_darshan_counter_index(module, full, &is_float);
-    return i >= 0 && is_float == want_float ? i : -1;
-}
-
-/* Counter values, with -1 ("not monitored") and out-of-range read as 0. */
-static int64_t vi(const iolens_darshan_record *r, int i)
-{
-    return i >= 0 && (size_t)i < r->ncounters && r->counters[i] > 0 ? r->counters[i] : 0;
-}
-
-static double vf(const iolens_darshan_record *r, int i)
-{
-    return i >= 0 && (size_t)i < r->nfcounters && r->fcounters[i] > 0 ? r->fcounters[i] : 0;
-}
-
 static int64_t ci(const iolens_darshan_record *r, const char *pfx, const char *name)
 {
-    return vi(r, cidx(r->module, pfx, name, 0));
+    return iol_vi(r, iol_cidx(r->module, pfx, name, 0));
 }
 
 static double cf(const iolens_darshan_record *r, const char *pfx, const char *name)
 {
-    return vf(r, cidx(r->module, pfx, name, 1));
+    return iol_vf(r, iol_cidx(r->module, pfx, name, 1));
 }
 
 static void print_time(FILE *out, const char *label, int64_t t)
@@ -158,16 +137,16 @@ static void print_modules(FILE *out, const iolens_darshan_data *d, const iolens_
         double br = 0, bw = 0, tr = 0, tw = 0, tm = 0;
         int m = rep_mods[k].module;
         const char *pfx = rep_mods[k].pfx;
-        int ibr = cidx(m, pfx, "BYTES_READ", 0), ibw = cidx(m, pfx, "BYTES_WRITTEN", 0);
-        int ftr = cidx(m, pfx, "F_READ_TIME", 1), ftw = cidx(m, pfx, "F_WRITE_TIME", 1);
-        int ftm = cidx(m, pfx, "F_META_TIME", 1);
+        int ibr = iol_cidx(m, pfx, "BYTES_READ", 0), ibw = iol_cidx(m, pfx, "BYTES_WRITTEN", 0);
+        int ftr = iol_cidx(m, pfx, "F_READ_TIME", 1), ftw = iol_cidx(m, pfx, "F_WRITE_TIME", 1);
+        int ftm = iol_cidx(m, pfx, "F_META_TIME", 1);
         for (size_t i = 0; i < n; i++) {
             const iolens_darshan_record *r = iolens_darshan_data_record(d, m, i);
-            br += (double)vi(r, ibr);
-            bw += (double)vi(r, ibw);
-            tr += vf(r, ftr);
-            tw += vf(r, ftw);
-            tm += vf(r, ftm);
+            br += (double)iol_vi(r, ibr);
+            bw += (double)iol_vi(r, ibw);
+            tr += iol_vf(r, ftr);
+            tw += iol_vf(r, ftw);
+            tm += iol_vf(r, ftm);
         }
         char sr[32], sw[32], pct[16];
         human_bytes(br, sr, sizeof sr);
@@ -204,9 +183,9 @@ static void print_ops(FILE *out, const iolens_darshan_data *d)
         fprintf(out, "  %-7s", iolens_darshan_module_name(sets[s].m));
         for (size_t o = 0; o < sets[s].n; o++) {
             int64_t sum = 0;
-            int idx = cidx(sets[s].m, sets[s].pfx, sets[s].ops[o], 0);
+            int idx = iol_cidx(sets[s].m, sets[s].pfx, sets[s].ops[o], 0);
             for (size_t i = 0; i < n; i++)
-                sum += vi(iolens_darshan_data_record(d, sets[s].m, i), idx);
+                sum += iol_vi(iolens_darshan_data_record(d, sets[s].m, i), idx);
             char lower[32];
             size_t l;
             for (l = 0; sets[s].ops[o][l] && l < sizeof lower - 1; l++)
@@ -234,13 +213,13 @@ static void print_sizes(FILE *out, const iolens_darshan_data *d)
     for (int b = 0; b < 10; b++) {
         char cn[48];
         snprintf(cn, sizeof cn, "SIZE_READ_%s", bins[b]);
-        int ir = cidx(IOLENS_DARSHAN_POSIX, "POSIX", cn, 0);
+        int ir = iol_cidx(IOLENS_DARSHAN_POSIX, "POSIX", cn, 0);
         snprintf(cn, sizeof cn, "SIZE_WRITE_%s", bins[b]);
-        int iw = cidx(IOLENS_DARSHAN_POSIX, "POSIX", cn, 0);
+        int iw = iol_cidx(IOLENS_DARSHAN_POSIX, "POSIX", cn, 0);
         for (size_t i = 0; i < n; i++) {
             const iolens_darshan_record *r = iolens_darshan_data_record(d, IOLENS_DARSHAN_POSIX, i);
-            rd[b] += vi(r, ir);
-            wr[b] += vi(r, iw);
+            rd[b] += iol_vi(r, ir);
+            wr[b] += iol_vi(r, iw);
         }
         if (rd[b] > mx)
             mx = rd[b];
@@ -288,22 +267,22 @@ static int print_top_files(FILE *out, const iolens_darshan_data *d, const iolens
     for (size_t i = 0; i < nrec; i++)
         recs[i] = iolens_darshan_data_record(d, m, i);
     qsort(recs, nrec, sizeof *recs, cmp_rec_id);
-    int ibr = cidx(m, pfx, "BYTES_READ", 0), ibw = cidx(m, pfx, "BYTES_WRITTEN", 0);
-    int ftr = cidx(m, pfx, "F_READ_TIME", 1), ftw = cidx(m, pfx, "F_WRITE_TIME", 1);
-    int fslow = cidx(m, pfx, "F_SLOWEST_RANK_TIME", 1);
+    int ibr = iol_cidx(m, pfx, "BYTES_READ", 0), ibw = iol_cidx(m, pfx, "BYTES_WRITTEN", 0);
+    int ftr = iol_cidx(m, pfx, "F_READ_TIME", 1), ftw = iol_cidx(m, pfx, "F_WRITE_TIME", 1);
+    int fslow = iol_cidx(m, pfx, "F_SLOWEST_RANK_TIME", 1);
     for (size_t i = 0; i < nrec; i++) {
         const iolens_darshan_record *r = recs[i];
         if (!n || t[n - 1].id != r->id)
             t[n++].id = r->id;
         struct top *f = &t[n - 1];
-        double tio = vf(r, ftr) + vf(r, ftw);
-        f->rd += (double)vi(r, ibr);
-        f->wr += (double)vi(r, ibw);
+        double tio = iol_vf(r, ftr) + iol_vf(r, ftw);
+        f->rd += (double)iol_vi(r, ibr);
+        f->wr += (double)iol_vi(r, ibw);
         f->sum_t += tio;
         if (r->rank < 0) {
             f->shared = r;
             f->nranks = j->nprocs;
-            double slow = vf(r, fslow);
+            double slow = iol_vf(r, fslow);
             tio = slow > 0 ? slow : tio;
         } else if (!f->shared) {
             f->nranks++;

@@ -16,6 +16,7 @@
 
 #include "iolens/counters.h"
 #include "iolens/darshan.h"
+#include "darshan/byname.h"
 #include "iolens/detect.h"
 #include "iolens/place.h"
 #include "iolens/recorder.h"
@@ -64,25 +65,6 @@ static void rs_warn(void *ctx, const char *msg)
 
 /* ---- counters by name ---- */
 
-static int cidx(int m, const char *pfx, const char *name, int want_float)
-{
-    char full[96];
-    snprintf(full, sizeof full, "%s_%s", pfx, name);
-    int is_float = 0;
-    int i = iolens_darshan_counter_index(m, full, &is_float);
-    return i >= 0 && is_float == want_float ? i : -1;
-}
-
-static int64_t vi(const iolens_darshan_record *r, int i)
-{
-    return i >= 0 && (size_t)i < r->ncounters && r->counters[i] > 0 ? r->counters[i] : 0;
-}
-
-static double vf(const iolens_darshan_record *r, int i)
-{
-    return i >= 0 && (size_t)i < r->nfcounters && r->fcounters[i] > 0 ? r->fcounters[i] : 0;
-}
-
 /* The modules with file records that the report sums (the others are shown as present). */
 static const struct {
     int m;
@@ -125,7 +107,7 @@ static int64_t sum_names(const iolens_darshan_record *r, int m, const char *pfx,
 {
     int64_t s = 0;
     for (; *names; names++)
-        s += vi(r, cidx(m, pfx, *names, 0));
+        s += iol_vi(r, iol_cidx(m, pfx, *names, 0));
     return s;
 }
 
@@ -142,17 +124,17 @@ static void summarize(const struct rsrc *s, size_t k, struct msum *out, struct a
     static const char *const *opsets[OP_N] = {rd, wr, op, st, sk, sy};
     memset(out, 0, sizeof *out);
     out->nrec = rs_count(s, m);
-    int ibr = cidx(m, p, "BYTES_READ", 0), ibw = cidx(m, p, "BYTES_WRITTEN", 0);
-    int itr = cidx(m, p, "F_READ_TIME", 1), itw = cidx(m, p, "F_WRITE_TIME", 1), itm = cidx(m, p, "F_META_TIME", 1);
+    int ibr = iol_cidx(m, p, "BYTES_READ", 0), ibw = iol_cidx(m, p, "BYTES_WRITTEN", 0);
+    int itr = iol_cidx(m, p, "F_READ_TIME", 1), itw = iol_cidx(m, p, "F_WRITE_TIME", 1), itm = iol_cidx(m, p, "F_META_TIME", 1);
     int ih[2][10];
     for (int d = 0; d < 2; d++)
         for (int b = 0; b < 10; b++) {
             char n[64];
             snprintf(n, sizeof n, "SIZE_%s_%s", d ? "WRITE" : "READ", bins[b]);
-            ih[d][b] = cidx(m, p, n, 0);
+            ih[d][b] = iol_cidx(m, p, n, 0);
             if (ih[d][b] < 0) {
                 snprintf(n, sizeof n, "SIZE_%s_AGG_%s", d ? "WRITE" : "READ", bins[b]);
-                ih[d][b] = cidx(m, p, n, 0);
+                ih[d][b] = iol_cidx(m, p, n, 0);
             }
             out->has_hist |= ih[d][b] >= 0;
         }
@@ -160,25 +142,25 @@ static void summarize(const struct rsrc *s, size_t k, struct msum *out, struct a
     for (int a = 0; a < 4; a++) {
         char n[32];
         snprintf(n, sizeof n, "ACCESS%d_ACCESS", a + 1);
-        ia[a] = cidx(m, p, n, 0);
+        ia[a] = iol_cidx(m, p, n, 0);
         snprintf(n, sizeof n, "ACCESS%d_COUNT", a + 1);
-        ic[a] = cidx(m, p, n, 0);
+        ic[a] = iol_cidx(m, p, n, 0);
     }
     for (size_t i = 0; i < out->nrec; i++) {
         const iolens_darshan_record *r = rs_rec(s, m, i);
         if (!r)
             continue;
-        int64_t br = vi(r, ibr), bw = vi(r, ibw);
+        int64_t br = iol_vi(r, ibr), bw = iol_vi(r, ibw);
         out->bytes_r += br;
         out->bytes_w += bw;
-        out->t_read += vf(r, itr);
-        out->t_write += vf(r, itw);
-        out->t_meta += vf(r, itm);
+        out->t_read += iol_vf(r, itr);
+        out->t_write += iol_vf(r, itw);
+        out->t_meta += iol_vf(r, itm);
         for (int o = 0; o < OP_N; o++)
             out->ops[o] += sum_names(r, m, p, opsets[o]);
         for (int d = 0; d < 2; d++)
             for (int b = 0; b < 10; b++)
-                out->hist[d][b] += vi(r, ih[d][b]);
+                out->hist[d][b] += iol_vi(r, ih[d][b]);
         int c = br > 0 && bw > 0 ? 2 : bw > 0 ? 1 : br > 0 ? 0 : -1;
         if (c >= 0) {
             out->cat_files[c]++;
@@ -192,7 +174,7 @@ static void summarize(const struct rsrc *s, size_t k, struct msum *out, struct a
             out->unique_bytes += br + bw;
         }
         for (int a = 0; a < 4 && acc; a++) {
-            int64_t sz = ia[a] >= 0 && (size_t)ia[a] < r->ncounters ? r->counters[ia[a]] : 0, n = vi(r, ic[a]);
+            int64_t sz = ia[a] >= 0 && (size_t)ia[a] < r->ncounters ? r->counters[ia[a]] : 0, n = iol_vi(r, ic[a]);
             if (sz <= 0 || n <= 0)
                 continue;
             size_t j = 0;
