@@ -886,13 +886,15 @@ static int h5d_event(iolens_evsource *src, int rank, iol_crec *r, const iolens_e
     }
     int64_t npoints = a[1] >= 0 && a[2] > 0 ? a[1] / a[2] : 0;
     int64_t bytes = (int64_t)((uint64_t)npoints * (uint64_t)(c[IOL_DC_H5D_DATATYPE_SIZE] > 0 ? c[IOL_DC_H5D_DATATYPE_SIZE] : 0));
-    int bw = w ? IOL_DC_H5D_BYTES_WRITTEN : IOL_DC_H5D_BYTES_READ;
-    c[bw] = sadd(c[bw], bytes);
-    c[(w ? IOL_DC_H5D_SIZE_WRITE_AGG_0_100 : IOL_DC_H5D_SIZE_READ_AGG_0_100) + size_bucket(bytes)]++;
-    v[0] = bytes;
-    int rc = h5_access(r, v, IOL_DC_H5D_ACCESS1_ACCESS, IOL_DC_H5D_ACCESS1_COUNT);
-    if (rc < 0)
-        return rc;
+    if (a[1] >= 0) { /* bytes not known (a converted Recorder trace): neither sized nor an access */
+        int bw = w ? IOL_DC_H5D_BYTES_WRITTEN : IOL_DC_H5D_BYTES_READ;
+        c[bw] = sadd(c[bw], bytes);
+        c[(w ? IOL_DC_H5D_SIZE_WRITE_AGG_0_100 : IOL_DC_H5D_SIZE_READ_AGG_0_100) + size_bucket(bytes)]++;
+        v[0] = bytes;
+        int rc = h5_access(r, v, IOL_DC_H5D_ACCESS1_ACCESS, IOL_DC_H5D_ACCESS1_COUNT);
+        if (rc < 0)
+            return rc;
+    }
     if (a[3] == 1)
         c[IOL_DC_H5D_USE_MPIIO_COLLECTIVE] = 1;
     static const rw_idx x = {{IOL_DC_H5D_F_READ_START_TIMESTAMP, IOL_DC_H5D_F_WRITE_START_TIMESTAMP},

@@ -16,6 +16,8 @@
 typedef struct rec_frame { uint32_t rule, pos, reps; } rec_frame;
 typedef struct rec_fh { const char *fh; int64_t file; } rec_fh;
 
+enum { LVL_THREADS = 8, LVL_MAX = 16 };
+
 typedef struct rec_cursor {
     int rank;
     const rec_grammar *g;
@@ -49,6 +51,9 @@ typedef struct rec_cursor {
      * guess for a dup/dup2 whose descriptor Recorder logged as a number */
     int64_t open_stk[OPEN_STACK];
     uint32_t nopen;
+    /* the layer of the latest call at each Recorder level, per thread: a call's
+     * enclosing calls are the latest ones at the levels below its own */
+    uint8_t lvl_layer[LVL_THREADS][LVL_MAX];
 } rec_cursor;
 
 static void cursor_free(rec_cursor *c)
@@ -366,6 +371,24 @@ static void resolve(iolens_recorder *rec, rec_cursor *c, const rec_sig *s, iolen
         ev->offset = off;
 }
 
+/* Recorder's level counts every enclosing traced call; iolens counts the enclosing POSIX,
+ * stdio and MPI-IO calls (depth) apart from the enclosing library calls (lib_depth), so a
+ * pwrite made inside an H5Dwrite stays a call made at its own layer (depth 0, lib_depth 1),
+ * as the shim records it. Calls are logged in the order they start, so the enclosing call at
+ * each lower level is the latest one seen at that level in the same thread. */
+static void split_depth(rec_cursor *c, const rec_sig *s, iolens_event *ev)
+{
+    uint32_t t = ev->thread, lv = s->depth;
+    if (t >= LVL_THREADS || lv >= LVL_MAX)
+        return;
+    c->lvl_layer[t][lv] = (uint8_t)s->layer;
+    uint32_t lib = 0;
+    for (uint32_t i = 0; i < lv; i++)
+        lib += iolens_layer_is_library((iolens_layer)c->lvl_layer[t][i]);
+    ev->depth = lv - lib;
+    ev->lib_depth = lib;
+}
+
 /* 1 record, 0 end, <0 error. */
 static int cursor_next(iolens_recorder *rec, rec_cursor *c, iolens_event *ev, const rec_sig **sig)
 {
@@ -385,6 +408,7 @@ static int cursor_next(iolens_recorder *rec, rec_cursor *c, iolens_event *ev, co
     ev->rank = c->rank;
     ev->thread = thread_index(c, s->tid);
     ev->depth = s->depth;
+    split_depth(c, s, ev);
     ev->layer = s->layer;
     ev->op = s->op;
     ev->flags = s->flags;

@@ -206,6 +206,7 @@ struct otf {
     size_t ndirs, capdirs;
     /* the library level: HDF5 calls through HDF5 */
     int h5;
+    int h5_unsized; /* the trace has HDF5 datasets or writes without their size */
     oh5 *oh5;
     oh5_extra *h5x; /* the notes of the decoded calls, a ring of h5xcap (replay_rank) */
     size_t h5xcap;
@@ -2109,6 +2110,16 @@ static int library_level(struct otf *o, iolens_evsource *src)
             if (!e.depth && !e.lib_depth) {
                 h5 |= e.layer == IOLENS_LAYER_HDF5;
                 other |= e.layer == IOLENS_LAYER_PNETCDF || e.layer == IOLENS_LAYER_NETCDF;
+                /* a dataset made or written without its size (a trace converted from Recorder,
+                 * which does not log shapes and selections) cannot be made again */
+                int32_t fd;
+                int64_t a[4];
+                if (e.layer == IOLENS_LAYER_HDF5 && e.func &&
+                    (!strncmp(e.func, "H5Dcreate", 9) || !strcmp(e.func, "H5Dwrite")) &&
+                    iolens_trace_last_args(src, o->src_rank[r], &fd, a) == 0 && a[1] < 0) {
+                    o->h5_unsized = 1;
+                    other = 1;
+                }
             }
         if (rc >= 0)
             rc = iolens_evsource_rewind(src, o->src_rank[r]);
@@ -2253,8 +2264,10 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
         (rc = o.h5 = library_level(&o, src)) < 0)
         goto out;
     if (!o.h5 && opt->level == IOLENS_REPLAY_LEVEL_LIBRARY && o.me == 0)
-        warn(&o, "--level hdf5: the trace has no HDF5 calls made by the program itself (or PnetCDF or NetCDF "
-                 "calls too): replayed at the I/O level");
+        warn(&o, o.h5_unsized ? "--level hdf5: the trace does not record the size of its datasets or transfers "
+                                "(a trace converted from Recorder): replayed at the I/O level"
+                              : "--level hdf5: the trace has no HDF5 calls made by the program itself (or PnetCDF or "
+                                "NetCDF calls too): replayed at the I/O level");
     size_t nmr = (size_t)o.nranks * IOLENS_REPLAY_NMETA;
     if (!(o.mr_calls = calloc(nmr, sizeof *o.mr_calls)) || !(o.mr_first = calloc(nmr, sizeof *o.mr_first)) ||
         !(o.mr_last = calloc(nmr, sizeof *o.mr_last)) ||
@@ -2332,8 +2345,12 @@ out:
     if (!prepared && rc < 0)
         st->prepare_failed = 1;
     close_all(&o);
-    if (rc >= 0 && !opt->keep && o.f) {
-        barrier(&o);
+    /* what the replay created goes, also after a failure in the replay itself (the next
+     * replay into the same root would refuse it); a rank that failed alone among several
+     * does not wait for the others */
+    if (!opt->keep && o.f && (rc >= 0 || (prepared && o.np <= 1))) {
+        if (rc >= 0)
+            barrier(&o);
         if (o.me == 0)
             remove_created(&o);
     }

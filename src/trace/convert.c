@@ -16,6 +16,7 @@
  * nearest nanosecond, then truncated to the trace resolution. */
 #define _DEFAULT_SOURCE
 #include "iolens/trace.h"
+#include "trace/convert_h5.h"
 #include "trace/decode.h"
 #include "trace/format.h"
 #include "trace/funcs.h"
@@ -47,15 +48,21 @@ void iol_scratch_remove(const char *dir)
 
 enum { BATCH = 4096 };
 
+
 /* Per-rank writer state. */
 typedef struct conv_rank {
     FILE *f;
     const char *path;
     int32_t *local; /* global file id -> path id + 1 (0 = not yet defined) */
-    int32_t nlocal;
     iol_rawrec *batch;
     uint32_t *tids;
     size_t n;
+    h5names *h5; /* HDF5 objects of a source without return values (Recorder) */
+    /* path id by name (HDF5 object names are not in the source's file table) */
+    char **names;
+    size_t nnames;
+    int32_t *by_name; /* open addressing: path id + 1 */
+    size_t cap_by_name;
 } conv_rank;
 
 static int put(conv_rank *c, const void *p, size_t n) { return fwrite(p, 1, n, c->f) == n ? 0 : -1; }
@@ -82,28 +89,82 @@ static int flush(conv_rank *c)
     return 0;
 }
 
+static uint64_t hash_name(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    while (*s)
+        h = (h ^ (uint8_t)*s++) * 1099511628211ull;
+    return h;
+}
+
+/* The path id of a name (defining it in the spill on first use), or -1. */
+static int32_t name_id(conv_rank *c, const char *s, int *bad)
+{
+    if (!s)
+        return -1;
+    if ((c->nnames + 1) * 2 > c->cap_by_name) {
+        size_t cap = c->cap_by_name ? c->cap_by_name * 2 : 64;
+        int32_t *t = calloc(cap, sizeof *t);
+        if (!t) {
+            *bad = 1;
+            return -1;
+        }
+        for (size_t i = 0; i < c->nnames; i++) {
+            size_t j = hash_name(c->names[i]) & (cap - 1);
+            while (t[j])
+                j = (j + 1) & (cap - 1);
+            t[j] = (int32_t)i + 1;
+        }
+        free(c->by_name);
+        c->by_name = t;
+        c->cap_by_name = cap;
+    }
+    size_t j = hash_name(s) & (c->cap_by_name - 1);
+    for (; c->by_name[j]; j = (j + 1) & (c->cap_by_name - 1))
+        if (!strcmp(c->names[c->by_name[j] - 1], s))
+            return c->by_name[j] - 1;
+    char **nn = realloc(c->names, (c->nnames + 1) * sizeof *nn);
+    char *copy = strdup(s);
+    if (nn)
+        c->names = nn;
+    if (!nn || !copy) {
+        free(copy);
+        *bad = 1;
+        return -1;
+    }
+    int32_t id = (int32_t)c->nnames;
+    c->names[c->nnames++] = copy;
+    c->by_name[j] = id + 1;
+    size_t l = strlen(s);
+    if (chunk(c, IOL_RAW_PATH, 0, &id, 4, s, l > IOL_RAW_MAX_PATH ? IOL_RAW_MAX_PATH : l))
+        *bad = 1;
+    return id;
+}
+
+static void names_clear(conv_rank *c)
+{
+    for (size_t i = 0; i < c->nnames; i++)
+        free(c->names[i]);
+    c->nnames = 0;
+    if (c->by_name)
+        memset(c->by_name, 0, c->cap_by_name * sizeof *c->by_name);
+}
+
 /* The path id of global file id (defining it in the spill on first use), or -1. */
 static int32_t path_id(conv_rank *c, const iolens_file *files, size_t nfiles, int64_t file, int *bad)
 {
     if (file < 0 || (size_t)file >= nfiles)
         return -1;
-    if (!c->local[file]) {
-        int32_t id = c->nlocal++;
-        const char *s = files[file].path ? files[file].path : "";
-        size_t l = strlen(s);
-        if (chunk(c, IOL_RAW_PATH, 0, &id, 4, s, l > IOL_RAW_MAX_PATH ? IOL_RAW_MAX_PATH : l))
-            *bad = 1;
-        c->local[file] = id + 1;
-    }
+    if (!c->local[file])
+        c->local[file] = name_id(c, files[file].path ? files[file].path : "", bad) + 1;
     return c->local[file] - 1;
 }
 
-static void to_raw(const iolens_event *ev, int fid, int32_t pid, uint64_t start_ns, iol_rawrec *r)
+/* Function, depth, error and times of a record. */
+static void to_raw_times(const iolens_event *ev, int fid, uint64_t start_ns, iol_rawrec *r)
 {
-    const iol_func_info *fi = iol_func_by_id((unsigned)fid);
-    memset(r, 0, sizeof *r);
     r->func = (uint16_t)fid;
-    r->depth = ev->depth > 255 ? 255 : (uint8_t)ev->depth;
+    r->depth = IOL_DEPTH_PACK(ev->depth, ev->lib_depth);
     r->err = ev->err;
     double t0 = ev->tstart > 0 && isfinite(ev->tstart) ? ev->tstart * 1e9 : 0;
     double t1 = ev->tend > ev->tstart && isfinite(ev->tend) ? ev->tend * 1e9 : t0;
@@ -113,6 +174,13 @@ static void to_raw(const iolens_event *ev, int fid, int32_t pid, uint64_t start_
         t1 = 9e18;
     r->t0 = start_ns + (uint64_t)llround(t0);
     r->t1 = start_ns + (uint64_t)llround(t1);
+}
+
+static void to_raw(const iolens_event *ev, int fid, int32_t pid, uint64_t start_ns, iol_rawrec *r)
+{
+    const iol_func_info *fi = iol_func_by_id((unsigned)fid);
+    memset(r, 0, sizeof *r);
+    to_raw_times(ev, fid, start_ns, r);
     r->file = pid;
     r->fd = pid;
     r->ret = ev->ret;
@@ -198,7 +266,7 @@ int iolens_trace_write_events(iolens_evsource *src, const char *out_path, const 
     c.batch = malloc(BATCH * sizeof *c.batch);
     c.tids = malloc(BATCH * sizeof *c.tids);
     c.local = calloc(nfiles ? nfiles : 1, sizeof *c.local);
-    if (!c.batch || !c.tids || !c.local) {
+    if (!c.batch || !c.tids || !c.local || h5n_new(&c.h5) < 0) {
         rc = iol_err(IOLENS_ENOMEM, "out of memory");
         goto done;
     }
@@ -212,7 +280,8 @@ int iolens_trace_write_events(iolens_evsource *src, const char *out_path, const 
             break;
         }
         memset(c.local, 0, (nfiles ? nfiles : 1) * sizeof *c.local);
-        c.nlocal = 0;
+        names_clear(&c);
+        h5n_reset(c.h5);
         c.n = 0;
         iol_rawhdr h;
         memset(&h, 0, sizeof h);
@@ -229,8 +298,24 @@ int iolens_trace_write_events(iolens_evsource *src, const char *out_path, const 
         int got = bad ? 0 : iolens_evsource_rewind(src, rank);
         while (!bad && got >= 0 && (got = iolens_evsource_next(src, rank, &ev)) == 1) {
             int fid = ev.func ? iol_func_by_name(ev.func) : -1;
-            /* HDF5: Recorder's arguments are not the slots the shim records (object names,
-             * selections, transfer modes), so its HDF5 records are left out for now */
+            if (ev.func && ev.layer == IOLENS_LAYER_HDF5 && !strncmp(ev.func, "H5", 2) && ev.args) {
+                /* an HDF5 call from its textual arguments: every one may name objects */
+                const char *name;
+                iol_rawrec *r = &c.batch[c.n];
+                if ((rc = h5n_call(c.h5, &ev, fid, r, &name)) < 0)
+                    break;
+                if (fid < 0) {
+                    skipped++;
+                    continue;
+                }
+                to_raw_times(&ev, fid, start_ns, r);
+                r->file = name_id(&c, name, &bad);
+                c.tids[c.n++] = ev.thread;
+                if (c.n == BATCH && flush(&c))
+                    bad = 1;
+                continue;
+            }
+            /* other libraries' calls: left out (their arguments are not the shim's slots) */
             if (fid >= 0 && iolens_layer_is_library(iol_func_by_id((unsigned)fid)->layer))
                 fid = -1;
             if (fid < 0) {
@@ -260,6 +345,10 @@ done:
     free(c.batch);
     free(c.tids);
     free(c.local);
+    names_clear(&c);
+    free(c.names);
+    free(c.by_name);
+    h5n_free(c.h5);
     iol_scratch_remove(dir);
     return rc;
 }
