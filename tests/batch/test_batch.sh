@@ -162,7 +162,7 @@ tail -n +2 "$T/feat/features.csv" | cut -d, -f3- >"$T/f2"
 # machine the reading takes minutes, and the figure checked here is memory, not time)
 if [ -n "${BIGLOG:-}" ]; then
   "$BIGLOG" "$T/big.darshan" "${BIGLOG_FILES:-1000000}" 1 || fail "writing the large log"
-  expect_rc 0 "$IOLENS" batch "$T/big.darshan" --do summary,features,detect -o "$T/big" --timeout 900
+  expect_rc 0 "$IOLENS" batch "$T/big.darshan" --do summary,features,detect -o "$T/big" --timeout 600
   expect_grep "batch: 1 logs (0 done before), 1 read, 0 errors" "$T/err"
   expect_rc 0 "$IOLENS" batch --merge "$T/big"
   [ "$(wc -l <"$T/big/errors.jsonl")" -eq 0 ] && ok || fail "the large log failed: $(cat "$T/big/errors.jsonl")"
