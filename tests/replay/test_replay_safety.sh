@@ -66,6 +66,15 @@ else
   echo "skip: MPI-IO kinds need mpirun"
 fi
 
+# a replay that fails part-way (a file size limit of 0: its first write fails with EFBIG) removes
+# the files it created, and the next replay into the same root runs (the pipe keeps the limit
+# off the error output)
+R="$T/fail-root"; rm -rf "$R"
+{ sh -c "trap '' XFSZ; ulimit -f 0; exec '$IOLENS' replay '$T/creat.trace' --root '$R'" 2>&1; echo "rc=$?"; } | cat >"$T/err"
+grep -q '^rc=1$' "$T/err" && grep -q 'File too large' "$T/err" && ok || { fail "a replay that cannot write did not fail as such"; head -3 "$T/err" >&2; }
+[ -z "$(find "$R" ! -type d | head -1)" ] && ok || fail "a failed replay left what it created: $(find "$R" ! -type d | head -3)"
+expect_rc 0 "$IOLENS" replay "$T/creat.trace" --root "$R"
+
 # config replays (write, read, metadata steps): every file a config makes, made to exist beforehand
 # with other contents, is refused and left as it was
 for c in posix-hints.json ior-like.json sweeps/mdtest_fpp_explosion.json; do
