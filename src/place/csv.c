@@ -1,6 +1,7 @@
 /* CSV field reader and string map of the place module (see internal.h). */
 #include "place/internal.h"
 #include "util/error.h"
+#include "util/strindex.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -196,19 +197,11 @@ int place_csv_strdup(const place_csv *c, char **out, const char *what)
 
 /* ------------------------------------------------------------------ map */
 
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
 long place_map_get(const place_map *m, const char *key)
 {
     if (!m->cap)
         return -1;
-    size_t i = (size_t)hash_str(key) & (m->cap - 1);
+    size_t i = (size_t)iol_str_hash(key) & (m->cap - 1);
     while (m->keys[i]) {
         if (!strcmp(m->keys[i], key))
             return (long)m->vals[i];
@@ -230,7 +223,7 @@ static int map_grow(place_map *m)
     for (size_t j = 0; j < m->cap; j++) {
         if (!m->keys[j])
             continue;
-        size_t i = (size_t)hash_str(m->keys[j]) & (cap - 1);
+        size_t i = (size_t)iol_str_hash(m->keys[j]) & (cap - 1);
         while (keys[i])
             i = (i + 1) & (cap - 1);
         keys[i] = m->keys[j];
@@ -251,7 +244,7 @@ int place_map_put(place_map *m, const char *key, size_t val)
         if (rc)
             return rc;
     }
-    size_t i = (size_t)hash_str(key) & (m->cap - 1);
+    size_t i = (size_t)iol_str_hash(key) & (m->cap - 1);
     while (m->keys[i])
         i = (i + 1) & (m->cap - 1);
     m->keys[i] = key;

@@ -2,6 +2,7 @@
  * from the textual arguments of the functions iolens knows. */
 #include "recorder/rec_internal.h"
 #include "util/error.h"
+#include "util/strindex.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -171,38 +172,17 @@ static int parse_pattern(const char *s, int64_t *a, int64_t *b)
     return rec_parse_i64(head, a) && rec_parse_i64(star + 3, b);
 }
 
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    while (*s)
-        h = (h ^ (uint8_t)*s++) * 1099511628211ull;
-    return h;
-}
+static const char *file_at(const void *ctx, size_t i) { return ((const iolens_recorder *)ctx)->files[i].path; }
 
 int rec_file_id(iolens_recorder *rec, const char *path, int64_t *id)
 {
-    if (rec->fhash_cap == 0 || (rec->nfiles + 1) * 2 > rec->fhash_cap) {
-        size_t cap = rec->fhash_cap ? rec->fhash_cap * 2 : 64;
-        int64_t *nh = calloc(cap, sizeof *nh);
-        if (!nh)
-            return iol_err(IOLENS_ENOMEM, "out of memory");
-        for (size_t i = 0; i < rec->nfiles; i++) {
-            size_t j = hash_str(rec->files[i].path) & (cap - 1);
-            while (nh[j])
-                j = (j + 1) & (cap - 1);
-            nh[j] = (int64_t)i + 1;
-        }
-        free(rec->fhash);
-        rec->fhash = nh;
-        rec->fhash_cap = cap;
-    }
-    size_t j = hash_str(path) & (rec->fhash_cap - 1);
-    while (rec->fhash[j]) {
-        if (!strcmp(rec->files[rec->fhash[j] - 1].path, path)) {
-            *id = rec->fhash[j] - 1;
-            return 0;
-        }
-        j = (j + 1) & (rec->fhash_cap - 1);
+    size_t at;
+    if (iol_strindex_reserve(&rec->fhash, rec->nfiles, file_at, rec))
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    long found = iol_strindex_find(&rec->fhash, path, file_at, rec, &at);
+    if (found >= 0) {
+        *id = found;
+        return 0;
     }
     if (rec->nfiles == rec->cap_files) {
         size_t cap = rec->cap_files ? rec->cap_files * 2 : 16;
@@ -214,7 +194,7 @@ int rec_file_id(iolens_recorder *rec, const char *path, int64_t *id)
     }
     rec->files[rec->nfiles].id = (int64_t)rec->nfiles;
     rec->files[rec->nfiles].path = path; /* points into the signature's strings */
-    rec->fhash[j] = (int64_t)rec->nfiles + 1;
+    iol_strindex_set(&rec->fhash, at, rec->nfiles);
     *id = (int64_t)rec->nfiles++;
     return 0;
 }

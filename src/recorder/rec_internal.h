@@ -8,6 +8,7 @@
 
 #include "iolens/event.h"
 #include "iolens/recorder.h"
+#include "util/strindex.h"
 
 /* ---- file provider: a trace directory, in-memory files, or recorder.dat sections ---- */
 typedef struct rec_file {
@@ -126,8 +127,7 @@ struct iolens_recorder {
     /* file table */
     iolens_file *files;
     size_t nfiles, cap_files;
-    int64_t *fhash;           /* open addressing: file id + 1, 0 = empty */
-    size_t fhash_cap;
+    iol_strindex fhash;       /* file id by path */
     struct rec_cursor **cursors;
 };
 

@@ -97,7 +97,7 @@ void iolens_recorder_free(iolens_recorder *rec)
     free(rec->pat_funcs);
     free(rec->subrank);
     free(rec->files);
-    free(rec->fhash);
+    iol_strindex_free(&rec->fhash);
     rec_provider_release(&rec->prov);
     free(rec);
 }

@@ -46,6 +46,7 @@
 #include "replay/otf_hdf5.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/strindex.h"
 
 #define OTF_BUF (1 << 20)
 #define OTF_MAX_XFER ((int64_t)1 << 30) /* one MPI-IO call moves at most 1 GiB in a replay */
@@ -325,18 +326,10 @@ static int full_path(struct otf *o, const char *rel, char *out, size_t cap)
     return 0;
 }
 
-static uint64_t dir_hash(const char *p, size_t n)
-{
-    uint64_t h = 1469598103934665603u; /* FNV-1a */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)p[i]) * 1099511628211u;
-    return h;
-}
-
 /* The slot of directory rel[0..n) in o->dirs (capdirs > 0): its own or the free one it would take. */
 static struct otf_dir *dir_slot(struct otf *o, const char *rel, size_t n)
 {
-    size_t i = (size_t)dir_hash(rel, n) & (o->capdirs - 1);
+    size_t i = (size_t)iol_mem_hash(rel, n) & (o->capdirs - 1);
     while (o->dirs[i].rel && !(o->dirs[i].len == n && !memcmp(o->dirs[i].rel, rel, n)))
         i = (i + 1) & (o->capdirs - 1);
     return &o->dirs[i];

@@ -10,6 +10,7 @@
 #include "temporal/internal.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/strindex.h"
 
 #define MIB 1048576.0
 #define MAX_FILE_BYTES ((size_t)8 << 30)
@@ -317,45 +318,22 @@ struct acc {
 struct accmap {
     struct acc *v;
     size_t n, cap;
-    size_t *slot; /* index+1, 0 = empty */
-    size_t nslot;
+    iol_strindex index; /* by key */
     size_t total; /* samples allocated, bounded */
     size_t budget;
 };
 
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
+static const char *acc_key(const void *ctx, size_t i) { return ((const struct accmap *)ctx)->v[i].key; }
 
 static int accmap_get(struct accmap *m, const char *key, struct acc **out)
 {
-    if (m->n * 2 >= m->nslot) {
-        size_t ns = m->nslot ? m->nslot * 2 : 256;
-        size_t *slot = calloc(ns, sizeof *slot);
-        if (!slot)
-            return iol_err(IOLENS_ENOMEM, "out of memory");
-        for (size_t i = 0; i < m->n; i++) {
-            size_t h = (size_t)(hash_str(m->v[i].key) & (ns - 1));
-            while (slot[h])
-                h = (h + 1) & (ns - 1);
-            slot[h] = i + 1;
-        }
-        free(m->slot);
-        m->slot = slot;
-        m->nslot = ns;
-    }
-    size_t h = (size_t)(hash_str(key) & (m->nslot - 1));
-    while (m->slot[h]) {
-        struct acc *a = &m->v[m->slot[h] - 1];
-        if (!strcmp(a->key, key)) {
-            *out = a;
-            return 0;
-        }
-        h = (h + 1) & (m->nslot - 1);
+    size_t at;
+    if (iol_strindex_reserve(&m->index, m->n, acc_key, m))
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    long found = iol_strindex_find(&m->index, key, acc_key, m, &at);
+    if (found >= 0) {
+        *out = &m->v[found];
+        return 0;
     }
     if (m->n >= IOLENS_SERIES_MAX_COUNT)
         return iol_err(IOLENS_ENOMEM, "more than %u series", IOLENS_SERIES_MAX_COUNT);
@@ -373,7 +351,7 @@ static int accmap_get(struct accmap *m, const char *key, struct acc **out)
     a->step = -1;
     if (!(a->key = strdup(key)))
         return iol_err(IOLENS_ENOMEM, "out of memory");
-    m->slot[h] = ++m->n;
+    iol_strindex_set(&m->index, at, m->n++);
     *out = a;
     return 0;
 }
@@ -421,7 +399,7 @@ static void accmap_release(struct accmap *m)
         free(m->v[i].b);
     }
     free(m->v);
-    free(m->slot);
+    iol_strindex_free(&m->index);
 }
 
 /* -------------------------------------------------------------- formats */

@@ -21,6 +21,7 @@
 #include "trace/format.h"
 #include "trace/funcs.h"
 #include "util/error.h"
+#include "util/strindex.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -61,8 +62,7 @@ typedef struct conv_rank {
     /* path id by name (HDF5 object names are not in the source's file table) */
     char **names;
     size_t nnames;
-    int32_t *by_name; /* open addressing: path id + 1 */
-    size_t cap_by_name;
+    iol_strindex by_name;
 } conv_rank;
 
 static int put(conv_rank *c, const void *p, size_t n) { return fwrite(p, 1, n, c->f) == n ? 0 : -1; }
@@ -89,40 +89,21 @@ static int flush(conv_rank *c)
     return 0;
 }
 
-static uint64_t hash_name(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    while (*s)
-        h = (h ^ (uint8_t)*s++) * 1099511628211ull;
-    return h;
-}
+static const char *name_at(const void *ctx, size_t i) { return ((const conv_rank *)ctx)->names[i]; }
 
 /* The path id of a name (defining it in the spill on first use), or -1. */
 static int32_t name_id(conv_rank *c, const char *s, int *bad)
 {
     if (!s)
         return -1;
-    if ((c->nnames + 1) * 2 > c->cap_by_name) {
-        size_t cap = c->cap_by_name ? c->cap_by_name * 2 : 64;
-        int32_t *t = calloc(cap, sizeof *t);
-        if (!t) {
-            *bad = 1;
-            return -1;
-        }
-        for (size_t i = 0; i < c->nnames; i++) {
-            size_t j = hash_name(c->names[i]) & (cap - 1);
-            while (t[j])
-                j = (j + 1) & (cap - 1);
-            t[j] = (int32_t)i + 1;
-        }
-        free(c->by_name);
-        c->by_name = t;
-        c->cap_by_name = cap;
+    size_t at;
+    if (iol_strindex_reserve(&c->by_name, c->nnames, name_at, c)) {
+        *bad = 1;
+        return -1;
     }
-    size_t j = hash_name(s) & (c->cap_by_name - 1);
-    for (; c->by_name[j]; j = (j + 1) & (c->cap_by_name - 1))
-        if (!strcmp(c->names[c->by_name[j] - 1], s))
-            return c->by_name[j] - 1;
+    long found = iol_strindex_find(&c->by_name, s, name_at, c, &at);
+    if (found >= 0)
+        return (int32_t)found;
     char **nn = realloc(c->names, (c->nnames + 1) * sizeof *nn);
     char *copy = strdup(s);
     if (nn)
@@ -134,7 +115,7 @@ static int32_t name_id(conv_rank *c, const char *s, int *bad)
     }
     int32_t id = (int32_t)c->nnames;
     c->names[c->nnames++] = copy;
-    c->by_name[j] = id + 1;
+    iol_strindex_set(&c->by_name, at, (size_t)id);
     size_t l = strlen(s);
     if (chunk(c, IOL_RAW_PATH, 0, &id, 4, s, l > IOL_RAW_MAX_PATH ? IOL_RAW_MAX_PATH : l))
         *bad = 1;
@@ -146,8 +127,7 @@ static void names_clear(conv_rank *c)
     for (size_t i = 0; i < c->nnames; i++)
         free(c->names[i]);
     c->nnames = 0;
-    if (c->by_name)
-        memset(c->by_name, 0, c->cap_by_name * sizeof *c->by_name);
+    iol_strindex_clear(&c->by_name);
 }
 
 /* The path id of global file id (defining it in the spill on first use), or -1. */
@@ -347,7 +327,7 @@ done:
     free(c.local);
     names_clear(&c);
     free(c.names);
-    free(c.by_name);
+    iol_strindex_free(&c.by_name);
     h5n_free(c.h5);
     iol_scratch_remove(dir);
     return rc;
