@@ -5,8 +5,11 @@
 # (`iolens replay TRACE`), the same with --delays (the recorded time between calls reproduced), the
 # replay of `iolens replay --config-from TRACE`, and the same with --cold-reads (read steps start
 # with the file's pages dropped, as fio's invalidate=1 does), in an order shuffled anew every
-# round. Per round, replay bandwidth / fio's own reported bandwidth (fio's JSON bw_bytes summed over
-# its jobs) for the job's phase; medians over the rounds. Every run starts from the same state: the
+# round. Per round, replay bandwidth / fio's own reported bandwidth for the job's phase; medians
+# over the rounds. fio's figure is that of its "Run status group" line: the bytes of all its jobs
+# over the longest job's runtime, as the replay's is the bytes over the span of all its processes
+# (the sum of the jobs' own rates is larger whenever one job finishes first: 0.93 of it in most
+# runs of two 512 MiB jobs on tmpfs here, 0.29 in one). Every run starts from the same state: the
 # previous run's writeback done (sync), fio's files of a write job removed (the traced run wrote a
 # new file, and so does each replay). "traced" is the figure fio reported for the traced run
 # itself, over fio run 1 of each round: the replays reproduce that run (its pace is in the trace),
@@ -75,10 +78,10 @@ jobs=(
   "filecreate-5k|create|--ioengine=filecreate --rw=write --nrfiles=5000 --filesize=4k --bs=4k --openfiles=1 --create_on_open=1"
   "filestat-20k|stat|--ioengine=filestat --rw=read --nrfiles=20000 --filesize=4k --bs=4k --openfiles=1"
 )
-fio_bw() { # fio_bw PHASE JSON -> bytes/s summed over jobs (create, stat: operations/s)
+fio_bw() { # fio_bw PHASE JSON -> bytes/s of all jobs over the longest runtime (create, stat: operations/s)
   "$PY" -c 'import json,sys; d=json.load(open(sys.argv[2])); ph=sys.argv[1]
 if ph in ("create", "stat"): print(sum(j["write" if ph == "create" else "read"]["iops"] for j in d["jobs"]))
-else: print(sum(j[ph]["bw_bytes"] for j in d["jobs"]))' "$1" "$2"
+else: print(sum(j[ph]["io_bytes"] for j in d["jobs"]) * 1000.0 / max(j[ph]["runtime"] for j in d["jobs"]))' "$1" "$2"
 }
 # fio's IOPS of a metadata job is its job process's: fio's main process (trace rank 0) stats or
 # lays out the files first, and its job runs in a process of its own (rank 1). So the on-the-fly
