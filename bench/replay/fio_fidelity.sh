@@ -70,7 +70,7 @@ jobs=(
   "seq-write-4k|write|--rw=write --bs=4k --size=384m"
   "rand-write-4k|write|--rw=randwrite --bs=4k --size=384m"
   "seq-write-1m-2jobs|write|--rw=write --bs=1m --size=512m --numjobs=2"
-  "fsync-write-64k|write|--rw=write --bs=64k --size=64m --fsync=1"
+  "fsync-write-64k|write|--rw=write --bs=64k --size=384m --fsync=1"
   "seq-read-1m|read|--rw=read --bs=1m --size=1g"
   "rand-read-4k|read|--rw=randread --bs=4k --size=128m"
 # metadata engines: fio's IOPS (a file created or stat'ed is one I/O) against the replays'

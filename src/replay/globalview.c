@@ -350,12 +350,12 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
             got = 0;
         /* the program's time between its calls: from the end of the rank's previous call to
          * the start of a transfer, when that call was a transfer, seek or sync of the same
-         * file; less the tracer's own time in each gap (iolens_trace_proc_self). Calls the
+         * file, with the time before the seeks and syncs between two transfers; less the tracer's own time in each gap (iolens_trace_proc_self). Calls the
          * config does not replay (system files, no file: dd's reads of /dev/zero) are part of
          * the gap. */
         iolens_trace_self ts;
         double selfgap = iolens_kind && iolens_trace_proc_self(src, r, &ts) == 0 && ts.samples ? ts.gap_seconds : 0;
-        double prev_end = -1;
+        double prev_end = -1, pend = 0;
         int64_t prev_file = -1;
         struct gv_h5prop fapl = {0, 0, 1, 0}; /* the program's last access-list settings */
         while (got >= 0 && (got = iolens_evsource_next(src, r, &e)) > 0) {
@@ -371,9 +371,24 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
                 continue;
             double gap = -1;
             if (prev_file >= 0 && prev_file == e.file && prev_end >= 0 && e.tstart >= prev_end &&
-                (e.op == IOLENS_OP_WRITE || e.op == IOLENS_OP_READ)) {
+                (e.op == IOLENS_OP_WRITE || e.op == IOLENS_OP_READ || e.op == IOLENS_OP_SEEK ||
+                 e.op == IOLENS_OP_SYNC)) {
                 gap = e.tstart - prev_end - selfgap;
                 gap = gap > GV_GAP_MAX ? -1 : gap < 0 ? 0 : gap;
+                if (e.op == IOLENS_OP_SEEK || e.op == IOLENS_OP_SYNC) {
+                    /* the program's time before a seek or sync (fio's between a write and
+                     * its fsync) is part of the time it spends per transfer */
+                    pend = gap >= 0 ? pend + gap : -1;
+                    gap = -1;
+                } else if (gap >= 0 && pend >= 0) {
+                    gap += pend;
+                    pend = 0;
+                } else {
+                    gap = -1;
+                    pend = 0;
+                }
+            } else if (e.file >= 0 && e.file != prev_file) {
+                pend = 0;
             }
             if (e.file >= 0 && ((uint64_t)e.file >= nfiles || !excl[e.file])) {
                 prev_end = e.tend;
