@@ -87,6 +87,7 @@ static struct {
     uint32_t *idoff; /* max_ids entries: offset in arena of path id i */
     char *arena;
     size_t arena_len, arena_cap;
+    size_t paths_spilled; /* arena bytes whose path chunks are in the spill (spill_lock) */
     uint32_t max_ids;
     /* the working directory relative names are resolved against (Darshan's rule), read again
      * after a chdir or fchdir (they bump cwd_gen) */
@@ -273,6 +274,43 @@ static int spill_chunk(uint32_t type, uint32_t tid, const void *p, size_t len, c
     return rc;
 }
 
+/* Writes the path chunks of the paths named since the last time, arena[paths_spilled,
+ * arena_len), in as few writes as it takes: before any records (which name them by id) and at
+ * the end. (One write per new path, as they were named, added two system calls, an fstat and
+ * a writev, to each file a program created: its creates ran at half speed traced.) */
+static void flush_paths(int tries)
+{
+    if (tries ? !spin_trylock(&rt.spill_lock, tries) : (iol_lock(&rt.spill_lock), 0))
+        return;
+    if (tries ? !spin_trylock(&rt.path_lock, tries) : (iol_lock(&rt.path_lock), 0)) {
+        iol_unlock(&rt.spill_lock);
+        return;
+    }
+    size_t off = rt.paths_spilled, end = rt.arena_len; /* entries below end are complete */
+    iol_unlock(&rt.path_lock);
+    enum { K = 32 }; /* 2 KiB of stack: this may run on a signal handler's stack */
+    iol_rawchunk c[K];
+    struct iovec iov[3 * K];
+    while (off < end && rt.spill_fd >= 0) {
+        int k = 0;
+        size_t next = off;
+        for (; k < K && next < end; k++) {
+            uint32_t l32;
+            memcpy(&l32, rt.arena + next + 4, 4);
+            c[k] = (iol_rawchunk){IOL_RAW_CHUNK_MAGIC, IOL_RAW_PATH, 0, 4 + l32};
+            iov[3 * k] = (struct iovec){&c[k], sizeof c[k]};
+            iov[3 * k + 1] = (struct iovec){rt.arena + next, 4};
+            iov[3 * k + 2] = (struct iovec){rt.arena + next + 8, l32};
+            next += (8 + l32 + 1 + 7) & ~(size_t)7;
+        }
+        if (spill_writev(iov, 3 * k) < 0)
+            break;
+        off = next;
+    }
+    rt.paths_spilled = off;
+    iol_unlock(&rt.spill_lock);
+}
+
 /* Writes the unflushed records of b. owner: the buffer's own thread (resets it). */
 static void flush_buf(iol_tbuf *b, int owner, int tries)
 {
@@ -283,6 +321,7 @@ static void flush_buf(iol_tbuf *b, int owner, int tries)
         int saved = errno;
         __atomic_store_n(&rt.recorded, 1, __ATOMIC_RELEASE);
         iol_shim_inside++;
+        flush_paths(tries); /* every path these records name was in the arena before they were committed */
         spill_chunk(IOL_RAW_RECS, b->tid, &b->recs[b->flushed], (len - b->flushed) * sizeof(iol_rawrec), NULL,
                     0, tries);
         iol_shim_inside--;
@@ -589,8 +628,7 @@ int32_t iol_path_id(const char *path)
             e[8 + len] = 0;
             rt.slots[s] = (uint32_t)rt.arena_len + 1;
             rt.idoff[id] = (uint32_t)rt.arena_len;
-            rt.arena_len += need;
-            spill_chunk(IOL_RAW_PATH, 0, &id, 4, path, len, 0);
+            rt.arena_len += need; /* its chunk goes to the spill with the next records (flush_paths) */
             break;
         }
         const char *e = rt.arena + v - 1;
@@ -729,6 +767,7 @@ static int open_spill(void)
 
 static void flush_all(int tries)
 {
+    flush_paths(tries);
     uint32_t n = __atomic_load_n(&rt.nbufs, __ATOMIC_ACQUIRE);
     if (n > IOL_MAX_THREADS)
         n = IOL_MAX_THREADS;
@@ -833,14 +872,8 @@ static void atfork_child(void)
     rt.spill_fd = -1;
     if (open_spill() == 0) {
         /* path ids are inherited with the descriptors: restate them in the new spill */
-        for (size_t off = 0; off < rt.arena_len;) {
-            int32_t id;
-            uint32_t l32;
-            memcpy(&id, rt.arena + off, 4);
-            memcpy(&l32, rt.arena + off + 4, 4);
-            spill_chunk(IOL_RAW_PATH, 0, &id, 4, rt.arena + off + 8, l32, 0);
-            off += (8 + l32 + 1 + 7) & ~(size_t)7;
-        }
+        rt.paths_spilled = 0;
+        flush_paths(0);
         iol_shim_layers = layers;
     }
     iol_shim_inside--;
