@@ -28,7 +28,8 @@ enum iol_func_id {
  * header: struct iol_rawhdr
  * chunk : struct iol_rawchunk, then `bytes` bytes of payload:
  *   RECS : bytes/sizeof(struct iol_rawrec) records of one thread, in completion order
- *   PATH : i32 path id, then the path bytes (no NUL)
+ *   PATH : i32 path id, then the path bytes (no NUL); written before the first RECS chunk
+ *          whose records name it (paths named since the last RECS go out together)
  *   RANK : i32 MPI rank, i32 MPI world size
  *   END  : empty; the process finished its trace cleanly
  *   SELF : u64 samples, u64 post_ns, u64 pre_ns: the tracer's own time around sampled calls
