@@ -3,7 +3,8 @@
 # files, stat them, unlink them, each phase timed by the program itself) is traced once; then every
 # round runs the program twice (the second run over the first is the A/A control), the replay of
 # `iolens replay --config-from` of its trace (one metadata step) and the on-the-fly replay of the
-# trace, in an order that alternates. Per phase: config = the config replay's rate (its `phases`)
+# trace, in an order shuffled anew every round (the A/A run has a place of its own: right after
+# the first run, it compared two runs in the same state of the file system). Per phase: config = the config replay's rate (its `phases`)
 # over the program's own; on the fly = the on-the-fly replay's rate over the span of the phase's
 # calls (creating opens, stats, unlinks: its `metadata` span_ops_per_s) over the program's own.
 # Medians over the rounds.
@@ -34,11 +35,15 @@ for dir in "${dirs[@]}"; do
   "$IOLENS" replay --config-from "$w/t" -o "$w/c.json" 2>/dev/null
   : >"$w/rows"
   for r in $(seq 1 "$rounds"); do
-    for k in 0 1 2; do
-      case $(( (r + k) % 3 )) in
-        0) sync; "$PROG" meta "$w/d" "$n" >"$w/o1"; sync; "$PROG" meta "$w/d" "$n" >"$w/o2" ;;
-        1) sync; "$IOLENS" replay "$w/c.json" --root "$w/root" --json >"$w/rep.json" 2>/dev/null ;;
-        2) sync; "$IOLENS" replay "$w/t" --root "$w/rotf" --json >"$w/otf.json" 2>/dev/null; rm -rf "$w/rotf" ;;
+    for k in $(awk -v s="$r" 'BEGIN {srand(s); for (i = 0; i < 4; i++) a[i] = i;
+                 for (i = 3; i > 0; i--) {j = int(rand() * (i + 1)); t = a[i]; a[i] = a[j]; a[j] = t}
+                 for (i = 0; i < 4; i++) print a[i]}'); do
+      sync
+      case $k in
+        0) "$PROG" meta "$w/d" "$n" >"$w/o1" ;;
+        1) "$PROG" meta "$w/d" "$n" >"$w/o2" ;;
+        2) "$IOLENS" replay "$w/c.json" --root "$w/root" --json >"$w/rep.json" 2>/dev/null ;;
+        3) "$IOLENS" replay "$w/t" --root "$w/rotf" --json >"$w/otf.json" 2>/dev/null; rm -rf "$w/rotf" ;;
       esac
     done
     "$PY" - "$w/o1" "$w/o2" "$w/rep.json" "$w/otf.json" >>"$w/rows" <<'PYEOF'

@@ -123,6 +123,8 @@ struct otf_ev {
     int cons; /* considered(): replayed, not skipped (worked out when decoded) */
     int fast; /* a positional POSIX read or write of at most the buffer's size, no delays: the tight loop */
     int mk;   /* MPI-IO data calls: MK_* of the entry point's name (worked out when decoded) */
+    int mf;   /* namespace calls: MF_* of the entry point's name; mkind: its IOLENS_REPLAY_META_* (decoded) */
+    int mkind;
     int32_t slot; /* the raw descriptor slot (an HDF5 call's handle index) */
     uint64_t x;   /* library level: 1 + the sequence number of the call's notes in h5x, 0 none */
 };
@@ -130,6 +132,14 @@ struct otf_ev {
 /* What an MPI-IO read or write entry point is, from its name: decided when the call is
  * decoded, so that re-issuing it compares no strings (fidelity at small transfers). */
 enum { MK_END = 1, MK_ALL = 2, MK_AT = 4, MK_SHARED = 8, MK_ORDERED = 16 };
+
+/* What a namespace call (stat, unlink, ...) is, from its name and operation: decided when the
+ * call is decoded, so that replaying it compares no strings (a metadata benchmark's stat loop
+ * spent ~5% of its replay in meta_event's string comparisons). */
+enum {
+    MF_OTHER, MF_FALLOCATE, MF_POSIX_FALLOCATE, MF_TRUNCATE, MF_READDIR, MF_CLOSEDIR, MF_FSTAT, MF_STAT, MF_LSTAT,
+    MF_ACCESS, MF_MKDIR, MF_OPENDIR, MF_UNLINK, MF_RMDIR, MF_RENAME
+};
 
 /* What the tight loop reads of a call (fast_run): 16 bytes instead of the decoded event's ~180,
  * so that a large batch streams through the cache as an application's loop does not have to
@@ -543,6 +553,31 @@ static uint64_t fetch_notes(struct otf *o, iolens_evsource *src, int sr)
 }
 
 /* Next depth-0 event of a rank, with its raw arguments. */
+static int is_fallocate(const char *fn);
+static int meta_kind(const iolens_event *e);
+
+static int meta_fn(const iolens_event *e)
+{
+    const char *fn = e->func ? e->func : "";
+    if (e->op == IOLENS_OP_TRUNCATE)
+        return is_fallocate(fn) ? (fn[0] == 'p' ? MF_POSIX_FALLOCATE : MF_FALLOCATE) : MF_TRUNCATE;
+    if (!strcmp(fn, "readdir") || !strcmp(fn, "readdir64"))
+        return MF_READDIR;
+    if (!strcmp(fn, "closedir"))
+        return MF_CLOSEDIR;
+    if (e->op == IOLENS_OP_STAT && fn[0] == 'f' && strncmp(fn, "fstatat", 7) && strncmp(fn, "__fxstatat", 10))
+        return MF_FSTAT;
+    if (e->op == IOLENS_OP_STAT) /* stat follows a link, lstat does not, as recorded */
+        return strstr(fn, "lstat") || strstr(fn, "lxstat") ? MF_LSTAT : MF_STAT;
+    return !strcmp(fn, "access")    ? MF_ACCESS
+           : !strcmp(fn, "mkdir")   ? MF_MKDIR
+           : !strcmp(fn, "opendir") ? MF_OPENDIR
+           : !strcmp(fn, "unlink")  ? MF_UNLINK
+           : !strcmp(fn, "rmdir")   ? MF_RMDIR
+           : !strcmp(fn, "rename")  ? MF_RENAME
+                                    : MF_OTHER;
+}
+
 static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v)
 {
     int rc, sr = o->src_rank[rank];
@@ -566,6 +601,9 @@ static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v
         }
         v->pos = positional(v->e.func) && v->e.offset >= 0;
         v->cons = considered(o, &v->e);
+        int ns = v->e.op == IOLENS_OP_STAT || v->e.op == IOLENS_OP_META || v->e.op == IOLENS_OP_TRUNCATE;
+        v->mf = ns ? meta_fn(&v->e) : MF_OTHER;
+        v->mkind = ns ? meta_kind(&v->e) : IOLENS_REPLAY_META_OTHER;
         int rw = v->e.op == IOLENS_OP_READ || v->e.op == IOLENS_OP_WRITE;
         if (v->e.layer == IOLENS_LAYER_MPIIO && rw) { /* names repeat: the last one's kind is kept */
             if (v->e.func != o->mk_func) {
@@ -850,7 +888,8 @@ done:
 
 /* ---- the calls ---- */
 
-static int do_open(struct otf *o, struct otf_file *f, const struct otf_ev *v)
+/* t0: now() just before (the session's open time, without another clock read) */
+static int do_open(struct otf *o, struct otf_file *f, const struct otf_ev *v, double t0)
 {
     const iolens_event *e = &v->e;
     if (f->n >= OTF_MAX_DEPTH)
@@ -888,13 +927,13 @@ static int do_open(struct otf *o, struct otf_file *f, const struct otf_ev *v)
         return iol_err(IOLENS_EUNSUPPORTED, "MPI-IO replay needs a build with MPI");
 #endif
     } else if (e->layer == IOLENS_LAYER_STDIO) {
-        s[SS_OPEN] = wall(o);
+        s[SS_OPEN] = t0 - o->mono_origin;
         FILE *fp = fopen(path, stdio_mode(fl));
         if (!fp)
             return iol_err(IOLENS_EIO, "cannot open '%s' (%s): %s", path, e->func, strerror(errno));
         h->fp = fp;
     } else {
-        s[SS_OPEN] = wall(o);
+        s[SS_OPEN] = t0 - o->mono_origin;
         int fd = open(path, fl | O_NOFOLLOW | O_CLOEXEC, e->mode >= 0 ? (mode_t)e->mode : 0644);
         if (fd < 0 && errno == ELOOP)
             return iol_err(IOLENS_EINVAL, "'%s' is a symbolic link: refusing to follow it", path);
@@ -907,7 +946,8 @@ static int do_open(struct otf *o, struct otf_file *f, const struct otf_ev *v)
     return 1;
 }
 
-static int close_handle(struct otf *o, struct otf_handle *h)
+/* stamp: the session's close time is read now (else the caller sets it) */
+static int close_handle(struct otf *o, struct otf_handle *h, int stamp)
 {
     int bad = 0;
     o->nopen--;
@@ -924,7 +964,7 @@ static int close_handle(struct otf *o, struct otf_handle *h)
         bad = closedir(h->dir) != 0;
     else if (h->fd >= 0)
         bad = close(h->fd) < 0;
-    double *s = sess_of(o, h);
+    double *s = stamp ? sess_of(o, h) : NULL;
     if (s)
         s[SS_CLOSE] = wall(o);
     return bad ? -1 : 0;
@@ -1025,43 +1065,44 @@ static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
 {
     const iolens_event *e = &v->e;
     const char *fn = e->func ? e->func : "";
+    const int mf = v->mf;
     struct otf_handle *top = f->n ? &f->h[f->n - 1] : NULL;
     char path[PATH_MAX];
     struct stat sb;
     int rc, bad = 0;
-    if (e->op == IOLENS_OP_TRUNCATE && is_fallocate(fn)) {
+    if (mf == MF_FALLOCATE || mf == MF_POSIX_FALLOCATE) {
         /* the space the application reserved (fio lays its files out so): same offset, length and
          * mode; a file system without the mode counts the call as failed, as a metadata call */
         if (!top || top->fd < 0 || e->size <= 0 || e->offset < 0)
             return 0;
-        if (fn[0] == 'p')
+        if (mf == MF_POSIX_FALLOCATE)
             bad = posix_fallocate(top->fd, (off_t)e->offset, (off_t)e->size) != 0;
         else
             bad = fallocate(top->fd, e->mode > 0 ? e->mode : 0, (off_t)e->offset, (off_t)e->size) < 0;
         goto counted;
     }
-    if (e->op == IOLENS_OP_TRUNCATE) {
+    if (mf == MF_TRUNCATE) {
         if (!top || top->fd < 0 || e->size < 0)
             return 0;
         if (ftruncate(top->fd, (off_t)e->size) < 0)
             return iol_err(IOLENS_EIO, "%s on '%s/%s' failed: %s", fn, o->opt->root, f->rel, strerror(errno));
         return 1;
     }
-    if (!strcmp(fn, "readdir") || !strcmp(fn, "readdir64")) {
+    if (mf == MF_READDIR) {
         if (!top || !top->dir)
             return 0;
         errno = 0;
         bad = readdir(top->dir) == NULL && errno != 0;
         goto counted;
     }
-    if (!strcmp(fn, "closedir")) {
+    if (mf == MF_CLOSEDIR) {
         if (!top || !top->dir)
             return 0;
         f->n--;
-        close_handle(o, top);
+        close_handle(o, top, 1);
         return 1;
     }
-    if (e->op == IOLENS_OP_STAT && fn[0] == 'f' && strncmp(fn, "fstatat", 7) && strncmp(fn, "__fxstatat", 10)) {
+    if (mf == MF_FSTAT) {
         if (!top) /* fstat of a descriptor the trace did not see opened */
             return 0;
         int fd = top->fp ? fileno(top->fp) : top->dir ? dirfd(top->dir) : top->fd;
@@ -1072,14 +1113,14 @@ static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
     }
     if ((rc = checked_path(o, f, path, sizeof path)) < 0)
         return rc;
-    if (e->op == IOLENS_OP_STAT) { /* stat follows a link, lstat does not, as recorded (reading only) */
-        bad = (strstr(fn, "lstat") || strstr(fn, "lxstat") ? lstat(path, &sb) : stat(path, &sb)) < 0;
-    } else if (!strcmp(fn, "access")) {
+    if (mf == MF_STAT || mf == MF_LSTAT) { /* stat follows a link, lstat does not, as recorded (reading only) */
+        bad = (mf == MF_LSTAT ? lstat(path, &sb) : stat(path, &sb)) < 0;
+    } else if (mf == MF_ACCESS) {
         int mode = v->has_a && v->a[1] >= 0 && v->a[1] <= 7 ? (int)v->a[1] : F_OK;
         bad = access(path, mode) < 0;
-    } else if (!strcmp(fn, "mkdir")) {
+    } else if (mf == MF_MKDIR) {
         bad = mkdir(path, e->mode >= 0 ? (mode_t)(e->mode & 07777) : 0755) < 0;
-    } else if (!strcmp(fn, "opendir")) {
+    } else if (mf == MF_OPENDIR) {
         if (f->n >= OTF_MAX_DEPTH)
             return iol_err(IOLENS_EUNSUPPORTED, "trace opens '%s' more than %d times at once", f->rel, OTF_MAX_DEPTH);
         if (raw_lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode))
@@ -1091,12 +1132,12 @@ static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
             f->h[f->n++] = (struct otf_handle){-1, NULL, d, NULL, 0, -1};
             o->nopen++;
         }
-    } else if (!strcmp(fn, "unlink") || !strcmp(fn, "rmdir") || !strcmp(fn, "rename")) {
+    } else if (mf == MF_UNLINK || mf == MF_RMDIR || mf == MF_RENAME) {
         if (f->existed) { /* a replay never removes what it did not create */
             o->st->refused++;
             return 0;
         }
-        if (!strcmp(fn, "rename")) {
+        if (mf == MF_RENAME) {
             if (!v->has_a || v->a[2] < 0 || (uint64_t)v->a[2] >= o->nfiles || o->f[v->a[2]].skip)
                 return 0;
             struct otf_file *t = &o->f[v->a[2]];
@@ -1110,8 +1151,8 @@ static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
             bad = rename(path, to) < 0;
             o->ns_gen += !bad;
         } else {
-            bad = (fn[0] == 'u' ? unlink(path) : rmdir(path)) < 0;
-            o->ns_gen += !bad && fn[0] == 'r';
+            bad = (mf == MF_UNLINK ? unlink(path) : rmdir(path)) < 0;
+            o->ns_gen += !bad && mf == MF_RMDIR;
         }
     } else {
         return 0;
@@ -1303,10 +1344,9 @@ static int meta_kind(const iolens_event *e)
 }
 
 /* counts a replayed namespace call of kind k that started at t0 */
-static int meta_done(struct otf *o, int k, double t0, int r)
+static int meta_done_at(struct otf *o, int k, double t0, double t1, int r)
 {
     if (r == 1) {
-        double t1 = now();
         if (!o->st->meta_calls[k]++)
             o->st->meta_first[k] = t0 - o->mono_origin;
         o->st->meta_seconds[k] += t1 - t0;
@@ -1319,6 +1359,11 @@ static int meta_done(struct otf *o, int k, double t0, int r)
         }
     }
     return r;
+}
+
+static int meta_done(struct otf *o, int k, double t0, int r)
+{
+    return r == 1 ? meta_done_at(o, k, t0, now(), r) : r;
 }
 
 /* The library level: one HDF5 call through HDF5. An H5Fcreate or H5Fopen opens the file's
@@ -1388,12 +1433,12 @@ static int do_event(struct otf *o, const struct otf_ev *v)
     struct otf_file *f = &o->f[e->file];
     if (e->op == IOLENS_OP_OPEN) {
         double t0 = now();
-        return meta_done(o, creates(e) ? IOLENS_REPLAY_META_CREATE : IOLENS_REPLAY_META_OPEN, t0, do_open(o, f, v));
+        return meta_done(o, creates(e) ? IOLENS_REPLAY_META_CREATE : IOLENS_REPLAY_META_OPEN, t0, do_open(o, f, v, t0));
     }
     if (e->op == IOLENS_OP_STAT || e->op == IOLENS_OP_META ||
         (e->op == IOLENS_OP_TRUNCATE && e->layer == IOLENS_LAYER_POSIX)) {
         double t0 = now();
-        return meta_done(o, meta_kind(e), t0, meta_event(o, f, v));
+        return meta_done(o, v->mkind, t0, meta_event(o, f, v));
     }
     if (!f->n)
         return 0; /* a descriptor the trace did not see opened (stdin, inherited) */
@@ -1401,10 +1446,15 @@ static int do_event(struct otf *o, const struct otf_ev *v)
     if (e->op == IOLENS_OP_CLOSE) {
         double t0 = now();
         f->n--;
-        if (close_handle(o, h) < 0)
+        double *s = sess_of(o, h);
+        int mpi = h->mfh != NULL; /* (its close is collective: stamped after it, as before) */
+        if (close_handle(o, h, !s || mpi) < 0)
             return iol_err(IOLENS_EIO, "cannot close '%s/%s' (%s): %s", o->opt->root, f->rel, e->func,
                            strerror(errno));
-        return meta_done(o, IOLENS_REPLAY_META_CLOSE, t0, 1);
+        double t1 = now();
+        if (s && !mpi)
+            s[SS_CLOSE] = t1 - o->mono_origin; /* just after the close, from the clock read that times it */
+        return meta_done_at(o, IOLENS_REPLAY_META_CLOSE, t0, t1, 1);
     }
 #ifdef IOLENS_HAVE_MPI
     if (h->mfh)
@@ -1457,7 +1507,7 @@ static void close_all(struct otf *o)
     for (size_t i = 0; o->f && i < o->nfiles; i++) {
         struct otf_file *f = &o->f[i];
         while (f->n > 0)
-            close_handle(o, &f->h[--f->n]);
+            close_handle(o, &f->h[--f->n], 1);
     }
 }
 
@@ -1479,6 +1529,10 @@ static void sleep_until(double t)
  * trace does not slow the replayed calls down (it would, at small transfers). */
 #define OTF_BATCH 262144
 #define OTF_CHUNK 4096
+/* A rank of at most this many calls (about 200 MB decoded) is decoded whole before it starts:
+ * a metadata phase has no moment without a file open, or none at all (a stat loop), so that a
+ * second batch was decoded inside the phase it timed (100000 files: the creates and the stats) */
+#define OTF_WHOLE 1048576
 
 /* IOLENS_REPLAY_BATCH=N: batches of N calls instead (N >= 2; for tests, which need several
  * batches of a small trace) */
@@ -1487,7 +1541,7 @@ static size_t otf_batch(void)
     const char *s = getenv("IOLENS_REPLAY_BATCH");
     char *end = NULL;
     unsigned long long v = s ? strtoull(s, &end, 10) : 0;
-    return s && end != s && *end == '\0' && v >= 2 && v <= OTF_BATCH ? (size_t)v : OTF_BATCH;
+    return s && end != s && *end == '\0' && v >= 2 && v <= OTF_BATCH ? (size_t)v : 0;
 }
 
 /* The tight loop's view of a batch: fx[i] for each call it may issue, and run[i] = how many
@@ -1527,7 +1581,9 @@ static int fill_batch(struct otf *o, iolens_evsource *src, int rank, struct otf_
 static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double first)
 {
     double speed = o->opt->speed > 0 ? o->opt->speed : 1.0;
-    size_t batch_max = otf_batch();
+    size_t batch_max = otf_batch(); /* 0: not set */
+    if (!batch_max)
+        batch_max = o->nev0[rank] < OTF_WHOLE ? OTF_WHOLE : OTF_BATCH;
     size_t cap = (uint64_t)o->nev0[rank] < batch_max ? (size_t)o->nev0[rank] + 1 : batch_max;
     struct otf_ev *batch = malloc(cap * sizeof *batch);
     struct otf_fx *fx = malloc(cap * sizeof *fx);
