@@ -101,6 +101,10 @@ typedef struct iolens_event {
     uint32_t lib_depth;  /**< nesting inside traced I/O library calls (HDF5, PnetCDF, NetCDF): an H5Dwrite is at 0, the
                               MPI-IO and POSIX calls it makes at 1 (their depth is counted apart, so
                               depth 0 stays "the calls made at that layer") */
+    double self_after;   /**< seconds the tracer spent after this call, before the program went on
+                              (the mean over the sampled calls of its function, else of its process):
+                              part of the recorded gap before the next call that was not the
+                              program's; 0 when not recorded */
 } iolens_event;
 
 /** A file identity of a source: its path. */

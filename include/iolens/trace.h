@@ -142,6 +142,13 @@ typedef struct iolens_trace_self {
     double clock_seconds; /**< mean time of one clock read */
 } iolens_trace_self;
 
+/** The same for the calls of one function of rank's process (format 1.2 and later): the k-th
+ * function with samples (k from 0) in *func and *out (gap_seconds: the tracer's mean time
+ * after such a call; clock_seconds 0). Returns 1, 0 past the last, or IOLENS_EINVAL if s is
+ * not an iolens trace source. */
+IOLENS_API int iolens_trace_proc_self_func(iolens_evsource *s, int rank, size_t k, const char **func,
+                                           iolens_trace_self *out);
+
 /** Below this many samples the mean is rough: one buffer flush among them (tens of
  * microseconds) weighs on it. A program whose calls are mostly HDF5 calls (not sampled) can
  * have a handful. */

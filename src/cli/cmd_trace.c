@@ -586,6 +586,31 @@ static int info_trace(const char *path, int json)
             clk_sum += ts.clock_seconds * (double)ts.samples;
         }
     }
+    /* and per function, over the processes (names are the library's: compared by address) */
+    struct fself { const char *name; uint64_t samples; double sum; } fs[512];
+    size_t nfs = 0;
+    for (int r = 0; r < iolens_evsource_nranks(s); r++) {
+        iolens_trace_self ts;
+        const char *fn;
+        for (size_t k = 0; iolens_trace_proc_self_func(s, r, k, &fn, &ts) == 1; k++) {
+            size_t j = 0;
+            while (j < nfs && fs[j].name != fn)
+                j++;
+            if (j == nfs) {
+                if (nfs == sizeof fs / sizeof fs[0])
+                    continue;
+                fs[nfs++] = (struct fself){fn, 0, 0};
+            }
+            fs[j].samples += ts.samples;
+            fs[j].sum += ts.gap_seconds * (double)ts.samples;
+        }
+    }
+    for (size_t i = 1; i < nfs; i++) /* most sampled first */
+        for (size_t j = i; j > 0 && fs[j].samples > fs[j - 1].samples; j--) {
+            struct fself x = fs[j];
+            fs[j] = fs[j - 1];
+            fs[j - 1] = x;
+        }
     if (json) {
         iol_jsonw w;
         iol_jsonw_init(&w, stdout, 1);
@@ -599,6 +624,16 @@ static int info_trace(const char *path, int json)
         iol_jsonw_key(&w, "tracer_samples"); iol_jsonw_uint(&w, samples);
         iol_jsonw_key(&w, "tracer_gap_seconds"); iol_jsonw_double(&w, samples ? gap_sum / (double)samples : 0);
         iol_jsonw_key(&w, "clock_read_seconds"); iol_jsonw_double(&w, samples ? clk_sum / (double)samples : 0);
+        iol_jsonw_key(&w, "tracer_gap_by_function");
+        iol_jsonw_arr_begin(&w);
+        for (size_t i = 0; i < nfs; i++) {
+            iol_jsonw_obj_begin(&w);
+            iol_jsonw_key(&w, "function"); iol_jsonw_str(&w, fs[i].name);
+            iol_jsonw_key(&w, "samples"); iol_jsonw_uint(&w, fs[i].samples);
+            iol_jsonw_key(&w, "gap_seconds"); iol_jsonw_double(&w, fs[i].sum / (double)fs[i].samples);
+            iol_jsonw_obj_end(&w);
+        }
+        iol_jsonw_arr_end(&w);
         iol_jsonw_key(&w, "bytes");
         iol_jsonw_obj_begin(&w);
         iol_jsonw_key(&w, "header"); iol_jsonw_uint(&w, st.bytes_header);
@@ -621,6 +656,9 @@ static int info_trace(const char *path, int json)
                    samples < IOLENS_TRACE_SELF_MIN_SAMPLES ? ": too few for a precise mean" : "");
         else
             printf("tracer cost not recorded\n");
+        for (size_t i = 0; i < nfs && i < 8; i++)
+            printf("%s%s %.3f us (%" PRIu64 ")%s", i ? ", " : "tracer cost after ", fs[i].name,
+                   fs[i].sum / (double)fs[i].samples * 1e6, fs[i].samples, i + 1 == nfs || i == 7 ? "\n" : "");
     }
     iolens_evsource_free(s);
     return CLI_OK;

@@ -353,9 +353,7 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
          * file, with the time before the seeks and syncs between two transfers; less the tracer's own time in each gap (iolens_trace_proc_self). Calls the
          * config does not replay (system files, no file: dd's reads of /dev/zero) are part of
          * the gap. */
-        iolens_trace_self ts;
-        double selfgap = iolens_kind && iolens_trace_proc_self(src, r, &ts) == 0 && ts.samples ? ts.gap_seconds : 0;
-        double prev_end = -1, pend = 0;
+        double prev_end = -1, pend = 0, prev_self = 0; /* prev_self: the tracer's time after that call */
         int64_t prev_file = -1;
         struct gv_h5prop fapl = {0, 0, 1, 0}; /* the program's last access-list settings */
         while (got >= 0 && (got = iolens_evsource_next(src, r, &e)) > 0) {
@@ -373,7 +371,7 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
             if (prev_file >= 0 && prev_file == e.file && prev_end >= 0 && e.tstart >= prev_end &&
                 (e.op == IOLENS_OP_WRITE || e.op == IOLENS_OP_READ || e.op == IOLENS_OP_SEEK ||
                  e.op == IOLENS_OP_SYNC)) {
-                gap = e.tstart - prev_end - selfgap;
+                gap = e.tstart - prev_end - prev_self;
                 gap = gap > GV_GAP_MAX ? -1 : gap < 0 ? 0 : gap;
                 if (e.op == IOLENS_OP_SEEK || e.op == IOLENS_OP_SYNC) {
                     /* the program's time before a seek or sync (fio's between a write and
@@ -392,6 +390,7 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
             }
             if (e.file >= 0 && ((uint64_t)e.file >= nfiles || !excl[e.file])) {
                 prev_end = e.tend;
+                prev_self = e.self_after;
                 prev_file = (e.op == IOLENS_OP_WRITE || e.op == IOLENS_OP_READ || e.op == IOLENS_OP_SEEK ||
                              e.op == IOLENS_OP_SYNC) && !(e.flags & IOLENS_EVF_FAILED) ? e.file : -1;
             }
@@ -897,17 +896,15 @@ static int md_rank_runs(iolens_evsource *src, int r, const unsigned char *cand, 
     int rc = iolens_evsource_rewind(src, r);
     if (rc < 0)
         return rc;
-    iolens_trace_self ts;
-    double selfgap = !strcmp(iolens_evsource_kind(src), "iolens") && iolens_trace_proc_self(src, r, &ts) == 0 &&
-                     ts.samples ? ts.gap_seconds : 0;
-    double prev_end = -1;
+    double prev_end = -1, prev_self = 0; /* the tracer's time after the previous call */
     struct md_run *cur = NULL;
     iolens_event e;
     while ((rc = iolens_evsource_next(src, r, &e)) > 0) {
         if (e.depth != 0 || iolens_layer_is_library(e.layer))
             continue;
-        double gap = prev_end >= 0 && e.tstart >= prev_end ? e.tstart - prev_end - selfgap : -1;
+        double gap = prev_end >= 0 && e.tstart >= prev_end ? e.tstart - prev_end - prev_self : -1;
         prev_end = e.tend;
+        prev_self = e.self_after;
         if (e.file < 0 || !cand[e.file])
             continue;
         size_t f = (size_t)e.file;

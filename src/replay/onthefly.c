@@ -1200,10 +1200,11 @@ static int rw_event(struct otf *o, struct otf_file *f, struct otf_handle *h, con
 
 /* --delays: the wait before each call (FBench's inter-event delay, from the end of the previous
  * replayed call), less what is not the program's: the tracer's own time in the recorded gap
- * (selfgap) and the replay's own clock reads in its wait (own). */
+ * (the previous call's self_after) and the replay's own clock reads in its wait (own). */
 struct otf_delay {
     int on;
-    double speed, selfgap, own;
+    double speed, selfgap, own; /* selfgap: the process's mean tracer time per call (reported) */
+    double prev_self; /* self_after of the previous replayed call */
     double done_at;  /* end of the previous replayed call, replay clock */
     double prev_end; /* its recorded end (trace clock), < 0 before the first */
 };
@@ -1213,8 +1214,9 @@ static void sleep_until(double t);
 /* Waits before the fast-loop call b[j] (j > i: the run's first call was waited for already). */
 static inline void fast_wait(struct otf_delay *d, const struct otf_ev *b, size_t j)
 {
-    double gap = b[j].e.tstart - b[j - 1].e.tend - d->selfgap;
+    double gap = b[j].e.tstart - b[j - 1].e.tend - b[j - 1].e.self_after;
     d->prev_end = b[j].e.tend;
+    d->prev_self = b[j].e.self_after;
     if (gap / d->speed > d->own) {
         double until = d->done_at + gap / d->speed - d->own;
         while (now() < until) {
@@ -1622,7 +1624,7 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
     barrier(o);
     /* a recorded gap holds the program's time between its calls and the tracer's own time
      * after the previous call (its record, its buffer flushes): that part is not waited */
-    struct otf_delay d = {o->opt->delays != 0, speed, 0, 0, 0, -1};
+    struct otf_delay d = {.on = o->opt->delays != 0, .speed = speed, .prev_end = -1};
     iolens_trace_self ts;
     if (d.on && iolens_trace_proc_self(src, rank, &ts) == 0 && ts.samples)
         d.selfgap = ts.gap_seconds;
@@ -1665,11 +1667,13 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
                  * this one, waited from the end of that call's replay (FBench's inter-event
                  * delay): a stall of the replay (a slower call, a decoded batch) delays what
                  * follows instead of being made up by shortening the later gaps */
-                double gap = d.prev_end < 0 ? e->tstart - first : e->tstart - d.prev_end - d.selfgap;
+                double gap = d.prev_end < 0 ? e->tstart - first : e->tstart - d.prev_end - d.prev_self;
                 double wait = gap / speed - (d.prev_end < 0 ? 0 : d.own);
                 sleep_until((d.prev_end < 0 ? t0 : d.done_at) + (wait > 0 ? wait : 0));
-                if (batch[i].cons && e->tend >= e->tstart)
+                if (batch[i].cons && e->tend >= e->tstart) {
                     d.prev_end = e->tend;
+                    d.prev_self = e->self_after;
+                }
             }
             if (!batch[i].cons) {
                 o->st->skipped++;

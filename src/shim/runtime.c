@@ -98,6 +98,7 @@ static struct {
     int rank, wsize;
     struct sigaction old[32];
     iol_rawself self; /* sampled tracer cost, summed over threads (atomic adds) */
+    iol_rawselff selff[IOL_F_COUNT]; /* the same per function (func set at the end) */
 } rt = {.spill_fd = -1};
 
 static int spin_trylock(int *l, int tries)
@@ -463,6 +464,10 @@ void iol_commit(iol_rawrec *rec)
             __atomic_fetch_add(&rt.self.samples, 1, __ATOMIC_RELAXED);
             __atomic_fetch_add(&rt.self.post_ns, t - rec->t1, __ATOMIC_RELAXED);
             __atomic_fetch_add(&rt.self.pre_ns, tls_sample_pre, __ATOMIC_RELAXED);
+            if (rec->func < IOL_F_COUNT) {
+                __atomic_fetch_add(&rt.selff[rec->func].samples, 1, __ATOMIC_RELAXED);
+                __atomic_fetch_add(&rt.selff[rec->func].post_ns, t - rec->t1, __ATOMIC_RELAXED);
+            }
         }
     }
     errno = tls_saved_errno;
@@ -795,8 +800,16 @@ void iol_shim_finish(void)
     self.samples = __atomic_load_n(&rt.self.samples, __ATOMIC_RELAXED);
     self.post_ns = __atomic_load_n(&rt.self.post_ns, __ATOMIC_RELAXED);
     self.pre_ns = __atomic_load_n(&rt.self.pre_ns, __ATOMIC_RELAXED);
-    if (self.samples)
-        spill_chunk(IOL_RAW_SELF, 0, &self, sizeof self, NULL, 0, 0);
+    if (self.samples) { /* the process's figures, then each sampled function's, packed in place */
+        size_t nf = 0;
+        for (uint32_t f = 0; f < IOL_F_COUNT; f++) {
+            iol_rawselff x = {f, 0, __atomic_load_n(&rt.selff[f].samples, __ATOMIC_RELAXED),
+                              __atomic_load_n(&rt.selff[f].post_ns, __ATOMIC_RELAXED)};
+            if (x.samples)
+                rt.selff[nf++] = x;
+        }
+        spill_chunk(IOL_RAW_SELF, 0, &self, sizeof self, rt.selff, nf * sizeof rt.selff[0], 0);
+    }
     spill_chunk(IOL_RAW_END, 0, NULL, 0, NULL, 0, 0);
     iol_shim_inside--;
     errno = saved;
@@ -865,6 +878,7 @@ static void atfork_child(void)
     rt.spill_lock = 0;
     rt.path_lock = 0;
     memset(&rt.self, 0, sizeof rt.self); /* the parent's samples are the parent's */
+    memset(rt.selff, 0, sizeof rt.selff);
     rt.finished = 0;
     rt.rank = -1;
     if (rt.spill_fd >= 0)

@@ -500,6 +500,7 @@ static int parse_struct(iol_trace *t)
 }
 
 /* The optional SELF section (format 1.1): the tracer's sampled cost per process. */
+#define IOL_SELF_FUNC_MIN 8
 static int parse_self(iol_trace *t)
 {
     iol_sectdata *sd = &t->sect[IOL_TS_SELF];
@@ -514,6 +515,26 @@ static int parse_self(iol_trace *t)
         x->samples = iol_get_uv(&c);
         x->post_ns = iol_get_uv(&c);
         x->pre_ns = iol_get_uv(&c);
+        double mean = x->samples ? (double)x->post_ns / (double)x->samples * 1e-9 : 0;
+        for (size_t f = 0; f < IOL_F_COUNT; f++)
+            t->procs[i].self_after[f] = mean;
+    }
+    /* then, when written (iolens 1.2 and later), each process's figures per function: a
+     * function's own mean where it has IOL_SELF_FUNC_MIN samples, else the process's */
+    for (size_t i = 0; i < t->nprocs && !c.bad && c.pos < c.len; i++) {
+        uint64_t n = iol_get_uv(&c);
+        if (n > IOL_F_COUNT)
+            c.bad = 1;
+        for (uint64_t k = 0; k < n && !c.bad; k++) {
+            uint64_t id = iol_get_uv(&c), samples = iol_get_uv(&c), post = iol_get_uv(&c);
+            if (c.bad || id >= IOL_F_COUNT || t->func_map[id] < 0 || !samples)
+                continue;
+            int f = t->func_map[id];
+            t->procs[i].selff_samples[f] = samples;
+            t->procs[i].selff_post[f] = post;
+            if (samples >= IOL_SELF_FUNC_MIN)
+                t->procs[i].self_after[f] = (double)post / (double)samples * 1e-9;
+        }
     }
     if (c.bad)
         return ferr(t, sd->at + c.pos, "truncated tracer-cost section");

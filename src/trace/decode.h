@@ -51,6 +51,8 @@ typedef struct iol_proc {
     int truncated;
     int stopped; /* iolens_trace_stop */
     iol_rawself self; /* SELF section: the tracer's sampled cost, zero if none */
+    double self_after[IOL_F_COUNT]; /* by this reader's function id: iolens_event.self_after */
+    uint64_t selff_samples[IOL_F_COUNT], selff_post[IOL_F_COUNT]; /* as recorded, by this reader's id */
     int64_t *v;
     size_t vlen;
     const char *s;

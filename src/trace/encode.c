@@ -699,6 +699,15 @@ int iolens_trace_build(const char *spill_dir, const char *out_path, const iolens
             rc = rc ? rc : iol_put_uv(&self, pr[i].sp.self.post_ns);
             rc = rc ? rc : iol_put_uv(&self, pr[i].sp.self.pre_ns);
         }
+        /* then per process its functions' figures (readers of format 1.1 stop before them) */
+        for (size_t i = 0; i < np && !rc; i++) {
+            rc = iol_put_uv(&self, pr[i].sp.nselff);
+            for (size_t k = 0; k < pr[i].sp.nselff && !rc; k++) {
+                rc = iol_put_uv(&self, pr[i].sp.selff[k].func);
+                rc = rc ? rc : iol_put_uv(&self, pr[i].sp.selff[k].samples);
+                rc = rc ? rc : iol_put_uv(&self, pr[i].sp.selff[k].post_ns);
+            }
+        }
         rc = rc ? iol_err(IOLENS_ENOMEM, "out of memory") : put_sect(&body, &dir, IOL_TS_SELF, &self, level, &stored);
         stt.bytes_meta += stored;
         iol_buf_release(&self);

@@ -33,7 +33,8 @@ enum iol_func_id {
  *   RANK : i32 MPI rank, i32 MPI world size
  *   END  : empty; the process finished its trace cleanly
  *   SELF : u64 samples, u64 post_ns, u64 pre_ns: the tracer's own time around sampled calls
- *          (written before END; see struct iol_rawself)
+ *          (written before END; see struct iol_rawself), then the same per function:
+ *          (bytes - 24) / 24 struct iol_rawselff (an older shim wrote none)
  * A spill whose process had to stop tracing early has an empty sibling file
  * "<spill>.off-<reason>", reason one of IOL_RAW_OFF_NAMES (index = code):
  *   closed   : the program closed the tracer's descriptor (close, close_range, closefrom)
@@ -75,6 +76,16 @@ typedef struct iol_rawself {
     uint64_t post_ns;
     uint64_t pre_ns;
 } iol_rawself;
+
+/* post_ns of the sampled calls of one function (writer's id): an open that names a new path
+ * costs the tracer several times what a read does, and a replay takes the tracer's time out of
+ * the gap after each call by the function it follows. */
+typedef struct iol_rawselff {
+    uint32_t func;
+    uint32_t pad;
+    uint64_t samples;
+    uint64_t post_ns;
+} iol_rawselff;
 
 typedef struct iol_rawchunk {
     uint32_t magic;
@@ -123,7 +134,7 @@ typedef struct iol_rawrec {
  */
 #define IOL_TRACE_MAGIC "IOLTRACE"
 #define IOL_TRACE_MAJOR 1u
-#define IOL_TRACE_MINOR 1u
+#define IOL_TRACE_MINOR 2u
 #define IOL_TRACE_HDR_SIZE 16u
 #define IOL_TRACE_SECT_SIZE 32u
 #define IOL_TRACE_MAX_SECTIONS 16u

@@ -209,6 +209,7 @@ static void fill_event(iol_trace *t, int rank, iol_proc *p, const iol_thread *th
     ev->layer = fi->layer;
     ev->op = fi->op;
     ev->func = fi->name;
+    ev->self_after = p->self_after[r->func];
     /* nanoseconds (exact as an integer), divided once: the nearest double to the recorded time
      * (334 us is 0.000334, not 0.00033400000000000004 as ticks * 1e-7 gives) */
     ev->tstart = (double)((uint64_t)r->t0 * t->res_ns) / 1e9;
@@ -588,6 +589,23 @@ int iolens_trace_proc_self(iolens_evsource *s, int rank, iolens_trace_self *out)
     return 0;
 }
 
+int iolens_trace_proc_self_func(iolens_evsource *s, int rank, size_t k, const char **func, iolens_trace_self *out)
+{
+    const iol_proc *p = proc_of(s, rank);
+    if (!p)
+        return IOLENS_EINVAL;
+    for (unsigned f = 0; f < IOL_F_COUNT; f++) {
+        if (!p->selff_samples[f] || k--)
+            continue;
+        memset(out, 0, sizeof *out);
+        out->samples = p->selff_samples[f];
+        out->gap_seconds = (double)p->selff_post[f] / (double)p->selff_samples[f] * 1e-9;
+        *func = iol_func_by_id(f)->name;
+        return 1;
+    }
+    return 0;
+}
+
 int iolens_trace_info(iolens_evsource *s, iolens_trace_stats *out)
 {
     iol_trace *t = trace_of(s);
@@ -778,8 +796,15 @@ int iol_trace_write_spills(iol_trace *t, const char *dir, unsigned *seq)
             else if (n && !bad)
                 bad = spill_chunk_put(f, IOL_RAW_RECS, th->tid, batch, n * sizeof *batch, NULL, 0);
         }
-        if (!bad && !rc && p->self.samples)
-            bad = spill_chunk_put(f, IOL_RAW_SELF, 0, &p->self, sizeof p->self, NULL, 0);
+        if (!bad && !rc && p->self.samples) { /* and per function, as the shim writes it */
+            iol_rawselff *ff = malloc(IOL_F_COUNT * sizeof *ff);
+            size_t nf = 0;
+            for (uint32_t k = 0; ff && k < IOL_F_COUNT; k++)
+                if (p->selff_samples[k])
+                    ff[nf++] = (iol_rawselff){k, 0, p->selff_samples[k], p->selff_post[k]};
+            bad = spill_chunk_put(f, IOL_RAW_SELF, 0, &p->self, sizeof p->self, ff, nf * sizeof *ff);
+            free(ff);
+        }
         if (!bad && !rc && !p->truncated)
             bad = spill_chunk_put(f, IOL_RAW_END, 0, NULL, 0, NULL, 0);
         iol_trace_rewind(t, (int)i);

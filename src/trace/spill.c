@@ -162,8 +162,21 @@ int iol_spill_read(const char *path, iol_spill_proc *out, iol_spill_recs_fn on_r
             break;
         case IOL_RAW_END: out->ended = 1; break;
         case IOL_RAW_SELF:
-            if (c.bytes >= sizeof out->self)
+            if (c.bytes >= sizeof out->self) {
                 memcpy(&out->self, payload, sizeof out->self);
+                size_t n = (c.bytes - sizeof out->self) / sizeof(iol_rawselff);
+                free(out->selff);
+                out->selff = NULL;
+                out->nselff = 0;
+                if (n && n <= IOL_F_COUNT) { /* one entry per function at most */
+                    if (!(out->selff = malloc(n * sizeof *out->selff))) {
+                        rc = iol_err(IOLENS_ENOMEM, "cannot read '%s': out of memory", path);
+                        goto done;
+                    }
+                    memcpy(out->selff, (const char *)payload + sizeof out->self, n * sizeof *out->selff);
+                    out->nselff = n;
+                }
+            }
             break;
         default: break; /* unknown chunk types are skipped (forward compatible) */
         }
@@ -188,5 +201,6 @@ void iol_spill_release(iol_spill_proc *p)
     for (size_t i = 0; i < p->pcap; i++)
         free(p->paths[i]);
     free(p->paths);
+    free(p->selff);
     memset(p, 0, sizeof *p);
 }

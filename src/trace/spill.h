@@ -15,6 +15,8 @@ typedef struct iol_spill_proc {
     int truncated;    /* cut chunk or no END */
     int stopped;      /* IOL_RAW_OFF_*: the shim left a "<spill>.off-<reason>" marker */
     iol_rawself self; /* the tracer's sampled cost (SELF chunk), zero if none */
+    iol_rawselff *selff; /* the same per function (nselff entries; older shims: none) */
+    size_t nselff;
     char **paths; /* by path id; NULL where not defined */
     size_t npaths; /* highest defined id + 1 */
     size_t pcap;

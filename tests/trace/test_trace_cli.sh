@@ -140,15 +140,24 @@ d = json.load(open(sys.argv[1]))
 n = d["calls"]
 assert n // 160 <= d["tracer_samples"] <= n // 25, (n, d["tracer_samples"])
 assert 1e-9 < d["tracer_gap_seconds"] < 1e-4 and 0 < d["clock_read_seconds"] < 1e-4, d
+# format 1.2: the same per function, every sample of the process in one of them
+f = d["tracer_gap_by_function"]
+assert f and sum(x["samples"] for x in f) == d["tracer_samples"], f
+assert all(1e-9 < x["gap_seconds"] < 1e-3 for x in f), f
+assert {x["function"] for x in f} & {"read", "write"}, f
 PYEOF
 expect_rc 0 "$IOLENS" trace --info "$T/dd.trace"
 expect_grep '^tracer cost [0-9.]* us per call between calls, clock read [0-9.]* us ([0-9]* sampled calls)$' "$T/out"
+expect_grep '^tracer cost after [a-z0-9_]* [0-9.]* us ([0-9]*)' "$T/out"
 expect_rc 0 "$IOLENS" trace --merge "$T/dd.trace" "$T/all.trace" -o "$T/ddm.trace"
 expect_rc 0 "$IOLENS" trace --info "$T/dd.trace" --json
 s1=$(grep -o '"tracer_samples": *[0-9]*' "$T/out")
 expect_rc 0 "$IOLENS" trace --info "$T/ddm.trace" --json
 s2=$(grep -o '"tracer_samples": *[0-9]*' "$T/out")
 [ -n "$s1" ] && [ "${s1##* }" -le "${s2##* }" ] && ok || fail "merge lost the tracer cost ($s1 -> $s2)"
+/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert sum(x["samples"] for x in d["tracer_gap_by_function"]) == d["tracer_samples"]' "$T/out" && ok ||
+  fail "merge lost the tracer cost per function ($T/out)"
 old10=$(dirname "$0")/../../fuzz/corpus/trace/probe_all.trace
 expect_rc 0 "$IOLENS" trace --info "$old10"
 expect_grep '^tracer cost not recorded$' "$T/out"
