@@ -69,7 +69,7 @@ class _Event(ctypes.Structure):  # iolens_event (include/iolens/event.h)
                 ("offset", ctypes.c_int64), ("size", ctypes.c_int64), ("ret", ctypes.c_int64), ("err", ctypes.c_int32),
                 ("open_flags", ctypes.c_int32), ("mode", ctypes.c_int32), ("whence", ctypes.c_int32),
                 ("nargs", ctypes.c_uint32), ("args", ctypes.POINTER(ctypes.c_char_p)), ("buf_pgoff1", ctypes.c_uint32),
-                ("lib_depth", ctypes.c_uint32)]
+                ("lib_depth", ctypes.c_uint32), ("self_after", ctypes.c_double)]
 
 
 _NLAYERS = 9  # iolens_layer: POSIX .. NETCDF
