@@ -17,6 +17,9 @@ rm -rf "$t/d"; mkdir "$t/d"
 "$I" trace --no-compress -o "$C/raw_probe_all.trace" -- "$P" all "$t/a.log" "$t/d" >/dev/null 2>&1
 rm -rf "$t/d"; mkdir "$t/d"
 "$I" trace --no-compress -o "$C/raw_threads_2x20.trace" -- "$P" threads "$t/t.log" "$t/d" 2 20 2>/dev/null
+# format 1.2's tracer cost per function (SELF section): dd's 12000 calls, about 190 sampled
+"$I" trace -o "$C/dd_self.trace" -- dd if=/dev/zero of="$t/d/x" bs=512 count=6000 status=none 2>/dev/null
+"$I" trace --no-compress -o "$C/raw_dd_self.trace" -- dd if=/dev/zero of="$t/d/x" bs=512 count=6000 status=none 2>/dev/null
 # an HDF5 program's trace: its calls carry notes (hyperslab shape and start, dimensions, chunks)
 H=$b/tests/trace/trace_h5_block
 if [ -x "$H" ]; then
@@ -40,5 +43,13 @@ for name in ('probe_all', 'raw_probe_all'):
     b = bytearray(base)
     b[16 + 24:16 + 32] = (1 << 40).to_bytes(8, 'little')
     open(f'{C}/{name}_huge_size.trace', 'wb').write(bytes(b))
+# the per-function part of SELF is the file's last section: cut and flipped inside it
+base = open(f'{C}/raw_dd_self.trace', 'rb').read()
+for n in (1, 3, 9, 20):
+    open(f'{C}/raw_dd_self_cut_end_{n}.trace', 'wb').write(base[:len(base) - n])
+for k in range(4):
+    b = bytearray(base)
+    b[len(b) - 1 - random.randrange(24)] = random.randrange(256)
+    open(f'{C}/raw_dd_self_flip_end_{k}.trace', 'wb').write(bytes(b))
 PY
 ls "$C" | wc -l

@@ -19,6 +19,7 @@ spill threads_3x40 "$P" threads "$t/t.log" "$t/d" 3 40
 spill exit_early "$K" _Exit "$t/d"
 spill closefrom "$K" closefrom-memfd "$t/d"
 spill dd_4k dd if=/dev/zero of="$t/d/x" bs=4k count=8 status=none
+spill dd_self dd if=/dev/zero of="$t/d/x" bs=512 count=200 status=none  # SELF with its per-function part
 spill shell sh -c "echo x > $t/d/f; cat $t/d/f"
 H=$b/tests/trace/trace_hdf5_probe
 if [ -x "$H" ]; then OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 spill hdf5_probe "$H" "$t/h.log" "$t/d"; fi
@@ -31,7 +32,7 @@ HDR = 48  # sizeof(iol_rawhdr)
 base = bytearray(open(f'{C}/dd_4k.raw', 'rb').read())
 struct.pack_into('<qq', base, 16, -(1 << 63), (1 << 63) - 1)
 open(f'{C}/dd_4k_extreme_pids.raw', 'wb').write(bytes(base))
-for name in ('probe_all', 'threads_3x40', 'dd_4k'):
+for name in ('probe_all', 'threads_3x40', 'dd_4k', 'dd_self'):
     base = open(f'{C}/{name}.raw', 'rb').read()
     # cut at chunk boundaries and inside chunks
     at, cuts = HDR, []
