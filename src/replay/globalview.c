@@ -350,9 +350,9 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
             got = 0;
         /* the program's time between its calls: from the end of the rank's previous call to
          * the start of a transfer, when that call was a transfer, seek or sync of the same
-         * file, with the time before the seeks and syncs between two transfers; less the tracer's own time in each gap (iolens_trace_proc_self). Calls the
-         * config does not replay (system files, no file: dd's reads of /dev/zero) are part of
-         * the gap. */
+         * file, with the time before the seeks and syncs between two transfers; less the
+         * tracer's own time after the previous call (its self_after). Calls the config does
+         * not replay (system files, no file: dd's reads of /dev/zero) are part of the gap. */
         double prev_end = -1, pend = 0, prev_self = 0; /* prev_self: the tracer's time after that call */
         int64_t prev_file = -1;
         struct gv_h5prop fapl = {0, 0, 1, 0}; /* the program's last access-list settings */

@@ -552,10 +552,10 @@ static uint64_t fetch_notes(struct otf *o, iolens_evsource *src, int sr)
     return ++o->h5xseq;
 }
 
-/* Next depth-0 event of a rank, with its raw arguments. */
 static int is_fallocate(const char *fn);
 static int meta_kind(const iolens_event *e);
 
+/* MF_* of a namespace call (STAT, META, TRUNCATE), as meta_event replays it */
 static int meta_fn(const iolens_event *e)
 {
     const char *fn = e->func ? e->func : "";
@@ -578,6 +578,7 @@ static int meta_fn(const iolens_event *e)
                                     : MF_OTHER;
 }
 
+/* Next depth-0 event of a rank, with its raw arguments. */
 static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v)
 {
     int rc, sr = o->src_rank[rank];

@@ -515,25 +515,26 @@ static int parse_self(iol_trace *t)
         x->samples = iol_get_uv(&c);
         x->post_ns = iol_get_uv(&c);
         x->pre_ns = iol_get_uv(&c);
-        double mean = x->samples ? (double)x->post_ns / (double)x->samples * 1e-9 : 0;
-        for (size_t f = 0; f < IOL_F_COUNT; f++)
-            t->procs[i].self_after[f] = mean;
+        t->procs[i].self_mean = x->samples ? (double)x->post_ns / (double)x->samples * 1e-9 : 0;
     }
     /* then, when written (iolens 1.2 and later), each process's figures per function: a
      * function's own mean where it has IOL_SELF_FUNC_MIN samples, else the process's */
     for (size_t i = 0; i < t->nprocs && !c.bad && c.pos < c.len; i++) {
+        iol_proc *p = &t->procs[i];
         uint64_t n = iol_get_uv(&c);
-        if (n > IOL_F_COUNT)
+        if (n > IOL_F_COUNT || n * 3 > c.len - c.pos) { /* an entry takes 3 bytes at least */
             c.bad = 1;
+            break;
+        }
+        if (n && !(p->selff = malloc(n * sizeof *p->selff)))
+            return iol_err(IOLENS_ENOMEM, "cannot read '%s': out of memory", t->name);
         for (uint64_t k = 0; k < n && !c.bad; k++) {
             uint64_t id = iol_get_uv(&c), samples = iol_get_uv(&c), post = iol_get_uv(&c);
             if (c.bad || id >= IOL_F_COUNT || t->func_map[id] < 0 || !samples)
                 continue;
-            int f = t->func_map[id];
-            t->procs[i].selff_samples[f] = samples;
-            t->procs[i].selff_post[f] = post;
-            if (samples >= IOL_SELF_FUNC_MIN)
-                t->procs[i].self_after[f] = (double)post / (double)samples * 1e-9;
+            p->selff[p->nselff++] = (iol_selff){(uint32_t)t->func_map[id], samples, post,
+                                                samples >= IOL_SELF_FUNC_MIN ? (double)post / (double)samples * 1e-9
+                                                                             : p->self_mean};
         }
     }
     if (c.bad)
@@ -581,6 +582,7 @@ void iol_trace_release(iol_trace *t)
         free(p->th);
         free(p->v);
         free(p->paths);
+        free(p->selff);
         iol_offmap_release(&p->fdpos);
     }
     free(t->procs);

@@ -45,14 +45,23 @@ typedef struct iol_thread {
     int nnotes;
 } iol_thread;
 
+/* One function's sampled tracer cost in a process (func: this reader's id); after: its
+ * iolens_event.self_after (its own mean with IOL_SELF_FUNC_MIN samples, else the process's) */
+typedef struct iol_selff {
+    uint32_t func;
+    uint64_t samples, post_ns;
+    double after;
+} iol_selff;
+
 typedef struct iol_proc {
     int64_t pid, ppid;
     int32_t mpi_rank;
     int truncated;
     int stopped; /* iolens_trace_stop */
     iol_rawself self; /* SELF section: the tracer's sampled cost, zero if none */
-    double self_after[IOL_F_COUNT]; /* by this reader's function id: iolens_event.self_after */
-    uint64_t selff_samples[IOL_F_COUNT], selff_post[IOL_F_COUNT]; /* as recorded, by this reader's id */
+    double self_mean; /* post_ns / samples, in seconds (0 without samples) */
+    iol_selff *selff; /* SELF's figures per function (format 1.2), nselff of them; NULL if none */
+    size_t nselff;
     int64_t *v;
     size_t vlen;
     const char *s;

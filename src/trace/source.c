@@ -209,7 +209,12 @@ static void fill_event(iol_trace *t, int rank, iol_proc *p, const iol_thread *th
     ev->layer = fi->layer;
     ev->op = fi->op;
     ev->func = fi->name;
-    ev->self_after = p->self_after[r->func];
+    ev->self_after = p->self_mean;
+    for (size_t k = 0; k < p->nselff; k++) /* a handful: the functions the process called */
+        if (p->selff[k].func == r->func) {
+            ev->self_after = p->selff[k].after;
+            break;
+        }
     /* nanoseconds (exact as an integer), divided once: the nearest double to the recorded time
      * (334 us is 0.000334, not 0.00033400000000000004 as ticks * 1e-7 gives) */
     ev->tstart = (double)((uint64_t)r->t0 * t->res_ns) / 1e9;
@@ -594,16 +599,13 @@ int iolens_trace_proc_self_func(iolens_evsource *s, int rank, size_t k, const ch
     const iol_proc *p = proc_of(s, rank);
     if (!p)
         return IOLENS_EINVAL;
-    for (unsigned f = 0; f < IOL_F_COUNT; f++) {
-        if (!p->selff_samples[f] || k--)
-            continue;
-        memset(out, 0, sizeof *out);
-        out->samples = p->selff_samples[f];
-        out->gap_seconds = (double)p->selff_post[f] / (double)p->selff_samples[f] * 1e-9;
-        *func = iol_func_by_id(f)->name;
-        return 1;
-    }
-    return 0;
+    if (k >= p->nselff)
+        return 0;
+    memset(out, 0, sizeof *out);
+    out->samples = p->selff[k].samples;
+    out->gap_seconds = (double)p->selff[k].post_ns / (double)p->selff[k].samples * 1e-9;
+    *func = iol_func_by_id(p->selff[k].func)->name;
+    return 1;
 }
 
 int iolens_trace_info(iolens_evsource *s, iolens_trace_stats *out)
@@ -797,11 +799,10 @@ int iol_trace_write_spills(iol_trace *t, const char *dir, unsigned *seq)
                 bad = spill_chunk_put(f, IOL_RAW_RECS, th->tid, batch, n * sizeof *batch, NULL, 0);
         }
         if (!bad && !rc && p->self.samples) { /* and per function, as the shim writes it */
-            iol_rawselff *ff = malloc(IOL_F_COUNT * sizeof *ff);
+            iol_rawselff *ff = p->nselff ? malloc(p->nselff * sizeof *ff) : NULL;
             size_t nf = 0;
-            for (uint32_t k = 0; ff && k < IOL_F_COUNT; k++)
-                if (p->selff_samples[k])
-                    ff[nf++] = (iol_rawselff){k, 0, p->selff_samples[k], p->selff_post[k]};
+            for (size_t k = 0; ff && k < p->nselff; k++)
+                ff[nf++] = (iol_rawselff){p->selff[k].func, 0, p->selff[k].samples, p->selff[k].post_ns};
             bad = spill_chunk_put(f, IOL_RAW_SELF, 0, &p->self, sizeof p->self, ff, nf * sizeof *ff);
             free(ff);
         }
