@@ -411,6 +411,11 @@ static const slot_names slots[] = {
     {"statx", {NULL, "mask", "dirfd", "flags"}},
     {"access", {NULL, "mode", NULL, NULL}},
     {"mkdir", {NULL, "mode", NULL, NULL}},
+    {"mkdirat", {NULL, "mode", "dirfd", NULL}},
+    {"unlinkat", {NULL, NULL, "dirfd", "flags"}},
+    {"faccessat", {NULL, "mode", "dirfd", "flags"}},
+    {"renameat", {NULL, "olddirfd", NULL, "newdirfd"}},
+    {"renameat2", {"flags", "olddirfd", NULL, "newdirfd"}},
     {"dup2", {NULL, NULL, "newfd", NULL}},
     {"dup3", {NULL, NULL, "newfd", "flags"}},
     {"fcntl", {NULL, NULL, "cmd", "arg"}},
@@ -507,7 +512,7 @@ static void print_text(const iolens_event *ev, int32_t fd, const int64_t *a, con
             printf("%s%s=%" PRId64, sep, sn->n[i], a[i]);
         sep = ", ";
     }
-    if (!strcmp(ev->func, "rename") && path_of(files, nf, a[2]))
+    if (!strncmp(ev->func, "rename", 6) && path_of(files, nf, a[2]))
         printf("%sto=\"%s\"", sep, path_of(files, nf, a[2]));
     if (ev->buf_pgoff1)
         printf("%sbuf=page+%u", sep, ev->buf_pgoff1 - 1);

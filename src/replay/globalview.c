@@ -228,6 +228,21 @@ struct gv_open {
  * transfer of the selection's bytes on the dataset's file (collective when the transfer list
  * said so). The access-list settings and the datasets' chunks go to the file's properties.
  * 1: e is such an event now; 0: not one (a property noted, or another call); <0 an error. */
+/* e (the event just read of rank r) removes a file: unlink, remove, unlinkat without
+ * AT_REMOVEDIR (rm -r removes its directories so) */
+static int unlinks_file(iolens_evsource *src, int r, const iolens_event *e)
+{
+    if (e->op != IOLENS_OP_META || !e->func)
+        return 0;
+    if (!strcmp(e->func, "unlinkat")) {
+        int32_t fd;
+        int64_t a[4];
+        return strcmp(iolens_evsource_kind(src), "iolens") || iolens_trace_last_args(src, r, &fd, a) < 0 ||
+               !(a[3] & AT_REMOVEDIR);
+    }
+    return !strcmp(e->func, "unlink") || !strcmp(e->func, "remove");
+}
+
 static int h5_event(struct gv *g, iolens_evsource *src, int r, iolens_event *e, size_t nfiles, struct gv_h5prop *fapl)
 {
     int32_t fd;
@@ -423,8 +438,7 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
                     g->md[e.file] |= GV_MD_OPEN;
                 else if (e.op == IOLENS_OP_STAT)
                     g->md[e.file] |= GV_MD_STAT;
-                else if (e.op == IOLENS_OP_META && e.func &&
-                         (!strcmp(e.func, "unlink") || !strcmp(e.func, "unlinkat") || !strcmp(e.func, "remove")))
+                else if (unlinks_file(src, r, &e))
                     g->md[e.file] |= GV_MD_UNLINK;
                 else if ((e.op == IOLENS_OP_WRITE || e.op == IOLENS_OP_READ) && e.size > 0)
                     g->md[e.file] |= GV_MD_DATA;
@@ -920,8 +934,7 @@ static int md_rank_runs(iolens_evsource *src, int r, const unsigned char *cand, 
         } else if (e.op == IOLENS_OP_STAT) {
             phase = MDP_STAT;
             exists[f] = 1;
-        } else if (e.op == IOLENS_OP_META && e.func &&
-                   (!strcmp(e.func, "unlink") || !strcmp(e.func, "unlinkat") || !strcmp(e.func, "remove"))) {
+        } else if (unlinks_file(src, r, &e)) {
             phase = MDP_UNLINK;
             exists[f] = 0;
         }

@@ -100,7 +100,8 @@ struct otf_file {
     int input;        /* its first open (in time) does not create it: created before the replay */
     int dir;          /* that first open asked for a directory */
     int seen;         /* the pre-pass saw a replayed call on it */
-    int first_stat;   /* the first of them (in time) was a successful stat */
+    int first_stat;   /* the first of them (in time) was a successful call on a path that existed:
+                         1 a stat, access, unlink or rename of it; 2 a removal of a directory */
     int input_dir;    /* a directory that existed before the program: created before the replay */
     int input_stat;   /* a file (not input_dir) that existed before the program: its first call was a
                          successful stat (fio's filestat jobs stat files laid out before): created */
@@ -138,7 +139,7 @@ enum { MK_END = 1, MK_ALL = 2, MK_AT = 4, MK_SHARED = 8, MK_ORDERED = 16 };
  * spent ~5% of its replay in meta_event's string comparisons). */
 enum {
     MF_OTHER, MF_FALLOCATE, MF_POSIX_FALLOCATE, MF_TRUNCATE, MF_READDIR, MF_CLOSEDIR, MF_FSTAT, MF_STAT, MF_LSTAT,
-    MF_ACCESS, MF_MKDIR, MF_OPENDIR, MF_UNLINK, MF_RMDIR, MF_RENAME
+    MF_ACCESS, MF_MKDIR, MF_OPENDIR, MF_UNLINK, MF_RMDIR, MF_RENAME, MF_REMOVE
 };
 
 /* What the tight loop reads of a call (fast_run): 16 bytes instead of the decoded event's ~180,
@@ -553,11 +554,18 @@ static uint64_t fetch_notes(struct otf *o, iolens_evsource *src, int sr)
 }
 
 static int is_fallocate(const char *fn);
-static int meta_kind(const iolens_event *e);
+static int meta_kind(const struct otf_ev *v);
+
+/* an unlinkat that removes a directory (AT_REMOVEDIR; a trace without arguments: a file) */
+static int unlinkat_dir(const struct otf_ev *v)
+{
+    return v->has_a && (v->a[3] & AT_REMOVEDIR);
+}
 
 /* MF_* of a namespace call (STAT, META, TRUNCATE), as meta_event replays it */
-static int meta_fn(const iolens_event *e)
+static int meta_fn(const struct otf_ev *v)
 {
+    const iolens_event *e = &v->e;
     const char *fn = e->func ? e->func : "";
     if (e->op == IOLENS_OP_TRUNCATE)
         return is_fallocate(fn) ? (fn[0] == 'p' ? MF_POSIX_FALLOCATE : MF_FALLOCATE) : MF_TRUNCATE;
@@ -569,13 +577,16 @@ static int meta_fn(const iolens_event *e)
         return MF_FSTAT;
     if (e->op == IOLENS_OP_STAT) /* stat follows a link, lstat does not, as recorded */
         return strstr(fn, "lstat") || strstr(fn, "lxstat") ? MF_LSTAT : MF_STAT;
-    return !strcmp(fn, "access")    ? MF_ACCESS
-           : !strcmp(fn, "mkdir")   ? MF_MKDIR
-           : !strcmp(fn, "opendir") ? MF_OPENDIR
-           : !strcmp(fn, "unlink")  ? MF_UNLINK
-           : !strcmp(fn, "rmdir")   ? MF_RMDIR
-           : !strcmp(fn, "rename")  ? MF_RENAME
-                                    : MF_OTHER;
+    if (!strcmp(fn, "unlinkat"))
+        return unlinkat_dir(v) ? MF_RMDIR : MF_UNLINK;
+    return !strcmp(fn, "access") || !strcmp(fn, "faccessat")                                 ? MF_ACCESS
+           : !strcmp(fn, "mkdir") || !strcmp(fn, "mkdirat")                                  ? MF_MKDIR
+           : !strcmp(fn, "opendir")                                                          ? MF_OPENDIR
+           : !strcmp(fn, "unlink")                                                           ? MF_UNLINK
+           : !strcmp(fn, "remove")                                                           ? MF_REMOVE
+           : !strcmp(fn, "rmdir")                                                            ? MF_RMDIR
+           : !strcmp(fn, "rename") || !strcmp(fn, "renameat") || !strcmp(fn, "renameat2") ? MF_RENAME
+                                                                                             : MF_OTHER;
 }
 
 /* Next depth-0 event of a rank, with its raw arguments. */
@@ -603,8 +614,8 @@ static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v
         v->pos = positional(v->e.func) && v->e.offset >= 0;
         v->cons = considered(o, &v->e);
         int ns = v->e.op == IOLENS_OP_STAT || v->e.op == IOLENS_OP_META || v->e.op == IOLENS_OP_TRUNCATE;
-        v->mf = ns ? meta_fn(&v->e) : MF_OTHER;
-        v->mkind = ns ? meta_kind(&v->e) : IOLENS_REPLAY_META_OTHER;
+        v->mf = ns ? meta_fn(v) : MF_OTHER;
+        v->mkind = ns ? meta_kind(v) : IOLENS_REPLAY_META_OTHER;
         int rw = v->e.op == IOLENS_OP_READ || v->e.op == IOLENS_OP_WRITE;
         if (v->e.layer == IOLENS_LAYER_MPIIO && rw) { /* names repeat: the last one's kind is kept */
             if (v->e.func != o->mk_func) {
@@ -769,7 +780,20 @@ static int prepare_rank(struct otf *o, iolens_evsource *src, int r, int64_t *nse
         if (!f->seen || e->tstart < f->first_any) {
             f->seen = 1;
             f->first_any = e->tstart;
-            f->first_stat = e->op == IOLENS_OP_STAT && !(e->flags & IOLENS_EVF_FAILED) && e->ret == 0;
+            int ok = !(e->flags & IOLENS_EVF_FAILED) && e->ret == 0;
+            f->first_stat = !ok ? 0
+                            : v.mf == MF_RMDIR ? 2
+                            : (e->op == IOLENS_OP_STAT || v.mf == MF_ACCESS || v.mf == MF_UNLINK || v.mf == MF_REMOVE ||
+                               v.mf == MF_RENAME) ? 1
+                                                  : 0;
+        }
+        if (v.mf == MF_RENAME && v.has_a && v.a[2] >= 0 && (uint64_t)v.a[2] < o->nfiles) {
+            struct otf_file *t = &o->f[v.a[2]]; /* a rename's target: made by it, not there before */
+            if (!t->seen || e->tstart < t->first_any) {
+                t->seen = 1;
+                t->first_any = e->tstart;
+                t->first_stat = 0;
+            }
         }
         if (!f->modifies && modifying(e))
             f->modifies = e->func ? e->func : "a write";
@@ -1133,7 +1157,7 @@ static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
             f->h[f->n++] = (struct otf_handle){-1, NULL, d, NULL, 0, -1};
             o->nopen++;
         }
-    } else if (mf == MF_UNLINK || mf == MF_RMDIR || mf == MF_RENAME) {
+    } else if (mf == MF_UNLINK || mf == MF_RMDIR || mf == MF_RENAME || mf == MF_REMOVE) {
         if (f->existed) { /* a replay never removes what it did not create */
             o->st->refused++;
             return 0;
@@ -1151,6 +1175,10 @@ static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
                 return rc;
             bad = rename(path, to) < 0;
             o->ns_gen += !bad;
+        } else if (mf == MF_REMOVE) { /* as remove(3): a file, else a directory */
+            int dir = 0;
+            bad = unlink(path) < 0 && !(dir = (errno == EISDIR || errno == EPERM) && rmdir(path) == 0);
+            o->ns_gen += dir;
         } else {
             bad = (mf == MF_UNLINK ? unlink(path) : rmdir(path)) < 0;
             o->ns_gen += !bad && mf == MF_RMDIR;
@@ -1330,11 +1358,14 @@ const char *iolens_replay_meta_kind_name(int kind)
     return kind >= 0 && kind < IOLENS_REPLAY_NMETA ? meta_kind_names[kind] : NULL;
 }
 
-static int meta_kind(const iolens_event *e)
+static int meta_kind(const struct otf_ev *v)
 {
+    const iolens_event *e = &v->e;
     const char *fn = e->func ? e->func : "";
     if (e->op == IOLENS_OP_STAT)
         return IOLENS_REPLAY_META_STAT;
+    if (!strcmp(fn, "unlinkat") && unlinkat_dir(v))
+        return IOLENS_REPLAY_META_RMDIR;
     if (!strncmp(fn, "unlink", 6) || !strcmp(fn, "remove"))
         return IOLENS_REPLAY_META_UNLINK;
     if (!strncmp(fn, "mkdir", 5))
@@ -1813,8 +1844,9 @@ static int cmp_rel(const void *a, const void *b)
     return strcmp((*(struct otf_file *const *)a)->rel, (*(struct otf_file *const *)b)->rel);
 }
 
-/* Paths that existed before the program ran, those it first stat()ed successfully: directories
- * when they hold other traced paths (fio's check of its --directory), else files (input_stat).
+/* Paths that existed before the program ran, those whose first call needed them (a stat,
+ * access, unlink, rename or rmdir that succeeded): directories when they hold other traced paths
+ * (fio's check of its --directory) or were removed as one (rm -r), else files (input_stat).
  * They are created before the replay, or the replay's first calls on them fail where the
  * program's succeeded. */
 static int find_input_dirs(struct otf *o)
@@ -1833,8 +1865,9 @@ static int find_input_dirs(struct otf *o)
         struct otf_file *f = v[i];
         if (!f->first_stat)
             continue;
+        f->input_dir = f->first_stat == 2 && !f->opened;
         size_t len = strlen(f->rel);
-        for (size_t j = i + 1; !f->opened && j < n && !strncmp(v[j]->rel, f->rel, len); j++)
+        for (size_t j = i + 1; !f->input_dir && !f->opened && j < n && !strncmp(v[j]->rel, f->rel, len); j++)
             if (v[j]->rel[len] == '/') {
                 f->input_dir = 1;
                 break;

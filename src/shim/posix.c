@@ -696,6 +696,93 @@ IOL_EXPORT int rename(const char *from, const char *to)
     return r;
 }
 
+/* The *at forms: a path relative to a directory descriptor is recorded joined with the
+ * directory's recorded path, as openat's (docs/TRACE-FORMAT.md). */
+IOL_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
+{
+    IOL_REAL(mkdirat);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_mkdirat(dirfd, path, mode);
+    uint64_t t0 = iol_begin();
+    int r = real_mkdirat(dirfd, path, mode);
+    on_path_at(IOL_F_mkdirat, t0, r, dirfd, path, mode, dirfd, 0);
+    return r;
+}
+
+IOL_EXPORT int unlinkat(int dirfd, const char *path, int flags)
+{
+    IOL_REAL(unlinkat);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_unlinkat(dirfd, path, flags);
+    uint64_t t0 = iol_begin();
+    int r = real_unlinkat(dirfd, path, flags);
+    on_path_at(IOL_F_unlinkat, t0, r, dirfd, path, 0, dirfd, flags);
+    return r;
+}
+
+IOL_EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
+{
+    IOL_REAL(faccessat);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_faccessat(dirfd, path, mode, flags);
+    uint64_t t0 = iol_begin();
+    int r = real_faccessat(dirfd, path, mode, flags);
+    on_path_at(IOL_F_faccessat, t0, r, dirfd, path, mode, dirfd, flags);
+    return r;
+}
+
+/* glibc's remove unlinks, or removes the directory, through its own internal calls: recorded
+ * once, as remove. */
+IOL_EXPORT int remove(const char *path)
+{
+    IOL_REAL(remove);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_remove(path);
+    uint64_t t0 = iol_begin();
+    int r = real_remove(path);
+    on_path(IOL_F_remove, t0, r, path, 0, 0, 0);
+    return r;
+}
+
+/* renameat, renameat2: a0 the flags (renameat2), a1 the source's dirfd, a2 the target's path
+ * id (as rename's), a3 the target's dirfd. */
+static void renamed(int func, uint64_t t0, int r, int olddirfd, const char *from, int newdirfd, const char *to,
+                    unsigned flags)
+{
+    iol_rawrec *rec = iol_end(func, t0, r < 0);
+    if (rec) {
+        rec->file = iol_path_id_at(olddirfd, from);
+        rec->ret = r;
+        rec->a[0] = flags;
+        rec->a[1] = olddirfd;
+        rec->a[2] = iol_path_id_at(newdirfd, to);
+        rec->a[3] = newdirfd;
+        iol_commit(rec);
+    }
+}
+
+IOL_EXPORT int renameat(int olddirfd, const char *from, int newdirfd, const char *to)
+{
+    IOL_REAL(renameat);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_renameat(olddirfd, from, newdirfd, to);
+    uint64_t t0 = iol_begin();
+    int r = real_renameat(olddirfd, from, newdirfd, to);
+    renamed(IOL_F_renameat, t0, r, olddirfd, from, newdirfd, to, 0);
+    return r;
+}
+
+IOL_EXPORT int renameat2(int olddirfd, const char *from, int newdirfd, const char *to, unsigned flags)
+{
+    IOL_REAL(renameat2);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_renameat2(olddirfd, from, newdirfd, to, flags);
+    uint64_t t0 = iol_begin();
+    int r = real_renameat2(olddirfd, from, newdirfd, to, flags);
+    renamed(IOL_F_renameat2, t0, r, olddirfd, from, newdirfd, to, flags);
+    return r;
+}
+
 static void on_fdcall(int func, uint64_t t0, int64_t r, int fd, int64_t a1, int64_t a2, int64_t a3)
 {
     iol_rawrec *rec = iol_end(func, t0, r < 0);

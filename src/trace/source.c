@@ -226,7 +226,7 @@ static void fill_event(iol_trace *t, int rank, iol_proc *p, const iol_thread *th
     ev->ret = r->ret;
     ev->err = r->err;
     ev->open_flags = fi->op == IOLENS_OP_OPEN ? (int32_t)r->a[0] : -1;
-    ev->mode = (r->func <= IOL_F_mkostemps || r->func == IOL_F_mkdir) ? (int32_t)r->a[1] : -1; /* the open family */
+    ev->mode = (r->func <= IOL_F_mkostemps || r->func == IOL_F_mkdir || r->func == IOL_F_mkdirat) ? (int32_t)r->a[1] : -1; /* the open family */
     if (iol_func_is_fallocate(r->func)) { /* a0 offset, a1 length, a2 fallocate's mode */
         ev->offset = r->a[0];
         ev->mode = (int32_t)r->a[2];
@@ -289,7 +289,8 @@ static const arg_spec arg_specs[] = {
     {"stat64", "PB"}, {"lstat", "PB"}, {"lstat64", "PB"}, {"fstat", "PB"}, {"fstat64", "PB"},
     {"fstatat", "2PB3"}, {"fstatat64", "2PB3"}, {"__xstat", "3PB"}, {"__xstat64", "3PB"}, {"__lxstat", "3PB"},
     {"__lxstat64", "3PB"}, {"__fxstat", "3PB"}, {"__fxstat64", "3PB"}, {"statx", "2P31B"}, {"access", "P1"},
-    {"mkdir", "P1"}, {"rmdir", "P"}, {"unlink", "P"}, {"rename", "PR"}, {"dup", "d"}, {"dup2", "d2"},
+    {"mkdir", "P1"}, {"rmdir", "P"}, {"unlink", "P"}, {"rename", "PR"}, {"mkdirat", "2P1"}, {"unlinkat", "2P3"}, {"faccessat", "2P13"},
+    {"remove", "P"}, {"renameat", "1P3R"}, {"renameat2", "1P3R0"}, {"dup", "d"}, {"dup2", "d2"},
     {"dup3", "d23"}, {"fcntl", "P23"}, {"mmap", "B123P0"}, {"mmap64", "B123P0"}, {"msync", "B12"},
     {"opendir", "P"}, {"readdir", "P"}, {"readdir64", "P"}, {"closedir", "P"}, {"fopen", "PM"},
     {"fopen64", "PM"}, {"fdopen", "PM"}, {"freopen", "PMd"}, {"freopen64", "PMd"}, {"fclose", "P"},
@@ -472,7 +473,8 @@ again:
     uint32_t bufpos = take_bufpos(&r);
     p->last = r;
     p->has_last = 1;
-    if (r.func == IOL_F_rename) /* the target path: a process path id -> a file table id */
+    if (r.func == IOL_F_rename || r.func == IOL_F_renameat ||
+        r.func == IOL_F_renameat2) /* the target path: a process path id -> a file table id */
         p->last.a[2] = (r.a[2] >= 0 && (uint64_t)r.a[2] < p->npaths) ? p->paths[r.a[2]] : -1;
     fill_event(t, rank, p, best, &r, out);
     fill_args(t, p, &r, out);

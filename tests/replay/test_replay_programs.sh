@@ -154,6 +154,44 @@ else
   echo "skip: no fio"
 fi
 
+# tar and rm name their files relative to directory descriptors (mkdirat, openat, unlinkat): every
+# call is traced by its full path, and the replays make and remove the same tree. rm's files
+# existed before it ran: the on-the-fly replay makes them first, so none of its unlinks fails
+if command -v tar >/dev/null; then
+  mkdir -p "$T/tree/src/a/b"
+  for i in $(seq 1 24); do echo "$i" >"$T/tree/src/a/f$i"; echo "$i" >"$T/tree/src/a/b/g$i"; done
+  tar -cf "$T/tree.tar" -C "$T/tree" src
+  mkdir -p "$T/untar"
+  expect_rc 0 "$IOLENS" trace -o "$T/tar.trace" -- tar -xf "$T/tree.tar" -C "$T/untar"
+  expect_rc 0 "$IOLENS" trace --print "$T/tar.trace"
+  expect_grep "mkdirat(\"$T/untar/src/a/b\", mode=" "$T/out"
+  expect_rc 0 "$IOLENS" trace -o "$T/rm.trace" -- rm -r "$T/untar/src"
+  expect_rc 0 "$IOLENS" trace --print "$T/rm.trace"
+  expect_grep "unlinkat(\"$T/untar/src/a/b/g7\", dirfd=[0-9]*, flags=0) = 0" "$T/out"
+  expect_grep "unlinkat(\"$T/untar/src/a/b\", dirfd=[0-9]*, flags=512) = 0" "$T/out"
+  expect_rc 0 "$IOLENS" replay "$T/tar.trace" --root "$T/r11" --json --keep
+  python3 -c '
+import json, sys; d = json.load(open(sys.argv[1])); m = {x["call"]: x["calls"] for x in d["metadata"]}
+assert d["failed"] == 0 and m.get("mkdir") == 3 and m.get("create") == 48, (d["failed"], m)' "$T/out" &&
+    ok || fail "on-the-fly replay of tar -x: directories and files ($T/out)"
+  [ -d "$T/r11$T/untar/src/a/b" ] && [ -f "$T/r11$T/untar/src/a/b/g24" ] && ok || fail "tar's tree not made by its replay"
+  expect_rc 0 "$IOLENS" replay "$T/rm.trace" --root "$T/r12" --json
+  python3 -c '
+import json, sys; d = json.load(open(sys.argv[1])); m = {x["call"]: x["calls"] for x in d["metadata"]}
+assert d["failed"] == 0 and m.get("unlink") == 48 and m.get("rmdir") == 3, (d["failed"], m)' "$T/out" &&
+    ok || fail "on-the-fly replay of rm -r: unlinks and rmdirs ($T/out)"
+  [ ! -e "$T/r12$T/untar/src" ] && ok || fail "the replay of rm -r left files"
+  expect_rc 0 "$IOLENS" replay --config-from "$T/rm.trace" -o "$T/rm.json"
+  python3 -c '
+import json, sys
+s = [x["metadata"] for x in json.load(open(sys.argv[1]))["file_configs"] if x["method"] == "metadata"]
+assert len(s) == 1 and s[0]["files_per_rank"] == 24 and s[0].get("unlink", True) is True, s
+assert s[0].get("create") is False, s' "$T/rm.json" && ok || fail "config of rm -r: not one unlink step of 24 files ($T/rm.json)"
+  expect_rc 0 "$IOLENS" replay "$T/rm.json" --root "$T/r13"
+else
+  echo "skip: no tar"
+fi
+
 # a config whose read step passes the end of what its write step wrote is refused when it is read
 printf '%s\n' '{"nranks":1,"file_configs":[' \
   '{"method":"write","file_names":["x"],"chunks":[{"transfer_size":4096,"repetitions":2}]},' \

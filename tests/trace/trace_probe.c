@@ -404,6 +404,40 @@ static void posix_calls(logb *L, const char *dir, int k)
     logc(L, "rename", p2, -1, x, E(x), "to=\"%s\"", d);
     x = unlink(d);
     logc(L, "unlink", d, -1, x, E(x), NULL);
+    /* the *at forms (tar, rm -r): a name relative to a directory descriptor is recorded joined
+     * with the directory's path */
+    char ad[600], af[700];
+    snprintf(ad, sizeof ad, "%s/at.d", dir);
+    snprintf(af, sizeof af, "%s/f", ad);
+    int dirfd_ = openat(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY);
+    logc(L, "openat", dir, -1, dirfd_, E(dirfd_), "flags=0x%x, mode=00, dirfd=%d", O_RDONLY | O_DIRECTORY, AT_FDCWD);
+    x = mkdirat(dirfd_, "at.d", 0700);
+    logc(L, "mkdirat", ad, -1, x, E(x), "mode=0700, dirfd=%d", dirfd_);
+    x = faccessat(AT_FDCWD, ad, W_OK, 0);
+    logc(L, "faccessat", ad, -1, x, E(x), "mode=0%o, dirfd=%d, flags=0", W_OK, AT_FDCWD);
+    fd = open(af, O_CREAT | O_WRONLY, 0644);
+    logc(L, "open", af, -1, fd, E(fd), "flags=0x%x, mode=0644", O_CREAT | O_WRONLY);
+    x = close(fd);
+    logc(L, "close", af, fd, x, E(x), NULL);
+    x = renameat(dirfd_, "at.d/f", AT_FDCWD, p2);
+    logc(L, "renameat", af, -1, x, E(x), "olddirfd=%d, newdirfd=%d, to=\"%s\"", dirfd_, AT_FDCWD, p2);
+    x = renameat2(AT_FDCWD, p2, dirfd_, "at.d/f", RENAME_NOREPLACE);
+    logc(L, "renameat2", p2, -1, x, E(x), "flags=0x%x, olddirfd=%d, newdirfd=%d, to=\"%s\"", RENAME_NOREPLACE,
+         AT_FDCWD, dirfd_, af);
+    x = unlinkat(dirfd_, "at.d/f", 0);
+    logc(L, "unlinkat", af, -1, x, E(x), "dirfd=%d, flags=0", dirfd_);
+    x = unlinkat(dirfd_, "at.d", AT_REMOVEDIR);
+    logc(L, "unlinkat", ad, -1, x, E(x), "dirfd=%d, flags=%d", dirfd_, AT_REMOVEDIR);
+    x = close(dirfd_);
+    logc(L, "close", dir, dirfd_, x, E(x), NULL);
+    fd = open(p2, O_CREAT | O_WRONLY, 0644);
+    logc(L, "open", p2, -1, fd, E(fd), "flags=0x%x, mode=0644", O_CREAT | O_WRONLY);
+    x = close(fd);
+    logc(L, "close", p2, fd, x, E(x), NULL);
+    x = remove(p2);
+    logc(L, "remove", p2, -1, x, E(x), NULL);
+    x = remove(p2);
+    logc(L, "remove", p2, -1, x, E(x), NULL);
     /* failures keep their errno */
     fd = open("/nonexistent/iolens/x", O_RDONLY);
     logc(L, "open", "/nonexistent/iolens/x", -1, fd, E(fd), "flags=0x0, mode=00");
