@@ -56,7 +56,7 @@ for ph in ("create", "stat", "unlink"):
     print(ph, o1[ph], o2[ph] / o1[ph], rp.get(ph, 0) / o1[ph], otf.get(ph, 0) / o1[ph])
 PYEOF
   done
-  fstype=$(stat -f -c %T "$w")
+  fstype=$(findmnt -no FSTYPE -T "$w" 2>/dev/null || stat -f -c %T "$w")
   "$PY" - "$w/rows" "$fstype" <<'PYEOF'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]

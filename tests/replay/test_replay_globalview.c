@@ -18,7 +18,7 @@
 
 struct memsrc {
     int nranks;
-    iolens_file files[8];
+    iolens_file files[24];
     size_t nfiles;
     iolens_event ev[4][MAXEV];
     size_t nev[4], pos[4];
@@ -331,6 +331,64 @@ static void test_access_order(void **state)
     iolens_evsource_free(src);
 }
 
+/* A metadata program: 20 files of one folder stat()ed, gap[i] the program's time before stat i;
+ * returns the config step's gap_seconds.stat. */
+static double stat_gap(const double *gap)
+{
+    static char names[20][16];
+    const char *paths[20];
+    for (int i = 0; i < 20; i++) {
+        snprintf(names[i], sizeof names[i], "/d/f%d", i);
+        paths[i] = names[i];
+    }
+    struct memsrc *m = memsrc_new(1, 20, paths);
+    double t = 0;
+    for (int i = 0; i < 20; i++) {
+        iolens_event *e = &m->ev[0][m->nev[0]++];
+        memset(e, 0, sizeof *e);
+        e->layer = IOLENS_LAYER_POSIX;
+        e->op = IOLENS_OP_STAT;
+        e->file = i;
+        e->size = e->offset = -1;
+        e->func = "stat";
+        t += gap[i];
+        e->tstart = t;
+        t += 2e-6;
+        e->tend = t;
+    }
+    iolens_evsource *src = NULL;
+    assert_int_equal(iolens_evsource_new(&src, &mem_ops, m), 0);
+    iolens_replay_config *cfg = NULL;
+    if (iolens_replay_config_from_events(&cfg, src) < 0)
+        fail_msg("%s", iolens_error_last());
+    assert_int_equal(cfg->nfile_configs, 1);
+    const struct rp_fileconf *f = &cfg->file_configs[0];
+    assert_int_equal(f->method, RP_METADATA);
+    assert_int_equal(f->metadata.files_per_rank, 20);
+    double g = f->metadata.gap_seconds.stat;
+    iolens_replay_config_free(cfg);
+    iolens_evsource_free(src);
+    return g;
+}
+
+/* a pause (far above the usual gap and above 1 ms) is not the program's time per file; gaps above
+ * 1 ms that are the program's usual pace (fio's filestat on ext4) are */
+static void test_metadata_pauses(void **state)
+{
+    (void)state;
+    double gap[20];
+    for (int i = 0; i < 20; i++)
+        gap[i] = 2e-6;
+    gap[10] = 0.05; /* one pause of 50 ms among 2 us gaps: left out */
+    assert_float_equal(stat_gap(gap), 2e-6 * 18 / 20, 1e-9);
+    for (int i = 0; i < 20; i++)
+        gap[i] = i % 4 == 3 ? 1.5e-3 : 0.6e-3; /* a quarter of the files above 1 ms: kept */
+    double want = 0;
+    for (int i = 1; i < 20; i++)
+        want += gap[i];
+    assert_float_equal(stat_gap(gap), want / 20, 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -339,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_access_order),
         cmocka_unit_test(test_exclusions),
         cmocka_unit_test(test_bad_sources),
+        cmocka_unit_test(test_metadata_pauses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
