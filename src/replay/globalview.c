@@ -31,15 +31,72 @@
 #include "replay/exec.h"
 #include "util/error.h"
 
+/* Longest recorded gap between two calls that always counts as the program's own time per call.
+ * A longer gap is a pause (a compute or communication phase, not per-call work) when it is also
+ * far above the run's usual gap (gap_limit): fio's filestat job on ext4 spends 0.57 ms a file of
+ * its own and 8% of its files more than 1 ms, and a fixed limit took 0.11 ms a file off its pace
+ * (replayed 1.3x as fast). */
+#define GV_GAP_MAX 1e-3
+
+/* Gaps by power of two of their nanoseconds: bucket b >= 1 holds [2^(b-1), 2^b) ns. */
+#define GV_HB 48
+struct gap_hist {
+    double sum[GV_HB];
+    int64_t n[GV_HB];
+};
+/* buckets from GV_HB_MED on can hold a median that raises the limit above GV_GAP_MAX; buckets
+ * above GV_HB_KEEP hold gaps above GV_GAP_MAX */
+#define GV_HB_MED 16
+#define GV_HB_KEEP 20
+
+static int gap_bucket(double gap)
+{
+    double ns = gap * 1e9;
+    uint64_t v = ns < 1 ? 0 : ns > 1e18 ? UINT64_MAX : (uint64_t)ns;
+    int b = v ? 64 - __builtin_clzll(v) : 0;
+    return b < GV_HB ? b : GV_HB - 1;
+}
+
+static void gap_hist_add(struct gap_hist *h, double gap)
+{
+    int b = gap_bucket(gap);
+    h->sum[b] += gap;
+    h->n[b]++;
+}
+
+/* The longest gap of a run that is the program's own time per call: GV_GAP_MAX, or 16 times the
+ * run's median gap when that is longer. h: the run's gaps; nlow more of them below GV_HB_MED. */
+static double gap_limit(const struct gap_hist *h, int64_t nlow)
+{
+    int64_t n = nlow, c = nlow;
+    for (int b = 0; b < GV_HB; b++)
+        n += h->n[b];
+    int med = 0;
+    while (med < GV_HB - 1 && (c += h->n[med]) * 2 < n)
+        med++;
+    double limit = ldexp(16.0, med) * 1e-9; /* 16 x the median bucket's upper bound */
+    return limit > GV_GAP_MAX ? limit : GV_GAP_MAX;
+}
+
+static int gap_kept(int b, double limit) { return b == 0 || ldexp(1.0, b - 1) * 1e-9 <= limit; }
+
+/* the run's gaps but its pauses */
+static double gap_hist_total(const struct gap_hist *h)
+{
+    double limit = gap_limit(h, 0), sum = 0;
+    for (int b = 0; b < GV_HB; b++)
+        if (gap_kept(b, limit))
+            sum += h->sum[b];
+    return sum;
+}
+
 struct gv_chunk {
     int64_t size, count;
     double gsum; /* gaps before this size's transfers (the program's own time per call) */
     int64_t gn;
+    struct gap_hist *lg; /* its gaps above GV_HB_KEEP, until the session's limit is known */
 };
 
-/* Longest recorded gap between two transfers of a session that counts as the program's own
- * time per call; longer pauses are phases (compute, communication), not per-call work. */
-#define GV_GAP_MAX 1e-3
 
 #define GV_NBUFPOS 4
 
@@ -66,6 +123,9 @@ struct gv_sess {
     int random;   /* the session's descriptor was advised POSIX_FADV_RANDOM: no read-ahead */
     int64_t nseeked, nimplicit; /* transfers after an lseek(); transfers at the file pointer */
     double t0;
+    /* the session's gaps: those of GV_HB_MED and above (NULL: none yet), and how many below */
+    struct gap_hist *gh;
+    int64_t nlow;
     struct gv_chunk *ch;
     size_t nch, cap;
     struct gv_h5prop h5; /* the library level: the file's properties */
@@ -110,25 +170,68 @@ static int gv_new(struct gv *g, int64_t file, int rank, int op, int layer, doubl
 static int gv_add(struct gv_sess *s, int64_t size, int coll, double gap)
 {
     s->coll |= coll;
-    for (size_t i = 0; i < s->nch; i++)
-        if (s->ch[i].size == size) {
-            s->ch[i].count++;
-            if (gap >= 0) {
-                s->ch[i].gsum += gap;
-                s->ch[i].gn++;
-            }
-            return 0;
+    size_t i = 0;
+    while (i < s->nch && s->ch[i].size != size)
+        i++;
+    if (i == s->nch) {
+        if (s->nch == s->cap) {
+            size_t nc = s->cap ? s->cap * 2 : 4;
+            struct gv_chunk *n = realloc(s->ch, nc * sizeof *n);
+            if (!n)
+                return iol_err(IOLENS_ENOMEM, "out of memory");
+            s->ch = n;
+            s->cap = nc;
         }
-    if (s->nch == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 4;
-        struct gv_chunk *n = realloc(s->ch, nc * sizeof *n);
-        if (!n)
-            return iol_err(IOLENS_ENOMEM, "out of memory");
-        s->ch = n;
-        s->cap = nc;
+        s->ch[s->nch++] = (struct gv_chunk){size, 0, 0, 0, NULL};
     }
-    s->ch[s->nch++] = (struct gv_chunk){size, 1, gap >= 0 ? gap : 0, gap >= 0};
+    struct gv_chunk *c = &s->ch[i];
+    c->count++;
+    if (gap < 0)
+        return 0;
+    int b = gap_bucket(gap);
+    if (b >= GV_HB_MED && !s->gh && !(s->gh = calloc(1, sizeof *s->gh)))
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    if (b >= GV_HB_MED)
+        gap_hist_add(s->gh, gap);
+    else
+        s->nlow++;
+    if (b <= GV_HB_KEEP) { /* at most GV_GAP_MAX's bucket: always the program's own time */
+        c->gsum += gap;
+        c->gn++;
+        return 0;
+    }
+    if (!c->lg && !(c->lg = calloc(1, sizeof *c->lg)))
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    gap_hist_add(c->lg, gap);
     return 0;
+}
+
+/* The session's gaps above GV_GAP_MAX that are its pace, not its pauses, added to its chunks. */
+static void gv_fold_gaps(struct gv_sess *s)
+{
+    if (!s->gh)
+        return;
+    double limit = gap_limit(s->gh, s->nlow);
+    for (size_t i = 0; i < s->nch; i++) {
+        struct gv_chunk *c = &s->ch[i];
+        for (int b = 0; c->lg && b < GV_HB; b++)
+            if (c->lg->n[b] && gap_kept(b, limit)) {
+                c->gsum += c->lg->sum[b];
+                c->gn += c->lg->n[b];
+            }
+        free(c->lg);
+        c->lg = NULL;
+    }
+    free(s->gh);
+    s->gh = NULL;
+}
+
+static void gv_sess_free(struct gv_sess *s)
+{
+    for (size_t i = 0; i < s->nch; i++)
+        free(s->ch[i].lg);
+    free(s->ch);
+    free(s->gh);
 }
 
 static void note_bufpos(struct gv_sess *s, uint32_t pos, int64_t bytes)
@@ -387,7 +490,7 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
                 (e.op == IOLENS_OP_WRITE || e.op == IOLENS_OP_READ || e.op == IOLENS_OP_SEEK ||
                  e.op == IOLENS_OP_SYNC)) {
                 gap = e.tstart - prev_end - prev_self;
-                gap = gap > GV_GAP_MAX ? -1 : gap < 0 ? 0 : gap;
+                gap = gap < 0 ? 0 : gap; /* pauses are left out per session: gv_fold_gaps */
                 if (e.op == IOLENS_OP_SEEK || e.op == IOLENS_OP_SYNC) {
                     /* the program's time before a seek or sync (fio's between a write and
                      * its fsync) is part of the time it spends per transfer */
@@ -492,6 +595,7 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
             rc = got;
     }
     for (size_t i = 0; i < g->n; i++) {
+        gv_fold_gaps(&g->s[i]);
         g->s[i].prealloc = pre[g->s[i].file];
         if (g->h5)
             g->s[i].h5 = g->h5[g->s[i].file];
@@ -900,44 +1004,6 @@ static struct md_run *md_run_new(struct md_runs *R, int phase, int rank, double 
     struct md_run *x = &R->v[R->n++];
     *x = (struct md_run){phase, rank, t0, 0, 0, 0};
     return x;
-}
-
-/* The gaps of one run by power of two of their nanoseconds: a run's own time per call is the sum
- * of its gaps but the pauses, and a pause is a gap above GV_GAP_MAX that is also far above the
- * run's usual gap. fio's filestat job on ext4 spends 0.57 ms a file of its own, and 8% of its
- * files more than 1 ms: a fixed limit took 0.11 ms a file off its pace (replayed 1.3x as fast). */
-#define GV_HB 48
-struct gap_hist {
-    double sum[GV_HB];
-    int64_t n[GV_HB];
-};
-
-static void gap_hist_add(struct gap_hist *h, double gap)
-{
-    double ns = gap * 1e9;
-    uint64_t v = ns < 1 ? 0 : ns > 1e18 ? UINT64_MAX : (uint64_t)ns;
-    int b = v ? 64 - __builtin_clzll(v) : 0; /* bucket b >= 1 holds [2^(b-1), 2^b) ns */
-    b = b < GV_HB ? b : GV_HB - 1;
-    h->sum[b] += gap;
-    h->n[b]++;
-}
-
-/* the run's gaps but its pauses: those above both GV_GAP_MAX and 16 times its median gap */
-static double gap_hist_total(const struct gap_hist *h)
-{
-    int64_t n = 0, c = 0;
-    for (int b = 0; b < GV_HB; b++)
-        n += h->n[b];
-    int med = 0;
-    while (med < GV_HB - 1 && (c += h->n[med]) * 2 < n)
-        med++;
-    double limit = ldexp(16.0, med) * 1e-9; /* 16 x the median bucket's upper bound */
-    limit = limit > GV_GAP_MAX ? limit : GV_GAP_MAX;
-    double sum = 0;
-    for (int b = 0; b < GV_HB; b++)
-        if (b == 0 || ldexp(1.0, b - 1) * 1e-9 <= limit)
-            sum += h->sum[b];
-    return sum;
 }
 
 /* The runs of rank r over the files cand[] marks. exists[f]: -1 unknown, 0 no, 1 yes (what the
@@ -1363,7 +1429,7 @@ int iolens_replay_config_from_events_opts(iolens_replay_config **out, iolens_evs
         rc = rp_config_validate(cfg, "global view");
 done:
     for (size_t i = 0; i < g.n; i++)
-        free(g.s[i].ch);
+        gv_sess_free(&g.s[i]);
     free(g.s);
     free(g.md);
     free(g.h5);

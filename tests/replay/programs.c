@@ -3,7 +3,10 @@
  *   programs fsync DIR N     N writes of 4 KiB to DIR/f, an fsync after each
  *   programs meta DIR N      an mdtest-like program: creates N empty files in DIR (open O_CREAT,
  *                            close), stats them, unlinks them; prints each phase's rate as
- *                            "create|stat|unlink OPS SECONDS OPS_PER_S" */
+ *                            "create|stat|unlink OPS SECONDS OPS_PER_S"
+ *   programs paced FILE N US writes N x 64 KiB to FILE, then reads them, spinning US microseconds
+ *                            before each call (the program's own work per call); prints each
+ *                            phase's rate, open to close, as "write|read BYTES SECONDS MIB_PER_S" */
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -44,8 +47,41 @@ static int meta(const char *dir, long n)
     return 0;
 }
 
+static void spin(double s)
+{
+    for (double end = now() + s; now() < end;)
+        ;
+}
+
+static int paced(const char *path, long n, double us)
+{
+    static char b[65536];
+    memset(b, 'p', sizeof b);
+    const char *names[2] = {"write", "read"};
+    double t[2];
+    for (int phase = 0; phase < 2; phase++) {
+        double t0 = now();
+        int fd = phase ? open(path, O_RDONLY) : open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+        if (fd < 0)
+            return 1;
+        for (long i = 0; i < n; i++) {
+            spin(us * 1e-6);
+            if ((phase ? read(fd, b, sizeof b) : write(fd, b, sizeof b)) != (ssize_t)sizeof b)
+                return 1;
+        }
+        if (close(fd) != 0)
+            return 1;
+        t[phase] = now() - t0;
+    }
+    for (int phase = 0; phase < 2; phase++)
+        printf("%s %ld %.6f %.3f\n", names[phase], n * 65536, t[phase], (double)n * 65536 / 1048576 / t[phase]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 5 && !strcmp(argv[1], "paced"))
+        return paced(argv[2], atol(argv[3]), atof(argv[4]));
     if (argc == 4 && !strcmp(argv[1], "meta"))
         return meta(argv[2], atol(argv[3]));
     if (argc == 4 && !strcmp(argv[1], "lines")) {

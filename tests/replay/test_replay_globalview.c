@@ -389,6 +389,65 @@ static void test_metadata_pauses(void **state)
     assert_float_equal(stat_gap(gap), want / 20, 1e-9);
 }
 
+/* A program writing 20 x 64 KiB to one file, gap[i] its time before write i (write 0 follows the
+ * open: no gap); returns the config chunk's gap_seconds. */
+static double write_gap(const double *gap)
+{
+    const char *paths[] = {"/out/w"};
+    struct memsrc *m = memsrc_new(1, 1, paths);
+    double t = 0;
+    for (int i = -1; i <= 20; i++) {
+        iolens_event *e = &m->ev[0][m->nev[0]++];
+        memset(e, 0, sizeof *e);
+        e->layer = IOLENS_LAYER_POSIX;
+        e->op = i < 0 ? IOLENS_OP_OPEN : i == 20 ? IOLENS_OP_CLOSE : IOLENS_OP_WRITE;
+        e->file = 0;
+        e->size = e->op == IOLENS_OP_WRITE ? 65536 : -1;
+        e->offset = e->op == IOLENS_OP_WRITE ? (int64_t)i * 65536 : -1;
+        e->func = e->op == IOLENS_OP_WRITE ? "write" : "test";
+        t += i >= 0 && i < 20 ? gap[i] : 1e-6;
+        e->tstart = t;
+        t += 5e-6;
+        e->tend = t;
+    }
+    iolens_evsource *src = NULL;
+    assert_int_equal(iolens_evsource_new(&src, &mem_ops, m), 0);
+    iolens_replay_config *cfg = NULL;
+    if (iolens_replay_config_from_events(&cfg, src) < 0)
+        fail_msg("%s", iolens_error_last());
+    assert_int_equal(cfg->nfile_configs, 1);
+    const struct rp_fileconf *f = &cfg->file_configs[0];
+    assert_int_equal(f->method, RP_WRITE);
+    assert_int_equal(f->nchunks, 1);
+    double g = f->chunks[0].gap_seconds;
+    iolens_replay_config_free(cfg);
+    iolens_evsource_free(src);
+    return g;
+}
+
+/* the same rule between transfers: a program's own time per write above 1 ms is its pace (a
+ * config without it replays a compute-bound writer at the file system's speed) */
+static void test_transfer_pauses(void **state)
+{
+    (void)state;
+    double gap[20];
+    for (int i = 0; i < 20; i++)
+        gap[i] = 2e-6;
+    gap[10] = 0.05; /* one pause of 50 ms among 2 us gaps: left out */
+    assert_float_equal(write_gap(gap), 2e-6, 1e-9);
+    for (int i = 0; i < 20; i++)
+        gap[i] = 1.5e-3; /* 1.5 ms before every write: kept */
+    assert_float_equal(write_gap(gap), 1.5e-3, 1e-9);
+    double want = 0;
+    for (int i = 0; i < 20; i++) {
+        gap[i] = i % 4 == 3 ? 1.5e-3 : 0.6e-3; /* a quarter above 1 ms: kept */
+        want += i ? gap[i] : 0;
+    }
+    gap[15] = 0.4; /* and a pause of 0.4 s: left out */
+    want -= 1.5e-3;
+    assert_float_equal(write_gap(gap), want / 18, 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -398,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_exclusions),
         cmocka_unit_test(test_bad_sources),
         cmocka_unit_test(test_metadata_pauses),
+        cmocka_unit_test(test_transfer_pauses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
