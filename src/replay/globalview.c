@@ -37,6 +37,9 @@
  * its own and 8% of its files more than 1 ms, and a fixed limit took 0.11 ms a file off its pace
  * (replayed 1.3x as fast). */
 #define GV_GAP_MAX 1e-3
+/* and the longest that can be: a gap of 0.54 s or more is a pause whatever the run's pace (a
+ * config's gap_seconds is at most 1 s; a program that writes every few seconds is in phases) */
+#define GV_GAP_CAP 0.5
 
 /* Gaps by power of two of their nanoseconds: bucket b >= 1 holds [2^(b-1), 2^b) ns. */
 #define GV_HB 48
@@ -75,6 +78,7 @@ static double gap_limit(const struct gap_hist *h, int64_t nlow)
     while (med < GV_HB - 1 && (c += h->n[med]) * 2 < n)
         med++;
     double limit = ldexp(16.0, med) * 1e-9; /* 16 x the median bucket's upper bound */
+    limit = limit < GV_GAP_CAP ? limit : GV_GAP_CAP;
     return limit > GV_GAP_MAX ? limit : GV_GAP_MAX;
 }
 

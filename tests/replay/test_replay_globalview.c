@@ -446,6 +446,9 @@ static void test_transfer_pauses(void **state)
     gap[15] = 0.4; /* and a pause of 0.4 s: left out */
     want -= 1.5e-3;
     assert_float_equal(write_gap(gap), want / 18, 1e-9);
+    for (int i = 0; i < 20; i++)
+        gap[i] = 0.7; /* a write every 0.7 s: phases, not a pace (gap_seconds is at most 1 s) */
+    assert_float_equal(write_gap(gap), 0, 1e-9);
 }
 
 int main(void)
