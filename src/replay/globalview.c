@@ -1020,7 +1020,11 @@ static int md_rank_runs(iolens_evsource *src, int r, const unsigned char *cand, 
         return rc;
     double prev_end = -1, prev_self = 0; /* the tracer's time after the previous call */
     struct md_run *cur = NULL;
-    struct gap_hist *h = calloc(1, sizeof *h); /* the current run's gaps */
+    /* the current run's gaps, summed per file (a create is an open and a close: fio's filecreate
+     * job spends 150 us between them and 1 us before the next open, and the median of single
+     * gaps was the short one) */
+    struct gap_hist *h = calloc(1, sizeof *h);
+    double fgap = -1; /* the current file's gaps so far (-1: none) */
     if (!h)
         return iol_err(IOLENS_ENOMEM, "out of memory");
     iolens_event e;
@@ -1050,15 +1054,24 @@ static int md_rank_runs(iolens_evsource *src, int r, const unsigned char *cand, 
             exists[f] = 0;
         }
         if (phase >= 0 && (!cur || cur->phase != phase)) {
+            if (cur && fgap >= 0)
+                gap_hist_add(h, fgap);
             if (cur)
                 cur->gsum = gap_hist_total(h);
             memset(h, 0, sizeof *h);
+            fgap = -1;
             if (!(cur = md_run_new(R, phase, r, e.tstart))) {
                 free(h);
                 return iol_err(IOLENS_ENOMEM, "out of memory");
             }
-        } else if (cur && gap >= 0) {
-            gap_hist_add(h, gap);
+        } else if (cur) {
+            if (phase >= 0 && stamp[f] != R->n) { /* the run's next file */
+                if (fgap >= 0)
+                    gap_hist_add(h, fgap);
+                fgap = -1;
+            }
+            if (gap >= 0)
+                fgap = fgap >= 0 ? fgap + gap : gap;
         }
         if (phase >= 0) {
             cur->calls++;
@@ -1068,6 +1081,8 @@ static int md_rank_runs(iolens_evsource *src, int r, const unsigned char *cand, 
             }
         }
     }
+    if (cur && fgap >= 0)
+        gap_hist_add(h, fgap);
     if (cur)
         cur->gsum = gap_hist_total(h);
     free(h);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,6 +390,63 @@ static void test_metadata_pauses(void **state)
     assert_float_equal(stat_gap(gap), want / 20, 1e-9);
 }
 
+/* A program creating 20 files of one folder (open O_CREAT, fsync, close), gap[i] its time
+ * between file i's fsync and its close, 1 us before the others; returns gap_seconds.create. */
+static double create_gap(const double *gap)
+{
+    static char names[20][16];
+    const char *paths[20];
+    for (int i = 0; i < 20; i++) {
+        snprintf(names[i], sizeof names[i], "/d/f%d", i);
+        paths[i] = names[i];
+    }
+    struct memsrc *m = memsrc_new(1, 20, paths);
+    double t = 0;
+    for (int i = 0; i < 60; i++) {
+        iolens_event *e = &m->ev[0][m->nev[0]++];
+        memset(e, 0, sizeof *e);
+        e->layer = IOLENS_LAYER_POSIX;
+        e->op = i % 3 == 0 ? IOLENS_OP_OPEN : i % 3 == 1 ? IOLENS_OP_SYNC : IOLENS_OP_CLOSE;
+        e->open_flags = i % 3 ? -1 : O_CREAT | O_RDWR;
+        e->file = i / 3;
+        e->size = e->offset = -1;
+        e->func = i % 3 == 0 ? "open" : i % 3 == 1 ? "fsync" : "close";
+        t += i % 3 == 2 ? gap[i / 3] : 1e-6;
+        e->tstart = t;
+        t += 2e-6;
+        e->tend = t;
+    }
+    iolens_evsource *src = NULL;
+    assert_int_equal(iolens_evsource_new(&src, &mem_ops, m), 0);
+    iolens_replay_config *cfg = NULL;
+    if (iolens_replay_config_from_events(&cfg, src) < 0)
+        fail_msg("%s", iolens_error_last());
+    assert_int_equal(cfg->nfile_configs, 1);
+    const struct rp_fileconf *f = &cfg->file_configs[0];
+    assert_int_equal(f->method, RP_METADATA);
+    assert_int_equal(f->metadata.files_per_rank, 20);
+    double g = f->metadata.gap_seconds.create;
+    iolens_replay_config_free(cfg);
+    iolens_evsource_free(src);
+    return g;
+}
+
+/* a pause is judged against the program's usual time per file, not per call: two of a file's
+ * three gaps here are short ones */
+static void test_create_pauses(void **state)
+{
+    (void)state;
+    double gap[20], want = 0;
+    for (int i = 0; i < 20; i++) {
+        gap[i] = i % 5 == 4 ? 1.5e-3 : 0.15e-3; /* a fifth of the files above 1 ms: kept */
+        want += gap[i] + (i ? 2e-6 : 1e-6);
+    }
+    assert_float_equal(create_gap(gap), want / 20, 1e-9);
+    gap[7] = 0.05; /* a pause of 50 ms: left out */
+    want -= 0.15e-3 + 2e-6;
+    assert_float_equal(create_gap(gap), want / 20, 1e-9);
+}
+
 /* A program writing 20 x 64 KiB to one file, gap[i] its time before write i (write 0 follows the
  * open: no gap); returns the config chunk's gap_seconds. */
 static double write_gap(const double *gap)
@@ -461,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_bad_sources),
         cmocka_unit_test(test_metadata_pauses),
         cmocka_unit_test(test_transfer_pauses),
+        cmocka_unit_test(test_create_pauses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
