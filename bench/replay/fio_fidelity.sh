@@ -16,9 +16,10 @@
 # itself, over fio run 1 of each round: the replays reproduce that run (its pace is in the trace),
 # so a replay off by as much as its traced run is off is faithful to the run it replays.
 #
-#   bench/replay/fio_fidelity.sh [--dir DIR] [--rounds N] [--only REGEX] [--traces N] [--keep-reporting]
+#   bench/replay/fio_fidelity.sh [--dir DIR] [--rounds N] [--only REGEX] [--traces N] [--resolution NS] [--keep-reporting]
 #
-# DIR (default /dev/shm) holds the data; run it again with --dir /tmp for ext4.
+# DIR (default /dev/shm) holds the data; run it again with --dir /tmp for ext4. --resolution: the
+# traces' timestamp unit (iolens trace --resolution; default 1000 ns).
 #
 # On a virtual machine with free page reporting (virtio-balloon hands free memory back to the
 # host: page cache freed by a file's removal is reported within 2-4 s), new page cache written
@@ -32,15 +33,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 IOLENS=${IOLENS:-$src/build/iolens}
 PY=/usr/bin/python3
-dir=/dev/shm rounds=5 only=. keep_reporting=0 traces=3
+dir=/dev/shm rounds=5 only=. keep_reporting=0 traces=3 res=1000
 while [ $# -gt 0 ]; do
   case $1 in
     --dir) dir=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --traces) traces=$2; shift 2 ;;
+    --resolution) res=$2; shift 2 ;;
     --keep-reporting) keep_reporting=1; shift ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "fio_fidelity.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -143,7 +145,7 @@ for j in "${jobs[@]}"; do
   for k in $(seq 1 "$traces"); do
     if writes; then rm -f "$d/data"/*; else layout; fi
     sync
-    "$IOLENS" trace -o "$d/t.$k" -- "${fio[@]}" >"$d/traced.$k.json" 2>"$d/trace.err"
+    "$IOLENS" trace --resolution "$res" -o "$d/t.$k" -- "${fio[@]}" >"$d/traced.$k.json" 2>"$d/trace.err"
     echo "$(fio_bw "$phase" "$d/traced.$k.json") $k" >>"$d/tbs"
   done
   km=$(sort -g "$d/tbs" | awk '{a[NR]=$2} END {print a[int((NR+1)/2)]}')

@@ -190,7 +190,7 @@ static int gv_add(struct gv_sess *s, int64_t size, int coll, double gap)
     }
     struct gv_chunk *c = &s->ch[i];
     c->count++;
-    if (gap < 0)
+    if (isnan(gap))
         return 0;
     int b = gap_bucket(gap);
     if (b >= GV_HB_MED && !s->gh && !(s->gh = calloc(1, sizeof *s->gh)))
@@ -489,22 +489,23 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
                 continue; /* a library call: its MPI-IO/POSIX calls are replayed */
             if (e.layer == IOLENS_LAYER_HDF5 && !g->h5)
                 continue;
-            double gap = -1;
+            double gap = NAN; /* NAN: no time of the program's to count before this call */
             if (prev_file >= 0 && prev_file == e.file && prev_end >= 0 && e.tstart >= prev_end &&
                 (e.op == IOLENS_OP_WRITE || e.op == IOLENS_OP_READ || e.op == IOLENS_OP_SEEK ||
                  e.op == IOLENS_OP_SYNC)) {
+                /* not clamped at 0: a gap shorter than the trace's resolution (1 us by default)
+                 * is recorded as 0 or one unit, and less the tracer's time a 0 goes below 0;
+                 * clamping each would add to the mean what the rounding took off (fio's 4 KiB
+                 * writes on tmpfs: 0.3-0.4 us a write). Pauses are left out per session
+                 * (gv_fold_gaps); a negative mean is 0 (shared_chunks). */
                 gap = e.tstart - prev_end - prev_self;
-                gap = gap < 0 ? 0 : gap; /* pauses are left out per session: gv_fold_gaps */
                 if (e.op == IOLENS_OP_SEEK || e.op == IOLENS_OP_SYNC) {
                     /* the program's time before a seek or sync (fio's between a write and
                      * its fsync) is part of the time it spends per transfer */
-                    pend = gap >= 0 ? pend + gap : -1;
-                    gap = -1;
-                } else if (gap >= 0 && pend >= 0) {
-                    gap += pend;
-                    pend = 0;
+                    pend += gap;
+                    gap = NAN;
                 } else {
-                    gap = -1;
+                    gap += pend;
                     pend = 0;
                 }
             } else if (e.file >= 0 && e.file != prev_file) {
@@ -1024,14 +1025,15 @@ static int md_rank_runs(iolens_evsource *src, int r, const unsigned char *cand, 
      * job spends 150 us between them and 1 us before the next open, and the median of single
      * gaps was the short one) */
     struct gap_hist *h = calloc(1, sizeof *h);
-    double fgap = -1; /* the current file's gaps so far (-1: none) */
+    double fgap = NAN; /* the current file's gaps so far (NAN: none) */
     if (!h)
         return iol_err(IOLENS_ENOMEM, "out of memory");
     iolens_event e;
     while ((rc = iolens_evsource_next(src, r, &e)) > 0) {
         if (e.depth != 0 || iolens_layer_is_library(e.layer))
             continue;
-        double gap = prev_end >= 0 && e.tstart >= prev_end ? e.tstart - prev_end - prev_self : -1;
+        /* (below 0 when shorter than the tracer's time: see collect) */
+        double gap = prev_end >= 0 && e.tstart >= prev_end ? e.tstart - prev_end - prev_self : NAN;
         prev_end = e.tend;
         prev_self = e.self_after;
         if (e.file < 0 || !cand[e.file])
@@ -1054,24 +1056,24 @@ static int md_rank_runs(iolens_evsource *src, int r, const unsigned char *cand, 
             exists[f] = 0;
         }
         if (phase >= 0 && (!cur || cur->phase != phase)) {
-            if (cur && fgap >= 0)
+            if (cur && !isnan(fgap))
                 gap_hist_add(h, fgap);
             if (cur)
                 cur->gsum = gap_hist_total(h);
             memset(h, 0, sizeof *h);
-            fgap = -1;
+            fgap = NAN;
             if (!(cur = md_run_new(R, phase, r, e.tstart))) {
                 free(h);
                 return iol_err(IOLENS_ENOMEM, "out of memory");
             }
         } else if (cur) {
             if (phase >= 0 && stamp[f] != R->n) { /* the run's next file */
-                if (fgap >= 0)
+                if (!isnan(fgap))
                     gap_hist_add(h, fgap);
-                fgap = -1;
+                fgap = NAN;
             }
-            if (gap >= 0)
-                fgap = fgap >= 0 ? fgap + gap : gap;
+            if (!isnan(gap))
+                fgap = !isnan(fgap) ? fgap + gap : gap;
         }
         if (phase >= 0) {
             cur->calls++;
@@ -1081,7 +1083,7 @@ static int md_rank_runs(iolens_evsource *src, int r, const unsigned char *cand, 
             }
         }
     }
-    if (cur && fgap >= 0)
+    if (cur && !isnan(fgap))
         gap_hist_add(h, fgap);
     if (cur)
         cur->gsum = gap_hist_total(h);

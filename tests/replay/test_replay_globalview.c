@@ -449,6 +449,8 @@ static void test_create_pauses(void **state)
 
 /* A program writing 20 x 64 KiB to one file, gap[i] its time before write i (write 0 follows the
  * open: no gap); returns the config chunk's gap_seconds. */
+static double wg_self; /* the tracer's time after each call (iolens_event.self_after) */
+
 static double write_gap(const double *gap)
 {
     const char *paths[] = {"/out/w"};
@@ -467,6 +469,7 @@ static double write_gap(const double *gap)
         e->tstart = t;
         t += 5e-6;
         e->tend = t;
+        e->self_after = wg_self;
     }
     iolens_evsource *src = NULL;
     assert_int_equal(iolens_evsource_new(&src, &mem_ops, m), 0);
@@ -507,6 +510,13 @@ static void test_transfer_pauses(void **state)
     for (int i = 0; i < 20; i++)
         gap[i] = 0.7; /* a write every 0.7 s: phases, not a pace (gap_seconds is at most 1 s) */
     assert_float_equal(write_gap(gap), 0, 1e-9);
+    /* gaps of 0.5 us in a trace of 1 us stamps are 0 or 1 us, less 0.2 us of the tracer's:
+     * ten of 0.8 and nine of -0.2 make 0.326 us, where clamping each at 0 made 0.421 */
+    for (int i = 0; i < 20; i++)
+        gap[i] = i % 2 ? 1e-6 : 0;
+    wg_self = 0.2e-6;
+    assert_float_equal(write_gap(gap), (10 * 0.8e-6 - 9 * 0.2e-6) / 19, 1e-9);
+    wg_self = 0;
 }
 
 int main(void)
