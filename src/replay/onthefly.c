@@ -1248,20 +1248,26 @@ struct otf_delay {
 
 static void sleep_until(double t);
 
+/* The wait for a recorded gap (less the tracer's time) after a replayed call: less the replay's
+ * own clock read and what earlier waits came out too long; a wait below 0 is carried instead. */
+static inline double delay_wait(struct otf_delay *d, double gap)
+{
+    double wait = gap / d->speed - d->own + d->debt;
+    d->debt = wait > 0 ? 0 : wait > -OTF_DEBT_MAX ? wait : -OTF_DEBT_MAX;
+    return wait;
+}
+
 /* Waits before the fast-loop call b[j] (j > i: the run's first call was waited for already). */
 static inline void fast_wait(struct otf_delay *d, const struct otf_ev *b, size_t j)
 {
     double gap = b[j].e.tstart - b[j - 1].e.tend - b[j - 1].e.self_after;
     d->prev_end = b[j].e.tend;
     d->prev_self = b[j].e.self_after;
-    double wait = gap / d->speed - d->own + d->debt;
+    double wait = delay_wait(d, gap);
     if (wait > 0) {
         double until = d->done_at + wait;
-        d->debt = 0;
         while (now() < until) {
         }
-    } else {
-        d->debt = wait > -OTF_DEBT_MAX ? wait : -OTF_DEBT_MAX;
     }
 }
 
@@ -1712,8 +1718,7 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
                  * delay): a stall of the replay (a slower call, a decoded batch) delays what
                  * follows instead of being made up by shortening the later gaps */
                 double gap = d.prev_end < 0 ? e->tstart - first : e->tstart - d.prev_end - d.prev_self;
-                double wait = d.prev_end < 0 ? gap / speed : gap / speed - d.own + d.debt;
-                d.debt = wait > 0 ? 0 : wait > -OTF_DEBT_MAX ? wait : -OTF_DEBT_MAX;
+                double wait = d.prev_end < 0 ? gap / speed : delay_wait(&d, gap);
                 sleep_until((d.prev_end < 0 ? t0 : d.done_at) + (wait > 0 ? wait : 0));
                 if (batch[i].cons && e->tend >= e->tstart) {
                     d.prev_end = e->tend;

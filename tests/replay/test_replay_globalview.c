@@ -332,9 +332,33 @@ static void test_access_order(void **state)
     iolens_evsource_free(src);
 }
 
-/* A metadata program: 20 files of one folder stat()ed, gap[i] the program's time before stat i;
- * returns the config step's gap_seconds.stat. */
-static double stat_gap(const double *gap)
+/* The global view of m's events when it is one step of `method`; *src as global_view's. */
+static iolens_replay_config *one_step(struct memsrc *m, iolens_evsource **src, int method)
+{
+    iolens_replay_config *cfg = global_view(m, src);
+    assert_int_equal(cfg->nfile_configs, 1);
+    assert_int_equal(cfg->file_configs[0].method, method);
+    return cfg;
+}
+
+/* Appends a POSIX call of rank 0 to m: `gap` after *t, lasting `dur` (*t: its end). */
+static iolens_event *timed_call(struct memsrc *m, iolens_op op, int64_t file, const char *func, double gap, double dur,
+                                double *t)
+{
+    iolens_event *e = &m->ev[0][m->nev[0]++];
+    memset(e, 0, sizeof *e);
+    e->layer = IOLENS_LAYER_POSIX;
+    e->op = op;
+    e->file = file;
+    e->size = e->offset = -1;
+    e->func = func;
+    e->tstart = *t += gap;
+    e->tend = *t += dur;
+    return e;
+}
+
+/* A source over 20 files of one folder, /d/f0 ... /d/f19, without calls. */
+static struct memsrc *folder_memsrc(void)
 {
     static char names[20][16];
     const char *paths[20];
@@ -342,31 +366,21 @@ static double stat_gap(const double *gap)
         snprintf(names[i], sizeof names[i], "/d/f%d", i);
         paths[i] = names[i];
     }
-    struct memsrc *m = memsrc_new(1, 20, paths);
+    return memsrc_new(1, 20, paths);
+}
+
+/* A metadata program: 20 files of one folder stat()ed, gap[i] the program's time before stat i;
+ * returns the config step's gap_seconds.stat. */
+static double stat_gap(const double *gap)
+{
+    struct memsrc *m = folder_memsrc();
     double t = 0;
-    for (int i = 0; i < 20; i++) {
-        iolens_event *e = &m->ev[0][m->nev[0]++];
-        memset(e, 0, sizeof *e);
-        e->layer = IOLENS_LAYER_POSIX;
-        e->op = IOLENS_OP_STAT;
-        e->file = i;
-        e->size = e->offset = -1;
-        e->func = "stat";
-        t += gap[i];
-        e->tstart = t;
-        t += 2e-6;
-        e->tend = t;
-    }
+    for (int i = 0; i < 20; i++)
+        timed_call(m, IOLENS_OP_STAT, i, "stat", gap[i], 2e-6, &t);
     iolens_evsource *src = NULL;
-    assert_int_equal(iolens_evsource_new(&src, &mem_ops, m), 0);
-    iolens_replay_config *cfg = NULL;
-    if (iolens_replay_config_from_events(&cfg, src) < 0)
-        fail_msg("%s", iolens_error_last());
-    assert_int_equal(cfg->nfile_configs, 1);
-    const struct rp_fileconf *f = &cfg->file_configs[0];
-    assert_int_equal(f->method, RP_METADATA);
-    assert_int_equal(f->metadata.files_per_rank, 20);
-    double g = f->metadata.gap_seconds.stat;
+    iolens_replay_config *cfg = one_step(m, &src, RP_METADATA);
+    assert_int_equal(cfg->file_configs[0].metadata.files_per_rank, 20);
+    double g = cfg->file_configs[0].metadata.gap_seconds.stat;
     iolens_replay_config_free(cfg);
     iolens_evsource_free(src);
     return g;
@@ -394,38 +408,17 @@ static void test_metadata_pauses(void **state)
  * between file i's fsync and its close, 1 us before the others; returns gap_seconds.create. */
 static double create_gap(const double *gap)
 {
-    static char names[20][16];
-    const char *paths[20];
-    for (int i = 0; i < 20; i++) {
-        snprintf(names[i], sizeof names[i], "/d/f%d", i);
-        paths[i] = names[i];
-    }
-    struct memsrc *m = memsrc_new(1, 20, paths);
+    struct memsrc *m = folder_memsrc();
     double t = 0;
-    for (int i = 0; i < 60; i++) {
-        iolens_event *e = &m->ev[0][m->nev[0]++];
-        memset(e, 0, sizeof *e);
-        e->layer = IOLENS_LAYER_POSIX;
-        e->op = i % 3 == 0 ? IOLENS_OP_OPEN : i % 3 == 1 ? IOLENS_OP_SYNC : IOLENS_OP_CLOSE;
-        e->open_flags = i % 3 ? -1 : O_CREAT | O_RDWR;
-        e->file = i / 3;
-        e->size = e->offset = -1;
-        e->func = i % 3 == 0 ? "open" : i % 3 == 1 ? "fsync" : "close";
-        t += i % 3 == 2 ? gap[i / 3] : 1e-6;
-        e->tstart = t;
-        t += 2e-6;
-        e->tend = t;
+    for (int i = 0; i < 20; i++) {
+        timed_call(m, IOLENS_OP_OPEN, i, "open", 1e-6, 2e-6, &t)->open_flags = O_CREAT | O_RDWR;
+        timed_call(m, IOLENS_OP_SYNC, i, "fsync", 1e-6, 2e-6, &t)->open_flags = -1;
+        timed_call(m, IOLENS_OP_CLOSE, i, "close", gap[i], 2e-6, &t)->open_flags = -1;
     }
     iolens_evsource *src = NULL;
-    assert_int_equal(iolens_evsource_new(&src, &mem_ops, m), 0);
-    iolens_replay_config *cfg = NULL;
-    if (iolens_replay_config_from_events(&cfg, src) < 0)
-        fail_msg("%s", iolens_error_last());
-    assert_int_equal(cfg->nfile_configs, 1);
-    const struct rp_fileconf *f = &cfg->file_configs[0];
-    assert_int_equal(f->method, RP_METADATA);
-    assert_int_equal(f->metadata.files_per_rank, 20);
-    double g = f->metadata.gap_seconds.create;
+    iolens_replay_config *cfg = one_step(m, &src, RP_METADATA);
+    assert_int_equal(cfg->file_configs[0].metadata.files_per_rank, 20);
+    double g = cfg->file_configs[0].metadata.gap_seconds.create;
     iolens_replay_config_free(cfg);
     iolens_evsource_free(src);
     return g;
@@ -448,39 +441,24 @@ static void test_create_pauses(void **state)
 }
 
 /* A program writing 20 x 64 KiB to one file, gap[i] its time before write i (write 0 follows the
- * open: no gap); returns the config chunk's gap_seconds. */
-static double wg_self; /* the tracer's time after each call (iolens_event.self_after) */
-
-static double write_gap(const double *gap)
+ * open: no gap), self the tracer's time after each call (iolens_event.self_after); returns the
+ * config chunk's gap_seconds. */
+static double write_gap(const double *gap, double self)
 {
-    const char *paths[] = {"/out/w"};
-    struct memsrc *m = memsrc_new(1, 1, paths);
+    struct memsrc *m = memsrc_new(1, 1, (const char *[]){"/out/w"});
     double t = 0;
-    for (int i = -1; i <= 20; i++) {
-        iolens_event *e = &m->ev[0][m->nev[0]++];
-        memset(e, 0, sizeof *e);
-        e->layer = IOLENS_LAYER_POSIX;
-        e->op = i < 0 ? IOLENS_OP_OPEN : i == 20 ? IOLENS_OP_CLOSE : IOLENS_OP_WRITE;
-        e->file = 0;
-        e->size = e->op == IOLENS_OP_WRITE ? 65536 : -1;
-        e->offset = e->op == IOLENS_OP_WRITE ? (int64_t)i * 65536 : -1;
-        e->func = e->op == IOLENS_OP_WRITE ? "write" : "test";
-        t += i >= 0 && i < 20 ? gap[i] : 1e-6;
-        e->tstart = t;
-        t += 5e-6;
-        e->tend = t;
-        e->self_after = wg_self;
+    timed_call(m, IOLENS_OP_OPEN, 0, "test", 1e-6, 5e-6, &t)->self_after = self;
+    for (int i = 0; i < 20; i++) {
+        iolens_event *e = timed_call(m, IOLENS_OP_WRITE, 0, "write", gap[i], 5e-6, &t);
+        e->size = 65536;
+        e->offset = (int64_t)i * 65536;
+        e->self_after = self;
     }
+    timed_call(m, IOLENS_OP_CLOSE, 0, "test", 1e-6, 5e-6, &t)->self_after = self;
     iolens_evsource *src = NULL;
-    assert_int_equal(iolens_evsource_new(&src, &mem_ops, m), 0);
-    iolens_replay_config *cfg = NULL;
-    if (iolens_replay_config_from_events(&cfg, src) < 0)
-        fail_msg("%s", iolens_error_last());
-    assert_int_equal(cfg->nfile_configs, 1);
-    const struct rp_fileconf *f = &cfg->file_configs[0];
-    assert_int_equal(f->method, RP_WRITE);
-    assert_int_equal(f->nchunks, 1);
-    double g = f->chunks[0].gap_seconds;
+    iolens_replay_config *cfg = one_step(m, &src, RP_WRITE);
+    assert_int_equal(cfg->file_configs[0].nchunks, 1);
+    double g = cfg->file_configs[0].chunks[0].gap_seconds;
     iolens_replay_config_free(cfg);
     iolens_evsource_free(src);
     return g;
@@ -495,10 +473,10 @@ static void test_transfer_pauses(void **state)
     for (int i = 0; i < 20; i++)
         gap[i] = 2e-6;
     gap[10] = 0.05; /* one pause of 50 ms among 2 us gaps: left out */
-    assert_float_equal(write_gap(gap), 2e-6, 1e-9);
+    assert_float_equal(write_gap(gap, 0), 2e-6, 1e-9);
     for (int i = 0; i < 20; i++)
         gap[i] = 1.5e-3; /* 1.5 ms before every write: kept */
-    assert_float_equal(write_gap(gap), 1.5e-3, 1e-9);
+    assert_float_equal(write_gap(gap, 0), 1.5e-3, 1e-9);
     double want = 0;
     for (int i = 0; i < 20; i++) {
         gap[i] = i % 4 == 3 ? 1.5e-3 : 0.6e-3; /* a quarter above 1 ms: kept */
@@ -506,17 +484,15 @@ static void test_transfer_pauses(void **state)
     }
     gap[15] = 0.4; /* and a pause of 0.4 s: left out */
     want -= 1.5e-3;
-    assert_float_equal(write_gap(gap), want / 18, 1e-9);
+    assert_float_equal(write_gap(gap, 0), want / 18, 1e-9);
     for (int i = 0; i < 20; i++)
         gap[i] = 0.7; /* a write every 0.7 s: phases, not a pace (gap_seconds is at most 1 s) */
-    assert_float_equal(write_gap(gap), 0, 1e-9);
+    assert_float_equal(write_gap(gap, 0), 0, 1e-9);
     /* gaps of 0.5 us in a trace of 1 us stamps are 0 or 1 us, less 0.2 us of the tracer's:
      * ten of 0.8 and nine of -0.2 make 0.326 us, where clamping each at 0 made 0.421 */
     for (int i = 0; i < 20; i++)
         gap[i] = i % 2 ? 1e-6 : 0;
-    wg_self = 0.2e-6;
-    assert_float_equal(write_gap(gap), (10 * 0.8e-6 - 9 * 0.2e-6) / 19, 1e-9);
-    wg_self = 0;
+    assert_float_equal(write_gap(gap, 0.2e-6), (10 * 0.8e-6 - 9 * 0.2e-6) / 19, 1e-9);
 }
 
 int main(void)
