@@ -516,6 +516,8 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
                 prev_self = e.self_after;
                 prev_file = (e.op == IOLENS_OP_WRITE || e.op == IOLENS_OP_READ || e.op == IOLENS_OP_SEEK ||
                              e.op == IOLENS_OP_SYNC) && !(e.flags & IOLENS_EVF_FAILED) ? e.file : -1;
+            } else {
+                prev_self += e.self_after; /* part of the gap, and so is the tracer's time after it */
             }
             if ((e.flags & IOLENS_EVF_FAILED) || e.file < 0)
                 continue;
@@ -1034,16 +1036,18 @@ static int md_rank_runs(iolens_evsource *src, int r, const unsigned char *cand, 
             continue;
         /* (below 0 when shorter than the tracer's time: see collect) */
         double gap = prev_end >= 0 && e.tstart >= prev_end ? e.tstart - prev_end - prev_self : NAN;
-        prev_end = e.tend;
-        prev_self = e.self_after;
-        if (e.file < 0 || !cand[e.file])
-            continue;
-        size_t f = (size_t)e.file;
-        if (e.flags & IOLENS_EVF_FAILED) {
-            if (e.op == IOLENS_OP_STAT)
-                exists[f] = 0;
+        if (e.file < 0 || !cand[e.file] || (e.flags & IOLENS_EVF_FAILED)) {
+            /* a call the steps do not make (another file, no file, a failed call: fio's stat of a
+             * file it is about to create) is part of the program's time before the next call:
+             * prev_end stays, and the tracer's time after this call is taken off too */
+            prev_self += e.self_after;
+            if (e.file >= 0 && cand[e.file] && e.op == IOLENS_OP_STAT)
+                exists[e.file] = 0;
             continue;
         }
+        prev_end = e.tend;
+        prev_self = e.self_after;
+        size_t f = (size_t)e.file;
         int phase = -1;
         if (e.op == IOLENS_OP_OPEN) {
             phase = e.open_flags >= 0 && (e.open_flags & O_CREAT) && exists[f] != 1 ? MDP_CREATE : MDP_READ;

@@ -440,6 +440,34 @@ static void test_create_pauses(void **state)
     assert_float_equal(create_gap(gap), want / 20, 1e-9);
 }
 
+/* fio's filecreate job: a failed stat of each file before it is created. The stat is no call of
+ * the step's; its time and the time before it are the program's time before the create (less the
+ * tracer's time after the stat), as a call on another file is. */
+static void test_create_failed_stat(void **state)
+{
+    (void)state;
+    struct memsrc *m = folder_memsrc();
+    double t = 0;
+    for (int i = 0; i < 20; i++) {
+        iolens_event *e = timed_call(m, IOLENS_OP_STAT, i, "stat", 5e-6, 3e-6, &t);
+        e->flags |= IOLENS_EVF_FAILED;
+        e->open_flags = -1;
+        e->self_after = 0.5e-6;
+        timed_call(m, IOLENS_OP_OPEN, i, "open", 1e-6, 2e-6, &t)->open_flags = O_CREAT | O_RDWR;
+        timed_call(m, IOLENS_OP_CLOSE, i, "close", 4e-6, 2e-6, &t)->open_flags = -1;
+        timed_call(m, IOLENS_OP_WRITE, -1, "write", 1e-6, 1e-6, &t)->open_flags = -1; /* to no file */
+    }
+    iolens_evsource *src = NULL;
+    iolens_replay_config *cfg = one_step(m, &src, RP_METADATA);
+    assert_int_equal(cfg->file_configs[0].metadata.files_per_rank, 20);
+    assert_int_equal(cfg->file_configs[0].metadata.create, 1);
+    /* file 0: 4 us before its close (the run starts at its open); the others also 1 + 1 + 5 + 3
+     * + 1 us before the open, less 0.5 us of the tracer's */
+    assert_float_equal(cfg->file_configs[0].metadata.gap_seconds.create, (4e-6 + 19 * 14.5e-6) / 20, 1e-9);
+    iolens_replay_config_free(cfg);
+    iolens_evsource_free(src);
+}
+
 /* A program writing 20 x 64 KiB to one file, gap[i] its time before write i (write 0 follows the
  * open: no gap), self the tracer's time after each call (iolens_event.self_after); returns the
  * config chunk's gap_seconds. */
@@ -506,6 +534,7 @@ int main(void)
         cmocka_unit_test(test_metadata_pauses),
         cmocka_unit_test(test_transfer_pauses),
         cmocka_unit_test(test_create_pauses),
+        cmocka_unit_test(test_create_failed_stat),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
