@@ -7,7 +7,9 @@
 # its MiB/s (fio's own figure; the replays' phase figures), of the mean duration of its 4 KiB calls
 # (call_ns) and of the mean time from one such call's end to the next one's start (gap_ns, the
 # program's own time per call; gaps of 1 ms or more left out). "cfg gap" is the config's
-# gap_seconds: what the config replay waits between calls, on top of its own loop.
+# gap_seconds: what the config replay waits between calls, on top of its own loop. A read job's
+# rounds also run `dd bs=4k` over fio's file (sequential, whatever the job's order): a plain
+# reader's time per 4 KiB read (its gap holds its write to /dev/null).
 #
 #   bench/replay/calltime_fio.sh [--dir DIR] [--rounds N] [--only REGEX]
 set -euo pipefail
@@ -22,7 +24,7 @@ while [ $# -gt 0 ]; do
     --dir) dir=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "calltime_fio.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -54,11 +56,12 @@ for j in "${jobs[@]}"; do
   "$IOLENS" replay --config-from "$d/t" -o "$d/c.json" 2>/dev/null
   gap=$("$PY" -c 'import json,sys; c=json.load(open(sys.argv[1]))
 print(max((ch.get("gap_seconds", 0) for f in c["file_configs"] for ch in f.get("chunks", [f])), default=0) * 1e9)' "$d/c.json")
-  for k in fio cfg dly; do : >"$d/$k.bw"; : >"$d/$k.call"; : >"$d/$k.gap"; done
+  kinds="fio cfg dly"; [ "$phase" = read ] && kinds="$kinds dd"
+  for k in $kinds; do : >"$d/$k.bw"; : >"$d/$k.call"; : >"$d/$k.gap"; done
   for r in $(seq 1 "$rounds"); do
-    for k in $(awk -v s="$r${#name}" 'BEGIN {srand(s); a[0]="fio"; a[1]="cfg"; a[2]="dly";
-        for (i = 2; i > 0; i--) {j = int(rand() * (i + 1)); t = a[i]; a[i] = a[j]; a[j] = t}
-        for (i = 0; i < 3; i++) print a[i]}'); do
+    for k in $(echo $kinds | awk -v s="$r${#name}" '{srand(s); n = NF; for (i = 1; i <= n; i++) a[i - 1] = $i;
+        for (i = n - 1; i > 0; i--) {j = int(rand() * (i + 1)); t = a[i]; a[i] = a[j]; a[j] = t}
+        for (i = 0; i < n; i++) print a[i]}'); do
       settle; rm -rf "$d/root"; mkdir -p "$d/root"; : >"$d/ct"
       case $k in
         fio) CALLTIME_OUT=$d/ct LD_PRELOAD=$CALLTIME "${fio[@]}" >"$d/f.json" 2>/dev/null
@@ -69,12 +72,14 @@ print(j["io_bytes"] * 1000.0 / j["runtime"] / 2**20)' "$d/f.json" "$phase" >>"$d
 print(sum(x["bytes"] for x in s) / sum(x["seconds"] for x in s) / 2**20)' "$d/c.out" "$phase" >>"$d/cfg.bw" ;;
         dly) CALLTIME_OUT=$d/ct LD_PRELOAD=$CALLTIME "$IOLENS" replay "$d/t" --delays --root "$d/root" --json >"$d/y.json" 2>/dev/null
              "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2] + "_bandwidth_bytes_per_s"] / 2**20)' "$d/y.json" "$phase" >>"$d/dly.bw" ;;
+        dd) CALLTIME_OUT=$d/ct LD_PRELOAD=$CALLTIME dd if="$(ls "$d/data"/* | head -n 1)" of=/dev/null bs=4k 2>"$d/dd.err"
+            awk '/copied/ {for (i = 1; i <= NF; i++) if ($i == "copied,") {print $1 / $(i + 1) / 2^20; exit}}' "$d/dd.err" >>"$d/dd.bw" ;;
       esac
       read -r _ _ _ c g <<<"$(ct "$d/ct" "$phase")"
       echo "$c" >>"$d/$k.call"; echo "$g" >>"$d/$k.gap"
     done
   done
-  for k in fio cfg dly; do
+  for k in $kinds; do
     printf '%-14s %-6s %-7s %8.0f %8.0f %8.0f %8s\n' "$name" "$phase" "$k" "$(median <"$d/$k.bw")" \
       "$(median <"$d/$k.call")" "$(median <"$d/$k.gap")" "$([ $k = cfg ] && printf '%.0f' "$gap" || echo -)"
   done
