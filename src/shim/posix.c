@@ -692,7 +692,13 @@ IOL_EXPORT int rename(const char *from, const char *to)
         return real_rename(from, to);
     uint64_t t0 = iol_begin();
     int r = real_rename(from, to);
-    on_path(IOL_F_rename, t0, r, from, 0, iol_path_id(to), 0);
+    iol_rawrec *rec = iol_end(IOL_F_rename, t0, r < 0);
+    if (rec) { /* a2 the target's path id, looked up after the call's end stamp as renamed()'s */
+        rec->file = iol_path_id(from);
+        rec->ret = r;
+        rec->a[2] = iol_path_id(to);
+        iol_commit(rec);
+    }
     return r;
 }
 
