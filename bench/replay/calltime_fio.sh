@@ -14,6 +14,7 @@
 #   bench/replay/calltime_fio.sh [--dir DIR] [--rounds N] [--only REGEX]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 src=$(cd "$here/../.." && pwd)
 IOLENS=${IOLENS:-$src/build/iolens}
 CALLTIME=${CALLTIME:-$src/build/bench/replay/calltime.so}
@@ -30,27 +31,25 @@ while [ $# -gt 0 ]; do
 done
 [ "$rounds" -ge 5 ] || { echo "calltime_fio.sh: need at least 5 rounds" >&2; exit 2; }
 [ -e "$CALLTIME" ] || { echo "calltime_fio.sh: no $CALLTIME (make bench_replay_calltime)" >&2; exit 2; }
-w=$(mktemp -d "$dir/iolens-calltime.XXXXXX"); trap 'rm -rf "$w"' EXIT
+w=$(mktemp -d "$dir/iolens-calltime.XXXXXX"); trap 'release_reporting; rm -rf "$w"' EXIT
+hold_reporting
 jobs=(
   "seq-write-4k|write|--rw=write --bs=4k --size=384m"
   "rand-write-4k|write|--rw=randwrite --bs=4k --size=384m"
   "seq-read-4k|read|--rw=read --bs=4k --size=128m"
   "rand-read-4k|read|--rw=randread --bs=4k --size=128m"
 )
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 # the calltime line of the phase's calls of the process that made the most of them (fio's job
 # process; the replay's worker, whose prefill writes of a read step are a line of their own)
 ct() { awk -v k="$2" '$2 == k' "$1" | sort -k3,3n | tail -n 1; }
-fstype=$(findmnt -no FSTYPE -T "$w" 2>/dev/null | head -1); [ -n "$fstype" ] || fstype=$(stat -f -c %T "$w")
-printf '%-14s %-6s %-7s %8s %8s %8s %8s   (%s, %d rounds; medians)\n' job phase run "MiB/s" call_ns gap_ns "cfg_gap" "$fstype" "$rounds"
+printf '%-14s %-6s %-7s %8s %8s %8s %8s   (%s, %d rounds; medians)\n' job phase run "MiB/s" call_ns gap_ns "cfg_gap" "$(fstype "$w")" "$rounds"
 for j in "${jobs[@]}"; do
   IFS='|' read -r name phase opts <<<"$j"
   [[ $name =~ $only ]] || continue
   d=$w/$name; mkdir -p "$d/data" "$d/root"
   read -r -a o <<<"$opts"
-  fio=(fio --name=j --directory="$d/data" --ioengine=psync --clocksource=clock_gettime "${o[@]}" --output-format=json)
-  layout() { rm -f "$d/data"/*; fio --name=j --directory="$d/data" "${o[@]}" --ioengine=psync --create_only=1 >/dev/null 2>&1; cat "$d/data"/* >/dev/null; }
-  settle() { sync; if [ "$phase" = write ]; then rm -f "$d/data"/*; else layout; fi; sync; }
+  fio_cmd "$d/data" "${o[@]}"
+  settle() { sync; if [ "$phase" = write ]; then rm -f "$d/data"/*; else fio_layout "$d/data" "${o[@]}"; fi; sync; }
   settle
   "$IOLENS" trace -o "$d/t" -- "${fio[@]}" >"$d/traced.json" 2>/dev/null
   "$IOLENS" replay --config-from "$d/t" -o "$d/c.json" 2>/dev/null
@@ -59,9 +58,7 @@ print(max((ch.get("gap_seconds", 0) for f in c["file_configs"] for ch in f.get("
   kinds="fio cfg dly"; [ "$phase" = read ] && kinds="$kinds dd"
   for k in $kinds; do : >"$d/$k.bw"; : >"$d/$k.call"; : >"$d/$k.gap"; done
   for r in $(seq 1 "$rounds"); do
-    for k in $(echo $kinds | awk -v s="$r${#name}" '{srand(s); n = NF; for (i = 1; i <= n; i++) a[i - 1] = $i;
-        for (i = n - 1; i > 0; i--) {j = int(rand() * (i + 1)); t = a[i]; a[i] = a[j]; a[j] = t}
-        for (i = 0; i < n; i++) print a[i]}'); do
+    for k in $(shuffle "$r${#name}" $kinds); do
       settle; rm -rf "$d/root"; mkdir -p "$d/root"; : >"$d/ct"
       case $k in
         fio) CALLTIME_OUT=$d/ct LD_PRELOAD=$CALLTIME "${fio[@]}" >"$d/f.json" 2>/dev/null

@@ -30,10 +30,10 @@ plain=$build/bench/replay/bench_replay_ior_plain
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 mpirun=(mpirun --oversubscribe --allow-run-as-root)
 scratch=$(mktemp -d "${DIR:-/dev/shm}/iolens-fidelity.XXXXXX")
-trap 'rm -rf "$scratch"' EXIT
+. "$root/bench/replay/lib.sh"
+trap 'release_reporting; rm -rf "$scratch"' EXIT
+hold_reporting
 mib=${MIB:-64}
-
-median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "nan"; else print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 run_plain() { # -> "write_bw read_bw"
   mkdir -p "$scratch/orig"

@@ -21,15 +21,12 @@
 # DIR (default /dev/shm) holds the data; run it again with --dir /tmp for ext4. --resolution: the
 # traces' timestamp unit (iolens trace --resolution; default 1000 ns).
 #
-# On a virtual machine with free page reporting (virtio-balloon hands free memory back to the
-# host: page cache freed by a file's removal is reported within 2-4 s), new page cache written
-# into reported memory costs a fault in the host per page: fio's 1 GiB on ext4 at 2.6 GB/s in some
-# runs and 10 GB/s in others, any program, whichever memory it got. While it runs, the bench holds
-# freed memory back from the host for as long as the kernel allows (page_reporting's min_free_ms:
-# 300 s here, else 60 s; restored at exit; as root, where the kernel has the setting);
+# While it runs, the bench holds freed memory back from a virtual machine's host (lib.sh:
+# hold_reporting; new page cache written into reported memory is slow in some runs);
 # --keep-reporting leaves it alone.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 src=$(cd "$here/../.." && pwd)
 IOLENS=${IOLENS:-$src/build/iolens}
 PY=/usr/bin/python3
@@ -42,30 +39,20 @@ while [ $# -gt 0 ]; do
     --traces) traces=$2; shift 2 ;;
     --resolution) res=$2; shift 2 ;;
     --keep-reporting) keep_reporting=1; shift ;;
-    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "fio_fidelity.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
 [ "$rounds" -ge 5 ] || { echo "fio_fidelity.sh: need at least 5 rounds" >&2; exit 2; }
 w=$(mktemp -d "$dir/iolens-fio-fidelity.XXXXXX")
 # KEEP=1 keeps the folder (traces, configs, every run's JSON) and prints its name
-rep=/sys/module/page_reporting/parameters/min_free_ms rep_old=
 cleanup() {
-  [ -n "$rep_old" ] && echo "$rep_old" >"$rep"
+  release_reporting
   [ -n "${KEEP:-}" ] || rm -rf "$w"
 }
 trap cleanup EXIT
 [ -n "${KEEP:-}" ] && echo "kept: $w" >&2
-hold=
-if [ "$keep_reporting" = 0 ] && [ -w "$rep" ] && rep_old=$(cat "$rep"); then
-  for v in 300000 60000; do echo "$v" >"$rep" 2>/dev/null && { hold=$v; break; }; done
-fi
-if [ -n "$hold" ]; then
-  echo "free page reporting held back for $((hold / 1000)) s while the bench runs (min_free_ms $rep_old -> $hold, restored at exit)" >&2
-else
-  rep_old=
-  [ -e "$rep" ] && echo "free page reporting left as it is: new page cache may be slow in some runs (see --help)" >&2
-fi
+[ "$keep_reporting" = 1 ] || hold_reporting
 # name | phase | fio options (the data folder is added)
 jobs=(
 # (sizes such that the shortest run lasts ~0.1 s: fio reports bandwidth from a runtime in whole
@@ -108,12 +95,10 @@ else:
 # before every timed run: the previous run's writeback done (sync); for a write job, fio's files
 # removed, so that fio writes a new file as in the traced run (an existing file is overwritten in
 # place: another workload, and on ext4 a slower one while its last writeback runs).
-# For a read job, fio's file is laid out anew before every run of fio and read once, untimed: the
-# replays read files they have just written and read once (the on-the-fly replay's inputs, the
-# config replay's prefill), and a file's age changes how fast it reads on this machine (tmpfs,
-# 1 GiB: a file laid out at the start of the bench read at 13.8 GB/s, a new one after one
-# read at 10.9); like is compared with like.
-layout() { rm -f "$d/data"/*; fio --name=j --directory="$d/data" "${o[@]}" --ioengine=psync --create_only=1 >/dev/null 2>&1; cat "$d/data"/* >/dev/null; }
+# For a read job, fio's file is laid out anew before every run of fio and read once, untimed
+# (fio_layout in lib.sh): the replays read files they have just written and read once (the
+# on-the-fly replay's inputs, the config replay's prefill); like is compared with like.
+layout() { fio_layout "$d/data" "${o[@]}"; }
 # A read job's file is dropped from the page cache before every run: left cached by fio's run, a
 # replay right after it read its own 1 GiB cold at 0.3 of the speed it had after another replay
 # (ext4 on a virtual disk; fio drops its file itself before reading, so this changes nothing for it).
@@ -123,20 +108,14 @@ for f in sys.argv[1:]:
 writes() { [ "$phase" = write ] || [ "$phase" = create ]; }
 settle() { sync; if writes; then rm -f "$d/data"/*; else drop; fi; sync; }
 settle_fio() { writes || layout; settle; }
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 printf '%-20s %-6s %10s %8s %8s %8s %8s %8s %8s   (%s, %d rounds; median of per-round ratios to fio run 1)\n' \
-  job phase "MiB|op/s" "A/A" "traced" "on-fly" "delays" "config" "cold" "$(findmnt -no FSTYPE -T "$w" 2>/dev/null | head -n 1 || stat -f -c %T "$w")" "$rounds"
+  job phase "MiB|op/s" "A/A" "traced" "on-fly" "delays" "config" "cold" "$(fstype "$w")" "$rounds"
 for j in "${jobs[@]}"; do
   IFS='|' read -r name phase opts <<<"$j"
   [[ $name =~ $only ]] || continue
   d=$w/$name; mkdir -p "$d/data" "$d/root"
   read -r -a o <<<"$opts"
-  # fio times itself with the processor's time-stamp counter when a test at its start finds it
-  # reliable, else with clock_gettime; the test's verdict changes from one run to the next on a
-  # virtual machine (2 of 5 untraced runs chose clock_gettime here), and a metadata job spends most
-  # of its time in fio's own loop, reading the clock: 4,366 stats a second with one, 2,537 with
-  # the other. Every run is given clock_gettime, so that all time themselves alike.
-  fio=(fio --name=j --directory="$d/data" --ioengine=psync --clocksource=clock_gettime "${o[@]}" --output-format=json)
+  fio_cmd "$d/data" "${o[@]}"  # (every run timed by clock_gettime: see lib.sh)
   # the traced run's own figure: what the replays reproduce (its pace is in the trace's gaps).
   # One traced run can be far from fio's usual figure (0.13 to 2.8 of it in single runs here),
   # and the replays then reproduce that run: the job is traced TRACES times and the trace of the
@@ -156,9 +135,7 @@ for j in "${jobs[@]}"; do
   for r in $(seq 1 "$rounds"); do
     # a seeded shuffle per round (per job): with a rotation, each kind of run always followed the
     # same other kind (the on-the-fly replay always came right after fio's runs)
-    for k in $(awk -v s="$r$((${#name} * 7))" 'BEGIN {srand(s); for (i = 0; i < 6; i++) a[i] = i;
-        for (i = 5; i > 0; i--) {j = int(rand() * (i + 1)); t = a[i]; a[i] = a[j]; a[j] = t}
-        for (i = 0; i < 6; i++) print a[i]}'); do
+    for k in $(shuffle "$r$((${#name} * 7))" 0 1 2 3 4 5); do
       case $k in
         0) settle_fio; "${fio[@]}" >"$d/f1.json" 2>/dev/null; a=$(fio_bw "$phase" "$d/f1.json") ;;
         5) settle_fio; "${fio[@]}" >"$d/f2.json" 2>/dev/null; b=$(fio_bw "$phase" "$d/f2.json") ;;

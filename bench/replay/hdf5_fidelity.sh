@@ -31,8 +31,8 @@ scratch=$(mktemp -d "${DIR:-/dev/shm}/iolens-h5fid.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 n=${N:-512}
 iters=${ITERS:-64}
-median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "nan"; else print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-fstype=$(findmnt -n -o FSTYPE --target "$scratch" 2>/dev/null | head -1 || stat -f -c %T "$scratch")
+. "$root/bench/replay/lib.sh"
+fs=$(fstype "$scratch")
 
 orig() { # np args... -> "write_s read_s"
   local np=$1; shift
@@ -55,7 +55,7 @@ replay() { # np extra options -> "write_s read_s"
     /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["level"] == "hdf5"; print(d["write_seconds"], d["read_seconds"])'
 }
 
-echo "# HDF5 library-level replay fidelity: ${n}x${n} doubles x $iters per rank, $rounds rounds, $fstype ($scratch)"
+echo "# HDF5 library-level replay fidelity: ${n}x${n} doubles x $iters per rank, $rounds rounds, $fs ($scratch)"
 printf '%-22s %9s %9s %7s %7s %7s %7s\n' cell orig_w_MiB orig_r_MiB aa_w aa_r otf_w otf_r
 cells=${CELLS:-"1:contig 1:chunk 4:contig 4:contig-coll 4:chunk-coll"}
 declare -A W R

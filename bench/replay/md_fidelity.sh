@@ -13,6 +13,7 @@
 #   bench/replay/md_fidelity.sh [--dir DIR]... [--files N] [--rounds R]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 src=$(cd "$here/../.." && pwd)
 IOLENS=${IOLENS:-$src/build/iolens}
 PROG=${PROG:-$src/build/tests/replay/replay_programs}
@@ -29,17 +30,17 @@ while [ $# -gt 0 ]; do
 done
 [ ${#dirs[@]} -gt 0 ] || dirs=(/tmp /dev/shm)
 printf '%-10s %-7s %12s %8s %8s %10s\n' fs phase "orig op/s" "A/A" config "on the fly"
+trap release_reporting EXIT
+hold_reporting
 for dir in "${dirs[@]}"; do
-  w=$(mktemp -d "$dir/iolens-md.XXXXXX"); trap 'rm -rf "$w"' EXIT
+  w=$(mktemp -d "$dir/iolens-md.XXXXXX"); trap 'release_reporting; rm -rf "$w"' EXIT
   mkdir -p "$w/d"
   "$IOLENS" trace -o "$w/t" -- "$PROG" meta "$w/d" "$n" >/dev/null 2>&1
   rm -rf "$w/d"
   "$IOLENS" replay --config-from "$w/t" -o "$w/c.json" 2>/dev/null
   : >"$w/rows"
   for r in $(seq 1 "$rounds"); do
-    for k in $(awk -v s="$r" 'BEGIN {srand(s); for (i = 0; i < 4; i++) a[i] = i;
-                 for (i = 3; i > 0; i--) {j = int(rand() * (i + 1)); t = a[i]; a[i] = a[j]; a[j] = t}
-                 for (i = 0; i < 4; i++) print a[i]}'); do
+    for k in $(shuffle "$r" 0 1 2 3); do
       sync
       case $k in
         0) mkdir "$w/d"; "$PROG" meta "$w/d" "$n" >"$w/o1"; rm -rf "$w/d" ;;
@@ -58,8 +59,7 @@ for ph in ("create", "stat", "unlink"):
     print(ph, o1[ph], o2[ph] / o1[ph], rp.get(ph, 0) / o1[ph], otf.get(ph, 0) / o1[ph])
 PYEOF
   done
-  fstype=$(findmnt -no FSTYPE -T "$w" 2>/dev/null | head -1); [ -n "$fstype" ] || fstype=$(stat -f -c %T "$w")
-  "$PY" - "$w/rows" "$fstype" <<'PYEOF'
+  "$PY" - "$w/rows" "$(fstype "$w")" <<'PYEOF'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 for ph in ("create", "stat", "unlink"):
@@ -68,5 +68,5 @@ for ph in ("create", "stat", "unlink"):
           statistics.median(float(x[2]) for x in r), statistics.median(float(x[3]) for x in r),
           statistics.median(float(x[4]) for x in r)))
 PYEOF
-  rm -rf "$w"; trap - EXIT
+  rm -rf "$w"; trap release_reporting EXIT
 done

@@ -12,6 +12,7 @@
 #   bench/replay/paced_fidelity.sh [--dir DIR] [--rounds R] [--paces "US ..."]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 src=$(cd "$here/../.." && pwd)
 IOLENS=${IOLENS:-$src/build/iolens}
 PROG=${PROG:-$src/build/tests/replay/replay_programs}
@@ -27,10 +28,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ "$rounds" -ge 5 ] || { echo "paced_fidelity.sh: need at least 5 rounds" >&2; exit 2; }
-w=$(mktemp -d "$dir/iolens-paced.XXXXXX"); trap 'rm -rf "$w"' EXIT
-fstype=$(findmnt -no FSTYPE -T "$w" 2>/dev/null | head -1); [ -n "$fstype" ] || fstype=$(stat -f -c %T "$w")
+w=$(mktemp -d "$dir/iolens-paced.XXXXXX"); trap 'release_reporting; rm -rf "$w"' EXIT
+hold_reporting
 printf '%-8s %8s %-6s %10s %8s %8s %8s %8s   (%s, %d rounds; medians of ratios to the program run 1)\n' \
-  pace_us calls phase "MiB/s" "A/A" traced delays config "$fstype" "$rounds"
+  pace_us calls phase "MiB/s" "A/A" traced delays config "$(fstype "$w")" "$rounds"
 for us in $paces; do
   n=4000
   [ "$us" = 0 ] || n=$(awk -v u="$us" 'BEGIN {n = int(450000 / u); print n < 100 ? 100 : n}')
@@ -40,9 +41,7 @@ for us in $paces; do
   "$IOLENS" replay --config-from "$d/t" -o "$d/c.json" 2>/dev/null
   : >"$d/rows"
   for r in $(seq 1 "$rounds"); do
-    for k in $(awk -v s="$r$us" 'BEGIN {srand(s); for (i = 0; i < 4; i++) a[i] = i;
-                 for (i = 3; i > 0; i--) {j = int(rand() * (i + 1)); t = a[i]; a[i] = a[j]; a[j] = t}
-                 for (i = 0; i < 4; i++) print a[i]}'); do
+    for k in $(shuffle "$r$us" 0 1 2 3); do
       sync
       case $k in
         0) "$PROG" paced "$d/f" "$n" "$us" >"$d/o1"; rm -f "$d/f" ;;
