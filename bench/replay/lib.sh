@@ -50,7 +50,8 @@ fio_layout() {
 # kernel lets it while the bench runs: page_reporting's min_free_ms (how long memory stays free
 # before it is reported: 300 s here, else 60 s) and max_waiting_mib (how much may wait: 1024 here,
 # and a bench that writes and removes 1 GiB files frees more than that within a minute; 1.5 GiB
-# written with dd after a removal took 0.26-1.69 s with 1024, 0.29-0.33 s with 16384). As root,
+# written with dd 3 s after a removal took 0.29-0.45 s, median 0.34, with 1024 and 0.28-0.39 s,
+# median 0.285, raised: reporting_ab.sh). As root,
 # where the kernel has the settings; release_reporting (from the EXIT trap) restores them.
 REP=/sys/module/page_reporting/parameters rep_saved=()
 hold_reporting() {
