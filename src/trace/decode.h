@@ -46,7 +46,7 @@ typedef struct iol_thread {
 } iol_thread;
 
 /* One function's sampled tracer cost in a process (func: this reader's id); after: its
- * iolens_event.self_after (its own mean with IOL_SELF_FUNC_MIN samples, else the process's) */
+ * iolens_event.self_after (its own mean with IOL_SELF_FUNC_MIN samples, else the process's self_other) */
 typedef struct iol_selff {
     uint32_t func;
     uint64_t samples, post_ns;
@@ -60,6 +60,7 @@ typedef struct iol_proc {
     int stopped; /* iolens_trace_stop */
     iol_rawself self; /* SELF section: the tracer's sampled cost, zero if none */
     double self_mean; /* post_ns / samples, in seconds (0 without samples) */
+    double self_other; /* self_after of a function without figures of its own (decode.c: self_fallback) */
     iol_selff *selff; /* SELF's figures per function (format 1.2), nselff of them; NULL if none */
     size_t nselff;
     int64_t *v;

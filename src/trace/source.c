@@ -209,7 +209,7 @@ static void fill_event(iol_trace *t, int rank, iol_proc *p, const iol_thread *th
     ev->layer = fi->layer;
     ev->op = fi->op;
     ev->func = fi->name;
-    ev->self_after = p->self_mean;
+    ev->self_after = p->self_other;
     for (size_t k = 0; k < p->nselff; k++) /* a handful: the functions the process called */
         if (p->selff[k].func == r->func) {
             ev->self_after = p->selff[k].after;
