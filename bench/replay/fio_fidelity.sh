@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
-# Replay fidelity on fio: each job is traced TRACES times (default 3) with iolens and the trace of the
-# run with the median figure kept, then every round runs fio twice (the
-# second run against the first is the A/A control, the machine's noise floor; each of the two has
-# its own place in the round's order, as every replay has), the replay on the fly
-# (`iolens replay TRACE`), the same with --delays (the recorded time between calls reproduced), the
-# replay of `iolens replay --config-from TRACE`, and the same with --cold-reads (read steps start
-# with the file's pages dropped, as fio's invalidate=1 does), in an order shuffled anew every
-# round. Per round, replay bandwidth / fio's own reported bandwidth for the job's phase; medians
-# over the rounds. fio's figure is that of its "Run status group" line: the bytes of all its jobs
-# over the longest job's runtime, as the replay's is the bytes over the span of all its processes
-# (the sum of the jobs' own rates is larger whenever one job finishes first: 0.93 of it in most
-# runs of two 512 MiB jobs on tmpfs here, 0.29 in one). Every run starts from the same state: the
-# previous run's writeback done (sync), fio's files of a write job removed (the traced run wrote a
-# new file, and so does each replay). "traced" is the figure fio reported for the traced run
-# itself, over fio run 1 of each round: the replays reproduce that run (its pace is in the trace),
-# so a replay off by as much as its traced run is off is faithful to the run it replays.
+# Replay fidelity on fio: every round traces each job once with iolens and builds a config from
+# that trace, then runs fio twice (the second run against the first is the A/A control, the
+# machine's noise floor; each of the two has its own place in the round's order, as every replay
+# has), the replay on the fly of the round's trace (`iolens replay TRACE`), the same with --delays
+# (the recorded time between calls reproduced), the replay of `iolens replay --config-from TRACE`,
+# and the same with --cold-reads (read steps start with the file's pages dropped, as fio's
+# invalidate=1 does), in an order shuffled anew every round. Per round, replay bandwidth / fio's
+# own reported bandwidth for the job's phase; medians over the rounds. fio's figure is that of its
+# "Run status group" line: the bytes of all its jobs over the longest job's runtime, as the
+# replay's is the bytes over the span of all its processes (the sum of the jobs' own rates is
+# larger whenever one job finishes first: 0.93 of it in most runs of two 512 MiB jobs on tmpfs
+# here, 0.29 in one). Every run starts from the same state: the previous run's writeback done
+# (sync), fio's files of a write job removed (the traced run wrote a new file, and so does each
+# replay). "traced" is the figure fio reported for the round's traced run itself, over fio run 1
+# of the round: a replay reproduces the run it was made from (its pace is in the trace), and one
+# run of fio can be far from another, so each round replays a trace of its own rather than all
+# rounds one trace. The last two columns are the --delays and config replays over the round's
+# traced run: how closely each reproduces the run it replays.
 #
-#   bench/replay/fio_fidelity.sh [--dir DIR] [--rounds N] [--only REGEX] [--traces N] [--resolution NS] [--keep-reporting]
+#   bench/replay/fio_fidelity.sh [--dir DIR] [--rounds N] [--only REGEX] [--resolution NS] [--keep-reporting]
 #
 # DIR (default /dev/shm) holds the data; run it again with --dir /tmp for ext4. --resolution: the
 # traces' timestamp unit (iolens trace --resolution; default 1000 ns).
@@ -30,16 +32,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 IOLENS=${IOLENS:-$src/build/iolens}
 PY=/usr/bin/python3
-dir=/dev/shm rounds=5 only=. keep_reporting=0 traces=3 res=1000
+dir=/dev/shm rounds=5 only=. keep_reporting=0 res=1000
 while [ $# -gt 0 ]; do
   case $1 in
     --dir) dir=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
-    --traces) traces=$2; shift 2 ;;
     --resolution) res=$2; shift 2 ;;
     --keep-reporting) keep_reporting=1; shift ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "fio_fidelity.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -108,31 +109,22 @@ for f in sys.argv[1:]:
 writes() { [ "$phase" = write ] || [ "$phase" = create ]; }
 settle() { sync; if writes; then rm -f "$d/data"/*; else drop; fi; sync; }
 settle_fio() { writes || layout; settle; }
-printf '%-20s %-6s %10s %8s %8s %8s %8s %8s %8s   (%s, %d rounds; median of per-round ratios to fio run 1)\n' \
-  job phase "MiB|op/s" "A/A" "traced" "on-fly" "delays" "config" "cold" "$(fstype "$w")" "$rounds"
+printf '%-20s %-6s %10s %8s %8s %8s %8s %8s %8s %8s %8s   (%s, %d rounds; median of per-round ratios to fio run 1; the last two to the traced run of the round)\n' \
+  job phase "MiB|op/s" "A/A" "traced" "on-fly" "delays" "config" "cold" "dly:trc" "cfg:trc" "$(fstype "$w")" "$rounds"
 for j in "${jobs[@]}"; do
   IFS='|' read -r name phase opts <<<"$j"
   [[ $name =~ $only ]] || continue
   d=$w/$name; mkdir -p "$d/data" "$d/root"
   read -r -a o <<<"$opts"
   fio_cmd "$d/data" "${o[@]}"  # (every run timed by clock_gettime: see lib.sh)
-  # the traced run's own figure: what the replays reproduce (its pace is in the trace's gaps).
-  # One traced run can be far from fio's usual figure (0.13 to 2.8 of it in single runs here),
-  # and the replays then reproduce that run: the job is traced TRACES times and the trace of the
-  # run with the median figure is kept.
-  : >"$d/tbs"
-  for k in $(seq 1 "$traces"); do
-    if writes; then rm -f "$d/data"/*; else layout; fi
-    sync
-    "$IOLENS" trace --resolution "$res" -o "$d/t.$k" -- "${fio[@]}" >"$d/traced.$k.json" 2>"$d/trace.err"
-    echo "$(fio_bw "$phase" "$d/traced.$k.json") $k" >>"$d/tbs"
-  done
-  km=$(sort -g "$d/tbs" | awk '{a[NR]=$2} END {print a[int((NR+1)/2)]}')
-  mv "$d/t.$km" "$d/t"; mv "$d/traced.$km.json" "$d/traced.json"; rm -f "$d"/t.[0-9]* "$d"/traced.[0-9]*.json
-  tb=$(fio_bw "$phase" "$d/traced.json")
-  "$IOLENS" replay --config-from "$d/t" -o "$d/c.json" 2>/dev/null
-  : >"$d/aa"; : >"$d/otf"; : >"$d/dly"; : >"$d/cfg"; : >"$d/cold"; : >"$d/base"; : >"$d/trc"
+  : >"$d/aa"; : >"$d/otf"; : >"$d/dly"; : >"$d/cfg"; : >"$d/cold"; : >"$d/base"; : >"$d/trc"; : >"$d/dt"; : >"$d/ct"
   for r in $(seq 1 "$rounds"); do
+    # the round's trace and config: the traced run's own figure is what the replays reproduce
+    # (its pace is in the trace's gaps)
+    settle_fio; rm -rf "$d/t" "$d/c.json"
+    "$IOLENS" trace --resolution "$res" -o "$d/t" -- "${fio[@]}" >"$d/traced.json" 2>"$d/trace.err"
+    tb=$(fio_bw "$phase" "$d/traced.json"); cp "$d/traced.json" "$d/traced$r.json"
+    "$IOLENS" replay --config-from "$d/t" -o "$d/c.json" 2>/dev/null
     # a seeded shuffle per round (per job): with a rotation, each kind of run always followed the
     # same other kind (the on-the-fly replay always came right after fio's runs)
     for k in $(shuffle "$r$((${#name} * 7))" 0 1 2 3 4 5); do
@@ -152,9 +144,12 @@ for j in "${jobs[@]}"; do
     awk -v a="$a" -v b="$cb" 'BEGIN {print b / a}' >>"$d/cfg"
     awk -v a="$a" -v b="$kb" 'BEGIN {print b / a}' >>"$d/cold"
     awk -v a="$a" -v b="$tb" 'BEGIN {print b / a}' >>"$d/trc"
+    awk -v a="$tb" -v b="$yb" 'BEGIN {print b / a}' >>"$d/dt"
+    awk -v a="$tb" -v b="$cb" 'BEGIN {print b / a}' >>"$d/ct"
   done
   unit=1048576; writes || [ "$phase" = read ] || unit=1  # (create, stat: operations/s)
   [ "$phase" = create ] && unit=1
-  printf '%-20s %-6s %10.0f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f\n' "$name" "$phase" "$(median <"$d/base" | awk -v u="$unit" '{print $1 / u}')" \
-    "$(median <"$d/aa")" "$(median <"$d/trc")" "$(median <"$d/otf")" "$(median <"$d/dly")" "$(median <"$d/cfg")" "$(median <"$d/cold")"
+  printf '%-20s %-6s %10.0f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f\n' "$name" "$phase" "$(median <"$d/base" | awk -v u="$unit" '{print $1 / u}')" \
+    "$(median <"$d/aa")" "$(median <"$d/trc")" "$(median <"$d/otf")" "$(median <"$d/dly")" "$(median <"$d/cfg")" "$(median <"$d/cold")" \
+    "$(median <"$d/dt")" "$(median <"$d/ct")"
 done
