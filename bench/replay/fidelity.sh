@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Replay fidelity: IOR-like runs of bench_replay_ior_plain are traced
-# with iolens, then replayed (a) from the config `iolens replay --config-from` builds and
+# with iolens (anew every round), then replayed (a) from the config `iolens replay --config-from` builds and
 # (b) on the fly (`mpirun -np N iolens replay TRACE`). Every round runs the original and both
 # replays back to back, in an order that rotates from round to round (so none always follows
 # another's teardown); per round the ratios replay/original of the write and read bandwidth;
@@ -61,13 +61,14 @@ for mode in ${MODES:-posix-shared posix-fpp mpiio-indep mpiio-coll}; do
   for size in ${SIZES:-1048576 4096}; do
     count=$(( size == 4096 ? mib * 64 : mib * 1048576 / size ))
     for np in ${RANKS:-1 2 4}; do
-      # the original, traced once: the trace both replays start from
-      mkdir -p "$scratch/orig"
-      "${mpirun[@]}" -np "$np" "$iolens" trace -o "$scratch/T" -- "$plain" "$mode" "$size" "$count" "$scratch/orig" > /dev/null 2>&1
-      rm -rf "$scratch/orig"
-      "$iolens" replay --config-from "$scratch/T" -o "$scratch/cfg.json"
       : > "$scratch/rows"
       for i in $(seq "$rounds"); do
+        # the original traced anew every round: the trace both replays of the round start from
+        # (a replay reproduces the pace of the run it was made from, and one run is not another)
+        mkdir -p "$scratch/orig"; rm -rf "$scratch/T" "$scratch/cfg.json"
+        "${mpirun[@]}" -np "$np" "$iolens" trace -o "$scratch/T" -- "$plain" "$mode" "$size" "$count" "$scratch/orig" > /dev/null 2>&1
+        rm -rf "$scratch/orig"
+        "$iolens" replay --config-from "$scratch/T" -o "$scratch/cfg.json"
         # rotate the order: round i starts with program (i-1) mod 4
         progs=(plain config otf again); k=$(( (i - 1) % 4 )); order="${progs[*]:k} ${progs[*]:0:k}"
         for who in $order; do
