@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Replay fidelity: IOR-like runs of bench_replay_ior_plain are traced
-# with iolens (anew every round), then replayed (a) from the config `iolens replay --config-from` builds and
+# with iolens (once, or anew every round with TRACE=round), then replayed (a) from the config `iolens replay --config-from` builds and
 # (b) on the fly (`mpirun -np N iolens replay TRACE`). Every round runs the original and both
 # replays back to back, in an order that rotates from round to round (so none always follows
 # another's teardown); per round the ratios replay/original of the write and read bandwidth;
@@ -9,7 +9,7 @@
 # the noise floor of the machine: a replay ratio is only as precise as that control.
 #
 #   [MODES="posix-shared posix-fpp mpiio-indep mpiio-coll"] [SIZES="1048576 4096"] [RANKS="1 2 4"]
-#   [DIR=/dev/shm] [MIB=64] [RAW=FILE] bench/replay/fidelity.sh [BUILD_DIR] [ROUNDS] [CSV]
+#   [DIR=/dev/shm] [MIB=64] [RAW=FILE] [TRACE=round|once] bench/replay/fidelity.sh [BUILD_DIR] [ROUNDS] [CSV]
 #
 # Besides the medians of the per-round ratios, best_w / best_r are the ratios of the best
 # bandwidths over the rounds (replay's best / original's best): on a loaded machine the best of
@@ -63,12 +63,17 @@ for mode in ${MODES:-posix-shared posix-fpp mpiio-indep mpiio-coll}; do
     for np in ${RANKS:-1 2 4}; do
       : > "$scratch/rows"
       for i in $(seq "$rounds"); do
-        # the original traced anew every round: the trace both replays of the round start from
-        # (a replay reproduces the pace of the run it was made from, and one run is not another)
-        mkdir -p "$scratch/orig"; rm -rf "$scratch/T" "$scratch/cfg.json"
-        "${mpirun[@]}" -np "$np" "$iolens" trace -o "$scratch/T" -- "$plain" "$mode" "$size" "$count" "$scratch/orig" > /dev/null 2>&1
-        rm -rf "$scratch/orig"
-        "$iolens" replay --config-from "$scratch/T" -o "$scratch/cfg.json"
+        # the original traced: the trace both replays of the round start from, once for all
+        # rounds (TRACE=once, the default) or anew every round (TRACE=round: a replay reproduces
+        # the pace of the run it was made from, and one run is not another; side by side on ext4
+        # at 4 KiB it was the noisier of the two, with one more write and removal of the
+        # program's files per round)
+        if [ "$i" = 1 ] || [ "${TRACE:-once}" = round ]; then
+          mkdir -p "$scratch/orig"; rm -rf "$scratch/T" "$scratch/cfg.json"
+          "${mpirun[@]}" -np "$np" "$iolens" trace -o "$scratch/T" -- "$plain" "$mode" "$size" "$count" "$scratch/orig" > /dev/null 2>&1
+          rm -rf "$scratch/orig"
+          "$iolens" replay --config-from "$scratch/T" -o "$scratch/cfg.json"
+        fi
         # rotate the order: round i starts with program (i-1) mod 4
         progs=(plain config otf again); k=$(( (i - 1) % 4 )); order="${progs[*]:k} ${progs[*]:0:k}"
         for who in $order; do
