@@ -109,6 +109,7 @@ for f in sys.argv[1:]:
 writes() { [ "$phase" = write ] || [ "$phase" = create ]; }
 settle() { sync; if writes; then rm -f "$d/data"/*; else drop; fi; sync; }
 settle_fio() { writes || layout; settle; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {print b / a}' >>"$d/$3"; }  # ratio DENOMINATOR NUMERATOR FILE: appends b / a
 printf '%-20s %-6s %10s %8s %8s %8s %8s %8s %8s %8s %8s   (%s, %d rounds; median of per-round ratios to fio run 1; the last two to the traced run of the round)\n' \
   job phase "MiB|op/s" "A/A" "traced" "on-fly" "delays" "config" "cold" "dly:trc" "cfg:trc" "$(fstype "$w")" "$rounds"
 for j in "${jobs[@]}"; do
@@ -117,7 +118,7 @@ for j in "${jobs[@]}"; do
   d=$w/$name; mkdir -p "$d/data" "$d/root"
   read -r -a o <<<"$opts"
   fio_cmd "$d/data" "${o[@]}"  # (every run timed by clock_gettime: see lib.sh)
-  : >"$d/aa"; : >"$d/otf"; : >"$d/dly"; : >"$d/cfg"; : >"$d/cold"; : >"$d/base"; : >"$d/trc"; : >"$d/dt"; : >"$d/ct"
+  for f in base aa otf dly cfg cold trc dt ct; do : >"$d/$f"; done
   for r in $(seq 1 "$rounds"); do
     # the round's trace and config: the traced run's own figure is what the replays reproduce
     # (its pace is in the trace's gaps)
@@ -138,14 +139,14 @@ for j in "${jobs[@]}"; do
       esac
     done
     echo "$a" >>"$d/base"
-    awk -v a="$a" -v b="$b" 'BEGIN {print b / a}' >>"$d/aa"
-    awk -v a="$a" -v b="$ob" 'BEGIN {print b / a}' >>"$d/otf"
-    awk -v a="$a" -v b="$yb" 'BEGIN {print b / a}' >>"$d/dly"
-    awk -v a="$a" -v b="$cb" 'BEGIN {print b / a}' >>"$d/cfg"
-    awk -v a="$a" -v b="$kb" 'BEGIN {print b / a}' >>"$d/cold"
-    awk -v a="$a" -v b="$tb" 'BEGIN {print b / a}' >>"$d/trc"
-    awk -v a="$tb" -v b="$yb" 'BEGIN {print b / a}' >>"$d/dt"
-    awk -v a="$tb" -v b="$cb" 'BEGIN {print b / a}' >>"$d/ct"
+    ratio "$a" "$b" aa
+    ratio "$a" "$ob" otf
+    ratio "$a" "$yb" dly
+    ratio "$a" "$cb" cfg
+    ratio "$a" "$kb" cold
+    ratio "$a" "$tb" trc
+    ratio "$tb" "$yb" dt
+    ratio "$tb" "$cb" ct
   done
   unit=1048576; writes || [ "$phase" = read ] || unit=1  # (create, stat: operations/s)
   [ "$phase" = create ] && unit=1
