@@ -280,6 +280,9 @@ IOLENS_API int iolens_detect_train(iolens_detect_model **out, const iolens_detec
 IOLENS_API int iolens_detect_model_save(const iolens_detect_model *m, const char *dir, const char *note);
 /** Loads a folder written by iolens_detect_model_save (checks feature order). */
 IOLENS_API int iolens_detect_model_load(iolens_detect_model **out, const char *dir);
+/** Checks, without loading them, that dir is a folder with a meta.json: a wrong folder is
+ *  named before any slow work (iolens_detect_model_load checks it again). */
+IOLENS_API int iolens_detect_model_check(const char *dir);
 IOLENS_API void iolens_detect_model_free(iolens_detect_model *m);
 
 /** Key counters of a label's card (seed Section III-D): the features with the largest mean

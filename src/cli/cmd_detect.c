@@ -65,8 +65,26 @@ static void detected_names(unsigned set, char *buf, size_t size)
         }
 }
 
-static int detect_features(const struct opts *o, iolens_detect_model *m)
+/* The models are loaded when the first input has been read, so an input that cannot be read
+ * (a FIFO nobody writes to, a missing file) fails without first paying for the load. */
+struct models {
+    const char *dir;
+    iolens_detect_model *m;
+    int failed;
+};
+
+static iolens_detect_model *models_get(struct models *ms)
 {
+    if (!ms->m && !ms->failed && iolens_detect_model_load(&ms->m, ms->dir) < 0) {
+        ms->failed = 1;
+        cli_lib_error();
+    }
+    return ms->m;
+}
+
+static int detect_features(const struct opts *o, struct models *ms)
+{
+    iolens_detect_model *m;
     iolens_detect_table *t = NULL;
     double *probs = NULL;
     int rc = CLI_FAIL;
@@ -74,6 +92,8 @@ static int detect_features(const struct opts *o, iolens_detect_model *m)
         cli_lib_error();
         goto out;
     }
+    if (!(m = models_get(ms)))
+        goto out;
     size_t n = iolens_detect_table_rows(t);
     probs = malloc((n ? n : 1) * IOLENS_DETECT_NLABELS * sizeof *probs);
     double *x = malloc((n ? n : 1) * IOLENS_DETECT_NFEATURES * sizeof *x);
@@ -152,8 +172,9 @@ static int cmp_contrib(const void *a, const void *b)
 #define MAX_FILES 5
 
 /* One log: features, probabilities, gate, SHAP, cards, evidence. */
-static int detect_log(const struct opts *o, iolens_detect_model *m, const char *path, iol_jsonw *w)
+static int detect_log(const struct opts *o, struct models *ms, const char *path, iol_jsonw *w)
 {
+    iolens_detect_model *m = NULL;
     iolens_detect_input *in = NULL;
     double x[IOLENS_DETECT_NFEATURES], probs[IOLENS_DETECT_NLABELS], shap[IOLENS_DETECT_NFEATURES + 1];
     iolens_detect_file files[MAX_FILES];
@@ -161,8 +182,13 @@ static int detect_log(const struct opts *o, iolens_detect_model *m, const char *
     int rc = CLI_FAIL, nfiles;
     iolens_detect_diagnosis dg;
     if (cli_detect_read(&in, path, o->all_paths) < 0 || iolens_detect_input_features(in, x) < 0 ||
-        (nfiles = iolens_detect_input_top_files(in, files, MAX_FILES)) < 0 ||
-        iolens_detect_diagnose(m, x, nfiles, o->tau, &dg) < 0) {
+        (nfiles = iolens_detect_input_top_files(in, files, MAX_FILES)) < 0) {
+        cli_lib_error();
+        goto out;
+    }
+    if (!(m = models_get(ms)))
+        goto out;
+    if (iolens_detect_diagnose(m, x, nfiles, o->tau, &dg) < 0) {
         cli_lib_error();
         goto out;
     }
@@ -425,14 +451,14 @@ int cmd_detect(int argc, char **argv)
     cli_color_set(o.json || o.csv ? CLI_COLOR_NEVER : color);
     if (!o.models)
         o.models = iolens_detect_default_models_dir();
-    iolens_detect_model *m = NULL;
-    if (iolens_detect_model_load(&m, o.models) < 0) {
+    struct models ms = {.dir = o.models};
+    if (iolens_detect_model_check(o.models) < 0) {
         cli_lib_error();
         return CLI_FAIL;
     }
     int rc = CLI_OK;
     if (o.features) {
-        rc = detect_features(&o, m);
+        rc = detect_features(&o, &ms);
     } else {
         iol_jsonw w;
         if (o.json) {
@@ -443,8 +469,8 @@ int cmd_detect(int argc, char **argv)
         char **inputs = cli_find_logs(a.noperands, a.operands, &nin); /* a folder: its logs */
         if (!inputs)
             rc = CLI_FAIL;
-        for (size_t i = 0; i < nin; i++)
-            if (detect_log(&o, m, inputs[i], o.json ? &w : NULL) != CLI_OK)
+        for (size_t i = 0; i < nin && !ms.failed; i++)
+            if (detect_log(&o, &ms, inputs[i], o.json ? &w : NULL) != CLI_OK)
                 rc = CLI_FAIL;
         iolens_darshan_logs_free(inputs, nin);
         if (o.json) {
@@ -452,6 +478,6 @@ int cmd_detect(int argc, char **argv)
             iol_jsonw_finish(&w);
         }
     }
-    iolens_detect_model_free(m);
+    iolens_detect_model_free(ms.m);
     return rc;
 }

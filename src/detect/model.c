@@ -341,6 +341,23 @@ int iolens_detect_model_save(const iolens_detect_model *m, const char *dir, cons
     return 0;
 }
 
+int iolens_detect_model_check(const char *dir)
+{
+    if (!dir)
+        return iol_err(IOLENS_EINVAL, "no model folder");
+    struct stat dst;
+    const char *why = stat(dir, &dst) != 0 ? strerror(errno) : !S_ISDIR(dst.st_mode) ? "not a folder" : NULL;
+    if (why)
+        return iol_err(IOLENS_ENOTFOUND, "cannot read the models in '%s': %s (a folder written by `iolens train`; "
+                       "--models DIR or IOLENS_MODELS names another)", dir, why);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/meta.json", dir);
+    if (access(path, F_OK) != 0 && errno == ENOENT)
+        return iol_err(IOLENS_ENOTFOUND, "cannot read the models in '%s': no meta.json there (not a folder "
+                       "written by `iolens train`)", dir);
+    return 0;
+}
+
 int iolens_detect_model_load(iolens_detect_model **out, const char *dir)
 {
     if (!out || !dir)
@@ -355,20 +372,12 @@ int iolens_detect_model_load(iolens_detect_model **out, const char *dir)
     iolens_detect_params_default(&m->params);
     snprintf(path, sizeof path, "%s/meta.json", dir);
     json_error_t jerr;
-    struct stat dst;
-    if (stat(dir, &dst) != 0 || !S_ISDIR(dst.st_mode)) {
-        rc = iol_err(IOLENS_ENOTFOUND, "cannot read the models in '%s': %s (a folder written by `iolens train`; "
-                     "--models DIR or IOLENS_MODELS names another)", dir,
-                     stat(dir, &dst) != 0 ? strerror(errno) : "not a folder");
+    if ((rc = iolens_detect_model_check(dir)) < 0)
         goto out;
-    }
     iol_buf mb = IOL_BUF_INIT; /* read as any input: devices and endless pipes refused */
     rc = iol_read_input(path, (size_t)16 << 20, NULL, 0, 1, &mb);
     if (rc < 0) {
         iol_buf_release(&mb);
-        if (access(path, F_OK) != 0 && errno == ENOENT)
-            rc = iol_err(IOLENS_ENOTFOUND, "cannot read the models in '%s': no meta.json there (not a folder "
-                         "written by `iolens train`)", dir);
         goto out;
     }
     meta = json_loadb(mb.data ? mb.data : "", mb.len, JSON_REJECT_DUPLICATES, &jerr);
