@@ -18,21 +18,28 @@ check() {
   local dir=$1 work
   work=$(sed -n 's/^run.sh: run folders kept in //p' "$dir.log")
   [ -d "$work" ] || { echo "no run folders"; return 1; }
-  for t in "$work"/*/run.trace; do
-    "$IOLENS" detect --json "$t" >"${t%.trace}.detect.json" 2>/dev/null &&
-      "$IOLENS" features --json "$t" >"${t%.trace}.features.json" 2>/dev/null || echo "detect failed: $t" >&2
-  done
+  # one detect and one features over all the traces (a trace that fails is missing from both)
+  "$IOLENS" detect --json "$work"/*/run.trace >"$work/detect.json" 2>"$work/detect.err" ||
+    echo "detect failed: $(head -1 "$work/detect.err")" >&2
+  "$IOLENS" features --json "$work"/*/run.trace >"$work/features.json" 2>"$work/features.err" ||
+    echo "features failed: $(head -1 "$work/features.err")" >&2
   /usr/bin/python3 - "$work" "$dir" <<'PY'
 import csv, glob, json, os, sys
 work, out = sys.argv[1], sys.argv[2]
 pats = ["access_granularity", "metadata_intensity", "parallelism_efficiency", "access_pattern",
         "interface_choice", "file_strategy", "throughput_utilization"]
 labels = {r["scenario"]: r for r in csv.DictReader(open(out + "/labels.csv"))}
+def by_log(path):
+    try:
+        return {x["log"]: x for x in json.load(open(path))}
+    except Exception:
+        return {}
+dets, feats = by_log(work + "/detect.json"), by_log(work + "/features.json")
 for d in sorted(glob.glob(work + "/*/")):
     name, rep = os.path.basename(d.rstrip("/")).rsplit(".", 1)
     try:
-        det = json.load(open(d + "run.detect.json"))[0]
-        f = json.load(open(d + "run.features.json"))[0]["features"]
+        det = dets[d + "run.trace"]
+        f = feats[d + "run.trace"]["features"]
     except Exception:
         print(name, rep, "error", "-", "no-detect-output"); continue
     got = {p["pattern"] for p in det["detected"]}
