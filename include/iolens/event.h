@@ -102,7 +102,8 @@ typedef struct iolens_event {
                               MPI-IO and POSIX calls it makes at 1 (their depth is counted apart, so
                               depth 0 stays "the calls made at that layer") */
     double self_after;   /**< seconds the tracer spent after this call, before the program went on
-                              (the mean over the sampled calls of its function, else of its process):
+                              (the mean over the sampled calls of its function, else of its process,
+                              at most the shortest gap after a call of the function, one tick added):
                               part of the recorded gap before the next call that was not the
                               program's; 0 when not recorded */
 } iolens_event;

@@ -500,8 +500,6 @@ static int parse_struct(iol_trace *t)
 }
 
 /* The optional SELF section (format 1.1): the tracer's sampled cost per process. */
-#define IOL_SELF_FUNC_MIN 8
-
 /* Each function's self_after: its own mean where it has IOL_SELF_FUNC_MIN samples. Any other
  * function (few samples, or none) takes the mean of the well-sampled ones, else, when none is,
  * the smallest of the sampled functions' means: the process's own mean is led by a rare costly

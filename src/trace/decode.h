@@ -45,6 +45,9 @@ typedef struct iol_thread {
     int nnotes;
 } iol_thread;
 
+/* a function's own mean tracer cost is its self_after from this many samples on */
+#define IOL_SELF_FUNC_MIN 8
+
 /* One function's sampled tracer cost in a process (func: this reader's id); after: its
  * iolens_event.self_after (its own mean with IOL_SELF_FUNC_MIN samples, else the process's self_other) */
 typedef struct iol_selff {
@@ -63,6 +66,7 @@ typedef struct iol_proc {
     double self_other; /* self_after of a function without figures of its own (decode.c: self_fallback) */
     iol_selff *selff; /* SELF's figures per function (format 1.2), nselff of them; NULL if none */
     size_t nselff;
+    int self_bounded; /* self_other and selff[].after are at most the gaps seen after the calls (source.c: self_bound) */
     int64_t *v;
     size_t vlen;
     const char *s;

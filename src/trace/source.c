@@ -434,11 +434,72 @@ static const iol_rawrec *last_note(const iol_proc *p, int func)
     return NULL;
 }
 
+/* The tracer's time after a call is part of the recorded gap before the thread's next call, so
+ * no gap after a function is shorter: each function's self_after (and self_other, for the
+ * functions without figures of their own) is at most the shortest gap seen after its calls, one
+ * clock tick added. The sampled means are few in a short process (one sample in 32-95 calls)
+ * and a preempted sample is hundreds of microseconds: fio's filecreate job sampled a close of
+ * 15.7 us on a loaded machine, where its gaps after close are 1 us, and taking 15.7 us off every
+ * gap left the job no time of its own. One pass over the process's calls, before its first
+ * event; the process is then read again from its start. */
+static int self_bound(iol_trace *t, int rank, iol_proc *p)
+{
+    p->self_bounded = 1;
+    if (!p->self.samples)
+        return 0;
+    uint64_t *least = malloc((p->nselff + 1) * sizeof *least); /* [nselff]: the other functions */
+    if (!least)
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    for (size_t k = 0; k <= p->nselff; k++)
+        least[k] = UINT64_MAX;
+    int rc = 0;
+    for (size_t i = 0; i < p->nthreads && rc >= 0; i++) {
+        iol_thread *th = &p->th[i];
+        iol_rawrec r;
+        size_t prev = SIZE_MAX; /* least[] index of the thread's previous outermost call */
+        uint64_t prev_t1 = 0;
+        while ((rc = thread_next(t, rank, p, th, &r)) > 0) {
+            if ((r.depth & IOL_DEPTH_IO_MASK) != 0 || is_note(r.func))
+                continue;
+            if (prev != SIZE_MAX && r.t0 >= prev_t1 && r.t0 - prev_t1 < least[prev])
+                least[prev] = r.t0 - prev_t1;
+            prev = p->nselff;
+            for (size_t k = 0; k < p->nselff; k++)
+                if (p->selff[k].func == r.func) {
+                    prev = k;
+                    break;
+                }
+            prev_t1 = r.t1;
+        }
+    }
+    if (rc >= 0) {
+        for (size_t k = 0; k <= p->nselff; k++) {
+            if (least[k] == UINT64_MAX)
+                continue;
+            double cap = (double)((least[k] + 1) * t->res_ns) / 1e9;
+            double *after = k < p->nselff ? &p->selff[k].after : &p->self_other;
+            if (*after > cap)
+                *after = cap;
+        }
+        for (size_t k = 0; k < p->nselff; k++) /* (self_fallback) */
+            if (p->selff[k].samples < IOL_SELF_FUNC_MIN && p->selff[k].after > p->self_other)
+                p->selff[k].after = p->self_other;
+        rc = iol_trace_rewind(t, rank);
+    }
+    free(least);
+    return rc;
+}
+
 static int src_next(void *impl, int rank, iolens_event *out)
 {
     iol_trace *t = impl;
     iol_proc *p = &t->procs[rank];
     iol_thread *best;
+    if (!p->self_bounded) {
+        int rc = self_bound(t, rank, p);
+        if (rc < 0)
+            return rc;
+    }
 again:
     best = NULL;
     for (size_t k = 0; k < p->nthreads; k++) {

@@ -233,6 +233,65 @@ static void test_roundtrip_constant_structure(void **state)
     rmdir(dir);
 }
 
+/* A preempted sample of the tracer's time after a call (15 us for a close whose next call came
+ * 1 us later) is not taken off the gaps after that function: no gap after a function is shorter
+ * than the tracer's time after it, so self_after is at most the shortest gap seen. */
+static void test_self_bounded_by_gaps(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/iolens-trace-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char p[600], out[600];
+    snprintf(p, sizeof p, "%s/p100.0.raw", dir);
+    snprintf(out, sizeof out, "%s/t.trace", dir);
+    int fd = open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    header(fd, 100);
+    char buf[64];
+    int32_t id = 0;
+    memcpy(buf, &id, 4);
+    memcpy(buf + 4, "/dev/shm/f", 10);
+    chunk(fd, IOL_RAW_PATH, 0, buf, 14);
+    iol_rawrec recs[128];
+    uint64_t t = 1000000000ull;
+    for (int i = 0; i < 64; i++) { /* open (3 us), 4 us, close (2 us), 1 us */
+        recs[2 * i] = rec(IOL_F_open, 0, 0, -1, 3, O_CREAT | O_WRONLY, 0644);
+        recs[2 * i].t0 = t;
+        recs[2 * i].t1 = t + 3000;
+        recs[2 * i + 1] = rec(IOL_F_close, 0, 0, 3, 0, 0, 0);
+        recs[2 * i + 1].t0 = t + 7000;
+        recs[2 * i + 1].t1 = t + 9000;
+        t += 10000;
+    }
+    chunk(fd, IOL_RAW_RECS, 0, recs, sizeof recs);
+    struct {
+        iol_rawself self;
+        iol_rawselff f[2];
+    } self = {{2, 172000, 100}, {{IOL_F_close, 0, 1, 15000}, {IOL_F_read, 0, 1, 157000}}};
+    chunk(fd, IOL_RAW_SELF, 0, &self, sizeof self);
+    chunk(fd, IOL_RAW_END, 0, NULL, 0);
+    close(fd);
+    iolens_trace_stats st;
+    assert_int_equal(iolens_trace_build(dir, out, NULL, &st), 0);
+    iolens_evsource *s;
+    assert_int_equal(iolens_trace_open(out, &s), 0);
+    iolens_event ev;
+    int n = 0;
+    for (int pass = 0; pass < 2; pass++) { /* the same figures after a rewind */
+        assert_int_equal(iolens_evsource_rewind(s, 0), 0);
+        while (iolens_evsource_next(s, 0, &ev) == 1) {
+            double gap = ev.op == IOLENS_OP_CLOSE ? 1e-6 : 4e-6; /* one tick (1 us by default) more */
+            assert_true(ev.self_after > 0 && ev.self_after <= gap + 1e-6 + 1e-9);
+            n++;
+        }
+    }
+    assert_int_equal(n, 256);
+    iolens_evsource_free(s);
+    unlink(out);
+    unlink(p);
+    rmdir(dir);
+}
+
 static void test_hostile(void **state)
 {
     (void)state;
@@ -251,6 +310,7 @@ int main(void)
         cmocka_unit_test(test_varint),
         cmocka_unit_test(test_grammar_loops),
         cmocka_unit_test(test_roundtrip_constant_structure),
+        cmocka_unit_test(test_self_bounded_by_gaps),
         cmocka_unit_test(test_hostile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
