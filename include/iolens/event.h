@@ -69,6 +69,9 @@ typedef enum iolens_op {
 #define IOLENS_EVF_FAILED 0x4u /* the call returned an error (err holds errno) */
 #define IOLENS_EVF_OFFSET_IMPLICIT 0x8u /* offset was the file pointer, resolved by the producer */
 #define IOLENS_EVF_OFFSET_UNKNOWN 0x10u /* offset could not be determined */
+/* the source's read of a copy between files made by the kernel (copy_file_range, sendfile): the
+ * same call as the next event, the target's write; both have the bytes copied as size */
+#define IOLENS_EVF_COPY_SOURCE 0x20u
 
 /**
  * One call. Strings (func, path, args) point into memory owned by the

@@ -408,6 +408,8 @@ static const slot_names slots[] = {
     {"fallocate", {"off", "len", "flags", NULL}},
     {"posix_fallocate", {"off", "len", NULL, NULL}},
     {"posix_fadvise", {"off", "len", "advice", NULL}},
+    {"copy_file_range", {"off", "len", NULL, "from_off"}}, /* off, from_off: -1 the file position */
+    {"sendfile", {NULL, "count", NULL, "from_off"}},
     {"statx", {NULL, "mask", "dirfd", "flags"}},
     {"access", {NULL, "mode", NULL, NULL}},
     {"mkdir", {NULL, "mode", NULL, NULL}},
@@ -514,6 +516,8 @@ static void print_text(const iolens_event *ev, int32_t fd, const int64_t *a, con
     }
     if (!strncmp(ev->func, "rename", 6) && path_of(files, nf, a[2]))
         printf("%sto=\"%s\"", sep, path_of(files, nf, a[2]));
+    if ((!strcmp(ev->func, "copy_file_range") || !strncmp(ev->func, "sendfile", 8)) && path_of(files, nf, a[2]))
+        printf("%sfrom=\"%s\"", sep, path_of(files, nf, a[2]));
     if (ev->buf_pgoff1)
         printf("%sbuf=page+%u", sep, ev->buf_pgoff1 - 1);
     printf(") = %" PRId64, ev->ret);
@@ -552,10 +556,19 @@ static int print_trace(const char *path, int json, int only_rank)
                      r, pi.pid);
         iolens_event ev;
         int got;
+        double copy_t0 = -1;
         while ((got = iolens_evsource_next(s, r, &ev)) == 1) {
             int32_t fd;
             int64_t a[4];
             iolens_trace_last_args(s, r, &fd, a);
+            if (!json && (ev.flags & IOLENS_EVF_COPY_SOURCE)) {
+                copy_t0 = ev.tstart; /* one line a call: the copy's target line, from the call's start */
+                continue;
+            }
+            if (!json && copy_t0 >= 0) {
+                ev.tstart = copy_t0;
+                copy_t0 = -1;
+            }
             if (json)
                 iolens_event_write_json(stdout, &ev, files, nf, &fd, a);
             else

@@ -68,14 +68,21 @@ static int view_events(iolens_evsource *src, int only, int json)
             continue;
         iolens_event ev;
         int iol = !strcmp(iolens_evsource_kind(src), "iolens");
+        double copy_t0 = -1;
         while ((rc = iolens_evsource_next(src, r, &ev)) == 1) {
             int32_t fd;
             int64_t slots[4];
             if (json) /* an iolens trace's call has its raw slots too */
                 iolens_event_write_json(stdout, &ev, files, nfiles, &fd,
                                         iol && iolens_trace_last_args(src, r, &fd, slots) == 0 ? slots : NULL);
-            else
+            else if (ev.flags & IOLENS_EVF_COPY_SOURCE) /* a copy is one call: its target's line, */
+                copy_t0 = ev.tstart;                     /* from the call's start */
+            else {
+                if (copy_t0 >= 0)
+                    ev.tstart = copy_t0;
+                copy_t0 = -1;
                 text_event(&ev);
+            }
         }
     }
     if (rc >= 0 && fflush(stdout) != 0) {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -261,6 +262,64 @@ IOL_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
     uint64_t t0 = iol_begin();
     ssize_t r = real_pwrite64(fd, buf, n, off);
     xfer(IOL_F_pwrite64, t0, r, fd, off, (int64_t)n, IOL_BUFPOS(buf));
+    return r;
+}
+
+/* ---- copies made by the kernel: one record on the target (funcs.def) ---- */
+static void copied(int func, uint64_t t0, ssize_t r, int out_fd, int64_t out_off, int64_t len, int in_fd,
+                   int64_t in_off)
+{
+    iol_rawrec *rec = iol_end(func, t0, r < 0);
+    if (rec) {
+        on_fd(rec, out_fd);
+        rec->ret = r;
+        rec->a[0] = out_off;
+        rec->a[1] = len;
+        rec->a[2] = (int64_t)(((uint64_t)(uint32_t)iol_fd_file(in_fd) << 32) | (uint32_t)in_fd);
+        rec->a[3] = in_off;
+        iol_commit(rec);
+    }
+}
+
+IOL_EXPORT ssize_t copy_file_range(int in_fd, off64_t *in_off, int out_fd, off64_t *out_off, size_t len,
+                                   unsigned int flags)
+{
+    IOL_REAL(copy_file_range);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_copy_file_range(in_fd, in_off, out_fd, out_off, len, flags);
+    uint64_t t0 = iol_begin();
+    ssize_t r = real_copy_file_range(in_fd, in_off, out_fd, out_off, len, flags);
+    int e = errno;
+    /* the offsets before the call, read after it (the kernel advanced them by r), and not when
+     * the call found a pointer bad */
+    int readable = r >= 0 || e != EFAULT;
+    int64_t io = in_off && readable ? (int64_t)*in_off - (r > 0 ? r : 0) : -1;
+    int64_t oo = out_off && readable ? (int64_t)*out_off - (r > 0 ? r : 0) : -1;
+    copied(IOL_F_copy_file_range, t0, r, out_fd, oo, (int64_t)len, in_fd, io);
+    return r;
+}
+
+IOL_EXPORT ssize_t sendfile(int out_fd, int in_fd, off_t *off, size_t n)
+{
+    IOL_REAL(sendfile);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_sendfile(out_fd, in_fd, off, n);
+    uint64_t t0 = iol_begin();
+    ssize_t r = real_sendfile(out_fd, in_fd, off, n);
+    int64_t io = off && (r >= 0 || errno != EFAULT) ? (int64_t)*off - (r > 0 ? r : 0) : -1;
+    copied(IOL_F_sendfile, t0, r, out_fd, -1, (int64_t)n, in_fd, io);
+    return r;
+}
+
+IOL_EXPORT ssize_t sendfile64(int out_fd, int in_fd, off64_t *off, size_t n)
+{
+    IOL_REAL(sendfile64);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_sendfile64(out_fd, in_fd, off, n);
+    uint64_t t0 = iol_begin();
+    ssize_t r = real_sendfile64(out_fd, in_fd, off, n);
+    int64_t io = off && (r >= 0 || errno != EFAULT) ? (int64_t)*off - (r > 0 ? r : 0) : -1;
+    copied(IOL_F_sendfile64, t0, r, out_fd, -1, (int64_t)n, in_fd, io);
     return r;
 }
 

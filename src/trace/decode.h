@@ -81,6 +81,9 @@ typedef struct iol_proc {
     iol_offmap fdpos; /* simulated file position per descriptor */
     iol_rawrec last;
     int has_last;
+    iol_rawrec pending; /* a copy's target write, the event after its source read (source.c) */
+    int has_pending;
+    const iol_thread *pending_th;
     iol_rawrec last_note[IOL_MAX_NOTES]; /* the notes of the last event */
     int last_nnotes;
     /* textual arguments of the last event (valid until the rank's next event) */

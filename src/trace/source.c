@@ -40,6 +40,7 @@ int iol_trace_rewind(iol_trace *t, int rank)
     }
     iol_offmap_release(&p->fdpos);
     p->has_last = 0;
+    p->has_pending = 0;
     p->last_nnotes = 0;
     return 0;
 }
@@ -125,7 +126,9 @@ static void resolve_offset(iol_proc *p, const iol_rawrec *r, const iol_func_info
         break;
     case IOLENS_OP_READ:
     case IOLENS_OP_WRITE:
-        if (fi->has_off) {
+        if (iol_func_is_copy(r->func) && r->a[0] >= 0) { /* the side's offset given: its position stays */
+            ev->offset = r->a[0];
+        } else if (fi->has_off) {
             ev->offset = r->a[0];
         } else if (known && fi->layer != IOLENS_LAYER_MPIIO) {
             ev->offset = st->off;
@@ -285,7 +288,9 @@ static const arg_spec arg_specs[] = {
     {"pwritev", "PB20"}, {"preadv64", "PB20"}, {"pwritev64", "PB20"}, {"lseek", "P02"}, {"lseek64", "P02"},
     {"fsync", "P"}, {"fdatasync", "P"}, {"ftruncate", "P1"}, {"ftruncate64", "P1"}, {"fallocate", "P201"}, {"fallocate64", "P201"},
     {"posix_fallocate", "P01"}, {"posix_fallocate64", "P01"},
-    {"posix_fadvise", "P012"}, {"posix_fadvise64", "P012"}, {"stat", "PB"},
+    {"posix_fadvise", "P012"}, {"posix_fadvise64", "P012"},
+    /* (in, in offset, out, out offset, length); sendfile: (out, in, in offset, count) */
+    {"copy_file_range", "G3P01"}, {"sendfile", "PG31"}, {"sendfile64", "PG31"}, {"stat", "PB"},
     {"stat64", "PB"}, {"lstat", "PB"}, {"lstat64", "PB"}, {"fstat", "PB"}, {"fstat64", "PB"},
     {"fstatat", "2PB3"}, {"fstatat64", "2PB3"}, {"__xstat", "3PB"}, {"__xstat64", "3PB"}, {"__lxstat", "3PB"},
     {"__lxstat64", "3PB"}, {"__fxstat", "3PB"}, {"__fxstat64", "3PB"}, {"statx", "2P31B"}, {"access", "P1"},
@@ -362,7 +367,9 @@ static void fill_args(iol_trace *t, iol_proc *p, const iol_rawrec *r, iolens_eve
     /* the spec by function, looked up once per trace (a linear search of the table per event
      * was the other half of the decoding time) */
     const char *spec = r->func < IOL_F_COUNT ? t->arg_spec[r->func] : NULL;
-    if (!spec) {
+    if (ev->flags & IOLENS_EVF_COPY_SOURCE) /* the call's arguments as on its target's event */
+        spec = r->func == IOL_F_copy_file_range ? "P0G31" : "GP01";
+    else if (!spec) {
         spec = spec_of(ev->func);
         if (r->func < IOL_F_COUNT)
             t->arg_spec[r->func] = spec;
@@ -377,6 +384,9 @@ static void fill_args(iol_trace *t, iol_proc *p, const iol_rawrec *r, iolens_eve
         case 'R':
             id = r->a[2];
             a = id >= 0 && (uint64_t)id < p->npaths ? t->files[p->paths[id]].path : "???";
+            break;
+        case 'G': /* a copy's other file (src_next made a2 a file table id) */
+            a = r->a[2] >= 0 && (uint64_t)r->a[2] < t->nfiles ? t->files[r->a[2]].path : "???";
             break;
         case 'B': a = "%p"; break;
         case 'M': a = fopen_mode(r->a[0]); break;
@@ -490,11 +500,39 @@ static int self_bound(iol_trace *t, int rank, iol_proc *p)
     return rc;
 }
 
+/* A copy's event (src_next): the bytes copied, both sides; the source's read has no tracer time
+ * after it (that follows the target's write). */
+static void copy_event(iol_trace *t, int rank, iol_proc *p, const iol_thread *th, const iol_rawrec *r, int source,
+                       iolens_event *out)
+{
+    fill_event(t, rank, p, th, r, out);
+    if (source) {
+        out->op = IOLENS_OP_READ;
+        out->flags |= IOLENS_EVF_COPY_SOURCE;
+        out->self_after = 0;
+    }
+    out->size = r->ret > 0 ? r->ret : 0;
+    fill_args(t, p, r, out);
+}
+
+static int64_t path_file(const iol_proc *p, int64_t id)
+{
+    return id >= 0 && (uint64_t)id < p->npaths ? p->paths[id] : -1;
+}
+
 static int src_next(void *impl, int rank, iolens_event *out)
 {
     iol_trace *t = impl;
     iol_proc *p = &t->procs[rank];
     iol_thread *best;
+    if (p->has_pending) { /* a copy's target write */
+        p->has_pending = 0;
+        p->last = p->pending;
+        p->has_last = 1;
+        p->last_nnotes = 0;
+        copy_event(t, rank, p, p->pending_th, &p->pending, 0, out);
+        return 1;
+    }
     if (!p->self_bounded) {
         int rc = self_bound(t, rank, p);
         if (rc < 0)
@@ -531,6 +569,27 @@ again:
     p->last_nnotes = best->nnotes;
     memcpy(p->last_note, best->note, (size_t)best->nnotes * sizeof *best->note);
     best->nnotes = 0;
+    if (iol_func_is_copy(r.func)) {
+        /* two events: the source's read (its descriptor, path and offset from a2 and a3), then
+         * the target's write, each with half the call's time; a2 becomes the other file's id */
+        uint64_t packed = (uint64_t)r.a[2], mid = r.t0 + (r.t1 - r.t0) / 2;
+        iol_rawrec src = r;
+        p->pending = r;
+        p->pending.t0 = mid;
+        p->pending.a[2] = path_file(p, (int32_t)(uint32_t)(packed >> 32));
+        p->has_pending = 1;
+        p->pending_th = best;
+        src.t1 = mid;
+        src.fd = (int32_t)(uint32_t)packed;
+        src.file = (int32_t)(uint32_t)(packed >> 32);
+        src.a[0] = r.a[3];
+        src.a[2] = path_file(p, r.file);
+        src.a[3] = r.a[0];
+        p->last = src;
+        p->has_last = 1;
+        copy_event(t, rank, p, best, &src, 1, out);
+        return 1;
+    }
     uint32_t bufpos = take_bufpos(&r);
     p->last = r;
     p->has_last = 1;

@@ -126,6 +126,10 @@ int iolens_event_write_json(FILE *out, const iolens_event *ev, const iolens_file
     iol_jsonw_bool(&w, (ev->flags & IOLENS_EVF_OFFSET_IMPLICIT) != 0);
     iol_jsonw_key(&w, "offset_unknown");
     iol_jsonw_bool(&w, (ev->flags & IOLENS_EVF_OFFSET_UNKNOWN) != 0);
+    if (ev->flags & IOLENS_EVF_COPY_SOURCE) {
+        iol_jsonw_key(&w, "copy_source");
+        iol_jsonw_bool(&w, 1);
+    }
     iol_jsonw_key(&w, "ret");
     iol_jsonw_int(&w, ev->ret);
     iol_jsonw_key(&w, "errno");

@@ -12,6 +12,11 @@ rm -f "$C"/*.trace; mkdir -p "$C" "$t/d"
 rm -rf "$t/d"; mkdir "$t/d"
 "$I" trace -o "$C/threads_4x50.trace" -- "$P" threads "$t/t.log" "$t/d" 4 50 2>/dev/null
 "$I" trace -o "$C/shell_fork.trace" -- sh -c "echo x > $t/d/f; cat $t/d/f >/dev/null" 2>/dev/null
+# copies made by the kernel: cp (copy_file_range), Python's shutil (sendfile)
+head -c 100000 /dev/urandom >"$t/d/s"
+"$I" trace -o "$C/copy_cp.trace" -- cp "$t/d/s" "$t/d/c" 2>/dev/null
+"$I" trace --layers posix -o "$C/copy_sendfile.trace" -- /usr/bin/python3 -S -c \
+  'import shutil, sys; shutil.copyfile(sys.argv[1], sys.argv[2])' "$t/d/s" "$t/d/e" 2>/dev/null
 "$I" trace -o "$C/killed.trace" -- "$P" signal "$t/s.log" "$t/d" 15 2>/dev/null || true
 rm -rf "$t/d"; mkdir "$t/d"
 "$I" trace --no-compress -o "$C/raw_probe_all.trace" -- "$P" all "$t/a.log" "$t/d" >/dev/null 2>&1

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -197,6 +198,25 @@ static void posix_calls(logb *L, const char *dir, int k)
         abort(); /* posix_fallocate or posix_fadvise changed errno */
     x = ftruncate(fd, 4096);
     logc(L, "ftruncate", p, fd, x, E(x), "length=4096");
+    /* copies made by the kernel: one line each, on the target, naming the source */
+    char pc[600];
+    snprintf(pc, sizeof pc, "%s.copy", p);
+    int fc = open(pc, O_CREAT | O_RDWR | O_TRUNC, 0644);
+    logc(L, "open", pc, -1, fc, E(fc), "flags=0x%x, mode=0%o", O_CREAT | O_RDWR | O_TRUNC, 0644);
+    off64_t ci = 100, co = 5000;
+    r = copy_file_range(fd, &ci, fc, NULL, 1000, 0);
+    logc(L, "copy_file_range", pc, fc, r, E(r), "off=-1, len=1000, from_off=100, from=\"%s\"", p);
+    r = copy_file_range(fd, NULL, fc, &co, 10, 0);
+    logc(L, "copy_file_range", pc, fc, r, E(r), "off=5000, len=10, from_off=-1, from=\"%s\"", p);
+    r = copy_file_range(-1, NULL, fc, NULL, 10, 0); /* EBADF */
+    logc(L, "copy_file_range", pc, fc, r, E(r), "off=-1, len=10, from_off=-1");
+    off_t so = 0;
+    r = sendfile(fc, fd, &so, 500);
+    logc(L, "sendfile", pc, fc, r, E(r), "count=500, from_off=0, from=\"%s\"", p);
+    r = sendfile64(fc, fd, NULL, 7);
+    logc(L, "sendfile64", pc, fc, r, E(r), "count=7, from_off=-1, from=\"%s\"", p);
+    x = close(fc);
+    logc(L, "close", pc, fc, x, E(x), NULL);
     struct stat st;
     struct stat64 st64;
     x = fstat(fd, &st);
