@@ -26,6 +26,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -172,6 +173,11 @@ struct otf_cut {
 
 struct otf {
     const iolens_replay_trace_options *opt;
+    /* a copy's source read (IOLENS_EVF_COPY_SOURCE), kept for its target's write: the two are
+     * re-issued as the one copy call the program made (copy_event) */
+    struct otf_ev copy_src;
+    struct otf_file *copy_f;
+    int copy_set;
     /* while the calls are replayed the process works inside the root and names files relative
      * to it: the kernel walks as many components as for the program's own absolute names (a
      * walk from the root's whole path cost the metadata calls 10-20 %); cwd is where it was
@@ -1476,8 +1482,71 @@ static int h5_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
 #endif
 }
 
+static int is_copy_fn(const char *fn) { return !strcmp(fn, "copy_file_range") || !strncmp(fn, "sendfile", 8); }
+
+/* A copy between files the program made in the kernel (copy_file_range, sendfile): the source's
+ * read is kept (1) until its target's write, then both are one call of the same function on the
+ * replay's descriptors, at the recorded offsets (or the descriptors' positions), for as many bytes
+ * as the program copied. A target without its kept source (a source the replay skipped) is an
+ * ordinary write; a kept source whose target is not replayed is an ordinary read (do_event). */
+static int copy_event(struct otf *o, struct otf_file *f, struct otf_handle *h, const struct otf_ev *v)
+{
+    const iolens_event *e = &v->e;
+    if (e->flags & IOLENS_EVF_COPY_SOURCE) {
+        o->copy_src = *v;
+        o->copy_f = f;
+        o->copy_set = 1;
+        return 1;
+    }
+    if (!o->copy_set)
+        return rw_event(o, f, h, v, -2);
+    o->copy_set = 0;
+    const iolens_event *se = &o->copy_src.e;
+    struct otf_file *sf = o->copy_f;
+    if (!sf->n || sf->h[sf->n - 1].fp || sf->h[sf->n - 1].dir || h->fp)
+        return rw_event(o, f, h, v, -2);
+    struct otf_handle *sh = &sf->h[sf->n - 1];
+    /* an offset given for a side (not its file position) */
+    int spos = !(se->flags & (IOLENS_EVF_OFFSET_IMPLICIT | IOLENS_EVF_OFFSET_UNKNOWN)) && se->offset >= 0;
+    int dpos = !(e->flags & (IOLENS_EVF_OFFSET_IMPLICIT | IOLENS_EVF_OFFSET_UNKNOWN)) && e->offset >= 0;
+    off_t soff = spos ? (off_t)se->offset : 0, doff = dpos ? (off_t)e->offset : 0;
+    int64_t size = e->size > 0 ? e->size : 0, done = 0;
+    int cfr = !strcmp(e->func, "copy_file_range");
+    while (done < size) {
+        size_t n = (size_t)(size - done);
+        ssize_t r = cfr ? copy_file_range(sh->fd, spos ? &soff : NULL, h->fd, dpos ? &doff : NULL, n, 0)
+                        : sendfile(h->fd, sh->fd, spos ? &soff : NULL, n);
+        if (r < 0)
+            return iol_err(IOLENS_EIO, "%s of %lld bytes from '%s/%s' to '%s/%s' failed: %s", e->func,
+                           (long long)size, o->opt->root, sf->rel, o->opt->root, f->rel, strerror(errno));
+        if (r == 0)
+            break; /* end of the source: the recorded copy was short too */
+        done += r;
+    }
+    count_moved(o, sh, 0, done);
+    count_moved(o, h, 1, done);
+    return 1;
+}
+
 /* Re-issues one considered event. Returns 1 replayed, 0 skipped, <0 error. */
+static int do_one(struct otf *o, const struct otf_ev *v);
 static int do_event(struct otf *o, const struct otf_ev *v)
+{
+    if (o->copy_set && !(!(v->e.flags & IOLENS_EVF_COPY_SOURCE) && v->e.op == IOLENS_OP_WRITE && v->e.func &&
+                         is_copy_fn(v->e.func))) {
+        /* a kept copy source whose target is not replayed: its read */
+        o->copy_set = 0;
+        struct otf_file *sf = o->copy_f;
+        if (sf->n && !sf->h[sf->n - 1].dir) {
+            int rc = rw_event(o, sf, &sf->h[sf->n - 1], &o->copy_src, -2);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return do_one(o, v);
+}
+
+static int do_one(struct otf *o, const struct otf_ev *v)
 {
     const iolens_event *e = &v->e;
     if (e->layer == IOLENS_LAYER_HDF5)
@@ -1518,7 +1587,7 @@ static int do_event(struct otf *o, const struct otf_ev *v)
     FILE *fp = h->fp;
     switch (e->op) {
     case IOLENS_OP_WRITE:
-    case IOLENS_OP_READ: return rw_event(o, f, h, v, -2);
+    case IOLENS_OP_READ: return e->func && is_copy_fn(e->func) ? copy_event(o, f, h, v) : rw_event(o, f, h, v, -2);
     case IOLENS_OP_SEEK:
         if (e->offset < 0)
             return 0;

@@ -193,6 +193,42 @@ else
 fi
 
 # a config whose read step passes the end of what its write step wrote is refused when it is read
+# copies made by the kernel: cp (copy_file_range) and Python's shutil (sendfile) move a file's
+# bytes in one call. The trace has one line for it, the counters its bytes on both files, the
+# on-the-fly replay makes the same copy and the config reads the source and writes the target
+head -c 3000000 /dev/urandom >"$T/w/src.bin"
+for prog in cp py; do
+  if [ $prog = cp ]; then
+    expect_rc 0 "$IOLENS" trace -o "$T/$prog.trace" -- cp "$T/w/src.bin" "$T/w/$prog.bin"
+    fn=copy_file_range
+  else
+    expect_rc 0 "$IOLENS" trace -o "$T/$prog.trace" -- /usr/bin/python3 -S -c \
+      'import shutil, sys; shutil.copyfile(sys.argv[1], sys.argv[2])' "$T/w/src.bin" "$T/w/$prog.bin"
+    fn=sendfile
+  fi
+  expect_rc 0 "$IOLENS" trace --print "$T/$prog.trace"
+  [ "$(grep -cE "$fn(64)?\(\"$T/w/$prog.bin\", fd=[0-9]+, .*from=\"$T/w/src.bin\"\) = 3000000\$" "$T/out")" = 1 ] && ok ||
+    fail "$prog: the trace has not one $fn line of 3000000 bytes from src.bin ($T/out)"
+  expect_rc 0 "$IOLENS" darshan --from "$T/$prog.trace" -o "$T/$prog.darshan"
+  expect_rc 0 "$IOLENS" darshan "$T/$prog.darshan"
+  [ "$(awk -v f="$T/w/src.bin" '$4 == "POSIX_BYTES_READ" && $6 == f {print $5}' "$T/out")" = 3000000 ] &&
+    [ "$(awk -v f="$T/w/$prog.bin" '$4 == "POSIX_BYTES_WRITTEN" && $6 == f {print $5}' "$T/out")" = 3000000 ] && ok ||
+    fail "$prog: counters do not read 3000000 bytes of src.bin and write them to $prog.bin ($T/out)"
+  expect_rc 0 "$IOLENS" replay "$T/$prog.trace" --root "$T/rc_$prog" --json --keep
+  /usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert d["failed"] == 0 and d["bytes_read"] == d["bytes_written"] == 3000000, d' "$T/out" && ok ||
+    fail "$prog: on-the-fly replay did not copy 3000000 bytes ($T/out)"
+  [ "$(stat -c %s "$T/rc_$prog/$T/w/$prog.bin" 2>/dev/null)" = 3000000 ] && ok ||
+    fail "$prog: on-the-fly replay's copy is not 3000000 bytes ($T/rc_$prog)"
+  cmp -s "$T/w/src.bin" "$T/w/$prog.bin" && ok || fail "$prog: the traced copy differs from its source"
+  expect_rc 0 "$IOLENS" replay --config-from "$T/$prog.trace" -o "$T/$prog.json"
+  expect_rc 0 "$IOLENS" replay "$T/$prog.json" --root "$T/rk_$prog" --json
+  /usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+b = [(s["method"], s["bytes"]) for s in d["steps"]]
+assert ("read", 3000000) in b and ("write", 3000000) in b, b' "$T/out" && ok ||
+    fail "$prog: the config does not read and write 3000000 bytes ($T/out)"
+done
+
 printf '%s\n' '{"nranks":1,"file_configs":[' \
   '{"method":"write","file_names":["x"],"chunks":[{"transfer_size":4096,"repetitions":2}]},' \
   '{"method":"read","file_names":["x"],"chunks":[{"transfer_size":4096,"repetitions":3}]}]}' >"$T/past.json"
