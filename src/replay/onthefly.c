@@ -125,6 +125,7 @@ struct otf_ev {
     int cons; /* considered(): replayed, not skipped (worked out when decoded) */
     int fast; /* a positional POSIX read or write of at most the buffer's size, no delays: the tight loop */
     int mk;   /* MPI-IO data calls: MK_* of the entry point's name (worked out when decoded) */
+    int copy; /* one side of a copy_file_range or sendfile (copy_event; worked out when decoded) */
     int mf;   /* namespace calls: MF_* of the entry point's name; mkind: its IOLENS_REPLAY_META_* (decoded) */
     int mkind;
     int32_t slot; /* the raw descriptor slot (an HDF5 call's handle index) */
@@ -541,6 +542,8 @@ static int open_world(struct otf *o, const struct otf_ev *v, int *world)
     return 0;
 }
 
+static int is_copy_fn(const char *fn) { return !strcmp(fn, "copy_file_range") || !strncmp(fn, "sendfile", 8); }
+
 static int positional(const char *func)
 {
     return func && func[0] == 'p' && (!strncmp(func, "pread", 5) || !strncmp(func, "pwrite", 6));
@@ -618,6 +621,8 @@ static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v
                 v->e.size = v->e.ret;
         }
         v->pos = positional(v->e.func) && v->e.offset >= 0;
+        v->copy = v->e.layer == IOLENS_LAYER_POSIX && (v->e.op == IOLENS_OP_READ || v->e.op == IOLENS_OP_WRITE) &&
+                  v->e.func && is_copy_fn(v->e.func);
         v->cons = considered(o, &v->e);
         int ns = v->e.op == IOLENS_OP_STAT || v->e.op == IOLENS_OP_META || v->e.op == IOLENS_OP_TRUNCATE;
         v->mf = ns ? meta_fn(v) : MF_OTHER;
@@ -1482,8 +1487,6 @@ static int h5_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
 #endif
 }
 
-static int is_copy_fn(const char *fn) { return !strcmp(fn, "copy_file_range") || !strncmp(fn, "sendfile", 8); }
-
 /* A copy between files the program made in the kernel (copy_file_range, sendfile): the source's
  * read is kept (1) until its target's write, then both are one call of the same function on the
  * replay's descriptors, at the recorded offsets (or the descriptors' positions), for as many bytes
@@ -1532,8 +1535,7 @@ static int copy_event(struct otf *o, struct otf_file *f, struct otf_handle *h, c
 static int do_one(struct otf *o, const struct otf_ev *v);
 static int do_event(struct otf *o, const struct otf_ev *v)
 {
-    if (o->copy_set && !(!(v->e.flags & IOLENS_EVF_COPY_SOURCE) && v->e.op == IOLENS_OP_WRITE && v->e.func &&
-                         is_copy_fn(v->e.func))) {
+    if (o->copy_set && !(v->copy && !(v->e.flags & IOLENS_EVF_COPY_SOURCE))) {
         /* a kept copy source whose target is not replayed: its read */
         o->copy_set = 0;
         struct otf_file *sf = o->copy_f;
@@ -1587,7 +1589,7 @@ static int do_one(struct otf *o, const struct otf_ev *v)
     FILE *fp = h->fp;
     switch (e->op) {
     case IOLENS_OP_WRITE:
-    case IOLENS_OP_READ: return e->func && is_copy_fn(e->func) ? copy_event(o, f, h, v) : rw_event(o, f, h, v, -2);
+    case IOLENS_OP_READ: return v->copy ? copy_event(o, f, h, v) : rw_event(o, f, h, v, -2);
     case IOLENS_OP_SEEK:
         if (e->offset < 0)
             return 0;
