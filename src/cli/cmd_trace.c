@@ -417,6 +417,22 @@ static const slot_names slots[] = {
     {"unlinkat", {NULL, NULL, "dirfd", "flags"}},
     {"faccessat", {NULL, "mode", "dirfd", "flags"}},
     {"renameat", {NULL, "olddirfd", NULL, "newdirfd"}},
+    {"truncate", {NULL, "length", NULL, NULL}},
+    {"chmod", {NULL, "mode", NULL, NULL}},
+    {"fchmod", {NULL, "mode", NULL, NULL}},
+    {"fchmodat", {NULL, "mode", "dirfd", "flags"}},
+    {"chown", {NULL, "owner", "group", NULL}},
+    {"lchown", {NULL, "owner", "group", NULL}},
+    {"fchown", {NULL, "owner", "group", NULL}},
+    {"fchownat", {"dirfd", "owner", "group", "flags"}},
+    {"utime", {NULL, "times", NULL, NULL}},
+    {"utimes", {NULL, "times", NULL, NULL}},
+    {"utimensat", {NULL, "times", "dirfd", "flags"}},
+    {"futimens", {NULL, "times", NULL, NULL}},
+    {"linkat", {"flags", "olddirfd", NULL, "newdirfd"}},
+    {"symlinkat", {NULL, NULL, NULL, "newdirfd"}},
+    {"readlink", {NULL, "bufsiz", NULL, NULL}},
+    {"readlinkat", {NULL, "bufsiz", "dirfd", NULL}},
     {"renameat2", {"flags", "olddirfd", NULL, "newdirfd"}},
     {"dup2", {NULL, NULL, "newfd", NULL}},
     {"dup3", {NULL, NULL, "newfd", "flags"}},
@@ -514,8 +530,11 @@ static void print_text(const iolens_event *ev, int32_t fd, const int64_t *a, con
             printf("%s%s=%" PRId64, sep, sn->n[i], a[i]);
         sep = ", ";
     }
-    if (!strncmp(ev->func, "rename", 6) && path_of(files, nf, a[2]))
+    if ((!strncmp(ev->func, "rename", 6) || !strcmp(ev->func, "link") || !strcmp(ev->func, "linkat")) &&
+        path_of(files, nf, a[2]))
         printf("%sto=\"%s\"", sep, path_of(files, nf, a[2]));
+    if (!strncmp(ev->func, "symlink", 7) && path_of(files, nf, a[2]))
+        printf("%starget=\"%s\"", sep, path_of(files, nf, a[2]));
     if ((!strcmp(ev->func, "copy_file_range") || !strncmp(ev->func, "sendfile", 8)) && path_of(files, nf, a[2]))
         printf("%sfrom=\"%s\"", sep, path_of(files, nf, a[2]));
     if (ev->buf_pgoff1)

@@ -700,8 +700,11 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const c
     /* The runtime's POSIX module wraps no mkdir, rmdir, unlink, access, opendir, ...: such a
      * call on a path no wrapped call touched leaves no record (a replay's mkdir of its root
      * directory made a record of its own, so no run had a single shared POSIX file). rename
-     * is wrapped (POSIX_RENAME_*) and keeps its record; renameat and renameat2 are not. */
+     * is wrapped (POSIX_RENAME_*) and keeps its record; renameat and renameat2 are not, nor are
+     * chmod, chown, utime and their kin, nor truncate by path. */
     if (module == IOLENS_DARSHAN_POSIX && e->op == IOLENS_OP_META && !(e->func && !strcmp(e->func, "rename")))
+        return 0;
+    if (module == IOLENS_DARSHAN_POSIX && e->op == IOLENS_OP_TRUNCATE && e->func && !strncmp(e->func, "truncate", 8))
         return 0;
     if (module == IOLENS_DARSHAN_POSIX && e->op == IOLENS_OP_STAT && c->opts.legacy_stat_only &&
         !(e->func && !strncmp(e->func, "__", 2)))

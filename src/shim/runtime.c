@@ -702,6 +702,21 @@ size_t iol_path_name(int32_t id, char *out, size_t cap)
     return n;
 }
 
+int32_t iol_link_target_id(int32_t link, const char *target)
+{
+    if (!target || !target[0] || target[0] == '/' || !rt.slots)
+        return iol_path_id(target);
+    char buf[IOL_RAW_MAX_PATH];
+    size_t n = iol_path_name(link, buf, sizeof buf);
+    char *slash = n ? memrchr(buf, '/', n) : NULL;
+    if (!slash)
+        return -1; /* the link's folder is not known */
+    n = slash == buf ? 1 : (size_t)(slash - buf);
+    if (join_components(buf, &n, target) < 0)
+        return -1;
+    return iol_path_id(buf);
+}
+
 int32_t iol_path_id_at(int dirfd, const char *path)
 {
     if (!path || path[0] == '/' || dirfd == AT_FDCWD || !rt.slots)

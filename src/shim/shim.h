@@ -112,6 +112,9 @@ void iol_cwd_changed(void);               /* after a chdir or fchdir: relative n
  * directory's recorded path joined with it, so that one file has one name whichever way it
  * was reached; the name as given if the directory is not known (opened before tracing). */
 int32_t iol_path_id_at(int dirfd, const char *path);
+/* The file a symbolic link's target names: an absolute target as given, a relative one joined
+ * with the folder of the link (path id link), lexically as iol_path_id_at; -1 unknown. */
+int32_t iol_link_target_id(int32_t link, const char *target);
 /* The interned path of id into out (NUL-terminated); its length, 0 when unknown or too long. */
 size_t iol_path_name(int32_t id, char *out, size_t cap);
 

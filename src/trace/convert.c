@@ -206,8 +206,12 @@ static void to_raw(const iolens_event *ev, int fid, int32_t pid, uint64_t start_
         r->fd = -1;
         break;
     default:
-        if (fid <= IOL_F_mkostemps || fid == IOL_F_mkdir) /* the open family */
+        if (fid <= IOL_F_mkostemps || fid == IOL_F_mkdir || fid == IOL_F_mkdirat || fid == IOL_F_chmod ||
+            fid == IOL_F_fchmod || fid == IOL_F_fchmodat) /* the open family, mkdir, chmod */
             r->a[1] = ev->mode >= 0 ? ev->mode : 0;
+        if (fid == IOL_F_rename || fid == IOL_F_renameat || fid == IOL_F_renameat2 || fid == IOL_F_link ||
+            fid == IOL_F_linkat || fid == IOL_F_symlink || fid == IOL_F_symlinkat)
+            r->a[2] = -1; /* the other path: not an event's field (0 would name the first path) */
         break;
     }
 }

@@ -229,7 +229,10 @@ static void fill_event(iol_trace *t, int rank, iol_proc *p, const iol_thread *th
     ev->ret = r->ret;
     ev->err = r->err;
     ev->open_flags = fi->op == IOLENS_OP_OPEN ? (int32_t)r->a[0] : -1;
-    ev->mode = (r->func <= IOL_F_mkostemps || r->func == IOL_F_mkdir || r->func == IOL_F_mkdirat) ? (int32_t)r->a[1] : -1; /* the open family */
+    ev->mode = (r->func <= IOL_F_mkostemps || r->func == IOL_F_mkdir || r->func == IOL_F_mkdirat || r->func == IOL_F_chmod ||
+                r->func == IOL_F_fchmod || r->func == IOL_F_fchmodat)
+                   ? (int32_t)r->a[1]
+                   : -1; /* the open family, mkdir, chmod */
     if (iol_func_is_fallocate(r->func)) { /* a0 offset, a1 length, a2 fallocate's mode */
         ev->offset = r->a[0];
         ev->mode = (int32_t)r->a[2];
@@ -297,7 +300,13 @@ static const arg_spec arg_specs[] = {
     {"mkdir", "P1"}, {"rmdir", "P"}, {"unlink", "P"}, {"rename", "PR"}, {"mkdirat", "2P1"}, {"unlinkat", "2P3"}, {"faccessat", "2P13"},
     {"remove", "P"}, {"renameat", "1P3R"}, {"renameat2", "1P3R0"}, {"dup", "d"}, {"dup2", "d2"},
     {"dup3", "d23"}, {"fcntl", "P23"}, {"mmap", "B123P0"}, {"mmap64", "B123P0"}, {"msync", "B12"},
-    {"opendir", "P"}, {"readdir", "P"}, {"readdir64", "P"}, {"closedir", "P"}, {"fopen", "PM"},
+    {"opendir", "P"}, {"readdir", "P"}, {"readdir64", "P"}, {"closedir", "P"},
+    {"truncate", "P1"}, {"truncate64", "P1"}, {"chmod", "P1"}, {"fchmod", "P1"}, {"fchmodat", "2P13"},
+    {"chown", "P12"}, {"lchown", "P12"}, {"fchown", "P12"}, {"fchownat", "0P123"}, {"utime", "PB"},
+    {"utimes", "PB"}, {"utimensat", "2PB3"}, {"futimens", "PB"},
+    /* symlink(target, linkpath): R the file the target names */
+    {"link", "PR"}, {"linkat", "1P3R0"}, {"symlink", "RP"}, {"symlinkat", "R3P"}, {"readlink", "PB1"},
+    {"readlinkat", "2PB1"}, {"fopen", "PM"},
     {"fopen64", "PM"}, {"fdopen", "PM"}, {"freopen", "PMd"}, {"freopen64", "PMd"}, {"fclose", "P"},
     {"fread", "B23P"}, {"fwrite", "B23P"}, {"fprintf", "P1"}, {"vfprintf", "P1"}, {"fputs", "BP"},
     {"fgets", "B1P"}, {"fputc", "2P"}, {"fgetc", "P"}, {"fseek", "P02"}, {"ftell", "P"}, {"rewind", "P"},
@@ -593,8 +602,9 @@ again:
     uint32_t bufpos = take_bufpos(&r);
     p->last = r;
     p->has_last = 1;
-    if (r.func == IOL_F_rename || r.func == IOL_F_renameat ||
-        r.func == IOL_F_renameat2) /* the target path: a process path id -> a file table id */
+    if (r.func == IOL_F_rename || r.func == IOL_F_renameat || r.func == IOL_F_renameat2 || r.func == IOL_F_link ||
+        r.func == IOL_F_linkat || r.func == IOL_F_symlink ||
+        r.func == IOL_F_symlinkat) /* the other path: a process path id -> a file table id */
         p->last.a[2] = (r.a[2] >= 0 && (uint64_t)r.a[2] < p->npaths) ? p->paths[r.a[2]] : -1;
     fill_event(t, rank, p, best, &r, out);
     fill_args(t, p, &r, out);

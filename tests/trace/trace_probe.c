@@ -24,8 +24,10 @@
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include <utime.h>
 
 /* glibc's old stat entry points and the fortified entry points, called by name */
 int __xstat(int ver, const char *path, struct stat *buf);
@@ -439,6 +441,72 @@ static void posix_calls(logb *L, const char *dir, int k)
     logc(L, "open", af, -1, fd, E(fd), "flags=0x%x, mode=0644", O_CREAT | O_WRONLY);
     x = close(fd);
     logc(L, "close", af, fd, x, E(x), NULL);
+    /* truncation by path and attributes (tar sets each file's mode, owner and times) */
+    x = truncate(af, 100);
+    logc(L, "truncate", af, -1, x, E(x), "length=100");
+    x = truncate64(af, 50);
+    logc(L, "truncate64", af, -1, x, E(x), "length=50");
+    x = chmod(af, 0640);
+    logc(L, "chmod", af, -1, x, E(x), "mode=0640");
+    x = fchmodat(dirfd_, "at.d/f", 0600, 0);
+    logc(L, "fchmodat", af, -1, x, E(x), "mode=0600, dirfd=%d, flags=0", dirfd_);
+    int uid = (int)getuid(), gid = (int)getgid();
+    x = chown(af, (uid_t)-1, (gid_t)gid);
+    logc(L, "chown", af, -1, x, E(x), "owner=-1, group=%d", gid);
+    x = lchown(af, (uid_t)uid, (gid_t)-1);
+    logc(L, "lchown", af, -1, x, E(x), "owner=%d, group=-1", uid);
+    x = fchownat(dirfd_, "at.d/f", (uid_t)uid, (gid_t)gid, AT_SYMLINK_NOFOLLOW);
+    logc(L, "fchownat", af, -1, x, E(x), "dirfd=%d, owner=%d, group=%d, flags=%d", dirfd_, uid, gid,
+         AT_SYMLINK_NOFOLLOW);
+    x = utime(af, NULL);
+    logc(L, "utime", af, -1, x, E(x), "times=0");
+    struct timeval tv[2] = {{1000000000, 0}, {1000000000, 0}};
+    x = utimes(af, tv);
+    logc(L, "utimes", af, -1, x, E(x), "times=1");
+    struct timespec ts[2] = {{1000000000, 0}, {0, UTIME_OMIT}};
+    x = utimensat(dirfd_, "at.d/f", ts, 0);
+    logc(L, "utimensat", af, -1, x, E(x), "times=1, dirfd=%d, flags=0", dirfd_);
+    fd = open(af, O_WRONLY);
+    logc(L, "open", af, -1, fd, E(fd), "flags=0x%x, mode=00", O_WRONLY);
+    x = fchmod(fd, 0644);
+    logc(L, "fchmod", af, fd, x, E(x), "mode=0644");
+    x = fchown(fd, (uid_t)-1, (gid_t)-1);
+    logc(L, "fchown", af, fd, x, E(x), "owner=-1, group=-1");
+    x = futimens(fd, NULL);
+    logc(L, "futimens", af, fd, x, E(x), "times=0");
+    const char *volatile nopath = NULL; /* (Linux: the descriptor's own file; declared nonnull) */
+    x = utimensat(fd, nopath, NULL, 0);
+    logc(L, "utimensat", af, fd, x, E(x), "times=0, dirfd=%d, flags=0", fd);
+    x = close(fd);
+    logc(L, "close", af, fd, x, E(x), NULL);
+    x = chmod("/nonexistent/iolens/x", 0600);
+    logc(L, "chmod", "/nonexistent/iolens/x", -1, x, E(x), "mode=0600");
+    /* links: a relative symlink target names a file of the link's folder */
+    char lk[720], sl[720], lb[64];
+    snprintf(lk, sizeof lk, "%s/hard", ad);
+    snprintf(sl, sizeof sl, "%s/soft", ad);
+    x = link(af, lk);
+    logc(L, "link", af, -1, x, E(x), "to=\"%s\"", lk);
+    x = unlink(lk);
+    logc(L, "unlink", lk, -1, x, E(x), NULL);
+    x = linkat(dirfd_, "at.d/f", AT_FDCWD, lk, 0);
+    logc(L, "linkat", af, -1, x, E(x), "flags=0x0, olddirfd=%d, newdirfd=%d, to=\"%s\"", dirfd_, AT_FDCWD, lk);
+    x = symlink("f", sl);
+    logc(L, "symlink", sl, -1, x, E(x), "target=\"%s\"", af);
+    r = readlink(sl, lb, sizeof lb);
+    logc(L, "readlink", sl, -1, r, E(r), "bufsiz=%zu", sizeof lb);
+    x = unlink(sl);
+    logc(L, "unlink", sl, -1, x, E(x), NULL);
+    x = symlinkat("/nonexistent/iolens/t", dirfd_, "at.d/soft");
+    logc(L, "symlinkat", sl, -1, x, E(x), "newdirfd=%d, target=\"/nonexistent/iolens/t\"", dirfd_);
+    r = readlinkat(dirfd_, "at.d/soft", lb, sizeof lb);
+    logc(L, "readlinkat", sl, -1, r, E(r), "bufsiz=%zu, dirfd=%d", sizeof lb, dirfd_);
+    x = unlink(sl);
+    logc(L, "unlink", sl, -1, x, E(x), NULL);
+    x = unlink(lk);
+    logc(L, "unlink", lk, -1, x, E(x), NULL);
+    r = readlink(af, lb, sizeof lb); /* not a link */
+    logc(L, "readlink", af, -1, r, E(r), "bufsiz=%zu", sizeof lb);
     x = renameat(dirfd_, "at.d/f", AT_FDCWD, p2);
     logc(L, "renameat", af, -1, x, E(x), "olddirfd=%d, newdirfd=%d, to=\"%s\"", dirfd_, AT_FDCWD, p2);
     x = renameat2(AT_FDCWD, p2, dirfd_, "at.d/f", RENAME_NOREPLACE);
