@@ -141,7 +141,11 @@ enum { MK_END = 1, MK_ALL = 2, MK_AT = 4, MK_SHARED = 8, MK_ORDERED = 16 };
  * spent ~5% of its replay in meta_event's string comparisons). */
 enum {
     MF_OTHER, MF_FALLOCATE, MF_POSIX_FALLOCATE, MF_TRUNCATE, MF_READDIR, MF_CLOSEDIR, MF_FSTAT, MF_STAT, MF_LSTAT,
-    MF_ACCESS, MF_MKDIR, MF_OPENDIR, MF_UNLINK, MF_RMDIR, MF_RENAME, MF_REMOVE
+    MF_ACCESS, MF_MKDIR, MF_OPENDIR, MF_UNLINK, MF_RMDIR, MF_RENAME, MF_REMOVE,
+    /* truncate by path; attributes on a path (chmod, chown, utime; each follows a link or not as
+     * recorded) and on a descriptor (fchmod, fchown, futimens) */
+    MF_TRUNCATE_PATH, MF_CHMOD, MF_CHOWN, MF_LCHOWN, MF_UTIME, MF_LUTIME, MF_FCHMOD, MF_FCHOWN, MF_FUTIME,
+    MF_LINK /* a hard link (symlink and readlink are not replayed: a replay never makes or follows a link) */
 };
 
 /* What the tight loop reads of a call (fast_run): 16 bytes instead of the decoded event's ~180,
@@ -571,13 +575,32 @@ static int unlinkat_dir(const struct otf_ev *v)
     return v->has_a && (v->a[3] & AT_REMOVEDIR);
 }
 
+/* MF_* of chmod, chown, utime and their kin: on a descriptor (the f- forms, and utimensat of a
+ * NULL path, which the trace records on its descriptor), else on a path, following a link or not
+ * (lchown, AT_SYMLINK_NOFOLLOW) as recorded */
+static int attr_fn(const struct otf_ev *v, const char *fn)
+{
+    int at = !strcmp(fn, "fchmodat") || !strcmp(fn, "fchownat") || !strcmp(fn, "utimensat");
+    int on_fd = (fn[0] == 'f' && !at) || (!strcmp(fn, "utimensat") && v->slot >= 0);
+    int nofollow = !strcmp(fn, "lchown") || (at && v->has_a && (v->a[3] & AT_SYMLINK_NOFOLLOW));
+    if (strstr(fn, "chmod"))
+        return on_fd ? MF_FCHMOD : MF_CHMOD;
+    if (strstr(fn, "chown"))
+        return on_fd ? MF_FCHOWN : nofollow ? MF_LCHOWN : MF_CHOWN;
+    return on_fd ? MF_FUTIME : nofollow ? MF_LUTIME : MF_UTIME;
+}
+
 /* MF_* of a namespace call (STAT, META, TRUNCATE), as meta_event replays it */
 static int meta_fn(const struct otf_ev *v)
 {
     const iolens_event *e = &v->e;
     const char *fn = e->func ? e->func : "";
     if (e->op == IOLENS_OP_TRUNCATE)
-        return is_fallocate(fn) ? (fn[0] == 'p' ? MF_POSIX_FALLOCATE : MF_FALLOCATE) : MF_TRUNCATE;
+        return is_fallocate(fn)                ? (fn[0] == 'p' ? MF_POSIX_FALLOCATE : MF_FALLOCATE)
+               : !strncmp(fn, "truncate", 8) ? MF_TRUNCATE_PATH
+                                               : MF_TRUNCATE;
+    if (e->op == IOLENS_OP_META && (strstr(fn, "chmod") || strstr(fn, "chown") || strstr(fn, "utime")))
+        return attr_fn(v, fn);
     if (!strcmp(fn, "readdir") || !strcmp(fn, "readdir64"))
         return MF_READDIR;
     if (!strcmp(fn, "closedir"))
@@ -595,6 +618,7 @@ static int meta_fn(const struct otf_ev *v)
            : !strcmp(fn, "remove")                                                           ? MF_REMOVE
            : !strcmp(fn, "rmdir")                                                            ? MF_RMDIR
            : !strcmp(fn, "rename") || !strcmp(fn, "renameat") || !strcmp(fn, "renameat2") ? MF_RENAME
+           : !strcmp(fn, "link") || !strcmp(fn, "linkat")                                    ? MF_LINK
                                                                                              : MF_OTHER;
 }
 
@@ -795,11 +819,12 @@ static int prepare_rank(struct otf *o, iolens_evsource *src, int r, int64_t *nse
             f->first_stat = !ok ? 0
                             : v.mf == MF_RMDIR ? 2
                             : (e->op == IOLENS_OP_STAT || v.mf == MF_ACCESS || v.mf == MF_UNLINK || v.mf == MF_REMOVE ||
-                               v.mf == MF_RENAME) ? 1
-                                                  : 0;
+                               v.mf == MF_RENAME || v.mf == MF_LINK || v.mf == MF_TRUNCATE_PATH || v.mf == MF_CHMOD ||
+                               v.mf == MF_CHOWN || v.mf == MF_LCHOWN || v.mf == MF_UTIME || v.mf == MF_LUTIME) ? 1
+                                                                                                      : 0;
         }
-        if (v.mf == MF_RENAME && v.has_a && v.a[2] >= 0 && (uint64_t)v.a[2] < o->nfiles) {
-            struct otf_file *t = &o->f[v.a[2]]; /* a rename's target: made by it, not there before */
+        if ((v.mf == MF_RENAME || v.mf == MF_LINK) && v.has_a && v.a[2] >= 0 && (uint64_t)v.a[2] < o->nfiles) {
+            struct otf_file *t = &o->f[v.a[2]]; /* a rename's or link's new name: made by it, not there before */
             if (!t->seen || e->tstart < t->first_any) {
                 t->seen = 1;
                 t->first_any = e->tstart;
@@ -1096,7 +1121,17 @@ static int is_fallocate(const char *fn)
            !strcmp(fn, "posix_fallocate64");
 }
 
-/* stat, access, mkdir, rmdir, unlink, rename, opendir, readdir, closedir, ftruncate, fallocate. */
+/* The mode a replayed chmod gives: the recorded one, with the owner's read, write and search
+ * permission kept, so that the replay can still read, write and remove what it made. */
+static mode_t attr_mode(const iolens_event *e)
+{
+    return (mode_t)((e->mode >= 0 ? e->mode & 07777 : 0644) | S_IRWXU);
+}
+
+/* stat, access, mkdir, rmdir, unlink, rename, opendir, readdir, closedir, ftruncate, truncate,
+ * fallocate, chmod, chown, utime and their kin. A chown is re-issued with the owner and group
+ * unchanged (-1), a utime with the current time: the calls' cost, not their effect (a replay's
+ * files stay its own). */
 static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
 {
     const iolens_event *e = &v->e;
@@ -1124,6 +1159,20 @@ static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
             return iol_err(IOLENS_EIO, "%s on '%s/%s' failed: %s", fn, o->opt->root, f->rel, strerror(errno));
         return 1;
     }
+    if (mf == MF_FCHMOD || mf == MF_FCHOWN || mf == MF_FUTIME) {
+        if (!top || top->mfh)
+            return 0;
+        int fd = top->fp ? fileno(top->fp) : top->dir ? dirfd(top->dir) : top->fd;
+        if (fd < 0)
+            return 0;
+        if (f->existed) { /* a replay never changes what it did not create */
+            o->st->refused++;
+            return 0;
+        }
+        bad = (mf == MF_FCHMOD ? fchmod(fd, attr_mode(e)) : mf == MF_FCHOWN ? fchown(fd, (uid_t)-1, (gid_t)-1)
+                                                                          : futimens(fd, NULL)) < 0;
+        goto counted;
+    }
     if (mf == MF_READDIR) {
         if (!top || !top->dir)
             return 0;
@@ -1145,6 +1194,28 @@ static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
         if (fd < 0)
             return 0;
         bad = fstat(fd, &sb) < 0;
+        goto counted;
+    }
+    if (mf == MF_TRUNCATE_PATH || mf == MF_CHMOD || mf == MF_CHOWN || mf == MF_LCHOWN || mf == MF_UTIME ||
+        mf == MF_LUTIME) {
+        if (f->existed) { /* (a truncation of such a file stopped the replay before it started) */
+            o->st->refused++;
+            return 0;
+        }
+        if (mf == MF_TRUNCATE_PATH && e->size < 0)
+            return 0;
+        /* truncate and chmod follow a link: the replay's own files are none, and it refuses one */
+        if ((rc = (mf == MF_TRUNCATE_PATH || mf == MF_CHMOD ? file_path : checked_path)(o, f, path, sizeof path)) < 0)
+            return rc;
+        if (mf == MF_TRUNCATE_PATH) {
+            if (truncate(path, (off_t)e->size) < 0)
+                return iol_err(IOLENS_EIO, "%s on '%s/%s' failed: %s", fn, o->opt->root, f->rel, strerror(errno));
+            return 1;
+        }
+        int nofollow = mf == MF_LCHOWN || mf == MF_LUTIME ? AT_SYMLINK_NOFOLLOW : 0;
+        bad = (mf == MF_CHMOD                       ? chmod(path, attr_mode(e))
+               : mf == MF_CHOWN || mf == MF_LCHOWN ? fchownat(AT_FDCWD, path, (uid_t)-1, (gid_t)-1, nofollow)
+                                                   : utimensat(AT_FDCWD, path, NULL, nofollow)) < 0;
         goto counted;
     }
     if ((rc = checked_path(o, f, path, sizeof path)) < 0)
@@ -1194,6 +1265,18 @@ static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
             bad = (mf == MF_UNLINK ? unlink(path) : rmdir(path)) < 0;
             o->ns_gen += !bad && mf == MF_RMDIR;
         }
+    } else if (mf == MF_LINK) { /* between two names the replay made; never following a link */
+        if (!v->has_a || v->a[2] < 0 || (uint64_t)v->a[2] >= o->nfiles || o->f[v->a[2]].skip)
+            return 0;
+        struct otf_file *t = &o->f[v->a[2]];
+        if (f->existed || t->existed) {
+            o->st->refused++;
+            return 0;
+        }
+        char to[PATH_MAX];
+        if ((rc = checked_path(o, t, to, sizeof to)) < 0)
+            return rc;
+        bad = linkat(AT_FDCWD, path, AT_FDCWD, to, 0) < 0;
     } else {
         return 0;
     }
