@@ -227,6 +227,7 @@ struct otf {
     double *mr_first, *mr_last;
     struct otf_dir *dirs; /* directories checked (checked_path): open addressing, ndirs of capdirs */
     size_t ndirs, capdirs;
+    int ndirfds; /* of them open (dir_fd) */
     /* the library level: HDF5 calls through HDF5 */
     int h5;
     int h5_unsized; /* the trace has HDF5 datasets or writes without their size */
@@ -241,7 +242,9 @@ struct otf {
 struct otf_dir {
     char *rel; /* NULL: free slot */
     size_t len;
-    uint64_t gen; /* ns_gen + 1 of the check */
+    uint64_t gen;   /* ns_gen + 1 of the check */
+    int fd1;        /* its descriptor (O_PATH) + 1, 0 none (dir_fd) */
+    uint64_t fdgen; /* ns_gen + 1 when it was opened */
 };
 
 static double now(void)
@@ -387,8 +390,12 @@ static void dir_checked(struct otf *o, const char *rel, size_t n)
 
 static void free_dirs(struct otf *o)
 {
-    for (size_t i = 0; i < o->capdirs; i++)
+    for (size_t i = 0; i < o->capdirs; i++) {
         free(o->dirs[i].rel);
+        if (o->dirs[i].fd1)
+            close(o->dirs[i].fd1 - 1);
+    }
+    o->ndirfds = 0;
     free(o->dirs);
     o->dirs = NULL;
     o->ndirs = o->capdirs = 0;
@@ -422,6 +429,43 @@ static int checked_path(struct otf *o, struct otf_file *f, char *out, size_t cap
         dir_checked(o, f->rel, dn);
     }
     return rc;
+}
+
+/* A descriptor (O_PATH) of the folder of f, whose name checked_path has just given as path, and
+ * in *base f's own name in it: for a call the program made relative to an open folder (openat of
+ * a directory descriptor), which the kernel then does not walk from the root. Kept while no
+ * replayed rmdir or rename may have moved the folder, at most OTF_MAX_DIRFDS at once; -1 when
+ * there is none (the caller names the file by its path). */
+#define OTF_MAX_DIRFDS 64
+static int dir_fd(struct otf *o, struct otf_file *f, const char *path, const char **base)
+{
+    const char *slash = strrchr(f->rel, '/'), *pslash = strrchr(path, '/');
+    if (!slash || !pslash || !o->capdirs)
+        return -1;
+    struct otf_dir *d = dir_slot(o, f->rel, (size_t)(slash - f->rel));
+    if (!d->rel || d->gen != o->ns_gen + 1)
+        return -1;
+    *base = slash + 1;
+    if (d->fd1 && d->fdgen == o->ns_gen + 1)
+        return d->fd1 - 1;
+    if (d->fd1) { /* opened before a rename or rmdir: the folder is looked up again */
+        close(d->fd1 - 1);
+        d->fd1 = 0;
+        o->ndirfds--;
+    }
+    char dir[PATH_MAX];
+    size_t n = (size_t)(pslash - path);
+    if (o->ndirfds >= OTF_MAX_DIRFDS || n == 0 || n >= sizeof dir)
+        return -1;
+    memcpy(dir, path, n);
+    dir[n] = 0;
+    int fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    d->fd1 = fd + 1;
+    d->fdgen = o->ns_gen + 1;
+    o->ndirfds++;
+    return fd;
 }
 
 /* checked_path, and the file itself must not be a symbolic link. */
@@ -995,7 +1039,15 @@ static int do_open(struct otf *o, struct otf_file *f, const struct otf_ev *v, do
         h->fp = fp;
     } else {
         s[SS_OPEN] = t0 - o->mono_origin;
-        int fd = open(path, fl | O_NOFOLLOW | O_CLOEXEC, e->mode >= 0 ? (mode_t)e->mode : 0644);
+        /* the program's openat of a name in an open folder (tar) walks one component: so does
+         * the replay's, from the folder's descriptor */
+        const char *base = NULL;
+        int dfd = v->has_a && v->a[2] != AT_FDCWD && e->func && !strncmp(e->func, "openat", 6)
+                      ? dir_fd(o, f, path, &base)
+                      : -1;
+        mode_t mode = e->mode >= 0 ? (mode_t)e->mode : 0644;
+        int fd = dfd >= 0 ? openat(dfd, base, fl | O_NOFOLLOW | O_CLOEXEC, mode)
+                          : open(path, fl | O_NOFOLLOW | O_CLOEXEC, mode);
         if (fd < 0 && errno == ELOOP)
             return iol_err(IOLENS_EINVAL, "'%s' is a symbolic link: refusing to follow it", path);
         if (fd < 0)
