@@ -474,8 +474,10 @@ static void posix_calls(logb *L, const char *dir, int k)
     logc(L, "fchown", af, fd, x, E(x), "owner=-1, group=-1");
     x = futimens(fd, NULL);
     logc(L, "futimens", af, fd, x, E(x), "times=0");
-    const char *volatile nopath = NULL; /* (Linux: the descriptor's own file; declared nonnull) */
-    x = utimensat(fd, nopath, NULL, 0);
+    /* a NULL path (the kernel: the descriptor's own file), through a pointer: the declaration
+     * says nonnull, which a sanitizer build checks at a direct call */
+    int (*utimensat_p)(int, const char *, const struct timespec *, int) = utimensat;
+    x = utimensat_p(fd, NULL, NULL, 0);
     logc(L, "utimensat", af, fd, x, E(x), "times=0, dirfd=%d, flags=0", fd);
     x = close(fd);
     logc(L, "close", af, fd, x, E(x), NULL);
