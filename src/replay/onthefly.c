@@ -128,6 +128,7 @@ struct otf_ev {
     int copy; /* one side of a copy_file_range or sendfile (copy_event; worked out when decoded) */
     int mf;   /* namespace calls: MF_* of the entry point's name; mkind: its IOLENS_REPLAY_META_* (decoded) */
     int mkind;
+    int at; /* an open or namespace call the program made relative to a directory descriptor (rel_at) */
     int32_t slot; /* the raw descriptor slot (an HDF5 call's handle index) */
     uint64_t x;   /* library level: 1 + the sequence number of the call's notes in h5x, 0 none */
 };
@@ -634,6 +635,22 @@ static int attr_fn(const struct otf_ev *v, const char *fn)
     return on_fd ? MF_FUTIME : nofollow ? MF_LUTIME : MF_UTIME;
 }
 
+/* Whether an open or namespace call was made relative to a directory descriptor (openat,
+ * mkdirat, unlinkat, fstatat, ... with a dirfd other than AT_FDCWD): the replay then names the
+ * file relative to a descriptor of its folder, as the program did (dir_fd) */
+static int rel_at(const struct otf_ev *v)
+{
+    const char *fn = v->e.func;
+    if (!v->has_a || !fn)
+        return 0;
+    if (!strcmp(fn, "fchownat"))
+        return v->a[0] != AT_FDCWD;
+    return (!strncmp(fn, "openat", 6) || !strcmp(fn, "mkdirat") || !strcmp(fn, "unlinkat") ||
+            !strncmp(fn, "fstatat", 7) || !strcmp(fn, "statx") || !strcmp(fn, "faccessat") ||
+            !strcmp(fn, "fchmodat") || !strcmp(fn, "utimensat")) &&
+           v->a[2] != AT_FDCWD && v->slot < 0;
+}
+
 /* MF_* of a namespace call (STAT, META, TRUNCATE), as meta_event replays it */
 static int meta_fn(const struct otf_ev *v)
 {
@@ -695,6 +712,7 @@ static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v
         int ns = v->e.op == IOLENS_OP_STAT || v->e.op == IOLENS_OP_META || v->e.op == IOLENS_OP_TRUNCATE;
         v->mf = ns ? meta_fn(v) : MF_OTHER;
         v->mkind = ns ? meta_kind(v) : IOLENS_REPLAY_META_OTHER;
+        v->at = (ns || v->e.op == IOLENS_OP_OPEN) && v->e.layer == IOLENS_LAYER_POSIX && rel_at(v);
         int rw = v->e.op == IOLENS_OP_READ || v->e.op == IOLENS_OP_WRITE;
         if (v->e.layer == IOLENS_LAYER_MPIIO && rw) { /* names repeat: the last one's kind is kept */
             if (v->e.func != o->mk_func) {
@@ -1042,9 +1060,7 @@ static int do_open(struct otf *o, struct otf_file *f, const struct otf_ev *v, do
         /* the program's openat of a name in an open folder (tar) walks one component: so does
          * the replay's, from the folder's descriptor */
         const char *base = NULL;
-        int dfd = v->has_a && v->a[2] != AT_FDCWD && e->func && !strncmp(e->func, "openat", 6)
-                      ? dir_fd(o, f, path, &base)
-                      : -1;
+        int dfd = v->at ? dir_fd(o, f, path, &base) : -1;
         mode_t mode = e->mode >= 0 ? (mode_t)e->mode : 0644;
         int fd = dfd >= 0 ? openat(dfd, base, fl | O_NOFOLLOW | O_CLOEXEC, mode)
                           : open(path, fl | O_NOFOLLOW | O_CLOEXEC, mode);
@@ -1265,20 +1281,35 @@ static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
             return 1;
         }
         int nofollow = mf == MF_LCHOWN || mf == MF_LUTIME ? AT_SYMLINK_NOFOLLOW : 0;
-        bad = (mf == MF_CHMOD                       ? chmod(path, attr_mode(e))
-               : mf == MF_CHOWN || mf == MF_LCHOWN ? fchownat(AT_FDCWD, path, (uid_t)-1, (gid_t)-1, nofollow)
-                                                   : utimensat(AT_FDCWD, path, NULL, nofollow)) < 0;
+        const char *name = path;
+        int dfd = v->at ? dir_fd(o, f, path, &name) : -1;
+        if (dfd < 0) { /* the name as the program gave it: by path */
+            dfd = AT_FDCWD;
+            name = path;
+        }
+        bad = (mf == MF_CHMOD ? (dfd == AT_FDCWD ? chmod(name, attr_mode(e)) : fchmodat(dfd, name, attr_mode(e), 0))
+               : mf == MF_CHOWN || mf == MF_LCHOWN ? fchownat(dfd, name, (uid_t)-1, (gid_t)-1, nofollow)
+                                                   : utimensat(dfd, name, NULL, nofollow)) < 0;
         goto counted;
     }
     if ((rc = checked_path(o, f, path, sizeof path)) < 0)
         return rc;
+    /* a call the program made relative to a directory descriptor: relative to its folder's */
+    const char *name = path;
+    int dfd = v->at && (mf == MF_STAT || mf == MF_LSTAT || mf == MF_ACCESS || mf == MF_MKDIR || mf == MF_UNLINK ||
+                        mf == MF_RMDIR)
+                  ? dir_fd(o, f, path, &name)
+                  : -1;
+    /* (else the path-based call, as the program's) */
     if (mf == MF_STAT || mf == MF_LSTAT) { /* stat follows a link, lstat does not, as recorded (reading only) */
-        bad = (mf == MF_LSTAT ? lstat(path, &sb) : stat(path, &sb)) < 0;
+        int nf = mf == MF_LSTAT ? AT_SYMLINK_NOFOLLOW : 0;
+        bad = (dfd >= 0 ? fstatat(dfd, name, &sb, nf) : nf ? lstat(path, &sb) : stat(path, &sb)) < 0;
     } else if (mf == MF_ACCESS) {
         int mode = v->has_a && v->a[1] >= 0 && v->a[1] <= 7 ? (int)v->a[1] : F_OK;
-        bad = access(path, mode) < 0;
+        bad = (dfd >= 0 ? faccessat(dfd, name, mode, 0) : access(path, mode)) < 0;
     } else if (mf == MF_MKDIR) {
-        bad = mkdir(path, e->mode >= 0 ? (mode_t)(e->mode & 07777) : 0755) < 0;
+        mode_t mode = e->mode >= 0 ? (mode_t)(e->mode & 07777) : 0755;
+        bad = (dfd >= 0 ? mkdirat(dfd, name, mode) : mkdir(path, mode)) < 0;
     } else if (mf == MF_OPENDIR) {
         if (f->n >= OTF_MAX_DEPTH)
             return iol_err(IOLENS_EUNSUPPORTED, "trace opens '%s' more than %d times at once", f->rel, OTF_MAX_DEPTH);
@@ -1314,7 +1345,9 @@ static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
             bad = unlink(path) < 0 && !(dir = (errno == EISDIR || errno == EPERM) && rmdir(path) == 0);
             o->ns_gen += dir;
         } else {
-            bad = (mf == MF_UNLINK ? unlink(path) : rmdir(path)) < 0;
+            bad = (dfd >= 0 ? unlinkat(dfd, name, mf == MF_UNLINK ? 0 : AT_REMOVEDIR)
+                   : mf == MF_UNLINK ? unlink(path)
+                                     : rmdir(path)) < 0;
             o->ns_gen += !bad && mf == MF_RMDIR;
         }
     } else if (mf == MF_LINK) { /* between two names the replay made; never following a link */

@@ -181,6 +181,11 @@ assert d["failed"] == 0 and m.get("mkdir") == 3 and m.get("create") == 48, (d["f
 assert d["refused"] == 0 and m.get("other", 0) >= int(sys.argv[2]), (d["refused"], m)' "$T/out" "$nattr" &&
     ok || fail "on-the-fly replay of tar -x: directories, files and their attributes ($T/out)"
   [ -d "$T/r11$T/untar/src/a/b" ] && [ -f "$T/r11$T/untar/src/a/b/g24" ] && ok || fail "tar's tree not made by its replay"
+  # tar creates each file relative to its folder's descriptor: so does the replay
+  expect_rc 0 "$IOLENS" trace -o "$T/tar-replay.trace" -- "$IOLENS" replay "$T/tar.trace" --root "$T/r11b"
+  expect_rc 0 "$IOLENS" trace --print "$T/tar-replay.trace"
+  grep -E " openat(64)?\(\"$T/r11b$T/untar/src/a/b/g24\", flags=[^,]*, mode=[^,]*, dirfd=[0-9]+\) = [0-9]+\$" "$T/out" >/dev/null &&
+    ok || fail "the replay of tar does not create g24 relative to its folder ($T/out)"
   expect_rc 0 "$IOLENS" replay "$T/rm.trace" --root "$T/r12" --json
   python3 -c '
 import json, sys; d = json.load(open(sys.argv[1])); m = {x["call"]: x["calls"] for x in d["metadata"]}
