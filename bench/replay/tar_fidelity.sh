@@ -17,6 +17,7 @@
 #   bench/replay/tar_fidelity.sh [--dir DIR] [--files N] [--size BYTES] [--rounds R]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 src=$(cd "$here/../.." && pwd)
 IOLENS=${IOLENS:-$src/build/iolens}
 PY=/usr/bin/python3
@@ -34,7 +35,8 @@ done
 [ "$rounds" -ge 5 ] || { echo "tar_fidelity.sh: need at least 5 rounds" >&2; exit 2; }
 command -v tar >/dev/null || { echo "tar_fidelity.sh: no tar" >&2; exit 2; }
 w=$(mktemp -d "$dir/iolens-tar-fidelity.XXXXXX")
-trap 'rm -rf "$w"' EXIT
+trap 'release_reporting; rm -rf "$w"' EXIT
+hold_reporting
 $PY - "$w/tree" "$files" "$size" <<'EOF'
 import os, sys
 root, n, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -75,7 +77,7 @@ for line in sys.stdin:
 print(e - s)')
   rm -rf "$w/x"
   declare -A got=()
-  for k in $(printf '%s\n' tar1 tar2 otf dly | shuf); do
+  for k in $(shuffle "$r" tar1 tar2 otf dly); do
     sync
     case $k in
       tar1|tar2) got[$k]=$(wall "$w/$k"); rm -rf "${w:?}/$k" ;;

@@ -446,9 +446,10 @@ static int dir_fd(struct otf *o, struct otf_file *f, const char *path, const cha
     struct otf_dir *d = dir_slot(o, f->rel, (size_t)(slash - f->rel));
     if (!d->rel || d->gen != o->ns_gen + 1)
         return -1;
-    *base = slash + 1;
-    if (d->fd1 && d->fdgen == o->ns_gen + 1)
+    if (d->fd1 && d->fdgen == o->ns_gen + 1) {
+        *base = slash + 1;
         return d->fd1 - 1;
+    }
     if (d->fd1) { /* opened before a rename or rmdir: the folder is looked up again */
         close(d->fd1 - 1);
         d->fd1 = 0;
@@ -466,6 +467,7 @@ static int dir_fd(struct otf *o, struct otf_file *f, const char *path, const cha
     d->fd1 = fd + 1;
     d->fdgen = o->ns_gen + 1;
     o->ndirfds++;
+    *base = slash + 1;
     return fd;
 }
 
@@ -1281,15 +1283,12 @@ static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
             return 1;
         }
         int nofollow = mf == MF_LCHOWN || mf == MF_LUTIME ? AT_SYMLINK_NOFOLLOW : 0;
-        const char *name = path;
+        const char *name = path; /* relative to its folder's descriptor, else by path, as the program */
         int dfd = v->at ? dir_fd(o, f, path, &name) : -1;
-        if (dfd < 0) { /* the name as the program gave it: by path */
-            dfd = AT_FDCWD;
-            name = path;
-        }
-        bad = (mf == MF_CHMOD ? (dfd == AT_FDCWD ? chmod(name, attr_mode(e)) : fchmodat(dfd, name, attr_mode(e), 0))
-               : mf == MF_CHOWN || mf == MF_LCHOWN ? fchownat(dfd, name, (uid_t)-1, (gid_t)-1, nofollow)
-                                                   : utimensat(dfd, name, NULL, nofollow)) < 0;
+        int at = dfd >= 0 ? dfd : AT_FDCWD;
+        bad = (mf == MF_CHMOD ? (dfd >= 0 ? fchmodat(dfd, name, attr_mode(e), 0) : chmod(path, attr_mode(e)))
+               : mf == MF_CHOWN || mf == MF_LCHOWN ? fchownat(at, name, (uid_t)-1, (gid_t)-1, nofollow)
+                                                   : utimensat(at, name, NULL, nofollow)) < 0;
         goto counted;
     }
     if ((rc = checked_path(o, f, path, sizeof path)) < 0)
