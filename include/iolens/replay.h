@@ -233,6 +233,11 @@ typedef struct iolens_replay_trace_stats {
     double tracer_gap_seconds;
     int level;             /**< the level replayed: IOLENS_REPLAY_LEVEL_IO or _LIBRARY */
     int64_t library_calls; /**< of calls: HDF5 calls re-issued through HDF5 */
+    /** The time of the replayed calls: from the start of the calls (the trace's first calls
+     *  decoded, the ranks started together) to the end of the last call, over every process;
+     *  ranks replayed one after another in one process add theirs. This is what compares with
+     *  the traced run's span of calls: seconds also holds the set-up and the decoding. */
+    double calls_seconds;
 } iolens_replay_trace_stats;
 
 /** Name of a kind of iolens_replay_trace_stats.meta_calls: "create", "open", "close", "stat",

@@ -224,6 +224,9 @@ struct otf {
     double t_origin;
     double mono_origin; /* now() when the replay's calls start (meta_first, meta_last) */
     int cur_rank;       /* the rank being replayed (its row of meta_rank_*) */
+    /* calls_seconds: the start and end of this process's replayed calls on the replay's clock
+     * (since mono_origin), and the sum over ranks replayed one after another */
+    double calls_t0, calls_t1, calls_sum;
     int64_t *mr_calls;  /* nranks * IOLENS_REPLAY_NMETA: this process's calls per rank and kind */
     double *mr_first, *mr_last;
     struct otf_dir *dirs; /* directories checked (checked_path): open addressing, ndirs of capdirs */
@@ -1926,6 +1929,7 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
     }
     double t0 = now();
     d.done_at = t0;
+    o->calls_t0 = t0;
     for (int first_batch = 1; rc >= 0; first_batch = 0) {
         if (!first_batch) {
             if (rc == 0)
@@ -1992,6 +1996,8 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
                 o->st->skipped++;
         }
     }
+    o->calls_t1 = now();
+    o->calls_sum += o->calls_t1 - o->calls_t0;
     free(batch);
     free(fx);
     free(run);
@@ -2318,6 +2324,10 @@ static int results(struct otf *o, const iolens_evsource *src)
         st->failed = (int64_t)c[4];
         st->refused = (int64_t)c[5];
         MPI_Allreduce(MPI_IN_PLACE, &st->seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        /* the calls' span over the processes, on the clock they share (since the common origin) */
+        double span[2] = {-(o->calls_t0 - o->mono_origin), o->calls_t1 - o->mono_origin};
+        MPI_Allreduce(MPI_IN_PLACE, span, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        st->calls_seconds = span[0] + span[1];
         MPI_Allreduce(MPI_IN_PLACE, &st->tracer_gap_seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         double mc[IOLENS_REPLAY_NMETA];
         for (int k = 0; k < IOLENS_REPLAY_NMETA; k++)
@@ -2672,6 +2682,7 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
         }
     }
     st->seconds = now() - t_start;
+    st->calls_seconds = o.calls_sum;
     st->level = o.h5 && st->library_calls ? IOLENS_REPLAY_LEVEL_LIBRARY : IOLENS_REPLAY_LEVEL_IO;
     leave_root(&o);
     if (rc < 0)

@@ -50,6 +50,8 @@ assert j["bytes_read"] == np * (65536 + 100 + 32768), j["bytes_read"]
 s = j["sessions"]
 assert len(s) == 3 * np and sorted({x["rank"] for x in s}) == list(range(np)), s
 assert j["write_seconds"] > 0 and j["read_seconds"] > 0 and j["write_bandwidth_bytes_per_s"] > 0
+# the calls' span over the processes: inside the replay's wall time (set-up and decoding left out)
+assert 0 < j["calls_seconds"] <= j["seconds"] + 1e-3, (j["calls_seconds"], j["seconds"])
 PY
   # what the replay created is gone, the directories below the root stay
   [ ! -e "$T/D$np$T/d/shared.dat" ] && [ ! -e "$T/D$np$T/d/dir.0" ] && ok || fail "replayed files left behind"

@@ -63,6 +63,9 @@ assert all(m[k]["calls"] == 40 and m[k]["seconds"] > 0 for k in ("create", "clos
 # after the last create and end before the first unlink
 assert all(m[k]["span_seconds"] >= m[k]["seconds"] * 0.999 and m[k]["span_ops_per_s"] > 0 for k in m), m
 assert m["create"]["last"] <= m["stat"]["first"] and m["stat"]["last"] <= m["unlink"]["first"], m
+# the span of all calls holds that of every kind and is inside the wall time of the replay
+j = json.load(open(sys.argv[1]))
+assert max(x["span_seconds"] for x in m.values()) <= j["calls_seconds"] <= j["seconds"], j
 ' "$T/out" && ok || fail "on-the-fly metadata calls by kind ($T/out)"
 
 # more distinct paths than the tracer's first hash table holds (2^16 slots, and 2^17 paths was
