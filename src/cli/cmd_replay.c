@@ -263,12 +263,13 @@ static void print_sessions(const iolens_replay_trace_stats *st, int json)
     double wbw = st->write_seconds > 0 ? (double)st->bytes_written / st->write_seconds : 0;
     double rbw = st->read_seconds > 0 ? (double)st->bytes_read / st->read_seconds : 0;
     printf("{\"ranks\": %d, \"calls\": %lld, \"skipped\": %lld, \"bytes_written\": %lld, \"bytes_read\": %lld, "
-           "\"seconds\": %.6f, \"calls_seconds\": %.6f, \"failed\": %lld, \"refused\": %lld, \"write_seconds\": %.6f, \"read_seconds\": %.6f, "
+           "\"seconds\": %.6f, \"calls_seconds\": %.6f, \"failed\": %lld, \"refused\": %lld, "
+           "\"write_seconds\": %.6f, \"read_seconds\": %.6f, "
            "\"write_bandwidth_bytes_per_s\": %.1f, \"read_bandwidth_bytes_per_s\": %.1f, "
            "\"tracer_gap_seconds\": %.9f, \"level\": \"%s\", \"library_calls\": %lld,",
            st->nranks, (long long)st->calls, (long long)st->skipped, (long long)st->bytes_written,
-           (long long)st->bytes_read, st->seconds, st->calls_seconds, (long long)st->failed, (long long)st->refused, st->write_seconds,
-           st->read_seconds, wbw, rbw, st->tracer_gap_seconds,
+           (long long)st->bytes_read, st->seconds, st->calls_seconds, (long long)st->failed, (long long)st->refused,
+           st->write_seconds, st->read_seconds, wbw, rbw, st->tracer_gap_seconds,
            st->level == IOLENS_REPLAY_LEVEL_LIBRARY ? "hdf5" : "io", (long long)st->library_calls);
     printf("\n \"metadata\": [");
     for (int k = 0, n = 0; k < IOLENS_REPLAY_NMETA; k++)

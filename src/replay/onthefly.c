@@ -1424,7 +1424,8 @@ static int rw_event(struct otf *o, struct otf_file *f, struct otf_handle *h, con
  * place of the program's. In the tight loop that is its clock read (own); outside it, the work
  * around each system call (choosing the call, its checks, counters and clock reads: between),
  * measured as the replay runs. Waited on top of that work, a tar -x replay (0.13 us of tar's own
- * time between calls) waited 16.9 of its 17.8 ms of gaps and took 0.89 of tar's time. */
+ * time between calls) waited 16.9 of its 17.8 ms of gaps and ran at 0.83-0.85 of tar's speed
+ * (bench/replay/tar_fidelity.sh, tar/dly). */
 struct otf_delay {
     int on;
     double speed, selfgap, own; /* selfgap: the process's mean tracer time per call (reported) */
@@ -2016,11 +2017,11 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
                     continue;
                 }
             }
-            int waited = 0;
+            int at_barrier = 0;
             while (o->ibar < o->nbar && o->bar[o->ibar] <= idx) {
                 barrier(o);
                 o->ibar++;
-                waited = 1;
+                at_barrier = 1;
             }
             idx++;
             o->inside = -1;
@@ -2032,7 +2033,7 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
                  * call was timed (the replay's work after it then counts into the next gap, as
                  * the measured time between calls, instead of costing a clock read of its own) */
                 double end = o->inside >= 0 ? o->inside_end : now(), own = end - d.start - o->inside;
-                if (o->inside >= 0 && !waited && own >= 0 && own < OTF_BETWEEN_MAX && d.prev_end >= 0)
+                if (o->inside >= 0 && !at_barrier && own >= 0 && own < OTF_BETWEEN_MAX && d.prev_end >= 0)
                     d.between += (own - d.between) / 32;
                 d.done_at = end;
             }
