@@ -409,6 +409,7 @@ static const slot_names slots[] = {
     {"posix_fallocate", {"off", "len", NULL, NULL}},
     {"posix_fadvise", {"off", "len", "advice", NULL}},
     {"copy_file_range", {"off", "len", NULL, "from_off"}}, /* off, from_off: -1 the file position */
+    {"splice", {"off", "len", NULL, "from_off"}},
     {"sendfile", {NULL, "count", NULL, "from_off"}},
     {"statx", {NULL, "mask", "dirfd", "flags"}},
     {"access", {NULL, "mode", NULL, NULL}},
@@ -535,7 +536,8 @@ static void print_text(const iolens_event *ev, int32_t fd, const int64_t *a, con
         printf("%sto=\"%s\"", sep, path_of(files, nf, a[2]));
     if (!strncmp(ev->func, "symlink", 7) && path_of(files, nf, a[2]))
         printf("%starget=\"%s\"", sep, path_of(files, nf, a[2]));
-    if ((!strcmp(ev->func, "copy_file_range") || !strncmp(ev->func, "sendfile", 8)) && path_of(files, nf, a[2]))
+    if ((!strcmp(ev->func, "copy_file_range") || !strcmp(ev->func, "splice") || !strncmp(ev->func, "sendfile", 8)) &&
+        path_of(files, nf, a[2]))
         printf("%sfrom=\"%s\"", sep, path_of(files, nf, a[2]));
     if (ev->buf_pgoff1)
         printf("%sbuf=page+%u", sep, ev->buf_pgoff1 - 1);

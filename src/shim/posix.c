@@ -301,6 +301,22 @@ IOL_EXPORT ssize_t copy_file_range(int in_fd, off64_t *in_off, int out_fd, off64
     return r;
 }
 
+/* one side a pipe: its side is on no traced file, and the file's side reads as a read or
+ * writes as a write (funcs.def) */
+IOL_EXPORT ssize_t splice(int in_fd, off64_t *in_off, int out_fd, off64_t *out_off, size_t len, unsigned int flags)
+{
+    IOL_REAL(splice);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_splice(in_fd, in_off, out_fd, out_off, len, flags);
+    uint64_t t0 = iol_begin();
+    ssize_t r = real_splice(in_fd, in_off, out_fd, out_off, len, flags);
+    int readable = r >= 0 || errno != EFAULT; /* (as copy_file_range's) */
+    int64_t io = in_off && readable ? (int64_t)*in_off - (r > 0 ? r : 0) : -1;
+    int64_t oo = out_off && readable ? (int64_t)*out_off - (r > 0 ? r : 0) : -1;
+    copied(IOL_F_splice, t0, r, out_fd, oo, (int64_t)len, in_fd, io);
+    return r;
+}
+
 IOL_EXPORT ssize_t sendfile(int out_fd, int in_fd, off_t *off, size_t n)
 {
     IOL_REAL(sendfile);

@@ -35,10 +35,10 @@ static inline int iol_func_is_fallocate(unsigned id)
            id == IOL_F_posix_fallocate64;
 }
 
-/* copy_file_range, sendfile(64): a copy between two files (funcs.def), read then written */
+/* copy_file_range, sendfile(64), splice: a copy made by the kernel (funcs.def), read then written */
 static inline int iol_func_is_copy(unsigned id)
 {
-    return id == IOL_F_copy_file_range || id == IOL_F_sendfile || id == IOL_F_sendfile64;
+    return id == IOL_F_copy_file_range || id == IOL_F_sendfile || id == IOL_F_sendfile64 || id == IOL_F_splice;
 }
 
 #endif

@@ -293,7 +293,7 @@ static const arg_spec arg_specs[] = {
     {"posix_fallocate", "P01"}, {"posix_fallocate64", "P01"},
     {"posix_fadvise", "P012"}, {"posix_fadvise64", "P012"},
     /* (in, in offset, out, out offset, length); sendfile: (out, in, in offset, count) */
-    {"copy_file_range", "G3P01"}, {"sendfile", "PG31"}, {"sendfile64", "PG31"}, {"stat", "PB"},
+    {"copy_file_range", "G3P01"}, {"splice", "G3P01"}, {"sendfile", "PG31"}, {"sendfile64", "PG31"}, {"stat", "PB"},
     {"stat64", "PB"}, {"lstat", "PB"}, {"lstat64", "PB"}, {"fstat", "PB"}, {"fstat64", "PB"},
     {"fstatat", "2PB3"}, {"fstatat64", "2PB3"}, {"__xstat", "3PB"}, {"__xstat64", "3PB"}, {"__lxstat", "3PB"},
     {"__lxstat64", "3PB"}, {"__fxstat", "3PB"}, {"__fxstat64", "3PB"}, {"statx", "2P31B"}, {"access", "P1"},
@@ -377,7 +377,7 @@ static void fill_args(iol_trace *t, iol_proc *p, const iol_rawrec *r, iolens_eve
      * was the other half of the decoding time) */
     const char *spec = r->func < IOL_F_COUNT ? t->arg_spec[r->func] : NULL;
     if (ev->flags & IOLENS_EVF_COPY_SOURCE) /* the call's arguments as on its target's event */
-        spec = r->func == IOL_F_copy_file_range ? "P0G31" : "GP01";
+        spec = r->func == IOL_F_copy_file_range || r->func == IOL_F_splice ? "P0G31" : "GP01";
     else if (!spec) {
         spec = spec_of(ev->func);
         if (r->func < IOL_F_COUNT)

@@ -257,6 +257,39 @@ assert ("read", 3000000) in b and ("write", 3000000) in b, b' "$T/out" && ok ||
     fail "$prog: the config does not read and write 3000000 bytes ($T/out)"
 done
 
+# splice moves a file's bytes through a pipe (Python's os.splice): the file's side is traced as a
+# read or a write, the pipe's on no file; the replay reads and writes the files' bytes
+expect_rc 0 "$IOLENS" trace -o "$T/sp.trace" -- /usr/bin/python3 -S -c '
+import os, sys
+r, w = os.pipe()
+src = os.open(sys.argv[1], os.O_RDONLY)
+dst = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+moved = 0
+while moved < 200000:
+    n = os.splice(src, w, 50000, offset_src=moved)
+    k = 0
+    while k < n:
+        k += os.splice(r, dst, n - k)
+    moved += n
+os.close(src); os.close(dst)' "$T/w/src.bin" "$T/w/sp.bin"
+expect_rc 0 "$IOLENS" trace --print "$T/sp.trace"
+grep -qE "^.* splice\(fd=[0-9]+, off=-1, len=50000, from_off=50000, from=\"$T/w/src.bin\"\) = 50000\$" "$T/out" &&
+  grep -qE "^.* splice\(\"$T/w/sp.bin\", fd=[0-9]+, off=-1, len=[0-9]+, from_off=-1\) = [0-9]+\$" "$T/out" && ok ||
+  fail "splice: the trace has not the file-to-pipe and pipe-to-file lines ($T/out)"
+[ "$(stat -c %s "$T/w/sp.bin")" = 200000 ] && ok || fail "splice: the traced program did not copy 200000 bytes"
+expect_rc 0 "$IOLENS" replay "$T/sp.trace" --root "$T/rc_sp" --json --keep
+/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert d["failed"] == 0 and d["bytes_read"] == 200000 and d["bytes_written"] == 200000, d' "$T/out" && ok ||
+  fail "splice: the on-the-fly replay did not read and write 200000 bytes ($T/out)"
+[ "$(stat -c %s "$T/rc_sp/$T/w/sp.bin" 2>/dev/null)" = 200000 ] && ok ||
+  fail "splice: the replay's sp.bin is not 200000 bytes ($T/rc_sp)"
+# the source's side at the offset the program gave: read there, the file position unmoved
+rm -rf "$T/rc_sp"
+expect_rc 0 "$IOLENS" trace -o "$T/sp_replay.trace" -- "$IOLENS" replay "$T/sp.trace" --root "$T/rc_sp"
+expect_rc 0 "$IOLENS" trace --print "$T/sp_replay.trace"
+grep -qE "pread(64)?\(\"$T/rc_sp$T/w/src.bin\", fd=[0-9]+, off=50000, size=50000[^)]*\) = 50000\$" "$T/out" && ok ||
+  fail "splice: the replay does not read the source at the offset the program gave ($T/out)"
+
 printf '%s\n' '{"nranks":1,"file_configs":[' \
   '{"method":"write","file_names":["x"],"chunks":[{"transfer_size":4096,"repetitions":2}]},' \
   '{"method":"read","file_names":["x"],"chunks":[{"transfer_size":4096,"repetitions":3}]}]}' >"$T/past.json"

@@ -217,6 +217,25 @@ static void posix_calls(logb *L, const char *dir, int k)
     logc(L, "sendfile", pc, fc, r, E(r), "count=500, from_off=0, from=\"%s\"", p);
     r = sendfile64(fc, fd, NULL, 7);
     logc(L, "sendfile64", pc, fc, r, E(r), "count=7, from_off=-1, from=\"%s\"", p);
+    /* splice: one side a pipe (on no traced file), the other a file */
+    int pp[2];
+    if (pipe(pp) != 0)
+        abort();
+    off64_t si = 200, sout = 6000;
+    r = splice(fd, &si, pp[1], NULL, 300, 0);
+    logc(L, "splice", NULL, pp[1], r, E(r), "off=-1, len=300, from_off=200, from=\"%s\"", p);
+    r = splice(fd, NULL, pp[1], NULL, 20, 0);
+    logc(L, "splice", NULL, pp[1], r, E(r), "off=-1, len=20, from_off=-1, from=\"%s\"", p);
+    r = splice(pp[0], NULL, fc, NULL, 250, 0);
+    logc(L, "splice", pc, fc, r, E(r), "off=-1, len=250, from_off=-1");
+    r = splice(pp[0], NULL, fc, &sout, 70, 0);
+    logc(L, "splice", pc, fc, r, E(r), "off=6000, len=70, from_off=-1");
+    r = splice(-1, NULL, fc, NULL, 10, 0); /* EBADF */
+    logc(L, "splice", pc, fc, r, E(r), "off=-1, len=10, from_off=-1");
+    x = close(pp[0]);
+    logc(L, "close", NULL, pp[0], x, E(x), NULL);
+    x = close(pp[1]);
+    logc(L, "close", NULL, pp[1], x, E(x), NULL);
     x = close(fc);
     logc(L, "close", pc, fc, x, E(x), NULL);
     struct stat st;
