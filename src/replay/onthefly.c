@@ -2029,8 +2029,7 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
                 at_barrier = 1;
             }
             idx++;
-            o->inside = -1;
-            o->time_rw = d.on && !(idx & 15);
+            o->time_rw = d.on && !(idx & 15); /* (do_one sets o->inside for the call it issues) */
             int r = do_event(o, &batch[i]);
             o->time_rw = 0;
             if (d.on) {

@@ -283,6 +283,17 @@ static void copied(int func, uint64_t t0, ssize_t r, int out_fd, int64_t out_off
     }
 }
 
+/* copy_file_range and splice: the offsets before the call, read after it (the kernel advanced
+ * them by r), and not when the call found a pointer bad; then copied() */
+static void copied_at(int func, uint64_t t0, ssize_t r, int in_fd, const off64_t *in_off, int out_fd,
+                      const off64_t *out_off, size_t len)
+{
+    int readable = r >= 0 || errno != EFAULT;
+    int64_t io = in_off && readable ? (int64_t)*in_off - (r > 0 ? r : 0) : -1;
+    int64_t oo = out_off && readable ? (int64_t)*out_off - (r > 0 ? r : 0) : -1;
+    copied(func, t0, r, out_fd, oo, (int64_t)len, in_fd, io);
+}
+
 IOL_EXPORT ssize_t copy_file_range(int in_fd, off64_t *in_off, int out_fd, off64_t *out_off, size_t len,
                                    unsigned int flags)
 {
@@ -291,13 +302,7 @@ IOL_EXPORT ssize_t copy_file_range(int in_fd, off64_t *in_off, int out_fd, off64
         return real_copy_file_range(in_fd, in_off, out_fd, out_off, len, flags);
     uint64_t t0 = iol_begin();
     ssize_t r = real_copy_file_range(in_fd, in_off, out_fd, out_off, len, flags);
-    int e = errno;
-    /* the offsets before the call, read after it (the kernel advanced them by r), and not when
-     * the call found a pointer bad */
-    int readable = r >= 0 || e != EFAULT;
-    int64_t io = in_off && readable ? (int64_t)*in_off - (r > 0 ? r : 0) : -1;
-    int64_t oo = out_off && readable ? (int64_t)*out_off - (r > 0 ? r : 0) : -1;
-    copied(IOL_F_copy_file_range, t0, r, out_fd, oo, (int64_t)len, in_fd, io);
+    copied_at(IOL_F_copy_file_range, t0, r, in_fd, in_off, out_fd, out_off, len);
     return r;
 }
 
@@ -310,10 +315,7 @@ IOL_EXPORT ssize_t splice(int in_fd, off64_t *in_off, int out_fd, off64_t *out_o
         return real_splice(in_fd, in_off, out_fd, out_off, len, flags);
     uint64_t t0 = iol_begin();
     ssize_t r = real_splice(in_fd, in_off, out_fd, out_off, len, flags);
-    int readable = r >= 0 || errno != EFAULT; /* (as copy_file_range's) */
-    int64_t io = in_off && readable ? (int64_t)*in_off - (r > 0 ? r : 0) : -1;
-    int64_t oo = out_off && readable ? (int64_t)*out_off - (r > 0 ? r : 0) : -1;
-    copied(IOL_F_splice, t0, r, out_fd, oo, (int64_t)len, in_fd, io);
+    copied_at(IOL_F_splice, t0, r, in_fd, in_off, out_fd, out_off, len);
     return r;
 }
 
