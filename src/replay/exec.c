@@ -167,10 +167,12 @@ static int has(char **v, size_t n, const char *s)
     return 0;
 }
 
-/* Normalises a path below the replay root: leading '/' and "." removed, ".." refused.
- * `what` names the path in messages ("path", "trace path"). Shared by the config
- * executor and the on-the-fly trace replay (exec.h). */
-int iol_replay_rel_path(char *out, size_t cap, const char *p, const char *what)
+/* Normalises a path below the replay root: leading '/' and "." removed, ".." taken as the folder
+ * above by name (a git run's "/r/.git/../f" is "/r/f"), refused above the root. A traced ".."
+ * after a symbolic link named another folder; the replay makes no link, so in its tree the name
+ * is the folder. Returns 0, -1 escapes, -2 too long, -3 the root itself (iol_replay_rel_path
+ * says which, naming the path). */
+static int rel_path(char *out, size_t cap, const char *p)
 {
     size_t o = 0;
     const char *c = p;
@@ -181,11 +183,16 @@ int iol_replay_rel_path(char *out, size_t cap, const char *p, const char *what)
         while (*e && *e != '/')
             e++;
         size_t len = (size_t)(e - c);
-        if (len == 2 && c[0] == '.' && c[1] == '.')
-            return iol_err(IOLENS_EINVAL, "%s '%s' escapes the replay root ('..' is refused)", what, p);
-        if (len && !(len == 1 && c[0] == '.')) {
+        if (len == 2 && c[0] == '.' && c[1] == '.') { /* the folder above, by name: none is a link below the root */
+            if (!o)
+                return -1;
+            while (o && out[o - 1] != '/')
+                o--;
+            if (o)
+                o--;
+        } else if (len && !(len == 1 && c[0] == '.')) {
             if (o + len + 2 > cap)
-                return iol_err(IOLENS_EINVAL, "%s '%s' is too long", what, p);
+                return -2;
             if (o)
                 out[o++] = '/';
             memcpy(out + o, c, len);
@@ -194,9 +201,73 @@ int iol_replay_rel_path(char *out, size_t cap, const char *p, const char *what)
         c = e;
     }
     if (!o)
-        return iol_err(IOLENS_EINVAL, "%s '%s' names the replay root itself", what, p);
+        return -3;
     out[o] = 0;
     return 0;
+}
+
+/* `what` names the path in messages ("path", "trace path"). Shared by the config executor and
+ * the on-the-fly trace replay (exec.h). */
+int iol_replay_rel_path(char *out, size_t cap, const char *p, const char *what)
+{
+    switch (rel_path(out, cap, p)) {
+    case 0: return 0;
+    case -1: return iol_err(IOLENS_EINVAL, "%s '%s' escapes the replay root ('..' above it is refused)", what, p);
+    case -2: return iol_err(IOLENS_EINVAL, "%s '%s' is too long", what, p);
+    default: return iol_err(IOLENS_EINVAL, "%s '%s' names the replay root itself", what, p);
+    }
+}
+
+static const iolens_file *same_files_by; /* for cmp_norm (qsort has no context argument) */
+
+static int cmp_norm(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    int c = strcmp(same_files_by[x].path ? same_files_by[x].path : "", same_files_by[y].path ? same_files_by[y].path : "");
+    return c ? c : x < y ? -1 : x > y;
+}
+
+int iol_replay_same_files(const iolens_file *files, size_t n, iolens_file **norm, int64_t **canon)
+{
+    *norm = calloc(n ? n : 1, sizeof **norm);
+    *canon = malloc((n ? n : 1) * sizeof **canon);
+    int64_t *by = malloc((n ? n : 1) * sizeof *by);
+    if (!*norm || !*canon || !by)
+        goto oom;
+    for (size_t i = 0; i < n; i++) {
+        char rel[PATH_MAX];
+        const char *p = files[i].path;
+        (*norm)[i].id = files[i].id;
+        (*canon)[i] = (int64_t)i;
+        by[i] = (int64_t)i;
+        if (p && rel_path(rel + 1, sizeof rel - 1, p) == 0) {
+            rel[0] = '/';
+            p = p[0] == '/' ? rel : rel + 1;
+        }
+        if (p && !((*norm)[i].path = strdup(p)))
+            goto oom;
+    }
+    same_files_by = *norm;
+    qsort(by, n, sizeof *by, cmp_norm);
+    for (size_t i = 1; i < n; i++)
+        if ((*norm)[by[i]].path && (*norm)[by[i - 1]].path && !strcmp((*norm)[by[i]].path, (*norm)[by[i - 1]].path))
+            (*canon)[by[i]] = (*canon)[by[i - 1]];
+    free(by);
+    return 0;
+oom:
+    free(by);
+    iol_replay_same_files_free(*norm, n);
+    free(*canon);
+    *norm = NULL;
+    *canon = NULL;
+    return iol_err(IOLENS_ENOMEM, "out of memory");
+}
+
+void iol_replay_same_files_free(iolens_file *norm, size_t n)
+{
+    for (size_t i = 0; norm && i < n; i++)
+        free((char *)norm[i].path);
+    free(norm);
 }
 
 int iol_replay_check_root(const char *root, char *real, size_t cap)

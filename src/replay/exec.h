@@ -107,9 +107,15 @@ int rp_result_add_info(struct rp_step_result *res, const char *key, const char *
 /* File system name of an fd (for "not applicable here" messages) and whether it is Lustre. */
 const char *rp_fs_name(int fd, int *is_lustre);
 
-/* A path below the replay root, normalised: no leading '/', no ".", ".." refused
- * (error names the path as `what`). Returns 0 or IOLENS_EINVAL. */
+/* A path below the replay root, normalised: no leading '/', no ".", ".." the folder above by
+ * name, refused above the root (error names the path as `what`). Returns 0 or IOLENS_EINVAL. */
 int iol_replay_rel_path(char *out, size_t cap, const char *p, const char *what);
+/* A trace's files with their paths normalised as iol_replay_rel_path does (absolute ones keep
+ * their '/'; one that cannot be is kept as it is), and canon[i]: the first file with i's
+ * normalised path ("/d/./f", "/d/x/../f" and "/d/f" are one file). Free norm with
+ * iol_replay_same_files_free, canon with free. */
+int iol_replay_same_files(const iolens_file *files, size_t n, iolens_file **norm, int64_t **canon);
+void iol_replay_same_files_free(iolens_file *norm, size_t n);
 /* 1 if p is a file in an MPI runtime's session directory: Open MPI's <tmp>/ompi.<host>.<uid>/
  * (PRRTE's prte.<host>.<uid>/), where a singleton's helper writes contact.txt and hwloc.sm. */
 int iol_replay_runtime_path(const char *p);

@@ -143,6 +143,7 @@ struct gv {
     /* the library level: the program's own HDF5 calls make hdf5 steps (NULL: the I/O level) */
     struct gv_h5prop *h5;
     int64_t *h5file; /* per file: the HDF5 file a dataset ("FILE:/d") belongs to, -1 none */
+    const int64_t *canon; /* per file: the one its calls are counted on (iol_replay_same_files) */
 };
 enum { GV_MD_OPEN = 1, GV_MD_STAT = 2, GV_MD_UNLINK = 4, GV_MD_DATA = 8 };
 /* at least this many small files of one folder make a metadata step (collapse_small_files,
@@ -479,6 +480,8 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
         int64_t prev_file = -1;
         struct gv_h5prop fapl = {0, 0, 1, 0}; /* the program's last access-list settings */
         while (got >= 0 && (got = iolens_evsource_next(src, r, &e)) > 0) {
+            if (e.file >= 0 && (uint64_t)e.file < nfiles)
+                e.file = g->canon[e.file];
             if (g->h5) { /* the library level: HDF5's own calls are not the program's */
                 if (e.lib_depth > 0)
                     continue;
@@ -1015,8 +1018,8 @@ static struct md_run *md_run_new(struct md_runs *R, int phase, int rank, double 
 
 /* The runs of rank r over the files cand[] marks. exists[f]: -1 unknown, 0 no, 1 yes (what the
  * calls so far showed); stamp[f]: 1 + the run that last counted f. */
-static int md_rank_runs(iolens_evsource *src, int r, const unsigned char *cand, signed char *exists, size_t *stamp,
-                        struct md_runs *R)
+static int md_rank_runs(iolens_evsource *src, int r, const int64_t *canon, const unsigned char *cand,
+                        signed char *exists, size_t *stamp, struct md_runs *R)
 {
     int rc = iolens_evsource_rewind(src, r);
     if (rc < 0)
@@ -1034,6 +1037,8 @@ static int md_rank_runs(iolens_evsource *src, int r, const unsigned char *cand, 
     while ((rc = iolens_evsource_next(src, r, &e)) > 0) {
         if (e.depth != 0 || iolens_layer_is_library(e.layer))
             continue;
+        if (e.file >= 0)
+            e.file = canon[e.file];
         /* (below 0 when shorter than the tracer's time: see collect) */
         double gap = prev_end >= 0 && e.tstart >= prev_end ? e.tstart - prev_end - prev_self : NAN;
         if (e.file < 0 || !cand[e.file] || (e.flags & IOLENS_EVF_FAILED)) {
@@ -1168,8 +1173,8 @@ static int md_bits_runs(struct md_runs *R, unsigned bits, int64_t n)
 }
 
 /* Adds the steps (none when there is no such set of files); *mpi_ranks: the trace's MPI ranks. */
-static int metadata_only(struct gv_out *out, const unsigned char *md, const iolens_file *files, size_t nfiles,
-                         const unsigned char *excl, iolens_evsource *src, int *mpi_ranks)
+static int metadata_only(struct gv_out *out, const unsigned char *md, const iolens_file *files, const int64_t *canon,
+                         size_t nfiles, const unsigned char *excl, iolens_evsource *src, int *mpi_ranks)
 {
     size_t *cand = malloc((nfiles ? nfiles : 1) * sizeof *cand), nc = 0;
     if (!cand)
@@ -1224,7 +1229,7 @@ static int metadata_only(struct gv_out *out, const unsigned char *md, const iole
             continue;
         }
         *mpi_ranks += first_mpi >= 0;
-        rc = md_rank_runs(src, r, in, exists, stamp, &R);
+        rc = md_rank_runs(src, r, canon, in, exists, stamp, &R);
     }
     size_t before = out->n;
     if (rc == IOLENS_EUNSUPPORTED) /* a source read once: one step of what was done to the files */
@@ -1364,6 +1369,8 @@ int iolens_replay_config_from_events_opts(iolens_replay_config **out, iolens_evs
     unsigned char *used = NULL;
     iolens_replay_config *cfg = NULL;
     const iolens_file *files = NULL;
+    iolens_file *norm = NULL;
+    int64_t *canon = NULL;
     size_t nfiles = 0;
     int nranks = iolens_evsource_nranks(src);
     int rc = nranks > 0 ? 0 : iol_err(IOLENS_EFORMAT, "the event source has no ranks");
@@ -1372,6 +1379,11 @@ int iolens_replay_config_from_events_opts(iolens_replay_config **out, iolens_evs
     rep.ranks_in = nranks > 0 ? nranks : 0;
     if (rc == 0)
         rc = iolens_evsource_files(src, &files, &nfiles);
+    /* one file by several names ("/d/x/../f", "/d/f") is one file, named without "." and ".." */
+    if (rc >= 0 && (rc = iol_replay_same_files(files, nfiles, &norm, &canon)) >= 0) {
+        files = norm;
+        g.canon = canon;
+    }
     if (rc >= 0 && !(excl = calloc(nfiles ? nfiles : 1, 1)))
         rc = iol_err(IOLENS_ENOMEM, "out of memory");
     for (size_t f = 0; rc >= 0 && f < nfiles; f++)
@@ -1420,7 +1432,7 @@ int iolens_replay_config_from_events_opts(iolens_replay_config **out, iolens_evs
         goto done;
     if (o.n == 0) { /* no data at all: the metadata steps, if there are enough files */
         int mpi_ranks = 0;
-        if ((rc = metadata_only(&o, g.md, files, nfiles, excl, src, &mpi_ranks)) < 0)
+        if ((rc = metadata_only(&o, g.md, files, g.canon, nfiles, excl, src, &mpi_ranks)) < 0)
             goto done;
         if (o.n)
             nranks = mpi_ranks > 0 ? mpi_ranks : 1;
@@ -1468,6 +1480,8 @@ done:
     free(ghi);
     free(used);
     free(excl);
+    iol_replay_same_files_free(norm, nfiles);
+    free(canon);
     if (report)
         *report = rep;
     if (rc < 0) {

@@ -113,6 +113,7 @@ struct otf_file {
     const char *modifies; /* the first replayed call that would change the file (write, truncate, ...) */
     int h5file;       /* the first open is an H5Fcreate or H5Fopen (library level) */
     char *rel;        /* path below the root */
+    size_t canon;     /* the first file of the trace with the same normalised path: the one replayed */
     uint64_t path_ok; /* ns_gen + 1 of the last check of its directories (checked_path) */
 };
 
@@ -694,6 +695,12 @@ static int meta_fn(const struct otf_ev *v)
 }
 
 /* Next depth-0 event of a rank, with its raw arguments. */
+/* The file replayed for a traced file id (mark_files). */
+static int64_t canon_file(const struct otf *o, int64_t file)
+{
+    return file >= 0 && (uint64_t)file < o->nfiles ? (int64_t)o->f[file].canon : file;
+}
+
 static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v)
 {
     int rc, sr = o->src_rank[rank];
@@ -704,6 +711,7 @@ static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v
             continue; /* made inside an HDF5 call the library level re-issues */
         int32_t fd = -1;
         v->rank = rank;
+        v->e.file = canon_file(o, v->e.file);
         v->has_a = o->iolens_kind && iolens_trace_last_args(src, sr, &fd, v->a) == 0;
         v->slot = v->has_a ? fd : -1;
         v->x = 0;
@@ -714,6 +722,9 @@ static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v
             iolens_trace_stdio_moved(src, sr, &v->e); /* replay the bytes the call moved, not its buffer size */
             if (v->e.ret >= 0 && v->e.ret < v->e.size)
                 v->e.size = v->e.ret;
+        } else if (v->e.layer == IOLENS_LAYER_POSIX && (v->e.op == IOLENS_OP_READ || v->e.op == IOLENS_OP_WRITE) &&
+                   !(v->e.flags & IOLENS_EVF_FAILED) && v->e.ret >= 0 && v->e.ret < v->e.size) {
+            v->e.size = v->e.ret; /* a short read (cat's 128 KiB read of a 5000-byte file, the 0 at its end) */
         }
         /* a splice's file side at an offset it gave (its file position unmoved) reads or writes
          * there, as pread and pwrite do; at its position, as read and write do */
@@ -727,6 +738,8 @@ static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v
         int ns = v->e.op == IOLENS_OP_STAT || v->e.op == IOLENS_OP_META || v->e.op == IOLENS_OP_TRUNCATE;
         v->mf = ns ? meta_fn(v) : MF_OTHER;
         v->mkind = ns ? meta_kind(v) : IOLENS_REPLAY_META_OTHER;
+        if ((v->mf == MF_RENAME || v->mf == MF_LINK) && v->has_a)
+            v->a[2] = canon_file(o, v->a[2]); /* the new name */
         v->at = (ns || v->e.op == IOLENS_OP_OPEN) && v->e.layer == IOLENS_LAYER_POSIX && rel_at(v);
         int rw = v->e.op == IOLENS_OP_READ || v->e.op == IOLENS_OP_WRITE;
         if (v->e.layer == IOLENS_LAYER_MPIIO && rw) { /* names repeat: the last one's kind is kept */
@@ -2096,10 +2109,16 @@ static void leave_root(struct otf *o)
  * select_ranks may walk '..' from a directory descriptor. */
 static int mark_files(struct otf *o)
 {
-    for (size_t i = 0; i < o->nfiles; i++) {
+    iolens_file *norm;
+    int64_t *canon;
+    int rc = iol_replay_same_files(o->files, o->nfiles, &norm, &canon);
+    for (size_t i = 0; rc == 0 && i < o->nfiles; i++) {
         struct otf_file *f = &o->f[i];
-        const char *p = o->files[i].path ? o->files[i].path : "";
-        if (system_path(p)) {
+        const char *p = norm[i].path ? norm[i].path : "";
+        f->canon = (size_t)canon[i];
+        /* one file traced by several names ("/d/./f" and "/d/f"): every call on them is replayed
+         * on the first (fetch), or the replay would make the file once per name */
+        if (system_path(p) || f->canon != i) {
             f->skip = 1;
             continue;
         }
@@ -2109,9 +2128,11 @@ static int mark_files(struct otf *o)
             continue;
         }
         if (!(f->rel = strdup(rel)))
-            return iol_err(IOLENS_ENOMEM, "out of memory");
+            rc = iol_err(IOLENS_ENOMEM, "out of memory");
     }
-    return 0;
+    iol_replay_same_files_free(norm, o->nfiles);
+    free(canon);
+    return rc;
 }
 
 /* Whether a process that is not an MPI rank reads or writes a replayed file (application level). */
@@ -2121,7 +2142,7 @@ static int moves_data(struct otf *o, iolens_evsource *src, int r)
     int rc, found = 0;
     while (!found && (rc = iolens_evsource_next(src, r, &e)) > 0)
         found = !e.depth && !(e.flags & IOLENS_EVF_FAILED) && (e.op == IOLENS_OP_READ || e.op == IOLENS_OP_WRITE) &&
-                e.file >= 0 && (uint64_t)e.file < o->nfiles && !o->f[e.file].skip;
+                e.file >= 0 && (uint64_t)e.file < o->nfiles && !o->f[canon_file(o, e.file)].skip;
     if (rc < 0)
         return rc;
     rc = iolens_evsource_rewind(src, r);
@@ -2178,6 +2199,16 @@ static int find_input_dirs(struct otf *o)
      * ("d-x", "d.x": '-' and '.' sort before '/'): look past them */
     for (size_t i = 0; i < n; i++) {
         struct otf_file *f = v[i];
+        if (f->opened && f->input && !f->dir) {
+            /* a folder opened as a file (find opens "." with no O_DIRECTORY): the paths below it
+             * say what it is, or creating it as a file would leave them no folder */
+            size_t len = strlen(f->rel);
+            for (size_t j = i + 1; j < n && !strncmp(v[j]->rel, f->rel, len); j++)
+                if (v[j]->rel[len] == '/') {
+                    f->dir = 1;
+                    break;
+                }
+        }
         if (!f->first_stat)
             continue;
         f->input_dir = f->first_stat == 2 && !f->opened;

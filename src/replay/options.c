@@ -155,20 +155,28 @@ static const char *json_kind(const json_t *v)
 
 #define PERR(...) iol_err(IOLENS_EFORMAT, __VA_ARGS__)
 
-/* A path component must not be "..": the replay root could be escaped. */
+/* A ".." may not climb above the replay root (it names the folder above by name, as the replay
+ * takes it: iol_replay_rel_path). */
 static int check_path(const char *source, const char *path, const char *p, size_t len)
 {
     if (len == 0 || len >= 4096 || strlen(p) != len)
         return PERR("'%s': %s: a path must be 1 to 4095 characters without NUL bytes", source, path);
     const char *c = p;
+    size_t depth = 0;
     while (*c) {
         while (*c == '/')
             c++;
         const char *e = c;
         while (*e && *e != '/')
             e++;
-        if (e - c == 2 && c[0] == '.' && c[1] == '.')
-            return PERR("'%s': %s: path '%s' escapes the replay root ('..' is refused)", source, path, p);
+        if (e - c == 2 && c[0] == '.' && c[1] == '.') {
+            if (!depth)
+                return PERR("'%s': %s: path '%s' escapes the replay root ('..' above it is refused)", source,
+                            path, p);
+            depth--;
+        } else if (e > c && !(e - c == 1 && c[0] == '.')) {
+            depth++;
+        }
         c = e;
     }
     return 0;

@@ -202,9 +202,40 @@ s = [x["metadata"] for x in json.load(open(sys.argv[1]))["file_configs"] if x["m
 assert len(s) == 1 and s[0]["files_per_rank"] == 24 and s[0].get("unlink", True) is True, s
 assert s[0].get("create") is False, s' "$T/rm.json" && ok || fail "config of rm -r: not one unlink step of 24 files ($T/rm.json)"
   expect_rc 0 "$IOLENS" replay "$T/rm.json" --root "$T/r13"
+  # find and tar -c open folders as files (no O_DIRECTORY: find opens "."), then stat what is in
+  # them: the on-the-fly replay makes those folders folders, and every stat of it succeeds
+  mkdir -p "$T/walk/a/b"
+  for i in 1 2 3; do echo "$i" >"$T/walk/a/f$i"; echo "$i" >"$T/walk/a/b/g$i"; done
+  expect_rc 0 "$IOLENS" trace -o "$T/find.trace" -- sh -c "cd '$T/walk' && find . -type f -newer a/f1"
+  expect_rc 0 "$IOLENS" trace -o "$T/tarc.trace" -- tar -cf "$T/walk.tar" -C "$T" walk
+  for w in find tarc; do
+    expect_rc 0 "$IOLENS" replay "$T/$w.trace" --root "$T/r-$w" --json
+    python3 -c '
+import json, sys; d = json.load(open(sys.argv[1])); m = {x["call"]: x["calls"] for x in d["metadata"]}
+assert d["failed"] == 0 and m.get("stat", 0) >= 6, (d["failed"], m)' "$T/out" &&
+      ok || fail "on-the-fly replay of $w: failed calls or stats missing ($T/out)"
+  done
 else
   echo "skip: no tar"
 fi
+
+# one file by two names: "s/t/../../a.txt" (cp run in a folder below) and "a.txt": one file to
+# both replays, named without ".."; cat's 128 KiB reads of it replayed as the 5000 bytes they read
+mkdir -p "$T/up/s/t"
+head -c 5000 /dev/zero >"$T/up/a.txt"
+expect_rc 0 "$IOLENS" trace -o "$T/up.trace" -- sh -c "cd '$T/up/s/t' && cp ../../a.txt ../../b.txt && cat '$T/up/a.txt' >/dev/null"
+expect_rc 0 "$IOLENS" trace --print "$T/up.trace"
+expect_grep "\"$T/up/s/t/../../a.txt\"" "$T/out"
+expect_rc 0 "$IOLENS" replay "$T/up.trace" --root "$T/r-up" --json
+/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert d["failed"] == 0 and d["bytes_read"] == 10000 and d["bytes_written"] == 5000, d' "$T/out" &&
+  ok || fail "on-the-fly replay of a file named with '..': bytes or failed calls ($T/out)"
+expect_rc 0 "$IOLENS" replay --config-from "$T/up.trace" -o "$T/up.json"
+/usr/bin/python3 -c 'import json, sys
+names = [n for c in json.load(open(sys.argv[1]))["file_configs"] for n in c["file_names"]]
+assert sorted(names) == [sys.argv[2] + "/up/a.txt", sys.argv[2] + "/up/b.txt"], names' "$T/up.json" "$T" &&
+  ok || fail "config of a file named with '..': not one file each, named without '..' ($T/up.json)"
+expect_rc 0 "$IOLENS" replay "$T/up.json" --root "$T/r-up2"
 
 # links made by ln (linkat, symlinkat) and read by readlink: traced with both names; on the fly
 # the hard link is made between the replay's own files, the symbolic link is not made
