@@ -241,6 +241,7 @@ struct otf {
     /* the library level: HDF5 calls through HDF5 */
     int h5;
     int h5_unsized; /* the trace has HDF5 datasets or writes without their size */
+    const char *h5_input; /* an HDF5 file the trace opens and never creates: replayed at the I/O level */
     oh5 *oh5;
     oh5_extra *h5x; /* the notes of the decoded calls, a ring of h5xcap (replay_rank) */
     size_t h5xcap;
@@ -2537,16 +2538,26 @@ int iolens_replay_trace_has_hdf5(iolens_evsource *src)
 
 /* Whether the library level applies: the replayed processes make HDF5 calls themselves, and
  * no PnetCDF or NetCDF calls, whose inner calls are their replay (a record precedes the calls
- * made inside it in the trace, so the inner calls are told apart by their lib depth alone). */
+ * made inside it in the trace, so the inner calls are told apart by their lib depth alone).
+ * Unless the level was asked for, an HDF5 file the trace opens and never creates (h5dump's,
+ * h5repack's input) makes it the I/O level: the library level cannot make that file again
+ * (refuse_h5_inputs), the calls made inside the HDF5 calls can read it. */
 static int library_level(struct otf *o, iolens_evsource *src)
 {
     int h5 = 0, other = 0, rc = 0;
+    unsigned char *seen = calloc(o->nfiles ? o->nfiles : 1, 1); /* 1 H5Fopen'd, 2 H5Fcreate'd */
+    if (!seen)
+        return iol_err(IOLENS_ENOMEM, "out of memory");
     for (int r = 0; r < o->nranks && !other && rc >= 0; r++) {
         iolens_event e;
         while (!other && (rc = iolens_evsource_next(src, o->src_rank[r], &e)) > 0)
             if (!e.depth && !e.lib_depth) {
                 h5 |= e.layer == IOLENS_LAYER_HDF5;
                 other |= e.layer == IOLENS_LAYER_PNETCDF || e.layer == IOLENS_LAYER_NETCDF;
+                int64_t fi = canon_file(o, e.file);
+                if (e.layer == IOLENS_LAYER_HDF5 && e.op == IOLENS_OP_OPEN && e.func && fi >= 0 &&
+                    (uint64_t)fi < o->nfiles && !o->f[fi].skip)
+                    seen[fi] |= !strcmp(e.func, "H5Fcreate") ? 2 : !strcmp(e.func, "H5Fopen") ? 1 : 0;
                 /* a dataset made or written without its size (a trace converted from Recorder,
                  * which does not log shapes and selections) cannot be made again */
                 int32_t fd;
@@ -2561,6 +2572,12 @@ static int library_level(struct otf *o, iolens_evsource *src)
         if (rc >= 0)
             rc = iolens_evsource_rewind(src, o->src_rank[r]);
     }
+    for (size_t i = 0; o->opt->level != IOLENS_REPLAY_LEVEL_LIBRARY && i < o->nfiles && !other; i++)
+        if (seen[i] == 1) {
+            o->h5_input = o->files[i].path;
+            other = 1;
+        }
+    free(seen);
     return rc < 0 ? rc : h5 && !other;
 }
 
@@ -2700,6 +2717,13 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
     if (o.iolens_kind && opt->level != IOLENS_REPLAY_LEVEL_IO && iolens_replay_has_hdf5() &&
         (rc = o.h5 = library_level(&o, src)) < 0)
         goto out;
+    if (!o.h5 && o.h5_input && o.me == 0) {
+        char msg[PATH_MAX + 256];
+        snprintf(msg, sizeof msg, "'%s' is an HDF5 file the trace opens without creating it: replayed at the I/O "
+                 "level (the calls made inside the HDF5 calls); the library level makes again only the HDF5 files "
+                 "a trace creates", o.h5_input);
+        warn(&o, msg);
+    }
     if (!o.h5 && opt->level == IOLENS_REPLAY_LEVEL_LIBRARY && o.me == 0)
         warn(&o, o.h5_unsized ? "--level hdf5: the trace does not record the size of its datasets or transfers "
                                 "(a trace converted from Recorder): replayed at the I/O level"

@@ -126,14 +126,19 @@ PY
     cmp -s "$T/h.orig" "$T/h.replay" && grep -q "( 50, 10 ) / ( H5S_UNLIMITED, 10 )" "$T/h.replay" && ok ||
       fail "h5py: the replayed file's datasets differ: $(diff "$T/h.orig" "$T/h.replay" | head -6)"
   fi
-  # a file the program only opens is not made again: refused before anything runs
+  # a file the program only opens is not made again at the library level: without --level the
+  # I/O level replays its reads (said on stderr); with --level hdf5 refused before anything runs
   cat >"$T/rd.py" <<'PY'
 import sys, h5py
 with h5py.File(sys.argv[1], "r") as f:
     print(f["y"][:].sum())
 PY
   expect_rc 0 "$IOLENS" trace -o "$T/rd.trace" -- /usr/bin/python3 "$T/rd.py" "$T/w/hp.h5"
-  expect_rc 1 "$IOLENS" replay "$T/rd.trace" --root "$T/r7"
+  expect_rc 0 "$IOLENS" replay "$T/rd.trace" --root "$T/r7" --json
+  expect_grep "opens without creating it: replayed at the I/O level" "$IOLENS_TMP/err"
+  [ "$(jget level)" = io ] && [ "$(jget bytes_read)" -gt 800 ] && ok ||
+    fail "h5py reader: not replayed at the I/O level, or nothing read ($IOLENS_TMP/out)"
+  expect_rc 1 "$IOLENS" replay "$T/rd.trace" --root "$T/r7b" --level hdf5
   expect_grep "opens without creating it" "$IOLENS_TMP/err"
   expect_rc 0 "$IOLENS" replay "$T/rd.trace" --root "$T/r8" --level io
 else
