@@ -1394,6 +1394,16 @@ int iolens_replay_config_from_events_opts(iolens_replay_config **out, iolens_evs
         rc = h5_tables(&g, files, nfiles);
     if (rc >= 0)
         rc = collect(&g, src, nranks, nfiles, excl);
+    if (rc >= 0) { /* sessions whose reads all moved nothing (sqlite's reads of its journal's end): no step */
+        size_t k = 0;
+        for (size_t i = 0; i < g.n; i++) {
+            if (g.s[i].nch)
+                g.s[k++] = g.s[i];
+            else
+                gv_sess_free(&g.s[i]);
+        }
+        g.n = k;
+    }
     for (size_t f = 0; rc >= 0 && f < nfiles; f++)
         rep.files_excluded += excl[f] == 2;
     if (rc >= 0 && !(opts && opts->all_paths))

@@ -237,6 +237,20 @@ assert sorted(names) == [sys.argv[2] + "/up/a.txt", sys.argv[2] + "/up/b.txt"], 
   ok || fail "config of a file named with '..': not one file each, named without '..' ($T/up.json)"
 expect_rc 0 "$IOLENS" replay "$T/up.json" --root "$T/r-up2"
 
+# SQLite (Python's sqlite3): its rollback journal is only ever read at its end (0 bytes); the
+# config has no read step of nothing, and both replays run
+mkdir -p "$T/sq"
+expect_rc 0 "$IOLENS" trace -o "$T/sq.trace" -- /usr/bin/python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); c.execute("create table t(a)")
+c.executemany("insert into t values(?)", [(i,) for i in range(100)]); c.commit()
+c.execute("insert into t select a from t"); c.commit(); c.close()' "$T/sq/p.db"
+expect_rc 0 "$IOLENS" replay --config-from "$T/sq.trace" -o "$T/sq.json"
+expect_grep "$T/sq/p.db-journal" "$T/sq.json"
+expect_rc 0 "$IOLENS" replay "$T/sq.json" --root "$T/r-sq"
+expect_rc 0 "$IOLENS" replay "$T/sq.trace" --root "$T/r-sq2" --json
+/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert d["failed"] == 0 and d["bytes_written"] > 8192, d' "$T/out" && ok || fail "on-the-fly replay of SQLite ($T/out)"
+
 # links made by ln (linkat, symlinkat) and read by readlink: traced with both names; on the fly
 # the hard link is made between the replay's own files, the symbolic link is not made
 mkdir -p "$T/ln"
