@@ -681,6 +681,11 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const c
         module = IOLENS_DARSHAN_POSIX; /* the runtime counts fileno() on the fd's POSIX record */
     if (e->tend > c->max_end)
         c->max_end = e->tend;
+    /* The runtime's STDIO module wraps neither the _unlocked calls nor getline and getdelim
+     * (glibc's headers make getline a call of __getdelim): none of them makes a record or counts */
+    if (e->layer == IOLENS_LAYER_STDIO && e->func &&
+        (strstr(e->func, "_unlocked") || !strcmp(e->func, "getline") || !strcmp(e->func, "getdelim")))
+        return 0;
     if (e->layer == IOLENS_LAYER_STDIO && !c->stdio_started) {
         /* The runtime's STDIO module starts at the first stdio call of the run (on any
          * stream) and registers these names whether or not it keeps records: the real

@@ -1833,6 +1833,16 @@ static int do_one(struct otf *o, const struct otf_ev *v)
             return 0;
         o->st->failed += posix_fadvise(fd, (off_t)v->a[0], (off_t)v->a[1], (int)v->a[2]) != 0;
         return 1;
+    case IOLENS_OP_DUP: { /* sort's dup2 of its output onto 1, then close of the first: a descriptor of its own */
+        if (fp || f->n >= OTF_MAX_DEPTH)
+            return 0;
+        int nfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+        if (nfd < 0)
+            return iol_err(IOLENS_EIO, "%s on '%s/%s' failed: %s", e->func, o->opt->root, f->rel, strerror(errno));
+        f->h[f->n] = (struct otf_handle){nfd, NULL, NULL, NULL, 0, h->sess};
+        f->n++;
+        return 1;
+    }
     default:
         return 0;
     }

@@ -2,7 +2,8 @@
  * Entry points that programs built with _FORTIFY_SOURCE or
  * _FILE_OFFSET_BITS=64 call instead of the plain ones (glibc's __*_chk,
  * __open_2, fcntl64). They are recorded under the plain function's name:
- * the call, its arguments and its result are the same.
+ * the call, its arguments and its result are the same (__fread_unlocked_chk as
+ * fread_unlocked).
  */
 #define _GNU_SOURCE
 #include "shim/shim.h"
@@ -24,6 +25,9 @@ ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen);
 int __fprintf_chk(FILE *f, int flag, const char *fmt, ...);
 int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
 char *__fgets_chk(char *s, size_t size, int n, FILE *f);
+char *__fgets_unlocked_chk(char *s, size_t size, int n, FILE *f);
+size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE *f);
+size_t __fread_unlocked_chk(void *p, size_t plen, size_t size, size_t n, FILE *f);
 int fcntl64(int fd, int cmd, ...);
 
 static void opened(int func, uint64_t t0, int r, const char *path, int flags, int dirfd)
@@ -132,16 +136,66 @@ IOL_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_
     return r;
 }
 
+/* a stdio record: a1 the size; fread's a2 the item size, a3 the items asked for (funcs.def). The
+ * _unlocked calls' records take no lock either (fileno_unlocked, ferror_unlocked). */
 static void stdio_done(int func, uint64_t t0, int failed, FILE *f, int64_t ret, int64_t a1)
 {
     iol_rawrec *rec = iol_end(func, t0, failed);
     if (rec) {
-        rec->fd = f ? fileno(f) : -1;
+        rec->fd = !f ? -1 : func == IOL_F_fgets_unlocked || func == IOL_F_fread_unlocked ? fileno_unlocked(f) : fileno(f);
         rec->file = iol_fd_file(rec->fd);
         rec->ret = ret;
         rec->a[1] = a1;
         iol_commit(rec);
     }
+}
+
+static void fread_done(int func, uint64_t t0, FILE *f, size_t r, size_t size, size_t n)
+{
+    int unlocked = func == IOL_F_fread_unlocked;
+    iol_rawrec *rec = iol_end(func, t0, r < n && f && (unlocked ? ferror_unlocked(f) : ferror(f)));
+    if (rec) {
+        rec->fd = !f ? -1 : unlocked ? fileno_unlocked(f) : fileno(f);
+        rec->file = iol_fd_file(rec->fd);
+        rec->ret = (int64_t)r;
+        rec->a[1] = (int64_t)(size * n);
+        rec->a[2] = (int64_t)size;
+        rec->a[3] = (int64_t)n;
+        iol_commit(rec);
+    }
+}
+
+IOL_EXPORT size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE *f)
+{
+    IOL_REAL(__fread_chk);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real___fread_chk(p, plen, size, n, f);
+    uint64_t t0 = iol_begin();
+    size_t r = real___fread_chk(p, plen, size, n, f);
+    fread_done(IOL_F_fread, t0, f, r, size, n);
+    return r;
+}
+
+IOL_EXPORT size_t __fread_unlocked_chk(void *p, size_t plen, size_t size, size_t n, FILE *f)
+{
+    IOL_REAL(__fread_unlocked_chk);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real___fread_unlocked_chk(p, plen, size, n, f);
+    uint64_t t0 = iol_begin();
+    size_t r = real___fread_unlocked_chk(p, plen, size, n, f);
+    fread_done(IOL_F_fread_unlocked, t0, f, r, size, n);
+    return r;
+}
+
+IOL_EXPORT char *__fgets_unlocked_chk(char *s, size_t size, int n, FILE *f)
+{
+    IOL_REAL(__fgets_unlocked_chk);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real___fgets_unlocked_chk(s, size, n, f);
+    uint64_t t0 = iol_begin();
+    char *r = real___fgets_unlocked_chk(s, size, n, f);
+    stdio_done(IOL_F_fgets_unlocked, t0, !r && ferror_unlocked(f), f, r ? (int64_t)strlen(r) : -1, n);
+    return r;
 }
 
 IOL_EXPORT int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap)

@@ -386,3 +386,171 @@ IOL_EXPORT int iol_isoc99_fscanf(FILE *f, const char *fmt, ...)
     va_end(ap);
     return r;
 }
+
+/* The _unlocked variants (gnulib's unlocked-io makes coreutils call them), each under its own
+ * name. glibc's headers define some of them as inline functions or macros, so the wrappers are
+ * C names with the symbol as an asm label (as fscanf's above). Neither the call nor its record
+ * takes the stream's lock: a program that called __fsetlocking(FSETLOCKING_BYCALLER) may hold
+ * none, and one that holds it (flockfile) keeps it to itself. */
+static int sfd_unlocked(FILE *f)
+{
+    if (!f)
+        return -1;
+    int saved = errno;
+    int fd = fileno_unlocked(f);
+    errno = saved;
+    return fd;
+}
+
+#define IOL_STDIO_ITEMS_UNLOCKED(cname, id, ptr_t)                                                 \
+    size_t cname(ptr_t p, size_t size, size_t n, FILE *f) __asm__(#id);                            \
+    IOL_EXPORT size_t cname(ptr_t p, size_t size, size_t n, FILE *f)                               \
+    {                                                                                              \
+        static size_t (*real)(ptr_t, size_t, size_t, FILE *);                                      \
+        if (!real)                                                                                 \
+            real = (size_t(*)(ptr_t, size_t, size_t, FILE *))iol_real(#id);                        \
+        if (!iol_tracing(IOL_LAYER_STDIO_BIT))                                                     \
+            return real(p, size, n, f);                                                            \
+        int fd = sfd_unlocked(f);                                                                  \
+        uint64_t t0 = iol_begin();                                                                 \
+        size_t r = real(p, size, n, f);                                                            \
+        done(IOL_F_##id, t0, r < n && ferror_unlocked(f), fd, iol_fd_file(fd), (int64_t)r, 0,      \
+             (int64_t)(size * n), (int64_t)size, (int64_t)n);                                      \
+        return r;                                                                                  \
+    }
+IOL_STDIO_ITEMS_UNLOCKED(iol_fread_unlocked, fread_unlocked, void *)
+IOL_STDIO_ITEMS_UNLOCKED(iol_fwrite_unlocked, fwrite_unlocked, const void *)
+
+/* fgetc_unlocked, getc_unlocked: one byte read (or EOF) */
+#define IOL_STDIO_GETC_UNLOCKED(cname, id)                                                         \
+    int cname(FILE *f) __asm__(#id);                                                               \
+    IOL_EXPORT int cname(FILE *f)                                                                  \
+    {                                                                                              \
+        static int (*real)(FILE *);                                                                \
+        if (!real)                                                                                 \
+            real = (int (*)(FILE *))iol_real(#id);                                                 \
+        if (!iol_tracing(IOL_LAYER_STDIO_BIT))                                                     \
+            return real(f);                                                                        \
+        int fd = sfd_unlocked(f);                                                                  \
+        uint64_t t0 = iol_begin();                                                                 \
+        int r = real(f);                                                                           \
+        done(IOL_F_##id, t0, r == EOF && ferror_unlocked(f), fd, iol_fd_file(fd), r, 0, 1, 0, 0);  \
+        return r;                                                                                  \
+    }
+IOL_STDIO_GETC_UNLOCKED(iol_fgetc_unlocked, fgetc_unlocked)
+IOL_STDIO_GETC_UNLOCKED(iol_getc_unlocked, getc_unlocked)
+
+/* fputc_unlocked, putc_unlocked: one byte written (a2 the character) */
+#define IOL_STDIO_PUTC_UNLOCKED(cname, id)                                                         \
+    int cname(int c, FILE *f) __asm__(#id);                                                        \
+    IOL_EXPORT int cname(int c, FILE *f)                                                           \
+    {                                                                                              \
+        static int (*real)(int, FILE *);                                                           \
+        if (!real)                                                                                 \
+            real = (int (*)(int, FILE *))iol_real(#id);                                            \
+        if (!iol_tracing(IOL_LAYER_STDIO_BIT))                                                     \
+            return real(c, f);                                                                     \
+        int fd = sfd_unlocked(f);                                                                  \
+        uint64_t t0 = iol_begin();                                                                 \
+        int r = real(c, f);                                                                        \
+        done(IOL_F_##id, t0, r == EOF, fd, iol_fd_file(fd), r, 0, 1, c, 0);                        \
+        return r;                                                                                  \
+    }
+IOL_STDIO_PUTC_UNLOCKED(iol_fputc_unlocked, fputc_unlocked)
+IOL_STDIO_PUTC_UNLOCKED(iol_putc_unlocked, putc_unlocked)
+
+int iol_fputs_unlocked(const char *s, FILE *f) __asm__("fputs_unlocked");
+IOL_EXPORT int iol_fputs_unlocked(const char *s, FILE *f)
+{
+    static int (*real)(const char *, FILE *);
+    if (!real)
+        real = (int (*)(const char *, FILE *))iol_real("fputs_unlocked");
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real(s, f);
+    int fd = sfd_unlocked(f);
+    uint64_t t0 = iol_begin();
+    int r = real(s, f);
+    done(IOL_F_fputs_unlocked, t0, r == EOF, fd, iol_fd_file(fd), r, 0, (int64_t)strlen(s), 0, 0);
+    return r;
+}
+
+char *iol_fgets_unlocked(char *s, int n, FILE *f) __asm__("fgets_unlocked");
+IOL_EXPORT char *iol_fgets_unlocked(char *s, int n, FILE *f)
+{
+    static char *(*real)(char *, int, FILE *);
+    if (!real)
+        real = (char *(*)(char *, int, FILE *))iol_real("fgets_unlocked");
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real(s, n, f);
+    int fd = sfd_unlocked(f);
+    uint64_t t0 = iol_begin();
+    char *r = real(s, n, f);
+    done(IOL_F_fgets_unlocked, t0, !r && ferror_unlocked(f), fd, iol_fd_file(fd), r ? (int64_t)strlen(r) : -1, 0, n,
+         0, 0);
+    return r;
+}
+
+int iol_fflush_unlocked(FILE *f) __asm__("fflush_unlocked");
+IOL_EXPORT int iol_fflush_unlocked(FILE *f)
+{
+    static int (*real)(FILE *);
+    if (!real)
+        real = (int (*)(FILE *))iol_real("fflush_unlocked");
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real(f);
+    int fd = sfd_unlocked(f);
+    uint64_t t0 = iol_begin();
+    int r = real(f);
+    done(IOL_F_fflush_unlocked, t0, r != 0, fd, iol_fd_file(fd), r, 0, 0, 0, 0);
+    return r;
+}
+
+/* getline and getdelim: a line (a1 the buffer's size given, *n; getdelim's a2 its delimiter;
+ * ret the line's length, -1 at the end). glibc's headers make getline a call of __getdelim in
+ * optimised builds: that is recorded as getdelim, with its '\n'. */
+typedef ssize_t (*getdelim_fn)(char **, size_t *, int, FILE *);
+
+static ssize_t delim_done(getdelim_fn real, int id, char **lp, size_t *n, int delim, FILE *f)
+{
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real(lp, n, delim, f);
+    int fd = sfd(f);
+    int64_t given = n ? (int64_t)*n : 0;
+    uint64_t t0 = iol_begin();
+    ssize_t r = real(lp, n, delim, f);
+    done(id, t0, r < 0 && f && ferror(f), fd, iol_fd_file(fd), r, 0, given, id == IOL_F_getdelim ? delim : 0, 0);
+    return r;
+}
+
+static ssize_t getline_real(char **lp, size_t *n, int delim, FILE *f)
+{
+    static ssize_t (*real)(char **, size_t *, FILE *);
+    if (!real)
+        real = (ssize_t(*)(char **, size_t *, FILE *))iol_real("getline");
+    (void)delim;
+    return real(lp, n, f);
+}
+
+ssize_t iol_getline(char **lp, size_t *n, FILE *f) __asm__("getline");
+IOL_EXPORT ssize_t iol_getline(char **lp, size_t *n, FILE *f)
+{
+    return delim_done(getline_real, IOL_F_getline, lp, n, '\n', f);
+}
+
+ssize_t iol_getdelim(char **lp, size_t *n, int delim, FILE *f) __asm__("getdelim");
+IOL_EXPORT ssize_t iol_getdelim(char **lp, size_t *n, int delim, FILE *f)
+{
+    static getdelim_fn real;
+    if (!real)
+        real = (getdelim_fn)iol_real("getdelim");
+    return delim_done(real, IOL_F_getdelim, lp, n, delim, f);
+}
+
+ssize_t iol_getdelim_glibc(char **lp, size_t *n, int delim, FILE *f) __asm__("__getdelim");
+IOL_EXPORT ssize_t iol_getdelim_glibc(char **lp, size_t *n, int delim, FILE *f)
+{
+    static getdelim_fn real;
+    if (!real)
+        real = (getdelim_fn)iol_real("__getdelim");
+    return delim_done(real, IOL_F_getdelim, lp, n, delim, f);
+}

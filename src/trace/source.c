@@ -134,17 +134,14 @@ static void resolve_offset(iol_proc *p, const iol_rawrec *r, const iol_func_info
             ev->offset = st->off;
             ev->flags |= IOLENS_EVF_OFFSET_IMPLICIT;
             int64_t moved = r->ret;
-            if (r->func == IOL_F_fread || r->func == IOL_F_fwrite)
-                moved = wmul(r->ret, r->a[2]);
-            else if (r->func == IOL_F_fgets && r->ret < 0)
-                moved = 0;
-            else if (r->func == IOL_F_fgetc || r->func == IOL_F_fputc || r->func == IOL_F_getc ||
-                     r->func == IOL_F_putc) /* ret: the character, or EOF */
-                moved = r->ret >= 0;
-            else if (r->func == IOL_F_fputs) /* ret: non-negative (glibc: 1); a1: the string's length */
-                moved = r->ret >= 0 ? r->a[1] : 0;
-            else if (r->func == IOL_F_fscanf) /* ret: items assigned; a1: bytes consumed, -1 unknown */
-                moved = r->a[1];
+            switch (iol_func_moved(r->func)) {
+            case IOL_MOVED_ITEMS: moved = wmul(r->ret, r->a[2]); break;
+            case IOL_MOVED_LINE: moved = r->ret < 0 ? 0 : r->ret; break;
+            case IOL_MOVED_CHAR: moved = r->ret >= 0; break;              /* ret: the character, or EOF */
+            case IOL_MOVED_STRING: moved = r->ret >= 0 ? r->a[1] : 0; break; /* ret: non-negative (glibc: 1) */
+            case IOL_MOVED_SCAN: moved = r->a[1]; break; /* ret: items assigned; a1: bytes consumed, -1 unknown */
+            default: break;
+            }
             if (r->func == IOL_F_fscanf && r->a[1] < 0)
                 st->valid = 0;
             else if (ok && moved > 0)
@@ -311,7 +308,10 @@ static const arg_spec arg_specs[] = {
     {"fread", "B23P"}, {"fwrite", "B23P"}, {"fprintf", "P1"}, {"vfprintf", "P1"}, {"fputs", "BP"},
     {"fgets", "B1P"}, {"fputc", "2P"}, {"fgetc", "P"}, {"fseek", "P02"}, {"ftell", "P"}, {"rewind", "P"},
     {"fflush", "P"}, {"getc", "P"}, {"putc", "2P"}, {"fscanf", "P1"}, {"fseeko", "P02"}, {"fseeko64", "P02"},
-    {"ftello", "P"}, {"ftello64", "P"}, {"MPI_File_open", "P0"}, {"MPI_File_close", "P"}, {"MPI_File_sync", "P"},
+    {"ftello", "P"}, {"ftello64", "P"}, {"fread_unlocked", "B23P"}, {"fwrite_unlocked", "B23P"},
+    {"fgets_unlocked", "B1P"}, {"fputs_unlocked", "BP"}, {"fgetc_unlocked", "P"}, {"getc_unlocked", "P"},
+    {"fputc_unlocked", "2P"}, {"putc_unlocked", "2P"}, {"fflush_unlocked", "P"}, {"getline", "B1P"},
+    {"getdelim", "B12P"}, {"MPI_File_open", "P0"}, {"MPI_File_close", "P"}, {"MPI_File_sync", "P"},
     {"MPI_File_set_size", "P1"}, {"MPI_File_preallocate", "P1"}, {"MPI_File_set_view", "P023"},
     {"MPI_File_seek", "P02"}, {"MPI_File_seek_shared", "P02"}, {"MPI_Wait", "3"}, {"MPI_Waitall", "3"},
     {"MPI_Waitany", "32"}, {"MPI_Waitsome", "32"}, {"MPI_Test", "32"}, {"MPI_Testall", "32"},
@@ -961,7 +961,8 @@ int iol_trace_write_spills(iol_trace *t, const char *dir, unsigned *seq)
  * NULL at end of file: -1, 0 bytes), one byte for a character fgetc, getc, fputc or putc returned
  * (EOF: 0), the bytes fscanf consumed (its size; its return value counts items),
  * fputs' string (glibc returns 1 on success; the string's length is the request, e->size),
- * fread's and fwrite's items times the item size (a2). A Recorder trace has no return values
+ * fread's and fwrite's items times the item size (a2), and the same for their _unlocked variants;
+ * getline's and getdelim's line (its length, which is also the request). A Recorder trace has no return values
  * (ret -1: the request size stands in), and a trace converted from one carries the request
  * size as the return value, which these rules keep. */
 void iolens_trace_stdio_moved(iolens_evsource *src, int rank, iolens_event *e)
@@ -970,20 +971,31 @@ void iolens_trace_stdio_moved(iolens_evsource *src, int rank, iolens_event *e)
     if (!fn || e->layer != IOLENS_LAYER_STDIO || (e->op != IOLENS_OP_READ && e->op != IOLENS_OP_WRITE) ||
         strcmp(iolens_evsource_kind(src), "iolens"))
         return;
-    if (!strcmp(fn, "fgets")) {
+    static _Thread_local char last_fn[32]; /* one lookup per run of one name, not one per call */
+    static _Thread_local int last_id = -1;
+    if (strcmp(fn, last_fn)) {
+        last_id = iol_func_by_name(fn);
+        snprintf(last_fn, sizeof last_fn, "%s", strlen(fn) < sizeof last_fn ? fn : "");
+    }
+    int id = last_id;
+    switch (id < 0 ? -1 : iol_func_moved((unsigned)id)) {
+    case IOL_MOVED_LINE:
         if (e->ret < 0)
             e->ret = 0;
-    } else if (!strcmp(fn, "fgetc") || !strcmp(fn, "fputc") || !strcmp(fn, "getc") || !strcmp(fn, "putc")) {
-        e->ret = e->ret >= 0 ? 1 : 0;
-    } else if (!strcmp(fn, "fscanf")) { /* ret: items assigned; the bytes consumed are the size */
-        e->ret = e->size > 0 ? e->size : 0;
-    } else if (!strcmp(fn, "fputs")) {
-        e->ret = e->ret >= 0 && e->size >= 0 ? e->size : 0;
-    } else if (!strcmp(fn, "fread") || !strcmp(fn, "fwrite")) {
+        if (id == IOL_F_getline || id == IOL_F_getdelim)
+            e->size = e->ret; /* the request is a line (a1 is the buffer's size, which it may grow past) */
+        break;
+    case IOL_MOVED_CHAR: e->ret = e->ret >= 0 ? 1 : 0; break;
+    case IOL_MOVED_SCAN: e->ret = e->size > 0 ? e->size : 0; break; /* ret: items; the bytes consumed are the size */
+    case IOL_MOVED_STRING: e->ret = e->ret >= 0 && e->size >= 0 ? e->size : 0; break;
+    case IOL_MOVED_ITEMS: {
         int32_t fd;
         int64_t a[4];
         if (e->ret > 0 && iolens_trace_last_args(src, rank, &fd, a) == 0 && a[2] > 0)
             e->ret = e->ret <= INT64_MAX / a[2] ? e->ret * a[2] : INT64_MAX;
+        break;
+    }
+    default: break;
     }
 }
 

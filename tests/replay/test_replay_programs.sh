@@ -237,6 +237,27 @@ assert sorted(names) == [sys.argv[2] + "/up/a.txt", sys.argv[2] + "/up/b.txt"], 
   ok || fail "config of a file named with '..': not one file each, named without '..' ($T/up.json)"
 expect_rc 0 "$IOLENS" replay "$T/up.json" --root "$T/r-up2"
 
+# coreutils and sed move their bytes with the _unlocked stdio calls (gnulib's unlocked-io) and
+# getdelim; sort writes through a dup2 of its output onto 1. Traced, and replayed byte for byte
+mkdir -p "$T/cu"
+seq 1 3000 >"$T/cu/in.txt"
+size=$(stat -c %s "$T/cu/in.txt")
+expect_rc 0 "$IOLENS" trace -o "$T/sort.trace" -- sort -r "$T/cu/in.txt" -o "$T/cu/sorted.txt"
+expect_rc 0 "$IOLENS" trace -o "$T/sed.trace" -- sed -i 's/1/x/g' "$T/cu/in.txt"
+expect_rc 0 "$IOLENS" trace --print "$T/sort.trace"
+expect_grep "fread_unlocked(\"$T/cu/in.txt\", fd=[0-9]*, size=1, nmemb=[0-9]*) = $size" "$T/out"
+expect_grep "fwrite_unlocked(\"$T/cu/sorted.txt\", fd=1, size=1, nmemb=[0-9]*) = [0-9]*\$" "$T/out"
+expect_rc 0 "$IOLENS" trace --print "$T/sed.trace"
+expect_grep "getdelim(\"$T/cu/in.txt\", fd=[0-9]*, n=[0-9]*, delim=10) = 2\$" "$T/out"
+for w in sort sed; do
+  expect_rc 0 "$IOLENS" replay "$T/$w.trace" --root "$T/r-$w" --json
+  /usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); n = int(sys.argv[2])
+assert d["failed"] == 0 and d["bytes_read"] == n and d["bytes_written"] == n, d' "$T/out" "$size" &&
+    ok || fail "on-the-fly replay of $w: not $size bytes read and written ($T/out)"
+  expect_rc 0 "$IOLENS" replay --config-from "$T/$w.trace" -o "$T/$w.json"
+  expect_rc 0 "$IOLENS" replay "$T/$w.json" --root "$T/r-$w-cfg"
+done
+
 # SQLite (Python's sqlite3): its rollback journal is only ever read at its end (0 bytes); the
 # config has no read step of nothing, and both replays run
 mkdir -p "$T/sq"

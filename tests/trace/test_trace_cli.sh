@@ -139,11 +139,13 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 n = d["calls"]
 assert n // 160 <= d["tracer_samples"] <= n // 25, (n, d["tracer_samples"])
-assert 1e-9 < d["tracer_gap_seconds"] < 1e-4 and 0 < d["clock_read_seconds"] < 1e-4, d
+# seconds, not nanoseconds: bounds of units, not of speed (a sample the scheduler preempts on a
+# loaded machine takes milliseconds)
+assert 1e-9 < d["tracer_gap_seconds"] < 0.1 and 0 < d["clock_read_seconds"] < 0.1, d
 # format 1.2: the same per function, every sample of the process in one of them
 f = d["tracer_gap_by_function"]
 assert f and sum(x["samples"] for x in f) == d["tracer_samples"], f
-assert all(1e-9 < x["gap_seconds"] < 1e-3 for x in f), f
+assert all(1e-9 < x["gap_seconds"] < 1.0 for x in f), f
 assert {x["function"] for x in f} & {"read", "write"}, f
 PYEOF
 expect_rc 0 "$IOLENS" trace --info "$T/dd.trace"

@@ -46,6 +46,10 @@ ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen);
 int __fprintf_chk(FILE *f, int flag, const char *fmt, ...);
 int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
 char *__fgets_chk(char *s, size_t size, int n, FILE *f);
+char *__fgets_unlocked_chk(char *s, size_t size, int n, FILE *f);
+size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE *f);
+size_t __fread_unlocked_chk(void *p, size_t plen, size_t size, size_t n, FILE *f);
+ssize_t __getdelim(char **lp, size_t *n, int delim, FILE *f);
 /* glibc's headers send fscanf to __isoc99_fscanf; a program built otherwise imports fscanf */
 int plain_fscanf(FILE *f, const char *fmt, ...) __asm__("fscanf");
 
@@ -639,6 +643,69 @@ static void stdio_calls(logb *L, const char *dir)
     logc(L, "fflush", NULL, -1, r, r ? errno : 0, NULL);
 }
 
+/* the _unlocked calls and getline, getdelim (glibc's headers define some inline or as macros:
+ * called through pointers, as a program built without optimisation calls them) */
+static size_t (*volatile p_fread_unlocked)(void *, size_t, size_t, FILE *) = fread_unlocked;
+static size_t (*volatile p_fwrite_unlocked)(const void *, size_t, size_t, FILE *) = fwrite_unlocked;
+static int (*volatile p_fgetc_unlocked)(FILE *) = fgetc_unlocked;
+static int (*volatile p_getc_unlocked)(FILE *) = getc_unlocked;
+static int (*volatile p_fputc_unlocked)(int, FILE *) = fputc_unlocked;
+static int (*volatile p_putc_unlocked)(int, FILE *) = putc_unlocked;
+static ssize_t (*volatile p_getline)(char **, size_t *, FILE *) = getline;
+
+static void stdio_unlocked_calls(logb *L, const char *dir)
+{
+    char p[512];
+    char buf[256];
+    memset(buf, 'u', sizeof buf);
+    snprintf(p, sizeof p, "%s/u.txt", dir);
+    FILE *f = fopen(p, "w+");
+    int fd = fileno(f);
+    logc(L, "fopen", p, -1, fd, 0, "flags=0x%x", O_RDWR | O_CREAT | O_TRUNC);
+    size_t n = p_fwrite_unlocked(buf, 4, 5, f);
+    logc(L, "fwrite_unlocked", p, fd, (long long)n, 0, "size=4, nmemb=5");
+    int r = fputs_unlocked("one\ntwo;three\n", f);
+    logc(L, "fputs_unlocked", p, fd, r, r == EOF ? errno : 0, "size=14");
+    r = p_fputc_unlocked('A', f);
+    logc(L, "fputc_unlocked", p, fd, r, r == EOF ? errno : 0, "c=%d", 'A');
+    r = p_putc_unlocked('\n', f);
+    logc(L, "putc_unlocked", p, fd, r, r == EOF ? errno : 0, "c=%d", '\n');
+    r = fflush_unlocked(f);
+    logc(L, "fflush_unlocked", p, fd, r, r ? errno : 0, NULL);
+    rewind(f);
+    logc(L, "rewind", p, fd, 0, 0, NULL);
+    n = p_fread_unlocked(buf, 2, 3, f); /* the file: 20 x 'u', "one\ntwo;three\nA\n" */
+    logc(L, "fread_unlocked", p, fd, (long long)n, 0, "size=2, nmemb=3");
+    n = __fread_chk(buf, sizeof buf, 1, 4, f);
+    logc(L, "fread", p, fd, (long long)n, 0, "size=1, nmemb=4");
+    n = __fread_unlocked_chk(buf, sizeof buf, 5, 2, f); /* to byte 20 */
+    logc(L, "fread_unlocked", p, fd, (long long)n, 0, "size=5, nmemb=2");
+    r = p_fgetc_unlocked(f); /* 'o' */
+    logc(L, "fgetc_unlocked", p, fd, r, 0, NULL);
+    r = p_getc_unlocked(f); /* 'n' */
+    logc(L, "getc_unlocked", p, fd, r, 0, NULL);
+    char *s = fgets_unlocked(buf, 64, f); /* "e\n" */
+    logc(L, "fgets_unlocked", p, fd, s ? (long long)strlen(s) : -1, 0, "n=64");
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got = getdelim(&line, &cap, ';', f); /* "two;" */
+    logc(L, "getdelim", p, fd, (long long)got, 0, "n=0, delim=%d", ';');
+    size_t cap2 = cap;
+    got = p_getline(&line, &cap, f); /* "three\n" */
+    logc(L, "getline", p, fd, (long long)got, 0, "n=%zu", cap2);
+    cap2 = cap;
+    got = __getdelim(&line, &cap, '\n', f); /* "A\n" */
+    logc(L, "getdelim", p, fd, (long long)got, 0, "n=%zu, delim=10", cap2);
+    cap2 = cap;
+    got = p_getline(&line, &cap, f); /* the end: -1 */
+    logc(L, "getline", p, fd, (long long)got, 0, "n=%zu", cap2);
+    s = __fgets_unlocked_chk(buf, sizeof buf, 32, f); /* the end: NULL */
+    logc(L, "fgets_unlocked", p, fd, s ? (long long)strlen(s) : -1, 0, "n=32");
+    free(line);
+    r = fclose(f);
+    logc(L, "fclose", p, fd, r, r ? errno : 0, NULL);
+}
+
 /* ---- every wrapped function in T threads at once: LOG.<k> per thread, files under DIR/t<k> ---- */
 typedef struct aarg {
     int k;
@@ -651,6 +718,7 @@ static void *all_main(void *p)
     aarg *a = p;
     posix_calls(&a->log, a->dir, a->k);
     stdio_calls(&a->log, a->dir);
+    stdio_unlocked_calls(&a->log, a->dir);
     return NULL;
 }
 
@@ -743,6 +811,7 @@ int main(int argc, char **argv)
     if (argc >= 4 && !strcmp(argv[1], "all")) {
         posix_calls(&main_log, argv[3], 0);
         stdio_calls(&main_log, argv[3]);
+        stdio_unlocked_calls(&main_log, argv[3]);
         write_log(argv[2], &main_log);
         printf("probe done: %zu bytes of log\n", main_log.len);
         return 0;
