@@ -729,10 +729,8 @@ static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v
         }
         /* a splice's file side at an offset it gave (its file position unmoved) reads or writes
          * there, as pread and pwrite do; at its position, as read and write do */
-        v->pos = (positional(v->e.func) ||
-                  (v->e.func && !strcmp(v->e.func, "splice") &&
-                   !(v->e.flags & (IOLENS_EVF_OFFSET_IMPLICIT | IOLENS_EVF_OFFSET_UNKNOWN)))) &&
-                 v->e.offset >= 0;
+        v->pos = (positional(v->e.func) || (v->e.func && !strcmp(v->e.func, "splice"))) &&
+                 !(v->e.flags & (IOLENS_EVF_OFFSET_IMPLICIT | IOLENS_EVF_OFFSET_UNKNOWN)) && v->e.offset >= 0;
         v->copy = v->e.layer == IOLENS_LAYER_POSIX && (v->e.op == IOLENS_OP_READ || v->e.op == IOLENS_OP_WRITE) &&
                   v->e.func && is_copy_fn(v->e.func);
         v->cons = considered(o, &v->e);

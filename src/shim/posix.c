@@ -409,6 +409,32 @@ IOL_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t o
     return r;
 }
 
+/* preadv2, pwritev2 (fio's pvsync2 engine) and their 64 forms: a3 the RWF_ flags */
+#define IOL_POSIX_V2(name, off_t_, iov_qual)                                                       \
+    IOL_EXPORT ssize_t name(int fd, iov_qual struct iovec *iov, int cnt, off_t_ off, int flags)    \
+    {                                                                                              \
+        IOL_REAL(name);                                                                            \
+        if (!iol_tracing(IOL_LAYER_POSIX_BIT))                                                     \
+            return real_##name(fd, iov, cnt, off, flags);                                          \
+        uint64_t t0 = iol_begin();                                                                 \
+        ssize_t r = real_##name(fd, iov, cnt, off, flags);                                         \
+        iol_rawrec *rec = iol_end(IOL_F_##name, t0, r < 0);                                        \
+        if (rec) {                                                                                 \
+            on_fd(rec, fd);                                                                        \
+            rec->ret = r;                                                                          \
+            rec->a[0] = off;                                                                       \
+            rec->a[1] = iov_bytes(iov, cnt);                                                       \
+            rec->a[2] = cnt;                                                                       \
+            rec->a[3] = flags;                                                                     \
+            iol_commit(rec);                                                                       \
+        }                                                                                          \
+        return r;                                                                                  \
+    }
+IOL_POSIX_V2(preadv2, off_t, const)
+IOL_POSIX_V2(pwritev2, off_t, const)
+IOL_POSIX_V2(preadv64v2, off64_t, const)
+IOL_POSIX_V2(pwritev64v2, off64_t, const)
+
 IOL_EXPORT off_t lseek(int fd, off_t off, int whence)
 {
     IOL_REAL(lseek);

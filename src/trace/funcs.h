@@ -35,6 +35,12 @@ static inline int iol_func_is_fallocate(unsigned id)
            id == IOL_F_posix_fallocate64;
 }
 
+/* preadv2, pwritev2 and their 64 forms: an offset of -1 is the file position (funcs.def) */
+static inline int iol_func_is_rwv2(unsigned id)
+{
+    return id == IOL_F_preadv2 || id == IOL_F_pwritev2 || id == IOL_F_preadv64v2 || id == IOL_F_pwritev64v2;
+}
+
 /* copy_file_range, sendfile(64), splice: a copy made by the kernel (funcs.def), read then written */
 static inline int iol_func_is_copy(unsigned id)
 {

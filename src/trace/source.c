@@ -128,7 +128,7 @@ static void resolve_offset(iol_proc *p, const iol_rawrec *r, const iol_func_info
     case IOLENS_OP_WRITE:
         if (iol_func_is_copy(r->func) && r->a[0] >= 0) { /* the side's offset given: its position stays */
             ev->offset = r->a[0];
-        } else if (fi->has_off) {
+        } else if (fi->has_off && !(iol_func_is_rwv2(r->func) && r->a[0] == -1)) {
             ev->offset = r->a[0];
         } else if (known && fi->layer != IOLENS_LAYER_MPIIO) {
             ev->offset = st->off;
@@ -285,7 +285,8 @@ static const arg_spec arg_specs[] = {
     {"open", "P01"}, {"open64", "P01"}, {"openat", "2P01"}, {"openat64", "2P01"}, {"creat", "P1"},
     {"creat64", "P1"}, {"mkstemp", "P01"}, {"mkostemp", "P01"}, {"mkstemps", "P01"}, {"mkostemps", "P01"}, {"close", "P"}, {"read", "PB1"}, {"write", "PB1"}, {"pread", "PB10"}, {"pwrite", "PB10"},
     {"pread64", "PB10"}, {"pwrite64", "PB10"}, {"readv", "PB2"}, {"writev", "PB2"}, {"preadv", "PB20"},
-    {"pwritev", "PB20"}, {"preadv64", "PB20"}, {"pwritev64", "PB20"}, {"lseek", "P02"}, {"lseek64", "P02"},
+    {"pwritev", "PB20"}, {"preadv64", "PB20"}, {"pwritev64", "PB20"},
+    {"preadv2", "PB203"}, {"pwritev2", "PB203"}, {"preadv64v2", "PB203"}, {"pwritev64v2", "PB203"}, {"lseek", "P02"}, {"lseek64", "P02"},
     {"fsync", "P"}, {"fdatasync", "P"}, {"ftruncate", "P1"}, {"ftruncate64", "P1"}, {"fallocate", "P201"}, {"fallocate64", "P201"},
     {"posix_fallocate", "P01"}, {"posix_fallocate64", "P01"},
     {"posix_fadvise", "P012"}, {"posix_fadvise64", "P012"},

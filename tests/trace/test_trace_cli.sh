@@ -8,6 +8,24 @@ P=$TRACE_PROBE
 T=$IOLENS_TMP
 calls() { awk '$5 == 0' | cut -d' ' -f6- | nobuf; } # drop rank, thread, tstart, tend, depth
 
+# This test once hit its 300 s limit in a full parallel run and never alone: if it is still
+# running after 240 s, say where (the processes and their stacks) before ctest kills it.
+(
+  trap 'kill $s 2>/dev/null; exit 0' TERM
+  sleep 240 </dev/null >/dev/null 2>&1 &
+  s=$!
+  wait $s
+  echo "watchdog: still running after 240 s"
+  ps -eo pid,ppid,stat,wchan:32,etime,args --forest | awk '$1 != 2 && $2 != 2' # not the kernel's threads
+  for p in $(pgrep -f "trace_probe|iolens" || true); do
+    echo "== $p: $(tr '\0' ' ' </proc/$p/cmdline 2>/dev/null)"
+    if command -v gdb >/dev/null; then gdb -batch -p "$p" -ex "thread apply all bt" 2>/dev/null | grep -E '^(#|Thread)'
+    else cat "/proc/$p/stack" 2>/dev/null; fi
+  done
+) >&2 &
+watchdog=$!
+trap 'kill $watchdog 2>/dev/null' EXIT
+
 # 1. every wrapped POSIX and stdio function, single thread
 mkdir -p "$T/d"
 expect_rc 0 "$IOLENS" trace -o "$T/all.trace" -- "$P" all "$T/all.log" "$T/d"

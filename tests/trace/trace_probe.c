@@ -179,6 +179,16 @@ static void posix_calls(logb *L, const char *dir, int k)
     logc(L, "pwritev64", p, fd, r, E(r), "off=2000, size=30, iovcnt=2");
     r = preadv64(fd, iov, 2, 2000);
     logc(L, "preadv64", p, fd, r, E(r), "off=2000, size=30, iovcnt=2");
+    r = pwritev2(fd, iov, 2, 3000, RWF_DSYNC);
+    logc(L, "pwritev2", p, fd, r, E(r), "off=3000, size=30, iovcnt=2, flags=%d", RWF_DSYNC);
+    r = preadv2(fd, iov, 2, 3000, 0);
+    logc(L, "preadv2", p, fd, r, E(r), "off=3000, size=30, iovcnt=2, flags=0");
+    r = pwritev2(fd, iov, 2, -1, 0); /* at the file position, which moves */
+    logc(L, "pwritev2", p, fd, r, E(r), "off=-1, size=30, iovcnt=2, flags=0");
+    r = pwritev64v2(fd, iov, 2, 4000, 0);
+    logc(L, "pwritev64v2", p, fd, r, E(r), "off=4000, size=30, iovcnt=2, flags=0");
+    r = preadv64v2(fd, iov, 2, 4000, 0);
+    logc(L, "preadv64v2", p, fd, r, E(r), "off=4000, size=30, iovcnt=2, flags=0");
     int x = fsync(fd);
     logc(L, "fsync", p, fd, x, E(x), NULL);
     x = fdatasync(fd);
