@@ -102,6 +102,18 @@ if command -v fio >/dev/null; then
   expect_rc 0 "$IOLENS" replay "$T/fio.trace" --root "$T/r8b" --json
   /usr/bin/python3 -c 'import json, sys
 d = json.load(open(sys.argv[1])); assert d["failed"] == 0, d["failed"]' "$T/out" && ok || fail "replayed calls of fio failed ($T/out)"
+  # fio's pvsync2 engine reads and writes with preadv2 and pwritev2: traced with their offsets,
+  # and replayed as the bytes they moved
+  mkdir -p "$T/fiov2"
+  expect_rc 0 "$IOLENS" trace -o "$T/fiov2.trace" -- fio --name=j --directory="$T/fiov2" --ioengine=pvsync2 \
+    --rw=randrw --bs=4k --size=512k --randrepeat=1
+  expect_rc 0 "$IOLENS" trace --print "$T/fiov2.trace"
+  expect_grep 'preadv[0-9]*v2(".*j.0.0", fd=[0-9]*, off=[0-9]*, size=4096, iovcnt=1, flags=0) = 4096' "$T/out"
+  nv2=$(grep -cE 'p(read|write)v[0-9]*v2\(".*j.0.0".*\) = 4096$' "$T/out")
+  expect_rc 0 "$IOLENS" replay "$T/fiov2.trace" --root "$T/r-v2" --json
+  /usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert d["failed"] == 0 and d["bytes_read"] + d["bytes_written"] >= int(sys.argv[2]) * 4096, d' "$T/out" "$nv2" &&
+    ok || fail "on-the-fly replay of fio pvsync2: not the $nv2 transfers of 4096 bytes ($T/out)"
   # fio's random reads turn read-ahead off (posix_fadvise RANDOM) and drop the file's pages first
   # (DONTNEED): the config's read step is cold and has read-ahead off, and the replay applies it
   mkdir -p "$T/fior"
