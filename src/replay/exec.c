@@ -223,7 +223,8 @@ static const iolens_file *same_files_by; /* for cmp_norm (qsort has no context a
 static int cmp_norm(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    int c = strcmp(same_files_by[x].path ? same_files_by[x].path : "", same_files_by[y].path ? same_files_by[y].path : "");
+    const char *a1 = same_files_by[x].path, *b1 = same_files_by[y].path;
+    int c = strcmp(a1 ? a1 : "", b1 ? b1 : "");
     return c ? c : x < y ? -1 : x > y;
 }
 

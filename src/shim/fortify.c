@@ -142,7 +142,8 @@ static void stdio_done(int func, uint64_t t0, int failed, FILE *f, int64_t ret, 
 {
     iol_rawrec *rec = iol_end(func, t0, failed);
     if (rec) {
-        rec->fd = !f ? -1 : func == IOL_F_fgets_unlocked || func == IOL_F_fread_unlocked ? fileno_unlocked(f) : fileno(f);
+        int unlocked = func == IOL_F_fgets_unlocked || func == IOL_F_fread_unlocked;
+        rec->fd = !f ? -1 : unlocked ? fileno_unlocked(f) : fileno(f);
         rec->file = iol_fd_file(rec->fd);
         rec->ret = ret;
         rec->a[1] = a1;

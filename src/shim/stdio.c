@@ -9,15 +9,18 @@
 #include <stdio.h>
 #include <string.h>
 
-static int sfd(FILE *f)
+/* the stream's descriptor, errno kept; the _unlocked calls' without taking the stream's lock */
+static int sfd_with(FILE *f, int unlocked)
 {
     if (!f)
         return -1;
     int saved = errno;
-    int fd = fileno(f);
+    int fd = unlocked ? fileno_unlocked(f) : fileno(f);
     errno = saved;
     return fd;
 }
+
+static int sfd(FILE *f) { return sfd_with(f, 0); }
 
 static int mode_flags(const char *m)
 {
@@ -392,16 +395,6 @@ IOL_EXPORT int iol_isoc99_fscanf(FILE *f, const char *fmt, ...)
  * C names with the symbol as an asm label (as fscanf's above). Neither the call nor its record
  * takes the stream's lock: a program that called __fsetlocking(FSETLOCKING_BYCALLER) may hold
  * none, and one that holds it (flockfile) keeps it to itself. */
-static int sfd_unlocked(FILE *f)
-{
-    if (!f)
-        return -1;
-    int saved = errno;
-    int fd = fileno_unlocked(f);
-    errno = saved;
-    return fd;
-}
-
 #define IOL_STDIO_ITEMS_UNLOCKED(cname, id, ptr_t)                                                 \
     size_t cname(ptr_t p, size_t size, size_t n, FILE *f) __asm__(#id);                            \
     IOL_EXPORT size_t cname(ptr_t p, size_t size, size_t n, FILE *f)                               \
@@ -411,7 +404,7 @@ static int sfd_unlocked(FILE *f)
             real = (size_t(*)(ptr_t, size_t, size_t, FILE *))iol_real(#id);                        \
         if (!iol_tracing(IOL_LAYER_STDIO_BIT))                                                     \
             return real(p, size, n, f);                                                            \
-        int fd = sfd_unlocked(f);                                                                  \
+        int fd = sfd_with(f, 1);                                                                  \
         uint64_t t0 = iol_begin();                                                                 \
         size_t r = real(p, size, n, f);                                                            \
         done(IOL_F_##id, t0, r < n && ferror_unlocked(f), fd, iol_fd_file(fd), (int64_t)r, 0,      \
@@ -431,7 +424,7 @@ IOL_STDIO_ITEMS_UNLOCKED(iol_fwrite_unlocked, fwrite_unlocked, const void *)
             real = (int (*)(FILE *))iol_real(#id);                                                 \
         if (!iol_tracing(IOL_LAYER_STDIO_BIT))                                                     \
             return real(f);                                                                        \
-        int fd = sfd_unlocked(f);                                                                  \
+        int fd = sfd_with(f, 1);                                                                  \
         uint64_t t0 = iol_begin();                                                                 \
         int r = real(f);                                                                           \
         done(IOL_F_##id, t0, r == EOF && ferror_unlocked(f), fd, iol_fd_file(fd), r, 0, 1, 0, 0);  \
@@ -450,7 +443,7 @@ IOL_STDIO_GETC_UNLOCKED(iol_getc_unlocked, getc_unlocked)
             real = (int (*)(int, FILE *))iol_real(#id);                                            \
         if (!iol_tracing(IOL_LAYER_STDIO_BIT))                                                     \
             return real(c, f);                                                                     \
-        int fd = sfd_unlocked(f);                                                                  \
+        int fd = sfd_with(f, 1);                                                                  \
         uint64_t t0 = iol_begin();                                                                 \
         int r = real(c, f);                                                                        \
         done(IOL_F_##id, t0, r == EOF, fd, iol_fd_file(fd), r, 0, 1, c, 0);                        \
@@ -467,7 +460,7 @@ IOL_EXPORT int iol_fputs_unlocked(const char *s, FILE *f)
         real = (int (*)(const char *, FILE *))iol_real("fputs_unlocked");
     if (!iol_tracing(IOL_LAYER_STDIO_BIT))
         return real(s, f);
-    int fd = sfd_unlocked(f);
+    int fd = sfd_with(f, 1);
     uint64_t t0 = iol_begin();
     int r = real(s, f);
     done(IOL_F_fputs_unlocked, t0, r == EOF, fd, iol_fd_file(fd), r, 0, (int64_t)strlen(s), 0, 0);
@@ -482,7 +475,7 @@ IOL_EXPORT char *iol_fgets_unlocked(char *s, int n, FILE *f)
         real = (char *(*)(char *, int, FILE *))iol_real("fgets_unlocked");
     if (!iol_tracing(IOL_LAYER_STDIO_BIT))
         return real(s, n, f);
-    int fd = sfd_unlocked(f);
+    int fd = sfd_with(f, 1);
     uint64_t t0 = iol_begin();
     char *r = real(s, n, f);
     done(IOL_F_fgets_unlocked, t0, !r && ferror_unlocked(f), fd, iol_fd_file(fd), r ? (int64_t)strlen(r) : -1, 0, n,
@@ -498,7 +491,7 @@ IOL_EXPORT int iol_fflush_unlocked(FILE *f)
         real = (int (*)(FILE *))iol_real("fflush_unlocked");
     if (!iol_tracing(IOL_LAYER_STDIO_BIT))
         return real(f);
-    int fd = sfd_unlocked(f);
+    int fd = sfd_with(f, 1);
     uint64_t t0 = iol_begin();
     int r = real(f);
     done(IOL_F_fflush_unlocked, t0, r != 0, fd, iol_fd_file(fd), r, 0, 0, 0, 0);
