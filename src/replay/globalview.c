@@ -1018,7 +1018,7 @@ static struct md_run *md_run_new(struct md_runs *R, int phase, int rank, double 
 
 /* The runs of rank r over the files cand[] marks. exists[f]: -1 unknown, 0 no, 1 yes (what the
  * calls so far showed); stamp[f]: 1 + the run that last counted f. */
-static int md_rank_runs(iolens_evsource *src, int r, const int64_t *canon, const unsigned char *cand,
+static int md_rank_runs(iolens_evsource *src, int r, const int64_t *canon, size_t nfiles, const unsigned char *cand,
                         signed char *exists, size_t *stamp, struct md_runs *R)
 {
     int rc = iolens_evsource_rewind(src, r);
@@ -1037,7 +1037,7 @@ static int md_rank_runs(iolens_evsource *src, int r, const int64_t *canon, const
     while ((rc = iolens_evsource_next(src, r, &e)) > 0) {
         if (e.depth != 0 || iolens_layer_is_library(e.layer))
             continue;
-        if (e.file >= 0)
+        if (e.file >= 0 && (uint64_t)e.file < nfiles)
             e.file = canon[e.file];
         /* (below 0 when shorter than the tracer's time: see collect) */
         double gap = prev_end >= 0 && e.tstart >= prev_end ? e.tstart - prev_end - prev_self : NAN;
@@ -1229,7 +1229,7 @@ static int metadata_only(struct gv_out *out, const unsigned char *md, const iole
             continue;
         }
         *mpi_ranks += first_mpi >= 0;
-        rc = md_rank_runs(src, r, canon, in, exists, stamp, &R);
+        rc = md_rank_runs(src, r, canon, nfiles, in, exists, stamp, &R);
     }
     size_t before = out->n;
     if (rc == IOLENS_EUNSUPPORTED) /* a source read once: one step of what was done to the files */

@@ -695,13 +695,13 @@ static int meta_fn(const struct otf_ev *v)
                                                                                              : MF_OTHER;
 }
 
-/* Next depth-0 event of a rank, with its raw arguments. */
 /* The file replayed for a traced file id (mark_files). */
 static int64_t canon_file(const struct otf *o, int64_t file)
 {
     return file >= 0 && (uint64_t)file < o->nfiles ? (int64_t)o->f[file].canon : file;
 }
 
+/* Next depth-0 event of a rank, with its raw arguments. */
 static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v)
 {
     int rc, sr = o->src_rank[rank];
@@ -728,7 +728,8 @@ static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v
             v->e.size = v->e.ret; /* a short read (cat's 128 KiB read of a 5000-byte file, the 0 at its end) */
         }
         /* a splice's file side at an offset it gave (its file position unmoved) reads or writes
-         * there, as pread and pwrite do; at its position, as read and write do */
+         * there, as pread and pwrite do; at its position, as read and write do; so do preadv2's
+         * and pwritev2's (an offset of -1) */
         v->pos = (positional(v->e.func) || (v->e.func && !strcmp(v->e.func, "splice"))) &&
                  !(v->e.flags & (IOLENS_EVF_OFFSET_IMPLICIT | IOLENS_EVF_OFFSET_UNKNOWN)) && v->e.offset >= 0;
         v->copy = v->e.layer == IOLENS_LAYER_POSIX && (v->e.op == IOLENS_OP_READ || v->e.op == IOLENS_OP_WRITE) &&
