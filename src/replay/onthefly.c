@@ -723,9 +723,10 @@ static int fetch(struct otf *o, iolens_evsource *src, int rank, struct otf_ev *v
             iolens_trace_stdio_moved(src, sr, &v->e); /* replay the bytes the call moved, not its buffer size */
             if (v->e.ret >= 0 && v->e.ret < v->e.size)
                 v->e.size = v->e.ret;
-        } else if (v->e.layer == IOLENS_LAYER_POSIX && (v->e.op == IOLENS_OP_READ || v->e.op == IOLENS_OP_WRITE) &&
+        } else if (v->e.layer == IOLENS_LAYER_POSIX && v->e.op == IOLENS_OP_WRITE &&
                    !(v->e.flags & IOLENS_EVF_FAILED) && v->e.ret >= 0 && v->e.ret < v->e.size) {
-            v->e.size = v->e.ret; /* a short read (cat's 128 KiB read of a 5000-byte file, the 0 at its end) */
+            v->e.size = v->e.ret; /* a short write: the bytes it wrote (a short read is asked for in
+                                   * full: the input ends where the program's read ended, see extent) */
         }
         /* a splice's file side at an offset it gave (its file position unmoved) reads or writes
          * there, as pread and pwrite do; at its position, as read and write do; so do preadv2's
@@ -870,9 +871,14 @@ static int prepare_rank(struct otf *o, iolens_evsource *src, int r, int64_t *nse
         o->nev0[r]++;
         if (o->first[r] < 0)
             o->first[r] = e->tstart;
+        /* an input is as long as the trace reads it: to the end of what each read moved, so that
+         * the replay's read of the size the program asked for (cat's 128 KiB of a 5,000-byte file;
+         * dd's aligned 1 MiB with O_DIRECT) comes back as short as the program's */
+        int64_t got = e->layer == IOLENS_LAYER_POSIX && !(e->flags & IOLENS_EVF_FAILED) && e->ret >= 0 &&
+                              e->ret < e->size ? e->ret : e->size;
         if (e->file >= 0 && (uint64_t)e->file < o->nfiles && e->op == IOLENS_OP_READ && e->offset >= 0 &&
-            e->offset + e->size > o->f[e->file].extent)
-            o->f[e->file].extent = e->offset + e->size;
+            e->offset + got > o->f[e->file].extent)
+            o->f[e->file].extent = e->offset + got;
         if (!e->depth && !(e->flags & IOLENS_EVF_FAILED) && e->file >= 0 && (uint64_t)e->file < o->nfiles &&
             o->f[e->file].bad) {
             char rel[PATH_MAX];
@@ -1427,6 +1433,8 @@ static int rw_event(struct otf *o, struct otf_file *f, struct otf_handle *h, con
         if (r == 0)
             break; /* end of file: the recorded read was short too */
         done += r;
+        if (!w && (size_t)r < n)
+            break; /* a short read, as the program's was (the input ends where its read did) */
     }
     if (o->time_rw) {
         o->inside_end = now();
@@ -1827,6 +1835,13 @@ static int do_one(struct otf *o, const struct otf_ev *v)
             return iol_err(IOLENS_EIO, "%s on '%s/%s' failed: %s", e->func, o->opt->root, f->rel, strerror(errno));
         return fp ? 1 : 0;
     case IOLENS_OP_OTHER:
+        /* the status flags the program set (dd turns O_DIRECT off for its last, partial block) */
+        if (!fp && v->has_a && e->func && !strcmp(e->func, "fcntl") && v->a[2] == F_SETFL) {
+            int keep = fcntl(fd, F_GETFL) & ~(O_APPEND | O_DIRECT | O_NOATIME | O_NONBLOCK);
+            int set = (int)v->a[3] & (O_APPEND | O_DIRECT | O_NOATIME | O_NONBLOCK); /* not O_ASYNC: no SIGIO */
+            o->st->failed += fcntl(fd, F_SETFL, keep | set) != 0;
+            return 1;
+        }
         /* cache advice as the application gave it (fio drops a file's pages before reading it) */
         if (fp || !v->has_a || !e->func || strncmp(e->func, "posix_fadvise", 13) || v->a[0] < 0 || v->a[1] < 0)
             return 0;
