@@ -421,7 +421,7 @@ int64_t rp_written_before(const struct iolens_replay_config *cfg, size_t step)
         const struct rp_fileconf *w = &cfg->file_configs[i];
         if (w->method == RP_WRITE && w->nfile_names == 1 && !w->file_per_process &&
             !strcmp(w->file_names[0], r->file_names[0])) {
-            int64_t e = rp_step_extent(w, 0, 1);
+            int64_t e = rp_step_extent(w, 0, cfg->nranks > 1 ? cfg->nranks : 1);
             have = e > have ? e : have;
         }
     }
@@ -437,13 +437,13 @@ int rp_config_validate(struct iolens_replay_config *cfg, const char *source)
         if (rc < 0)
             return rc;
     }
-    /* a one-rank read step of a file the config writes never reads past what was written (the
-     * replay would stop at the end of the file); with more ranks the layout depends on the run */
-    for (size_t i = 0; cfg->nranks == 1 && i < cfg->nfile_configs; i++) {
+    /* a read step of a file the config writes never reads past what was written (the replay
+     * would stop at the end of the file), laid out for the config's ranks */
+    for (size_t i = 0; i < cfg->nfile_configs; i++) {
         const struct rp_fileconf *fc = &cfg->file_configs[i];
         if (fc->method != RP_READ)
             continue;
-        int64_t have = rp_written_before(cfg, i), need = rp_step_extent(fc, 0, 1);
+        int64_t have = rp_written_before(cfg, i), need = rp_step_extent(fc, 0, cfg->nranks > 1 ? cfg->nranks : 1);
         if (have >= 0 && need > have)
             return VERR("'%s': file_configs[%zu] reads '%s' up to byte %" PRId64 ", but the steps before it write it "
                         "only up to byte %" PRId64 ": the read would pass the end of the file",

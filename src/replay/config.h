@@ -189,8 +189,8 @@ int rp_parse_size(const char *s, int64_t *out);
 int rp_config_validate(struct iolens_replay_config *cfg, const char *source);
 /* Bytes from the file's start to the end of the step's transfers for rank me of size (exec.c). */
 int64_t rp_step_extent(const struct rp_fileconf *fc, int me, int size);
-/* For a one-rank config: the highest byte that the steps before step (the writes to the same
- * single file) leave written, or -1 if none writes it. */
+/* The highest byte that the steps before step (the writes to the same single file) leave
+ * written, laid out for the config's ranks, or -1 if none writes it. */
 int64_t rp_written_before(const struct iolens_replay_config *cfg, size_t step);
 /* Effective hints of one file config: its own over optimization_params. */
 void rp_hints_merge(struct rp_hints *out, const struct rp_hints *global, const struct rp_hints *local);

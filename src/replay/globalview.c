@@ -1257,7 +1257,9 @@ int iolens_replay_config_from_events(iolens_replay_config **out, iolens_evsource
  * program that rewrites and rereads parts of its file (HDF5 rewrites its superblock and
  * rereads its metadata in small overlapping pieces) then has a read step that reads past what
  * the write steps wrote. The last write step before such a read gets one more transfer, of the
- * missing bytes, so that the file is as long as the read needs (one-rank configs). */
+ * missing bytes, so that the file is as long as the read needs (pad_reads; with more ranks,
+ * written by a rank that writes the step's last transfers: Python's zipfile writes an archive
+ * in one process and rereads its directory in another). */
 /* One-rank configs: a run of at least GV_META_MIN consecutive write steps that each write one
  * small file once (one transfer of the same size, at most GV_META_BYTES, files of one folder) is
  * what a metadata-heavy program does (many small files created and written: tar -x, fio
@@ -1328,11 +1330,12 @@ static int collapse_small_files(iolens_replay_config *cfg)
 
 static int pad_reads(iolens_replay_config *cfg)
 {
-    for (size_t i = 0; cfg->nranks == 1 && i < cfg->nfile_configs; i++) {
+    int nr = cfg->nranks > 1 ? cfg->nranks : 1;
+    for (size_t i = 0; i < cfg->nfile_configs; i++) {
         struct rp_fileconf *fc = &cfg->file_configs[i];
         if (fc->method != RP_READ)
             continue;
-        int64_t have = rp_written_before(cfg, i), need = rp_step_extent(fc, 0, 1);
+        int64_t have = rp_written_before(cfg, i), need = rp_step_extent(fc, 0, nr);
         if (have < 0 || need <= have)
             continue;
         struct rp_fileconf *w = NULL;
@@ -1349,8 +1352,22 @@ static int pad_reads(iolens_replay_config *cfg)
             return iol_err(IOLENS_ENOMEM, "out of memory");
         w->chunks = nc;
         nc[w->nchunks] = (struct rp_chunk){need - have, 1, NULL, 0, 0};
+        if (nr > 1) { /* one rank writes the missing bytes: one that writes the step's last chunk */
+            struct rp_rank_rep *rr = malloc(sizeof *rr);
+            if (!rr)
+                return iol_err(IOLENS_ENOMEM, "out of memory");
+            const struct rp_chunk *last = &w->chunks[w->nchunks - 1];
+            int64_t who = 0;
+            for (size_t k = 0; last->repetitions < 0 && k < last->nranks; k++)
+                if (last->ranks[k].repetitions > 0) {
+                    who = last->ranks[k].rank;
+                    break;
+                }
+            *rr = (struct rp_rank_rep){who, 1};
+            nc[w->nchunks] = (struct rp_chunk){need - have, -1, rr, 1, 0};
+        }
         w->nchunks++;
-        if (rp_step_extent(fc, 0, 1) > rp_written_before(cfg, i)) /* the last write does not end the file */
+        if (rp_step_extent(fc, 0, nr) > rp_written_before(cfg, i)) /* the last write does not end the file */
             return iol_err(IOLENS_EUNSUPPORTED, "cannot lay out '%s' so that its read step stays within what was "
                            "written", fc->file_names[0]);
     }

@@ -390,4 +390,21 @@ printf '%s\n' '{"nranks":1,"file_configs":[' \
   '{"method":"read","file_names":["x"],"chunks":[{"transfer_size":4096,"repetitions":3}]}]}' >"$T/past.json"
 expect_rc 1 "$IOLENS" replay "$T/past.json" --dry-run
 expect_grep "reads 'x' up to byte 12288, but the steps before it write it only up to byte 8192" "$T/err"
+# the same with two ranks, one writing and the other reading (laid out for the config's ranks)
+printf '%s\n' '{"nranks":2,"file_configs":[' \
+  '{"method":"write","file_names":["x"],"chunks":[{"transfer_size":4096,"ranks":[{"rank":0,"repetitions":2}]}]},' \
+  '{"method":"read","file_names":["x"],"chunks":[{"transfer_size":4096,"ranks":[{"rank":1,"repetitions":3}]}]}]}' \
+  >"$T/past2.json"
+expect_rc 1 "$IOLENS" replay "$T/past2.json" --dry-run
+expect_grep "reads 'x' up to byte 12288, but the steps before it write it only up to byte 8192" "$T/err"
+
+# Python's zipfile writes an archive in one process and rereads its directory (and a member) in
+# another: the config's read step passes what its write step wrote unless the write step is
+# padded, on the rank that writes its last transfers; the config then replays
+mkdir -p "$T/zip"
+seq 1 20000 >"$T/zip/s.txt"
+expect_rc 0 "$IOLENS" trace -o "$T/zip.trace" -- sh -c "cd '$T/zip' && /usr/bin/python3 -m zipfile -c a.zip s.txt &&
+  /usr/bin/python3 -m zipfile -e a.zip x"
+expect_rc 0 "$IOLENS" replay --config-from "$T/zip.trace" -o "$T/zip.json"
+expect_rc 0 "$IOLENS" replay "$T/zip.json" --root "$T/r-zip"
 finish
