@@ -2,7 +2,8 @@
 # Real programs nobody wrote for iolens, each traced once, then replayed on the fly and from the
 # config --config-from builds of its trace: whether each step runs, and whether the on-the-fly
 # replay reads and writes the bytes the program did. The programs are Debian's (coreutils, sed,
-# grep, tar, find, gzip, xz, dd, sqlite through Python, git, HDF5 and NetCDF tools, fio's engines),
+# grep, tar, find, gzip, xz, dd (with O_DIRECT where DIR has it), Python's zipfile, sqlite
+# through Python, git, HDF5 and NetCDF tools, fio's engines),
 # each skipped when missing; their inputs are made in a scratch folder first. Columns:
 #   calls        calls in the trace
 #   read, write  bytes the program read and wrote (its traced POSIX and stdio calls on files
@@ -23,7 +24,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --dir) dir=$2; shift 2 ;;
     --keep) keep=1; shift ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "real_programs.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -131,6 +132,12 @@ run md5sum md5sum in/rand.bin in/seq.txt
 run shuf shuf -o out/s.txt in/seq.txt
 run python $PY -c "open('out/p.txt', 'w').write(open('in/seq.txt').read() * 2)"
 run sqlite $PY -c "import sqlite3; c = sqlite3.connect('out/db'); c.execute('create table t(a)'); c.executemany('insert into t values(?)', [(i,) for i in range(1000)]); c.commit(); c.close()"
+run zipfile sh -c "$PY -m zipfile -c out/a.zip in/seq.txt && $PY -m zipfile -e out/a.zip out/x"
+if dd if=in/rand.bin of=in/probe bs=1M iflag=direct oflag=direct status=none 2>/dev/null && rm -f in/probe; then
+  run dd-direct dd if=in/rand.bin of=out/dd.bin bs=1M iflag=direct oflag=direct status=none
+else
+  printf '%-12s (no O_DIRECT on %s)\n' dd-direct "$dir"
+fi
 run git sh -c "cd out && git init -q g && cp ../in/seq.txt g/ && cd g && git add . && git -c user.name=a -c user.email=b commit -qm x"
 [ -f in/d.h5 ] && run h5dump h5dump -d x in/d.h5
 [ -f in/d.h5 ] && run h5repack h5repack in/d.h5 out/r.h5
