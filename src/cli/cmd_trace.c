@@ -10,6 +10,7 @@
 
 #include "iolens/event.h"
 #include "iolens/trace.h"
+#include "trace/funcs.h"
 #include "util/jsonw.h"
 
 #include <dirent.h>
@@ -400,8 +401,6 @@ static const slot_names slots[] = {
     {"preadv", {"off", "size", "iovcnt", NULL}},
     {"preadv2", {"off", "size", "iovcnt", "flags"}},
     {"pwritev2", {"off", "size", "iovcnt", "flags"}},
-    {"preadv64v2", {"off", "size", "iovcnt", "flags"}},
-    {"pwritev64v2", {"off", "size", "iovcnt", "flags"}},
     {"pwritev", {"off", "size", "iovcnt", NULL}},
     {"pread", {"off", "size", NULL, NULL}},
     {"pwrite", {"off", "size", NULL, NULL}},
@@ -453,12 +452,6 @@ static const slot_names slots[] = {
     {"vfprintf", {NULL, "size", NULL, NULL}},
     {"fputs", {NULL, "size", NULL, NULL}},
     {"fgets", {NULL, "n", NULL, NULL}},
-    {"fread_unlocked", {NULL, NULL, "size", "nmemb"}},
-    {"fwrite_unlocked", {NULL, NULL, "size", "nmemb"}},
-    {"fputs_unlocked", {NULL, "size", NULL, NULL}},
-    {"fgets_unlocked", {NULL, "n", NULL, NULL}},
-    {"fputc_unlocked", {NULL, NULL, "c", NULL}},
-    {"putc_unlocked", {NULL, NULL, "c", NULL}},
     {"getline", {NULL, "n", NULL, NULL}},
     {"getdelim", {NULL, "n", "delim", NULL}},
     {"fputc", {NULL, NULL, "c", NULL}},
@@ -491,14 +484,14 @@ static const slot_names slots[] = {
     {"MPI_Init", {NULL, NULL, "rank", "size"}},
 };
 
-/* Exact name, or the name without its "64" suffix (pwrite64 is pwrite). */
+/* Exact name, or the function's whose slots it shares (pwrite64 is pwrite, fread_unlocked
+ * fread: iol_func_slots_of). */
 static const slot_names *names_of(const char *func)
 {
-    size_t n = strlen(func);
-    if (n > 2 && !strcmp(func + n - 2, "64"))
-        n -= 2;
+    char buf[64];
+    const char *base = iol_func_slots_of(func, buf, sizeof buf);
     for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
-        if (strlen(slots[i].prefix) == n && !strncmp(func, slots[i].prefix, n))
+        if (!strcmp(base, slots[i].prefix))
             return &slots[i];
     static const slot_names mpi_at = {"", {"off", "size", "typesize", "count"}};
     static const slot_names mpi = {"", {NULL, "size", "typesize", "count"}};

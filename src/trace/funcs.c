@@ -1,6 +1,7 @@
 /* The traced-function table (funcs.def) as data. */
 #include "trace/funcs.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const iol_func_info funcs[IOL_F_COUNT] = {
@@ -10,6 +11,20 @@ static const iol_func_info funcs[IOL_F_COUNT] = {
 };
 
 const iol_func_info *iol_func_by_id(unsigned id) { return id < IOL_F_COUNT ? &funcs[id] : NULL; }
+
+const char *iol_func_slots_of(const char *name, char *buf, size_t cap)
+{
+    size_t n = strlen(name);
+    if (n > 9 && !strcmp(name + n - 9, "_unlocked"))
+        n -= 9;
+    else if (n > 4 && !strcmp(name + n - 4, "64v2")) /* preadv64v2: preadv2 */
+        return snprintf(buf, cap, "%.*s2", (int)(n - 4), name) < (int)cap ? buf : name;
+    else if (n > 2 && !strcmp(name + n - 2, "64"))
+        n -= 2;
+    else
+        return name;
+    return snprintf(buf, cap, "%.*s", (int)n, name) < (int)cap ? buf : name;
+}
 
 int iol_func_by_name(const char *name)
 {

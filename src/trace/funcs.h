@@ -12,6 +12,11 @@ typedef struct iol_func_info {
     int has_off;
 } iol_func_info;
 
+/* The function whose argument slots name shares (funcs.def): name without its "64" suffix
+ * (pwrite64 is pwrite; preadv64v2 is preadv2) or its "_unlocked" one (fread_unlocked is fread),
+ * written to buf; name itself when it has neither. */
+const char *iol_func_slots_of(const char *name, char *buf, size_t cap);
+
 /* NULL for an id outside the table. */
 const iol_func_info *iol_func_by_id(unsigned id);
 /* Id of a name, or -1. */

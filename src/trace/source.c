@@ -286,7 +286,7 @@ static const arg_spec arg_specs[] = {
     {"creat64", "P1"}, {"mkstemp", "P01"}, {"mkostemp", "P01"}, {"mkstemps", "P01"}, {"mkostemps", "P01"}, {"close", "P"}, {"read", "PB1"}, {"write", "PB1"}, {"pread", "PB10"}, {"pwrite", "PB10"},
     {"pread64", "PB10"}, {"pwrite64", "PB10"}, {"readv", "PB2"}, {"writev", "PB2"}, {"preadv", "PB20"},
     {"pwritev", "PB20"}, {"preadv64", "PB20"}, {"pwritev64", "PB20"},
-    {"preadv2", "PB203"}, {"pwritev2", "PB203"}, {"preadv64v2", "PB203"}, {"pwritev64v2", "PB203"},
+    {"preadv2", "PB203"}, {"pwritev2", "PB203"},
     {"lseek", "P02"}, {"lseek64", "P02"},
     {"fsync", "P"}, {"fdatasync", "P"}, {"ftruncate", "P1"}, {"ftruncate64", "P1"}, {"fallocate", "P201"}, {"fallocate64", "P201"},
     {"posix_fallocate", "P01"}, {"posix_fallocate64", "P01"},
@@ -310,10 +310,7 @@ static const arg_spec arg_specs[] = {
     {"fread", "B23P"}, {"fwrite", "B23P"}, {"fprintf", "P1"}, {"vfprintf", "P1"}, {"fputs", "BP"},
     {"fgets", "B1P"}, {"fputc", "2P"}, {"fgetc", "P"}, {"fseek", "P02"}, {"ftell", "P"}, {"rewind", "P"},
     {"fflush", "P"}, {"getc", "P"}, {"putc", "2P"}, {"fscanf", "P1"}, {"fseeko", "P02"}, {"fseeko64", "P02"},
-    {"ftello", "P"}, {"ftello64", "P"}, {"fread_unlocked", "B23P"}, {"fwrite_unlocked", "B23P"},
-    {"fgets_unlocked", "B1P"}, {"fputs_unlocked", "BP"}, {"fgetc_unlocked", "P"}, {"getc_unlocked", "P"},
-    {"fputc_unlocked", "2P"}, {"putc_unlocked", "2P"}, {"fflush_unlocked", "P"}, {"getline", "B1P"},
-    {"getdelim", "B12P"}, {"MPI_File_open", "P0"}, {"MPI_File_close", "P"}, {"MPI_File_sync", "P"},
+    {"ftello", "P"}, {"ftello64", "P"}, {"getline", "B1P"}, {"getdelim", "B12P"}, {"MPI_File_open", "P0"}, {"MPI_File_close", "P"}, {"MPI_File_sync", "P"},
     {"MPI_File_set_size", "P1"}, {"MPI_File_preallocate", "P1"}, {"MPI_File_set_view", "P023"},
     {"MPI_File_seek", "P02"}, {"MPI_File_seek_shared", "P02"}, {"MPI_Wait", "3"}, {"MPI_Waitall", "3"},
     {"MPI_Waitany", "32"}, {"MPI_Waitsome", "32"}, {"MPI_Test", "32"}, {"MPI_Testall", "32"},
@@ -342,9 +339,12 @@ static const char *fopen_mode(int64_t flags)
 
 static const char *spec_of(const char *func)
 {
-    for (size_t i = 0; i < sizeof arg_specs / sizeof arg_specs[0]; i++)
-        if (!strcmp(arg_specs[i].func, func))
-            return arg_specs[i].spec;
+    char buf[64];
+    const char *base = iol_func_slots_of(func, buf, sizeof buf); /* fread_unlocked: fread's */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < sizeof arg_specs / sizeof arg_specs[0]; i++)
+            if (!strcmp(arg_specs[i].func, pass ? base : func))
+                return arg_specs[i].spec;
     if (!strncmp(func, "MPI_File_", 9)) { /* reads and writes: (fh, [offset,] buf, count, datatype size) */
         if (strstr(func, "_end"))
             return "PB";
@@ -973,13 +973,17 @@ void iolens_trace_stdio_moved(iolens_evsource *src, int rank, iolens_event *e)
     if (!fn || e->layer != IOLENS_LAYER_STDIO || (e->op != IOLENS_OP_READ && e->op != IOLENS_OP_WRITE) ||
         strcmp(iolens_evsource_kind(src), "iolens"))
         return;
-    static _Thread_local char last_fn[32]; /* one lookup per run of one name, not one per call */
-    static _Thread_local int last_id = -1;
-    if (strcmp(fn, last_fn)) {
-        last_id = iol_func_by_name(fn);
-        snprintf(last_fn, sizeof last_fn, "%s", strlen(fn) < sizeof last_fn ? fn : "");
+    /* the name's id: a lookup per name, not per call (a trace's names are its reader's table's:
+     * the same pointer each time; a hit is checked against the name all the same) */
+    static _Thread_local const char *seen_fn[8];
+    static _Thread_local int seen_id[8];
+    unsigned slot = (unsigned)(((uintptr_t)fn >> 3) & 7);
+    int id = seen_fn[slot] == fn ? seen_id[slot] : -1;
+    if (id < 0 || strcmp(iol_func_by_id((unsigned)id)->name, fn)) {
+        id = iol_func_by_name(fn);
+        seen_fn[slot] = fn;
+        seen_id[slot] = id;
     }
-    int id = last_id;
     switch (id < 0 ? -1 : iol_func_moved((unsigned)id)) {
     case IOL_MOVED_LINE:
         if (e->ret < 0)
