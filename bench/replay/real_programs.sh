@@ -3,7 +3,8 @@
 # config --config-from builds of its trace: whether each step runs, and whether the on-the-fly
 # replay reads and writes the bytes the program did. The programs are Debian's (coreutils, sed,
 # grep, tar, find, gzip, xz, dd (with O_DIRECT where DIR has it), Python's zipfile, sqlite
-# through Python, git, HDF5 and NetCDF tools, fio's engines),
+# through Python, git, HDF5 and NetCDF tools, fio's engines, and programs whose standard input or
+# output a shell opened, or that write through a parent's descriptor after a fork),
 # each skipped when missing; their inputs are made in a scratch folder first. Columns:
 #   calls        calls in the trace
 #   read, write  bytes the program read and wrote (its traced POSIX and stdio calls on files
@@ -53,7 +54,8 @@ import json, sys
 sysp = ("/proc/", "/sys/", "/dev/", "/etc/", "/usr/", "/lib", "/run/", "pipe:", "socket:")
 items = {"fread", "fwrite", "fread_unlocked", "fwrite_unlocked"}
 line = {"fgets", "fgets_unlocked", "getline", "getdelim"}
-char = {"fgetc", "getc", "fputc", "putc", "fgetc_unlocked", "getc_unlocked", "fputc_unlocked", "putc_unlocked"}
+char = {"fgetc", "getc", "fputc", "putc", "fgetc_unlocked", "getc_unlocked", "fputc_unlocked", "putc_unlocked",
+        "putchar"}
 rd = wr = 0
 for l in sys.stdin:
     e = json.loads(l)
@@ -71,7 +73,7 @@ for l in sys.stdin:
         n = max(r, 0)
     elif f in char:
         n = 1 if r >= 0 else 0
-    elif f.startswith("fputs"):
+    elif f.startswith("fputs") or f == "puts":
         n = s[1] if r >= 0 else 0
     elif f == "fscanf":
         n = max(s[1], 0)
@@ -132,6 +134,20 @@ run md5sum md5sum in/rand.bin in/seq.txt
 run shuf shuf -o out/s.txt in/seq.txt
 run python $PY -c "open('out/p.txt', 'w').write(open('in/seq.txt').read() * 2)"
 run sqlite $PY -c "import sqlite3; c = sqlite3.connect('out/db'); c.execute('create table t(a)'); c.executemany('insert into t values(?)', [(i,) for i in range(1000)]); c.commit(); c.close()"
+# files a shell opens for the program (its standard input and output), and a forked child writing
+# through its parent's descriptor
+run sh-cat sh -c "cat in/rand.bin > out/c.bin"
+run sh-append sh -c "cat in/seq.txt > out/c.txt && cat in/seq.txt >> out/c.txt"
+run sh-sort sh -c "sort -r < in/seq.txt > out/s.txt"
+run sh-gzip sh -c "gzip -c in/seq.txt > out/s.gz"
+run sh-seq sh -c "seq 1 200000 > out/seq.txt"
+run sh-python sh -c "$PY -c 'for i in range(100000): print(i)' > out/p.txt"
+run py-fork $PY -c "import os
+f = open('out/f.bin', 'wb', buffering=0)
+f.write(b'p' * 100000)
+if os.fork() == 0:
+    f.write(b'c' * 100000); os._exit(0)
+os.wait(); f.close()"
 run zipfile sh -c "$PY -m zipfile -c out/a.zip in/seq.txt && $PY -m zipfile -e out/a.zip out/x"
 if dd if=in/rand.bin of=in/probe bs=1M iflag=direct oflag=direct status=none 2>/dev/null && rm -f in/probe; then
   run dd-direct dd if=in/rand.bin of=out/dd.bin bs=1M iflag=direct oflag=direct status=none

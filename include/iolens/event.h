@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "iolens/iolens.h"
 
@@ -110,6 +111,14 @@ typedef struct iolens_event {
                               part of the recorded gap before the next call that was not the
                               program's; 0 when not recorded */
 } iolens_event;
+
+/** Whether an open is not a call but a descriptor the process already had open when it started
+ *  ("iolens_fd_at_start": a shell's redirection, a file kept across exec) or was forked
+ *  ("iolens_fd_at_fork"): open_flags its status flags, offset its position then (-1 unknown). */
+static inline int iolens_event_is_fd_note(const iolens_event *e)
+{
+    return e->op == IOLENS_OP_OPEN && e->func && !strncmp(e->func, "iolens_fd_at_", 13);
+}
 
 /** A file identity of a source: its path. */
 typedef struct iolens_file {

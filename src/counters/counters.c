@@ -670,6 +670,58 @@ static int layer_module(iolens_layer l)
     }
 }
 
+/* The runtime's descriptor table starts empty: a descriptor the process had open when it started
+ * (iolens_fd_at_start: a shell's redirection) makes no record and neither do its calls, until the
+ * process opens the file itself (then its calls count, through either descriptor). A descriptor
+ * kept at fork (iolens_fd_at_fork) is the parent's open, not one of the child's. 1: leave the
+ * event out. */
+static int inherited(iolens_counters *c, const iolens_event *e)
+{
+    int note = iolens_event_is_fd_note(e);
+    if (note && strcmp(e->func + 13, "start"))
+        return 1;
+    size_t f = (size_t)e->file;
+    int marked = f < c->ninh_file && c->inh_file[f];
+    if (!note && !marked)
+        return 0;
+    size_t i = 0;
+    while (marked && i < c->ninh && (c->inh[i].file != e->file || c->inh[i].rank != e->rank))
+        i++;
+    int found = marked && i < c->ninh;
+    if (note) {
+        if (found)
+            return 1;
+        if (f >= c->ninh_file) {
+            size_t n = f + 1 > 2 * c->ninh_file ? f + 1 : 2 * c->ninh_file;
+            uint32_t *p = realloc(c->inh_file, n * sizeof *p);
+            if (!p)
+                return iol_err(IOLENS_ENOMEM, "counters: out of memory");
+            memset(p + c->ninh_file, 0, (n - c->ninh_file) * sizeof *p);
+            c->inh_file = p;
+            c->ninh_file = n;
+        }
+        if (c->ninh == c->capinh) {
+            size_t n = c->capinh ? 2 * c->capinh : 16;
+            struct iol_inh *p = realloc(c->inh, n * sizeof *p);
+            if (!p)
+                return iol_err(IOLENS_ENOMEM, "counters: out of memory");
+            c->inh = p;
+            c->capinh = n;
+        }
+        c->inh[c->ninh++] = (struct iol_inh){e->file, e->rank};
+        c->inh_file[f]++;
+        return 1;
+    }
+    if (!found)
+        return 0;
+    if (e->op == IOLENS_OP_OPEN && !(e->flags & IOLENS_EVF_FAILED) && !(e->func && !strcmp(e->func, "fdopen"))) {
+        c->inh[i] = c->inh[--c->ninh];
+        c->inh_file[f]--;
+        return 0;
+    }
+    return 1;
+}
+
 static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const char *path)
 {
     iolens_event tmp = *ev;
@@ -682,9 +734,11 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const c
     if (e->tend > c->max_end)
         c->max_end = e->tend;
     /* The runtime's STDIO module wraps neither the _unlocked calls nor getline and getdelim
-     * (glibc's headers make getline a call of __getdelim): none of them makes a record or counts */
+     * (glibc's headers make getline a call of __getdelim), nor puts and putchar (it wraps printf
+     * and vprintf): none of them makes a record or counts */
     if (e->layer == IOLENS_LAYER_STDIO && e->func &&
-        (strstr(e->func, "_unlocked") || !strcmp(e->func, "getline") || !strcmp(e->func, "getdelim")))
+        (strstr(e->func, "_unlocked") || !strcmp(e->func, "getline") || !strcmp(e->func, "getdelim") ||
+         !strcmp(e->func, "puts") || !strcmp(e->func, "putchar")))
         return 0;
     if (e->layer == IOLENS_LAYER_STDIO && !c->stdio_started) {
         /* The runtime's STDIO module starts at the first stdio call of the run (on any
@@ -698,7 +752,14 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const c
                 return rc;
         }
     }
-    if (module < 0 || e->file < 0 || !path || !path[0] || (e->flags & IOLENS_EVF_FAILED))
+    if (module < 0 || e->file < 0 || !path || !path[0])
+        return 0;
+    if ((module == IOLENS_DARSHAN_POSIX || module == IOLENS_DARSHAN_STDIO) && (c->ninh || e->op == IOLENS_OP_OPEN)) {
+        int rc = inherited(c, e);
+        if (rc)
+            return rc < 0 ? rc : 0;
+    }
+    if (e->flags & IOLENS_EVF_FAILED)
         return 0;
     if (!c->opts.all_paths && iolens_counters_path_excluded(path))
         return 0;
@@ -1726,6 +1787,8 @@ void iolens_counters_free(iolens_counters *c)
     free(c->names);
     free(c->name_ids);
     free(c->name_set);
+    free(c->inh);
+    free(c->inh_file);
     free(c->exe);
     free(c->mounts);
     free(c->mount_strings);

@@ -83,6 +83,14 @@ struct iolens_counters {
     uint64_t events;
     double max_end;
     int stdio_started; /* a stdio call was seen: the runtime's STDIO module registered its names */
+    /* files a process had open when it started, not yet opened by it (see inherited()) */
+    struct iol_inh {
+        int64_t file;
+        int32_t rank;
+    } *inh;
+    size_t ninh, capinh;
+    uint32_t *inh_file; /* by file id: how many of inh name it */
+    size_t ninh_file;
 };
 
 /* counters.c: common-value helpers exposed for the unit tests through the public API only */

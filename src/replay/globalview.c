@@ -329,6 +329,7 @@ struct gv_open {
     int seek_pending; /* a POSIX lseek() since the last transfer */
     int dropped;      /* posix_fadvise(DONTNEED) in this session before its first read */
     int random;       /* the last posix_fadvise on the descriptor said POSIX_FADV_RANDOM */
+    int inherited;    /* opened before the process started (iolens_fd_at_start), not since */
 };
 
 /* The library level: one of the program's own HDF5 calls as the event the sessions are made of,
@@ -546,6 +547,18 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
                 continue;
             }
             struct gv_open *o = &open[e.file];
+            /* A descriptor the process had open when it started (a shell's "> out"): left out,
+             * as the counters and the Darshan runtime leave it, until the process opens the file
+             * itself. One kept at fork: the calls on it are a session of their own, as before. */
+            if (iolens_event_is_fd_note(&e)) {
+                *o = (struct gv_open){0};
+                o->inherited = !strcmp(e.func, "iolens_fd_at_start");
+                continue;
+            }
+            if (o->inherited && e.op != IOLENS_OP_OPEN) {
+                o->inherited = e.op != IOLENS_OP_CLOSE;
+                continue;
+            }
             if (g->md) {
                 if (e.op == IOLENS_OP_OPEN)
                     g->md[e.file] |= GV_MD_OPEN;
@@ -557,9 +570,9 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
                     g->md[e.file] |= GV_MD_DATA;
             }
             if (e.op == IOLENS_OP_OPEN) {
-                *o = (struct gv_open){0, 0, 1, e.tstart, e.layer, 0, 0, 0};
+                *o = (struct gv_open){.open = 1, .t0 = e.tstart, .layer = e.layer};
             } else if (e.op == IOLENS_OP_CLOSE) {
-                *o = (struct gv_open){0, 0, 0, 0, 0, 0, 0, 0};
+                *o = (struct gv_open){0};
             } else if (e.op == IOLENS_OP_TRUNCATE && e.size > 0 && e.func && strstr(e.func, "fallocate")) {
                 pre[e.file] = 1;
             } else if (e.op == IOLENS_OP_OTHER && o->open && e.func && !strncmp(e.func, "posix_fadvise", 13)) {
@@ -580,7 +593,7 @@ static int collect(struct gv *g, iolens_evsource *src, int nranks, size_t nfiles
                 g->s[o->w - 1].syncs++;
             } else if ((e.op == IOLENS_OP_WRITE || e.op == IOLENS_OP_READ) && e.size >= 0) {
                 if (!o->open) /* I/O without a seen open: a session of its own */
-                    *o = (struct gv_open){0, 0, 1, e.tstart, e.layer, 0, 0, 0};
+                    *o = (struct gv_open){.open = 1, .t0 = e.tstart, .layer = e.layer};
                 size_t *slot = e.op == IOLENS_OP_WRITE ? &o->w : &o->r;
                 if (!*slot) {
                     size_t idx = 0;
@@ -1035,8 +1048,8 @@ static int md_rank_runs(iolens_evsource *src, int r, const int64_t *canon, size_
         return iol_err(IOLENS_ENOMEM, "out of memory");
     iolens_event e;
     while ((rc = iolens_evsource_next(src, r, &e)) > 0) {
-        if (e.depth != 0 || iolens_layer_is_library(e.layer))
-            continue;
+        if (e.depth != 0 || iolens_layer_is_library(e.layer) || iolens_event_is_fd_note(&e))
+            continue; /* (a descriptor open before the process started is no metadata call of it) */
         if (e.file >= 0 && (uint64_t)e.file < nfiles)
             e.file = canon[e.file];
         /* (below 0 when shorter than the tracer's time: see collect) */

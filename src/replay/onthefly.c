@@ -115,6 +115,12 @@ struct otf_file {
     char *rel;        /* path below the root */
     size_t canon;     /* the first file of the trace with the same normalised path: the one replayed */
     uint64_t path_ok; /* ns_gen + 1 of the last check of its directories (checked_path) */
+    /* a descriptor the process had open when it started or was forked (iolens_fd_at_start,
+     * _at_fork): opened by the replay at its first read, write or truncation, and not at all when
+     * the process never uses it (a leaked descriptor). pre-pass: 1 + pending, pend_t its time;
+     * replay: 1 + its index in otf.pend */
+    size_t pend;
+    double pend_t;
 };
 
 /* A depth-0 event with the raw arguments the replay needs (iolens traces). */
@@ -242,6 +248,11 @@ struct otf {
     int h5;
     int h5_unsized; /* the trace has HDF5 datasets or writes without their size */
     const char *h5_input; /* an HDF5 file the trace opens and never creates: replayed at the I/O level */
+    struct otf_ev *pend; /* the pending notes of the rank being replayed (otf_file.pend) */
+    size_t npend, cappend;
+    char **newdirs; /* (rank 0) directories below the root its files need that were not there before */
+    size_t nnewdirs, capnewdirs;
+    int made_root;  /* (rank 0) the root was made by the replay */
     oh5 *oh5;
     oh5_extra *h5x; /* the notes of the decoded calls, a ring of h5xcap (replay_rank) */
     size_t h5xcap;
@@ -839,6 +850,13 @@ static int push_cut(struct otf *o, const iolens_event *e, int rank, int64_t idx,
     return 0;
 }
 
+/* A call that needs the file of a pending note open (not its close, flush, seek or stat). */
+static int note_used(const iolens_event *e)
+{
+    return (e->op == IOLENS_OP_READ || e->op == IOLENS_OP_WRITE || e->op == IOLENS_OP_TRUNCATE ||
+            e->op == IOLENS_OP_MMAP) && (e->layer == IOLENS_LAYER_POSIX || e->layer == IOLENS_LAYER_STDIO);
+}
+
 /* One more open-close session, of e's file. */
 static int count_session(struct otf *o, const iolens_event *e, int64_t *nsess)
 {
@@ -865,7 +883,7 @@ static int prepare_rank(struct otf *o, iolens_evsource *src, int r, int64_t *nse
     size_t ncoll = 0;
     o->first[r] = -1;
     for (size_t i = 0; i < o->nfiles; i++)
-        o->f[i].pre_world = 0;
+        o->f[i].pre_world = 0, o->f[i].pend = 0;
     o->nev0[r] = 0;
     while ((rc = fetch(o, src, r, &v)) > 0) {
         o->nev0[r]++;
@@ -929,10 +947,26 @@ static int prepare_rank(struct otf *o, iolens_evsource *src, int r, int64_t *nse
         }
         if (!f->modifies && modifying(e))
             f->modifies = e->func ? e->func : "a write";
+        int note = iolens_event_is_fd_note(e);
+        if (note) {
+            f->pend = 1;
+            f->pend_t = e->tstart;
+        } else if (f->pend && e->op == IOLENS_OP_CLOSE) {
+            f->pend = 0;
+        } else if (f->pend && note_used(e)) { /* opened now, as it was at the note (input: no O_CREAT) */
+            f->pend = 0;
+            if (!f->opened || f->pend_t < f->first_open) {
+                f->opened = f->input = 1;
+                f->first_open = f->pend_t;
+                f->dir = 0;
+            }
+            if ((rc = count_session(o, e, nsess)) < 0)
+                return rc;
+        }
         if ((e->op == IOLENS_OP_READ || e->op == IOLENS_OP_WRITE) && e->size > o->maxio)
             o->maxio = e->layer == IOLENS_LAYER_MPIIO ? (e->size < OTF_MAX_XFER ? e->size : OTF_MAX_XFER)
                                                       : (e->size < OTF_MAX_POSIX ? e->size : OTF_MAX_POSIX);
-        if (e->op == IOLENS_OP_OPEN) {
+        if (e->op == IOLENS_OP_OPEN && !note) {
             if (e->layer == IOLENS_LAYER_MPIIO && (rc = open_world(o, &v, &f->pre_world)) < 0)
                 return rc;
             if (!f->opened || e->tstart < f->first_open) {
@@ -1096,12 +1130,21 @@ static int do_open(struct otf *o, struct otf_file *f, const struct otf_ev *v, do
         const char *base = NULL;
         int dfd = v->at ? dir_fd(o, f, path, &base) : -1;
         mode_t mode = e->mode >= 0 ? (mode_t)e->mode : 0644;
+        int note = iolens_event_is_fd_note(e); /* a descriptor the process had open: opened as it was */
+        if (note)
+            fl &= O_ACCMODE | O_APPEND | O_DIRECT | O_SYNC | O_DSYNC | O_NONBLOCK;
         int fd = dfd >= 0 ? openat(dfd, base, fl | O_NOFOLLOW | O_CLOEXEC, mode)
                           : open(path, fl | O_NOFOLLOW | O_CLOEXEC, mode);
         if (fd < 0 && errno == ELOOP)
             return iol_err(IOLENS_EINVAL, "'%s' is a symbolic link: refusing to follow it", path);
         if (fd < 0)
             return iol_err(IOLENS_EIO, "cannot open '%s' (%s): %s", path, e->func, strerror(errno));
+        if (note && e->offset > 0 && !(fl & O_APPEND) && lseek(fd, (off_t)e->offset, SEEK_SET) < 0) {
+            int err = errno;
+            close(fd);
+            return iol_err(IOLENS_EIO, "cannot seek '%s' to byte %lld: %s", path, (long long)e->offset,
+                           strerror(err));
+        }
         h->fd = fd;
     }
     f->n++;
@@ -1550,7 +1593,7 @@ static size_t fast_run(struct otf *o, const struct otf_ev *b, const struct otf_f
 {
     const iolens_event *e0 = &b[i].e;
     struct otf_file *f = &o->f[e0->file];
-    if (!f->n)
+    if (!f->n || f->pend)
         return i;
     struct otf_handle *h = &f->h[f->n - 1];
     size_t end = i + ((int64_t)run[i] > limit ? (size_t)limit : run[i]);
@@ -1754,7 +1797,8 @@ static int copy_event(struct otf *o, struct otf_file *f, struct otf_handle *h, c
     return 1;
 }
 
-/* Re-issues one considered event. Returns 1 replayed, 0 skipped, <0 error. */
+/* Re-issues one considered event. Returns 1 replayed, 0 skipped, 2 not a call (a note of a
+ * descriptor the process had), <0 error. */
 static int do_one(struct otf *o, const struct otf_ev *v);
 static int do_event(struct otf *o, const struct otf_ev *v)
 {
@@ -1771,6 +1815,24 @@ static int do_event(struct otf *o, const struct otf_ev *v)
     return do_one(o, v);
 }
 
+/* A note of a descriptor the process had (otf_file.pend): kept until the first call that uses it. */
+static int pend_note(struct otf *o, struct otf_file *f, const struct otf_ev *v)
+{
+    if (!f->pend) {
+        if (o->npend == o->cappend) {
+            size_t cap = o->cappend ? 2 * o->cappend : 8;
+            struct otf_ev *nv = realloc(o->pend, cap * sizeof *nv);
+            if (!nv)
+                return iol_err(IOLENS_ENOMEM, "out of memory");
+            o->pend = nv;
+            o->cappend = cap;
+        }
+        f->pend = ++o->npend;
+    }
+    o->pend[f->pend - 1] = *v;
+    return 2;
+}
+
 static int do_one(struct otf *o, const struct otf_ev *v)
 {
     const iolens_event *e = &v->e;
@@ -1781,6 +1843,20 @@ static int do_one(struct otf *o, const struct otf_ev *v)
         return r;
     }
     struct otf_file *f = &o->f[e->file];
+    if (iolens_event_is_fd_note(e))
+        return pend_note(o, f, v);
+    if (f->pend && (e->op == IOLENS_OP_CLOSE || note_used(e))) {
+        /* the first call on a descriptor the process had: opened now (as the pre-pass counted) */
+        struct otf_ev *nv = &o->pend[f->pend - 1];
+        f->pend = 0;
+        if (e->op == IOLENS_OP_CLOSE && !f->n)
+            return 0;
+        if (e->op != IOLENS_OP_CLOSE) {
+            int rc = do_open(o, f, nv, now());
+            if (rc < 0)
+                return rc;
+        }
+    }
     if (e->op == IOLENS_OP_OPEN) {
         double t0 = now();
         return meta_done(o, creates(e) ? IOLENS_REPLAY_META_CREATE : IOLENS_REPLAY_META_OPEN, t0, do_open(o, f, v, t0));
@@ -1814,6 +1890,15 @@ static int do_one(struct otf *o, const struct otf_ev *v)
         return 0;
     int fd = h->fd;
     FILE *fp = h->fp;
+    if (!fp && fd >= 0 && e->layer == IOLENS_LAYER_STDIO && (e->op == IOLENS_OP_READ || e->op == IOLENS_OP_WRITE)) {
+        /* stdio calls on a descriptor the program did not fopen (its standard output, a shell's
+         * "> out" or a dup2 onto 1): through a stream of the replay's own over it, buffered as the
+         * program's were (printf's lines, not one write each); its later calls use the stream */
+        int acc = fcntl(fd, F_GETFL);
+        const char *m = acc < 0 ? NULL : (acc & O_ACCMODE) == O_RDONLY ? "r" : (acc & O_ACCMODE) == O_WRONLY ? "w" : "r+";
+        if (m && (fp = fdopen(fd, m)))
+            h->fp = fp;
+    }
     switch (e->op) {
     case IOLENS_OP_WRITE:
     case IOLENS_OP_READ: return v->copy ? copy_event(o, f, h, v) : rw_event(o, f, h, v, -2);
@@ -1848,9 +1933,11 @@ static int do_one(struct otf *o, const struct otf_ev *v)
         o->st->failed += posix_fadvise(fd, (off_t)v->a[0], (off_t)v->a[1], (int)v->a[2]) != 0;
         return 1;
     case IOLENS_OP_DUP: { /* sort's dup2 of its output onto 1, then close of the first: a descriptor of its own */
-        if (fp || f->n >= OTF_MAX_DEPTH)
+        if ((fp && h->fd < 0) || f->n >= OTF_MAX_DEPTH)
             return 0;
-        int nfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+        if (fp)
+            fflush(fp);
+        int nfd = fcntl(fp ? fileno(fp) : fd, F_DUPFD_CLOEXEC, 0);
         if (nfd < 0)
             return iol_err(IOLENS_EIO, "%s on '%s/%s' failed: %s", e->func, o->opt->root, f->rel, strerror(errno));
         f->h[f->n] = (struct otf_handle){nfd, NULL, NULL, NULL, 0, h->sess};
@@ -1974,6 +2061,9 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
     }
     o->sess_next = o->sess_base[rank];
     o->cur_rank = rank;
+    o->npend = 0; /* (notes are the process's own) */
+    for (size_t i = 0; i < o->nfiles; i++)
+        o->f[i].pend = 0;
     o->ibar = 0;
     int64_t idx = 0;
     int rc = 1;
@@ -2081,10 +2171,10 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
             }
             if (r < 0)
                 rc = r;
-            else if (r)
+            else if (r == 1)
                 o->st->calls++;
-            else
-                o->st->skipped++;
+            else if (r == 0)
+                o->st->skipped++; /* (2: a note, not a call) */
         }
     }
     o->calls_t1 = now();
@@ -2281,8 +2371,29 @@ static void snapshot(struct otf *o)
         struct otf_file *f = &o->f[i];
         char path[PATH_MAX];
         struct stat sb;
-        if (!f->skip && snprintf(path, sizeof path, "%s/%s", o->opt->root, f->rel) < (int)sizeof path)
-            f->existed = raw_lstat(path, &sb) == 0;
+        if (f->skip || snprintf(path, sizeof path, "%s/%s", o->opt->root, f->rel) >= (int)sizeof path)
+            continue;
+        f->existed = raw_lstat(path, &sb) == 0;
+        /* the folders above it that the replay will make (full_path): removed after it, with the
+         * files, when empty (out of memory only leaves them) */
+        size_t rootlen = strlen(o->opt->root) + 1;
+        for (char *c = path + rootlen; o->me == 0 && !f->existed && (c = strchr(c, '/')); c++) {
+            *c = 0;
+            int missing = raw_lstat(path, &sb) < 0 && errno == ENOENT;
+            for (size_t k = o->nnewdirs; missing && k-- > 0 && k + 8 >= o->nnewdirs;)
+                missing = strcmp(o->newdirs[k], path) != 0; /* a folder's files come together */
+            if (missing && o->nnewdirs == o->capnewdirs) {
+                size_t cap = o->capnewdirs ? 2 * o->capnewdirs : 16;
+                char **nv = realloc(o->newdirs, cap * sizeof *nv);
+                if (nv) {
+                    o->newdirs = nv;
+                    o->capnewdirs = cap;
+                }
+            }
+            if (missing && o->nnewdirs < o->capnewdirs && (o->newdirs[o->nnewdirs] = strdup(path)))
+                o->nnewdirs++;
+            *c = '/';
+        }
     }
 }
 
@@ -2386,6 +2497,18 @@ static int cmp_len_desc(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
+static void raw_remove(const char *path, int dir)
+{
+#ifdef SYS_unlinkat /* the replay's cleanup, not the workload's: around the tracer */
+    syscall(SYS_unlinkat, AT_FDCWD, path, dir ? AT_REMOVEDIR : 0);
+#else
+    if (dir)
+        rmdir(path);
+    else
+        unlink(path);
+#endif
+}
+
 /* Removes what the replay created: traced paths that did not exist before (deepest first). */
 static void remove_created(struct otf *o)
 {
@@ -2402,16 +2525,16 @@ static void remove_created(struct otf *o)
         struct stat sb;
         if (snprintf(path, sizeof path, "%s/%s", o->opt->root, v[i]) >= (int)sizeof path || raw_lstat(path, &sb) < 0)
             continue;
-#ifdef SYS_unlinkat /* the replay's cleanup, not the workload's: around the tracer */
-        syscall(SYS_unlinkat, AT_FDCWD, path, S_ISDIR(sb.st_mode) ? AT_REMOVEDIR : 0);
-#else
-        if (S_ISDIR(sb.st_mode))
-            rmdir(path);
-        else
-            unlink(path);
-#endif
+        raw_remove(path, S_ISDIR(sb.st_mode));
     }
     free(v);
+    /* then the folders made for them, deepest first (one still holding something stays), and
+     * the root if the replay made it */
+    qsort(o->newdirs, o->nnewdirs, sizeof *o->newdirs, cmp_len_desc);
+    for (size_t i = 0; i < o->nnewdirs; i++)
+        raw_remove(o->newdirs[i], 1);
+    if (o->made_root)
+        raw_remove(o->opt->root, 1);
 }
 
 /* Gathers the sessions and counters on rank 0 and computes Algorithm 1 per direction. */
@@ -2692,7 +2815,7 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
         MPI_Comm_size(MPI_COMM_WORLD, &o.np);
     }
 #endif
-    if (o.me == 0 && mkdir(opt->root, 0755) < 0 && errno != EEXIST)
+    if (o.me == 0 && !(o.made_root = mkdir(opt->root, 0755) == 0) && errno != EEXIST)
         rc = iol_err(IOLENS_EIO, "cannot create replay root '%s': %s", opt->root, strerror(errno));
     if ((rc = agree(&o, rc)) < 0)
         goto out;
@@ -2846,9 +2969,13 @@ out:
     free(o.src_rank);
     free(o.buf);
     free(o.coll);
+    free(o.pend);
     free(o.ev);
     free(o.bar);
     free_dirs(&o);
+    for (size_t i = 0; i < o.nnewdirs; i++)
+        free(o.newdirs[i]);
+    free(o.newdirs);
     free(o.sess_base);
     free(o.mr_calls);
     free(o.mr_first);

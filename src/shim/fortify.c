@@ -24,6 +24,8 @@ ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
 ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen);
 int __fprintf_chk(FILE *f, int flag, const char *fmt, ...);
 int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
+int __printf_chk(int flag, const char *fmt, ...);
+int __vprintf_chk(int flag, const char *fmt, va_list ap);
 char *__fgets_chk(char *s, size_t size, int n, FILE *f);
 char *__fgets_unlocked_chk(char *s, size_t size, int n, FILE *f);
 size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE *f);
@@ -226,6 +228,36 @@ IOL_EXPORT int __fprintf_chk(FILE *f, int flag, const char *fmt, ...)
     int r = real_vchk(f, flag, fmt, ap);
     va_end(ap);
     stdio_done(IOL_F_fprintf, t0, r < 0, f, r, r > 0 ? r : 0);
+    return r;
+}
+
+IOL_EXPORT int __vprintf_chk(int flag, const char *fmt, va_list ap)
+{
+    IOL_REAL(__vprintf_chk);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real___vprintf_chk(flag, fmt, ap);
+    uint64_t t0 = iol_begin();
+    int r = real___vprintf_chk(flag, fmt, ap);
+    stdio_done(IOL_F_vprintf, t0, r < 0, stdout, r, r > 0 ? r : 0);
+    return r;
+}
+
+IOL_EXPORT int __printf_chk(int flag, const char *fmt, ...)
+{
+    static __typeof__(&__vprintf_chk) real_vchk;
+    if (!real_vchk)
+        real_vchk = (__typeof__(&__vprintf_chk))iol_real("__vprintf_chk");
+    va_list ap;
+    va_start(ap, fmt);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT)) {
+        int r = real_vchk(flag, fmt, ap);
+        va_end(ap);
+        return r;
+    }
+    uint64_t t0 = iol_begin();
+    int r = real_vchk(flag, fmt, ap);
+    va_end(ap);
+    stdio_done(IOL_F_printf, t0, r < 0, stdout, r, r > 0 ? r : 0);
     return r;
 }
 

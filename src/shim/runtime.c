@@ -12,7 +12,9 @@
 #define _GNU_SOURCE
 #include "shim/shim.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
+#include <limits.h>
 #include <link.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +35,7 @@
 #define IOL_TBUF_RECS 2048
 #define IOL_MAX_THREADS 4096
 #define IOL_FD_MAX 65536
+#define IOL_NOTES_MAX 64
 /* A metadata benchmark names a million files or more: every one needs its path. */
 #define IOL_PATH_SLOTS0 (1u << 16)
 #define IOL_PATH_MAX_IDS (1u << 24)
@@ -80,6 +83,16 @@ static struct {
     uint32_t next_tid;
     pthread_key_t key;
     int32_t fdmap[IOL_FD_MAX]; /* path id + 1 */
+    /* descriptors the process had open when it started or was forked (note_fd), recorded just
+     * before its first recorded call: a process that makes none (env before its exec, a shell's
+     * child before it execs) stays out of the trace */
+    struct iol_fdnote {
+        int fd, flags;
+        int32_t file;
+        int64_t pos;
+        uint64_t t;
+    } notes[IOL_NOTES_MAX];
+    int nnotes, notes_func;
     /* path table */
     int path_lock;
     uint32_t *slots; /* nslots entries: offset in arena + 1 (mmap'd; doubles at half full) */
@@ -399,6 +412,7 @@ uint64_t iol_begin_sampled(void)
 }
 
 static iol_rawrec *rec_new(int func, uint64_t t0, uint64_t t1, int e, int failed, int io_depth, int lib_depth);
+static void flush_notes(iol_tbuf *b);
 
 iol_rawrec *iol_end(int func, uint64_t t0, int failed)
 {
@@ -434,6 +448,8 @@ static iol_rawrec *rec_new(int func, uint64_t t0, uint64_t t1, int e, int failed
             return NULL;
         }
     }
+    if (__builtin_expect(__atomic_load_n(&rt.nnotes, __ATOMIC_RELAXED) > 0, 0))
+        flush_notes(b);
     uint32_t len = b->len;
     if (__builtin_expect(len >= IOL_TBUF_RECS, 0)) {
         flush_buf(b, 1, 0);
@@ -871,6 +887,82 @@ static void install_signals(void)
     }
 }
 
+/* ---- descriptors the process did not open ----
+ * A descriptor open on a file when the process starts (a shell's "> out" or "< in", a parent's
+ * file kept across exec) or when it is forked is recorded as if opened then: iolens_fd_at_start or
+ * iolens_fd_at_fork (fd, the file, a0 its status flags as F_GETFL gives them, a1 its position or
+ * -1), and its calls carry the file as those of a descriptor the program opened. Only raw system
+ * calls: nothing here is a call of the program, and errno is kept. */
+static void note_fd(int func, int fd, int32_t file)
+{
+    int flags = (int)syscall(SYS_fcntl, fd, F_GETFL);
+    if (flags < 0 || file < 0 || rt.nnotes >= IOL_NOTES_MAX)
+        return;
+    long pos = syscall(SYS_lseek, fd, 0L, SEEK_CUR);
+    iol_fd_set(fd, file);
+    rt.notes[rt.nnotes++] = (struct iol_fdnote){fd, flags, file, pos < 0 ? -1 : pos, iol_now()};
+    rt.notes_func = func;
+}
+
+/* The notes, into the buffer of the thread making the process's first record (once). */
+static void flush_notes(iol_tbuf *b)
+{
+    int n = __atomic_exchange_n(&rt.nnotes, 0, __ATOMIC_ACQ_REL);
+    for (int i = 0; i < n && b->len < IOL_TBUF_RECS; i++) {
+        const struct iol_fdnote *x = &rt.notes[i];
+        iol_rawrec *r = &b->recs[b->len];
+        *r = (iol_rawrec){0};
+        r->func = (uint16_t)rt.notes_func;
+        r->t0 = r->t1 = x->t;
+        r->fd = x->fd;
+        r->file = x->file;
+        r->ret = x->fd;
+        r->a[0] = x->flags;
+        r->a[1] = x->pos;
+        __atomic_store_n(&b->len, b->len + 1, __ATOMIC_RELEASE);
+    }
+}
+
+/* At start: the regular files among the open descriptors (/proc/self/fd), by the names they
+ * were opened under; not a terminal, pipe, socket or device, not a file deleted since. */
+static void note_fds_at_start(void)
+{
+    int e = errno;
+    int dfd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return;
+    int fds[IOL_NOTES_MAX], n = 0;
+    char buf[2048];
+    long got;
+    while (n < IOL_NOTES_MAX && (got = syscall(SYS_getdents64, dfd, buf, sizeof buf)) > 0)
+        for (long at = 0; at < got && n < IOL_NOTES_MAX;) {
+            struct dirent64 *d = (struct dirent64 *)(void *)(buf + at);
+            at += d->d_reclen;
+            long fd = 0;
+            const char *c = d->d_name;
+            for (; *c >= '0' && *c <= '9' && fd < IOL_FD_MAX; c++)
+                fd = fd * 10 + (*c - '0');
+            if (!*c && c != d->d_name && fd < IOL_FD_MAX && fd != dfd && fd != rt.spill_fd)
+                fds[n++] = (int)fd;
+        }
+    syscall(SYS_close, dfd);
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        char link[32], path[PATH_MAX];
+        if (fstat(fds[i], &st) || !S_ISREG(st.st_mode))
+            continue;
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fds[i]);
+        long len = syscall(SYS_readlinkat, AT_FDCWD, link, path, sizeof path - 1);
+        if (len <= 0 || path[0] != '/')
+            continue;
+        path[len] = 0;
+        if (len > 10 && !strcmp(path + len - 10, " (deleted)"))
+            continue;
+        note_fd(IOL_F_iolens_fd_at_start, fds[i], iol_path_id(path));
+    }
+    errno = e;
+}
+
 /* ---- fork: the child is its own process with its own spill ---- */
 static void atfork_child(void)
 {
@@ -903,6 +995,14 @@ static void atfork_child(void)
         /* path ids are inherited with the descriptors: restate them in the new spill */
         rt.paths_spilled = 0;
         flush_paths(0);
+        rt.nnotes = 0; /* the parent's, not yet recorded */
+        if (layers & IOL_LAYER_POSIX_BIT) {
+            int e = errno;
+            for (int fd = 0; fd < IOL_FD_MAX; fd++)
+                if (rt.fdmap[fd] > 0 && fd != rt.spill_fd)
+                    note_fd(IOL_F_iolens_fd_at_fork, fd, rt.fdmap[fd] - 1);
+            errno = e;
+        }
         iol_shim_layers = layers;
     }
     iol_shim_inside--;
@@ -1017,6 +1117,8 @@ __attribute__((constructor)) static void shim_init(void)
     pthread_atfork(NULL, NULL, atfork_child);
     at_quick_exit(on_quick_exit);
     install_signals();
+    if (layers & IOL_LAYER_POSIX_BIT)
+        note_fds_at_start();
     iol_shim_layers = layers;
 out:
     iol_shim_inside--;

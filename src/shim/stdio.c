@@ -209,6 +209,65 @@ IOL_EXPORT int fprintf(FILE *f, const char *fmt, ...)
     return r;
 }
 
+/* The calls that write to stdout: printf and vprintf (which the Darshan runtime wraps), puts and
+ * putchar (what compilers make of a printf of a plain line or of one character). Recorded on
+ * stdout's descriptor: a file when the program's output is one (its shell's "> out"). */
+IOL_EXPORT int vprintf(const char *fmt, va_list ap)
+{
+    IOL_REAL(vprintf);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_vprintf(fmt, ap);
+    int fd = sfd(stdout);
+    uint64_t t0 = iol_begin();
+    int r = real_vprintf(fmt, ap);
+    done(IOL_F_vprintf, t0, r < 0, fd, iol_fd_file(fd), r, 0, r > 0 ? r : 0, 0, 0);
+    return r;
+}
+
+IOL_EXPORT int printf(const char *fmt, ...)
+{
+    static __typeof__(&vprintf) real_vprintf;
+    if (!real_vprintf)
+        real_vprintf = (__typeof__(&vprintf))iol_real("vprintf");
+    va_list ap;
+    va_start(ap, fmt);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT)) {
+        int r = real_vprintf(fmt, ap);
+        va_end(ap);
+        return r;
+    }
+    int fd = sfd(stdout);
+    uint64_t t0 = iol_begin();
+    int r = real_vprintf(fmt, ap);
+    va_end(ap);
+    done(IOL_F_printf, t0, r < 0, fd, iol_fd_file(fd), r, 0, r > 0 ? r : 0, 0, 0);
+    return r;
+}
+
+IOL_EXPORT int puts(const char *s)
+{
+    IOL_REAL(puts);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_puts(s);
+    int fd = sfd(stdout);
+    uint64_t t0 = iol_begin();
+    int r = real_puts(s);
+    done(IOL_F_puts, t0, r == EOF, fd, iol_fd_file(fd), r, 0, (int64_t)strlen(s) + 1, 0, 0);
+    return r;
+}
+
+IOL_EXPORT int putchar(int c)
+{
+    IOL_REAL(putchar);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_putchar(c);
+    int fd = sfd(stdout);
+    uint64_t t0 = iol_begin();
+    int r = real_putchar(c);
+    done(IOL_F_putchar, t0, r == EOF, fd, iol_fd_file(fd), r, 0, 1, c, 0);
+    return r;
+}
+
 IOL_EXPORT int fputs(const char *s, FILE *f)
 {
     IOL_REAL(fputs);

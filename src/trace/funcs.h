@@ -46,6 +46,12 @@ static inline int iol_func_is_rwv2(unsigned id)
     return id == IOL_F_preadv2 || id == IOL_F_pwritev2 || id == IOL_F_preadv64v2 || id == IOL_F_pwritev64v2;
 }
 
+/* a descriptor open when the process started or was forked (funcs.def): an open, not a call */
+static inline int iol_func_is_fd_note(unsigned id)
+{
+    return id == IOL_F_iolens_fd_at_start || id == IOL_F_iolens_fd_at_fork;
+}
+
 /* copy_file_range, sendfile(64), splice: a copy made by the kernel (funcs.def), read then written */
 static inline int iol_func_is_copy(unsigned id)
 {
@@ -54,8 +60,8 @@ static inline int iol_func_is_copy(unsigned id)
 
 /* What a stdio read or write moved, from its record (iol_func_moved): ret bytes (fprintf's
  * size), ret items of a2 bytes (fread, fwrite), ret bytes or none at -1 (fgets' strlen, getline's
- * length), one character or none at EOF (fgetc, getc, fputc, putc), a1 bytes when ret is not
- * negative (fputs' string), a1 bytes consumed (fscanf). */
+ * length), one character or none at EOF (fgetc, getc, fputc, putc, putchar), a1 bytes when ret is
+ * not negative (fputs' string, puts' with its newline), a1 bytes consumed (fscanf). */
 enum { IOL_MOVED_RET, IOL_MOVED_ITEMS, IOL_MOVED_LINE, IOL_MOVED_CHAR, IOL_MOVED_STRING, IOL_MOVED_SCAN };
 static inline int iol_func_moved(unsigned id)
 {
@@ -63,8 +69,9 @@ static inline int iol_func_moved(unsigned id)
     case IOL_F_fread: case IOL_F_fwrite: case IOL_F_fread_unlocked: case IOL_F_fwrite_unlocked: return IOL_MOVED_ITEMS;
     case IOL_F_fgets: case IOL_F_fgets_unlocked: case IOL_F_getline: case IOL_F_getdelim: return IOL_MOVED_LINE;
     case IOL_F_fgetc: case IOL_F_getc: case IOL_F_fputc: case IOL_F_putc: case IOL_F_fgetc_unlocked:
-    case IOL_F_getc_unlocked: case IOL_F_fputc_unlocked: case IOL_F_putc_unlocked: return IOL_MOVED_CHAR;
-    case IOL_F_fputs: case IOL_F_fputs_unlocked: return IOL_MOVED_STRING;
+    case IOL_F_getc_unlocked: case IOL_F_fputc_unlocked: case IOL_F_putc_unlocked: case IOL_F_putchar:
+        return IOL_MOVED_CHAR;
+    case IOL_F_fputs: case IOL_F_fputs_unlocked: case IOL_F_puts: return IOL_MOVED_STRING;
     case IOL_F_fscanf: return IOL_MOVED_SCAN;
     default: return IOL_MOVED_RET;
     }

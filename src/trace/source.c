@@ -118,9 +118,12 @@ static void resolve_offset(iol_proc *p, const iol_rawrec *r, const iol_func_info
     case IOLENS_OP_OPEN:
         if (ok && r->ret >= 0 && r->func != IOL_F_MPI_File_open) {
             iol_offstate *ns = iol_offmap_get(&p->fdpos, r->ret);
-            if (ns) {
-                ns->valid = (r->a[0] & O_APPEND) ? 0 : 1;
-                ns->off = 0;
+            if (ns) { /* a descriptor open before: at the position it had then */
+                int note = iol_func_is_fd_note(r->func);
+                ns->valid = (r->a[0] & O_APPEND) || (note && r->a[1] < 0) ? 0 : 1;
+                ns->off = note && r->a[1] > 0 ? r->a[1] : 0;
+                if (note)
+                    ev->offset = r->a[1];
             }
         }
         break;
@@ -297,7 +300,7 @@ static const arg_spec arg_specs[] = {
     {"fstatat", "2PB3"}, {"fstatat64", "2PB3"}, {"__xstat", "3PB"}, {"__xstat64", "3PB"}, {"__lxstat", "3PB"},
     {"__lxstat64", "3PB"}, {"__fxstat", "3PB"}, {"__fxstat64", "3PB"}, {"statx", "2P31B"}, {"access", "P1"},
     {"mkdir", "P1"}, {"rmdir", "P"}, {"unlink", "P"}, {"rename", "PR"}, {"mkdirat", "2P1"}, {"unlinkat", "2P3"}, {"faccessat", "2P13"},
-    {"remove", "P"}, {"renameat", "1P3R"}, {"renameat2", "1P3R0"}, {"dup", "d"}, {"dup2", "d2"},
+    {"remove", "P"}, {"renameat", "1P3R"}, {"renameat2", "1P3R0"}, {"dup", "d"}, {"dup2", "d2"}, {"iolens_fd_at_start", "Pd01"}, {"iolens_fd_at_fork", "Pd01"},
     {"dup3", "d23"}, {"fcntl", "P23"}, {"mmap", "B123P0"}, {"mmap64", "B123P0"}, {"msync", "B12"},
     {"opendir", "P"}, {"readdir", "P"}, {"readdir64", "P"}, {"closedir", "P"},
     {"truncate", "P1"}, {"truncate64", "P1"}, {"chmod", "P1"}, {"fchmod", "P1"}, {"fchmodat", "2P13"},
@@ -308,6 +311,7 @@ static const arg_spec arg_specs[] = {
     {"readlinkat", "2PB1"}, {"fopen", "PM"},
     {"fopen64", "PM"}, {"fdopen", "PM"}, {"freopen", "PMd"}, {"freopen64", "PMd"}, {"fclose", "P"},
     {"fread", "B23P"}, {"fwrite", "B23P"}, {"fprintf", "P1"}, {"vfprintf", "P1"}, {"fputs", "BP"},
+    {"printf", "P1"}, {"vprintf", "P1"}, {"puts", "BP"}, {"putchar", "2P"},
     {"fgets", "B1P"}, {"fputc", "2P"}, {"fgetc", "P"}, {"fseek", "P02"}, {"ftell", "P"}, {"rewind", "P"},
     {"fflush", "P"}, {"getc", "P"}, {"putc", "2P"}, {"fscanf", "P1"}, {"fseeko", "P02"}, {"fseeko64", "P02"},
     {"ftello", "P"}, {"ftello64", "P"}, {"getline", "B1P"}, {"getdelim", "B12P"}, {"MPI_File_open", "P0"}, {"MPI_File_close", "P"}, {"MPI_File_sync", "P"},
@@ -408,7 +412,7 @@ static void fill_args(iol_trace *t, iol_proc *p, const iol_rawrec *r, iolens_eve
     }
     /* open without O_CREAT/O_TMPFILE has no mode argument (Recorder prints none) */
     if (ev->op == IOLENS_OP_OPEN && ev->layer == IOLENS_LAYER_POSIX && r->func != IOL_F_creat &&
-        r->func != IOL_F_creat64 && !(r->a[0] & O_CREAT) && (r->a[0] & O_TMPFILE) != O_TMPFILE && n > 0)
+        r->func != IOL_F_creat64 && !iol_func_is_fd_note(r->func) && !(r->a[0] & O_CREAT) && (r->a[0] & O_TMPFILE) != O_TMPFILE && n > 0)
         n--;
     ev->nargs = n;
     ev->args = n ? p->argv : NULL;

@@ -53,7 +53,7 @@ assert sorted(ph) == ["create", "stat", "unlink"], ph
 assert all(p["ops"] == 40 and p["seconds"] > 0 and p["ops_per_s"] > 0 for p in ph.values()), ph
 ' "$T/md.json" "$T/out" && ok || fail "metadata program: config or per-phase rates ($T/md.json, $T/out)"
 expect_rc 0 "$IOLENS" replay "$T/md.trace" --root "$T/r10" --json
-expect_grep '"calls": 160, "skipped": 0' "$T/out"
+expect_grep '"calls": 163, "skipped": 0' "$T/out" # 160 metadata calls, 3 printf of its report to its output file
 expect_grep '"failed": 0' "$T/out"
 python3 -c '
 import json, sys
@@ -407,4 +407,48 @@ expect_rc 0 "$IOLENS" trace -o "$T/zip.trace" -- sh -c "cd '$T/zip' && /usr/bin/
   /usr/bin/python3 -m zipfile -e a.zip x"
 expect_rc 0 "$IOLENS" replay --config-from "$T/zip.trace" -o "$T/zip.json"
 expect_rc 0 "$IOLENS" replay "$T/zip.json" --root "$T/r-zip"
+# descriptors a process had open when it started: the shell opens "b" and "c" for cat, which
+# writes them through descriptor 1 (">", and ">>" in append mode after the shell's echo wrote 6 bytes), and a
+# forked Python child writes through its parent's descriptor. Each is noted at the start (or fork)
+# with its status flags and position, its writes carry the file, both replays write every byte,
+# and the counters keep none of cat's writes (the Darshan runtime does not see them either); the
+# shell's echo writes through its own open, and the child's writes are its own record
+mkdir -p "$T/inh"
+head -c 50000 /dev/urandom >"$T/inh/a"
+expect_rc 0 "$IOLENS" trace -o "$T/inh.trace" --darshan "$T/inh.darshan" -- sh -c "cd '$T/inh' && cat a > b &&
+  echo hello > c && cat a >> c && /usr/bin/python3 -c 'import os, sys
+f = open(\"d\", \"wb\", buffering=0); f.write(b\"p\" * 100)
+pid = os.fork()
+if pid == 0:
+    f.write(b\"c\" * 1000); os._exit(0)
+os.waitpid(pid, 0); f.close()'"
+[ "$(stat -c %s "$T/inh/b")" = 50000 ] && [ "$(stat -c %s "$T/inh/c")" = 50006 ] &&
+  [ "$(stat -c %s "$T/inh/d")" = 1100 ] && ok || fail "the programs did not write what they should"
+expect_rc 0 "$IOLENS" trace --print "$T/inh.trace"
+expect_grep "iolens_fd_at_start(\"$T/inh/b\", fd=1, flags=0x[0-9a-f]*, position=0) = 1" "$T/out"
+expect_grep "iolens_fd_at_start(\"$T/inh/c\", fd=1, flags=0x[0-9a-f]*4[0-9a-f][0-9a-f], position=0) = 1" "$T/out"
+expect_grep "iolens_fd_at_fork(\"$T/inh/d\", fd=[0-9]*, flags=0x[0-9a-f]*, position=100) = [0-9]*" "$T/out"
+expect_grep "copy_file_range(\"$T/inh/b\", fd=1, off=-1, .*) = 50000\$" "$T/out"
+expect_grep "write(\"$T/inh/c\", fd=1, size=50000, buf=page+[0-9]*) = 50000\$" "$T/out"
+expect_rc 0 "$IOLENS" replay "$T/inh.trace" --root "$T/r-inh" --json --keep
+/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert d["failed"] == 0 and d["bytes_read"] == 100000 and d["bytes_written"] == 100000 + 6 + 1100, d' "$T/out" &&
+  ok || fail "on-the-fly replay of inherited descriptors: bytes or failed calls ($T/out)"
+[ "$(stat -c %s "$T/r-inh/$T/inh/c")" = 50006 ] && [ "$(stat -c %s "$T/r-inh/$T/inh/d")" = 1100 ] &&
+  ok || fail "on-the-fly replay: an inherited descriptor's writes not at its position"
+expect_rc 0 "$IOLENS" replay --config-from "$T/inh.trace" -o "$T/inh.json"
+expect_rc 0 "$IOLENS" replay "$T/inh.json" --root "$T/r-inh2"
+expect_rc 0 "$IOLENS" darshan "$T/inh.darshan"
+grep -E "POSIX_BYTES_WRITTEN	[1-9][0-9]*	$T/inh/b	|POSIX_BYTES_WRITTEN	[1-9][0-9]+	$T/inh/c	" "$T/out" && fail "counters kept writes to inherited descriptors" || ok
+expect_grep "POSIX_BYTES_WRITTEN	6	$T/inh/c	" "$T/out"
+expect_grep "POSIX_BYTES_WRITTEN	1000	$T/inh/d	" "$T/out"
+# a program's output through stdio on the standard output its shell opened (awk: an fprintf and a
+# putc per line): traced, and replayed byte for byte, through a stream of the replay's own
+if command -v awk >/dev/null; then
+  expect_rc 0 "$IOLENS" trace -o "$T/awk.trace" -- sh -c "awk 'BEGIN { for (i = 0; i < 20000; i++) print i }' >'$T/inh/awk.txt'"
+  expect_rc 0 "$IOLENS" replay "$T/awk.trace" --root "$T/r-awk" --json
+  /usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); n = int(sys.argv[2])
+assert d["failed"] == 0 and d["bytes_written"] == n, d' "$T/out" "$(stat -c %s "$T/inh/awk.txt")" &&
+    ok || fail "on-the-fly replay of awk's output: bytes or failed calls ($T/out)"
+fi
 finish

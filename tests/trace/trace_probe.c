@@ -45,6 +45,8 @@ ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
 ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen);
 int __fprintf_chk(FILE *f, int flag, const char *fmt, ...);
 int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
+int __printf_chk(int flag, const char *fmt, ...);
+int __vprintf_chk(int flag, const char *fmt, va_list ap);
 char *__fgets_chk(char *s, size_t size, int n, FILE *f);
 char *__fgets_unlocked_chk(char *s, size_t size, int n, FILE *f);
 size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE *f);
@@ -663,6 +665,47 @@ static int (*volatile p_fputc_unlocked)(int, FILE *) = fputc_unlocked;
 static int (*volatile p_putc_unlocked)(int, FILE *) = putc_unlocked;
 static ssize_t (*volatile p_getline)(char **, size_t *, FILE *) = getline;
 
+/* through pointers: optimised builds make putchar a putc (glibc's headers) and vprintf a
+ * __vprintf_chk (_FORTIFY_SOURCE) */
+static int (*volatile p_putchar)(int) = putchar;
+static int (*volatile p_vprintf)(const char *, va_list) = vprintf;
+
+/* vprintf and __vprintf_chk (chk) with their own arguments */
+__attribute__((format(printf, 4, 5))) static void vpr(logb *b, const char *path, int chk, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = chk ? __vprintf_chk(1, fmt, ap) : p_vprintf(fmt, ap);
+    va_end(ap);
+    logc(b, "vprintf", path, 1, r, E(r), "size=%d", r > 0 ? r : 0);
+}
+
+/* The calls that write to stdout, on its path when it is a file (the test's output file; looked
+ * at with system calls, which are not traced) */
+static void stdout_calls(logb *L)
+{
+    char path[512];
+    const char *p = NULL;
+    struct stat st;
+    long n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/fd/1", path, sizeof path - 1);
+    if (n > 0 && path[0] == '/' && syscall(SYS_fstat, 1, &st) == 0 && S_ISREG(st.st_mode)) {
+        path[n] = 0;
+        p = path;
+    }
+    int r = printf("probe: %s %d\n", "printf", 1);
+    logc(L, "printf", p, 1, r, E(r), "size=%d", r > 0 ? r : 0);
+    vpr(L, p, 0, "probe: %s\n", "vprintf");
+    r = __printf_chk(1, "probe: %s\n", "__printf_chk");
+    logc(L, "printf", p, 1, r, E(r), "size=%d", r > 0 ? r : 0);
+    vpr(L, p, 1, "probe: %s\n", "__vprintf_chk");
+    r = puts("probe: puts");
+    logc(L, "puts", p, 1, r, r == EOF ? errno : 0, "size=%d", 12);
+    r = p_putchar('\n');
+    logc(L, "putchar", p, 1, r, r == EOF ? errno : 0, "c=%d", '\n');
+    r = fflush(stdout);
+    logc(L, "fflush", p, 1, r, r ? errno : 0, NULL);
+}
+
 static void stdio_unlocked_calls(logb *L, const char *dir)
 {
     char p[512];
@@ -822,8 +865,9 @@ int main(int argc, char **argv)
         posix_calls(&main_log, argv[3], 0);
         stdio_calls(&main_log, argv[3]);
         stdio_unlocked_calls(&main_log, argv[3]);
+        stdout_calls(&main_log);
         write_log(argv[2], &main_log);
-        printf("probe done: %zu bytes of log\n", main_log.len);
+        dprintf(1, "probe done: %zu bytes of log\n", main_log.len); /* (untraced: after the log) */
         return 0;
     }
     if (argc >= 5 && !strcmp(argv[1], "allthreads"))
