@@ -211,8 +211,13 @@ IOL_EXPORT int fprintf(FILE *f, const char *fmt, ...)
 
 /* The calls that write to stdout: printf and vprintf (which the Darshan runtime wraps), puts and
  * putchar (what compilers make of a printf of a plain line or of one character). Recorded on
- * stdout's descriptor: a file when the program's output is one (its shell's "> out"). */
-IOL_EXPORT int vprintf(const char *fmt, va_list ap)
+ * stdout's descriptor: a file when the program's output is one (its shell's "> out"). glibc's
+ * headers define vprintf and putchar inline in optimised builds: asm-labelled, as the _unlocked
+ * calls below. */
+int iol_vprintf(const char *fmt, va_list ap) __asm__("vprintf");
+int iol_putchar(int c) __asm__("putchar");
+
+IOL_EXPORT int iol_vprintf(const char *fmt, va_list ap)
 {
     IOL_REAL(vprintf);
     if (!iol_tracing(IOL_LAYER_STDIO_BIT))
@@ -256,7 +261,7 @@ IOL_EXPORT int puts(const char *s)
     return r;
 }
 
-IOL_EXPORT int putchar(int c)
+IOL_EXPORT int iol_putchar(int c)
 {
     IOL_REAL(putchar);
     if (!iol_tracing(IOL_LAYER_STDIO_BIT))
