@@ -2379,9 +2379,10 @@ static void snapshot(struct otf *o)
         size_t rootlen = strlen(o->opt->root) + 1;
         for (char *c = path + rootlen; o->me == 0 && !f->existed && (c = strchr(c, '/')); c++) {
             *c = 0;
-            int missing = raw_lstat(path, &sb) < 0 && errno == ENOENT;
-            for (size_t k = o->nnewdirs; missing && k-- > 0 && k + 8 >= o->nnewdirs;)
-                missing = strcmp(o->newdirs[k], path) != 0; /* a folder's files come together */
+            int listed = 0; /* a folder's files come together: one lstat for them all */
+            for (size_t k = o->nnewdirs; !listed && k-- > 0 && k + 8 >= o->nnewdirs;)
+                listed = !strcmp(o->newdirs[k], path);
+            int missing = !listed && raw_lstat(path, &sb) < 0 && errno == ENOENT;
             if (missing && o->nnewdirs == o->capnewdirs) {
                 size_t cap = o->capnewdirs ? 2 * o->capnewdirs : 16;
                 char **nv = realloc(o->newdirs, cap * sizeof *nv);
