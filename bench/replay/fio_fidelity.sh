@@ -61,9 +61,12 @@ jobs=(
   "seq-write-1m|write|--rw=write --bs=1m --size=1g"
   "seq-write-4k|write|--rw=write --bs=4k --size=384m"
   "rand-write-4k|write|--rw=randwrite --bs=4k --size=384m"
+  "seq-write-4m|write|--rw=write --bs=4m --size=1g"
   "seq-write-1m-2jobs|write|--rw=write --bs=1m --size=512m --numjobs=2"
+  "seq-write-1m-4jobs|write|--rw=write --bs=1m --size=256m --numjobs=4"
   "fsync-write-64k|write|--rw=write --bs=64k --size=384m --fsync=1"
   "seq-read-1m|read|--rw=read --bs=1m --size=1g"
+  "seq-read-4m|read|--rw=read --bs=4m --size=1g"
   "rand-read-4k|read|--rw=randread --bs=4k --size=128m"
 # metadata engines: fio's IOPS (a file created or stat'ed is one I/O) against the replays'
 # rates of that call (on the fly: the span of the trace's creating opens or stats)
