@@ -206,7 +206,9 @@ typedef struct iolens_replay_trace_stats {
     double seconds;        /**< wall time of the replay */
     int64_t failed;        /**< metadata calls that succeeded in the trace but failed in the replay */
     int64_t refused;       /**< unlink/rename/rmdir of paths that existed before the replay (never touched) */
-    double write_seconds;  /**< FBench Algorithm 1 over the sessions that wrote: latest close - earliest open */
+    double write_seconds;  /**< how long a session that wrote was open: the union of their open-close
+                                intervals (FBench Algorithm 1, latest close - earliest open, where
+                                they overlap; the time between them left out) */
     double read_seconds;   /**< the same over the sessions that read */
     int prepare_failed;    /**< the failure was found before any call was replayed (every MPI rank alike) */
     iolens_replay_session *sessions; /**< every rank's sessions in rank order (on MPI rank 0 only);

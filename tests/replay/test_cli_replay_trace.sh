@@ -131,4 +131,22 @@ gaps "$T/G" > "$T/G.t"; gaps "$T/GR" > "$T/GR.t"
 [ "$(wc -l < "$T/GR.t")" -eq 4 ] && ok || fail "replay with --delays: $(wc -l < "$T/GR.t") 64 KiB writes"
 paste "$T/G.t" "$T/GR.t" | awk 'NR > 1 { g = $1 - p1; r = $2 - p2; e = (r - g) / g * 100;
   printf "delays: recorded gap %.4f s, replayed %.4f s, error %+.2f%%\n", g, r, e } { p1 = $1; p2 = $2 }'
+
+# the write time is the time a written file was open (the union of the sessions that wrote), not
+# the span from the first open to the last close: with --delays, the 0.2 s a program spends
+# between two files is reproduced and left out of the write phase
+expect_rc 0 "$IOLENS" trace -o "$T/W" -- /usr/bin/python3 -B -c 'import os, sys, time
+for i, n in enumerate(("w1.dat", "w2.dat")):
+    fd = os.open(os.path.join(sys.argv[1], n), os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
+    os.write(fd, b"x" * 65536); os.close(fd)
+    if i == 0: time.sleep(0.2)' "$T/d"
+expect_rc 0 "$IOLENS" replay "$T/W" --root "$T/DW" --delays --json
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+s = sorted((x["open"], x["close"]) for x in d["sessions"] if x["bytes_written"] > 0 and x["path"].endswith(".dat"))
+assert len(s) == 2, s
+assert s[1][0] - s[0][1] > 0.15, ("the gap was not reproduced", s)
+inside = (s[0][1] - s[0][0]) + (s[1][1] - s[1][0])
+assert abs(d["write_seconds"] - inside) < 2e-6, (d["write_seconds"], inside, s)' "$IOLENS_TMP/out" \
+  && ok || fail "write_seconds is not the time the written files were open: $(cat "$IOLENS_TMP/out")"
 finish
