@@ -2119,6 +2119,20 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
                     break;
             }
             const iolens_event *e = &batch[i].e;
+            if (!batch[i].cons) { /* (not waited for: the next call waits its gap from the last one replayed) */
+                o->st->skipped++;
+                continue;
+            }
+            /* a synchronisation point before this call: met before the call's wait, as soon as
+             * this rank's calls before it are done (the wait is the program's time after them;
+             * waited first, fio's main process, whose next call after laying out the job's
+             * files is its report at the end, held its jobs' first calls until then) */
+            int at_barrier = 0;
+            while (o->ibar < o->nbar && o->bar[o->ibar] <= idx) {
+                barrier(o);
+                o->ibar++;
+                at_barrier = 1;
+            }
             if (o->opt->delays && first >= 0) {
                 /* the recorded gap between the end of the last replayed call and the start of
                  * this one, waited from the end of that call's replay (FBench's inter-event
@@ -2132,14 +2146,10 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
                 else if (wait > 0)
                     while (now() < d.start) {
                     }
-                if (batch[i].cons && e->tend >= e->tstart) {
+                if (e->tend >= e->tstart) {
                     d.prev_end = e->tend;
                     d.prev_self = e->self_after;
                 }
-            }
-            if (!batch[i].cons) {
-                o->st->skipped++;
-                continue;
             }
             if (batch[i].fast) {
                 int64_t lim = o->ibar < o->nbar ? o->bar[o->ibar] - idx : INT64_MAX;
@@ -2149,12 +2159,6 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
                     i = j - 1;
                     continue;
                 }
-            }
-            int at_barrier = 0;
-            while (o->ibar < o->nbar && o->bar[o->ibar] <= idx) {
-                barrier(o);
-                o->ibar++;
-                at_barrier = 1;
             }
             idx++;
             o->time_rw = d.on && !(idx & 15); /* (do_one sets o->inside for the call it issues) */

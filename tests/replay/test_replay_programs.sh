@@ -451,4 +451,27 @@ if command -v awk >/dev/null; then
 assert d["failed"] == 0 and d["bytes_written"] == n, d' "$T/out" "$(stat -c %s "$T/inh/awk.txt")" &&
     ok || fail "on-the-fly replay of awk's output: bytes or failed calls ($T/out)"
 fi
+# a parent that writes a file, forks a child that writes another right away, and writes a third
+# 0.3 s after the child ended (fio: the main process lays out the job's file, its job writes it,
+# and the main process writes its report at the end). Replayed with --delays, one process per
+# traced process (mpirun): the child's file is written when the child wrote it, not held until
+# the parent's next call
+if command -v mpirun >/dev/null; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  mkdir -p "$T/par"
+  expect_rc 0 "$IOLENS" trace -o "$T/par.trace" -- /usr/bin/python3 -B -c 'import os, sys, time
+def put(n):
+    fd = os.open(os.path.join(sys.argv[1], n), os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
+    os.write(fd, b"x" * 65536); os.close(fd)
+put("a.dat")
+pid = os.fork()
+if pid == 0:
+    put("b.dat"); os._exit(0)
+os.waitpid(pid, 0); time.sleep(0.3); put("c.dat")' "$T/par"
+  expect_rc 0 "$IOLENS" replay "$T/par.trace" --root "$T/r-par" --delays --json
+  /usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+o = {x["path"].rsplit("/", 1)[1]: x["open"] for x in d["sessions"] if x["bytes_written"] > 0}
+assert d["ranks"] == 2 and o["a.dat"] < o["b.dat"] < o["c.dat"] - 0.2, o' "$T/out" &&
+    ok || fail "--delays: the child's write waited for the parent's later call ($T/out)"
+fi
 finish
