@@ -2152,8 +2152,9 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
                 }
             }
             if (batch[i].fast) {
+                /* (>= 1: the synchronisation points up to this call were met above) */
                 int64_t lim = o->ibar < o->nbar ? o->bar[o->ibar] - idx : INT64_MAX;
-                size_t j = lim > 0 ? fast_run(o, batch, fx, run, i, lim, &rc, &d) : i;
+                size_t j = fast_run(o, batch, fx, run, i, lim, &rc, &d);
                 if (j > i) {
                     idx += (int64_t)(j - i);
                     i = j - 1;
