@@ -169,15 +169,14 @@ IOL_EXPORT int close(int fd)
     IOL_REAL(close);
     int32_t file = iol_fd_file(fd);
     iol_fd_closing(fd);
-    if (!iol_tracing(IOL_LAYER_POSIX_BIT)) {
-        int r = real_close(fd);
-        iol_fd_forget(fd, file);
-        return r;
-    }
+    /* forgotten before the real close: once the number is free, another thread may be given it
+     * by a call the shim does not see (pipe, socket, accept) and must not find this file under it */
+    iol_fd_forget(fd, file);
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_close(fd);
     uint64_t t0 = iol_begin();
     int r = real_close(fd);
     iol_rawrec *rec = iol_end(IOL_F_close, t0, r < 0);
-    iol_fd_forget(fd, file);
     if (rec) {
         rec->fd = fd;
         rec->file = file;
@@ -1128,15 +1127,12 @@ IOL_EXPORT int closedir(DIR *d)
     IOL_REAL(closedir);
     int fd = dirfd(d);
     int32_t file = iol_fd_file(fd);
-    if (!iol_tracing(IOL_LAYER_POSIX_BIT)) {
-        int r = real_closedir(d);
-        iol_fd_forget(fd, file);
-        return r;
-    }
+    iol_fd_forget(fd, file); /* before the number is free (see close) */
+    if (!iol_tracing(IOL_LAYER_POSIX_BIT))
+        return real_closedir(d);
     uint64_t t0 = iol_begin();
     int r = real_closedir(d);
     iol_rawrec *rec = iol_end(IOL_F_closedir, t0, r < 0);
-    iol_fd_forget(fd, file);
     if (rec) {
         rec->fd = fd;
         rec->file = file;

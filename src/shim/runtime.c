@@ -506,8 +506,7 @@ void iol_fd_set(int fd, int32_t file)
 
 void iol_fd_forget(int fd, int32_t file)
 {
-    /* only if fd still maps to file: another thread may already have been
-     * given the same number by open() between the real close and this call */
+    /* only if fd still maps to file: a dup2 onto fd by another thread may have replaced it */
     int32_t want = file + 1;
     if (fd >= 0 && fd < IOL_FD_MAX)
         __atomic_compare_exchange_n(&rt.fdmap[fd], &want, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);

@@ -101,7 +101,7 @@ iol_rawrec *iol_lib_note(int func, uint64_t t0);
 /* File identities. */
 int32_t iol_fd_file(int fd);              /* path id of a descriptor, -1 unknown */
 void iol_fd_set(int fd, int32_t file);    /* after open/dup; -1 forgets */
-void iol_fd_forget(int fd, int32_t file); /* after close: forgets fd if it still maps to file */
+void iol_fd_forget(int fd, int32_t file); /* before close: forgets fd if it still maps to file */
 void iol_fd_closing(int fd);              /* before fd is closed or replaced: flushes if it is the spill's */
 void iol_fcntl_done(uint64_t t0, int traced, int r, int fd, int cmd, void *arg); /* fcntl, fcntl64 */
 int32_t iol_path_id(const char *path);    /* interns a path (takes a lock, writes it to the spill);

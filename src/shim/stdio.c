@@ -139,14 +139,11 @@ IOL_EXPORT int fclose(FILE *f)
     IOL_REAL(fclose);
     int fd = sfd(f);
     int32_t file = iol_fd_file(fd);
-    if (!iol_tracing(IOL_LAYER_STDIO_BIT)) {
-        int r = real_fclose(f);
-        iol_fd_forget(fd, file);
-        return r;
-    }
+    iol_fd_forget(fd, file); /* before the number is free (see close in posix.c) */
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_fclose(f);
     uint64_t t0 = iol_begin();
     int r = real_fclose(f);
-    iol_fd_forget(fd, file);
     done(IOL_F_fclose, t0, r != 0, fd, file, r, 0, 0, 0, 0);
     return r;
 }
