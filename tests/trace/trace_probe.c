@@ -574,6 +574,11 @@ static void posix_calls(logb *L, const char *dir, int k)
     logc(L, "rmdir", "/nonexistent/iolens", -1, x, E(x), NULL);
 }
 
+/* glibc takes a stream's lock and then its list of streams in freopen, and the other way round in
+ * fflush(NULL): threads doing both at once can deadlock in glibc itself, traced or not. The
+ * `allthreads` mode keeps them apart; the calls and their order per thread are unchanged. */
+static pthread_mutex_t stream_list = PTHREAD_MUTEX_INITIALIZER;
+
 static void stdio_calls(logb *L, const char *dir)
 {
     char p[512];
@@ -636,7 +641,9 @@ static void stdio_calls(logb *L, const char *dir)
     logc(L, "open", p, -1, fd, E(fd), "flags=0x0, mode=00");
     f = fdopen(fd, "r");
     logc(L, "fdopen", p, fd, fileno(f), 0, "flags=0x0");
+    pthread_mutex_lock(&stream_list);
     f = freopen(p, "a", f);
+    pthread_mutex_unlock(&stream_list);
     int nfd = fileno(f);
     logc(L, "freopen", p, fd, nfd, 0, "flags=0x%x", O_WRONLY | O_CREAT | O_APPEND);
     r = fclose(f);
@@ -644,14 +651,18 @@ static void stdio_calls(logb *L, const char *dir)
     f = fopen64(p, "r");
     fd = fileno(f);
     logc(L, "fopen64", p, -1, fd, 0, "flags=0x0");
+    pthread_mutex_lock(&stream_list);
     f = freopen64(p, "r+", f);
+    pthread_mutex_unlock(&stream_list);
     nfd = fileno(f);
     logc(L, "freopen64", p, fd, nfd, 0, "flags=0x%x", O_RDWR);
     r = fclose(f);
     logc(L, "fclose", p, nfd, r, r ? errno : 0, NULL);
     f = fopen("/nonexistent/iolens/y", "r");
     logc(L, "fopen", "/nonexistent/iolens/y", -1, -1, errno, "flags=0x0");
+    pthread_mutex_lock(&stream_list);
     r = fflush(NULL);
+    pthread_mutex_unlock(&stream_list);
     logc(L, "fflush", NULL, -1, r, r ? errno : 0, NULL);
 }
 
