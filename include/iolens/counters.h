@@ -63,6 +63,14 @@ typedef struct iolens_counters_opts {
      *  POSIX_STATS 0 for mdtest's stat phase). Other stat calls then leave no trace in the
      *  counters (no record, no meta time). Default 0: every stat call counts. */
     int legacy_stat_only;
+    /** 1 (default): records of the standard streams, as the runtime's STDIO module makes them:
+     *  "<STDIN>", "<STDOUT>", "<STDERR>" for the stdio calls on stdin, stdout and stderr (one open
+     *  at time 0; a stream neither read nor written makes none). 0: no such record (the report a
+     *  replay prints is its own, not the workload's). Needs the calls' descriptors (iolens traces). */
+    int std_streams;
+    /** The iolens trace src reads its events from when src is a proxy that forwards them (NULL:
+     *  src itself): the calls' descriptors and the stdio bytes moved are read there. */
+    iolens_evsource *trace;
 } iolens_counters_opts;
 
 typedef struct iolens_counters iolens_counters;

@@ -258,6 +258,7 @@ static int write_log(const char *trace, const char *log, const char *exe, long l
     /* the sweeps' Darshan runtime saw no stat() of C programs built against glibc >= 2.33 (every
      * mdtest log: POSIX_STATS 0 despite its stat phase); the replay is such a program */
     co.legacy_stat_only = 1;
+    co.std_streams = 0; /* what the replay prints is its report, not the workload's */
     co.exe = exe;
     int rc = iolens_trace_open(trace, &src);
     if (rc == 0)

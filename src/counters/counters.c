@@ -23,6 +23,7 @@ void iolens_counters_opts_init(iolens_counters_opts *o)
     o->mem_alignment = 8;
     o->heatmap = 1;
     o->dxt = 1;
+    o->std_streams = 1;
 }
 
 /* ---- record table -------------------------------------------------------------------- */
@@ -722,6 +723,34 @@ static int inherited(iolens_counters *c, const iolens_event *e)
     return 1;
 }
 
+/* The standard streams. The runtime's STDIO module opens a record for each of stdin, stdout and
+ * stderr when it starts ("<STDIN>", "<STDOUT>", "<STDERR>": one open at time 0, an offset of its
+ * own from 0), counts the stdio calls on those streams there, and leaves out at the end the ones
+ * that were neither read nor written. fileno() on one of them opens a POSIX record of the same
+ * name for its descriptor, where the POSIX calls on the descriptor count from then on (until it
+ * is closed). A call is on a standard stream when its descriptor is 0, 1 or 2 and names the file
+ * that descriptor named when the process started, or no file (a terminal, a pipe). The stream
+ * (0, 1, 2), or -1. */
+static int std_stream(iolens_counters *c, const iolens_event *e, int module, int is_fileno)
+{
+    if (c->std_rank != e->rank) {
+        c->std_rank = e->rank;
+        c->std_file[0] = c->std_file[1] = c->std_file[2] = -1;
+        memset(c->posix_std, 0, sizeof c->posix_std);
+    }
+    if (iolens_event_is_fd_note(e)) {
+        if (!strcmp(e->func + 13, "start") && e->ret >= 0 && e->ret <= 2)
+            c->std_file[e->ret] = e->file;
+        return -1;
+    }
+    int64_t fd = is_fileno ? e->ret : c->ev_fd;
+    if (fd < 0 || fd > 2 || (e->file >= 0 && e->file != c->std_file[fd]))
+        return -1;
+    if (module == IOLENS_DARSHAN_STDIO || is_fileno || (module == IOLENS_DARSHAN_POSIX && c->posix_std[fd]))
+        return (int)fd;
+    return -1;
+}
+
 static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const char *path)
 {
     iolens_event tmp = *ev;
@@ -752,16 +781,28 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const c
                 return rc;
         }
     }
-    if (module < 0 || e->file < 0 || !path || !path[0])
-        return 0;
-    if ((module == IOLENS_DARSHAN_POSIX || module == IOLENS_DARSHAN_STDIO) && (c->ninh || e->op == IOLENS_OP_OPEN)) {
-        int rc = inherited(c, e);
-        if (rc)
-            return rc < 0 ? rc : 0;
+    int std = c->opts.std_streams && (module == IOLENS_DARSHAN_POSIX || module == IOLENS_DARSHAN_STDIO)
+                  ? std_stream(c, e, module, is_fileno)
+                  : -1;
+    int64_t file = e->file;
+    if (std >= 0) {
+        static const char *const std_names[] = {"<STDIN>", "<STDOUT>", "<STDERR>"};
+        path = std_names[std];
+        file = -2 - std; /* a record of its own, the same on every rank */
+        tmp.offset = -1; /* the record's own offset (see std_stream) */
+        tmp.flags |= IOLENS_EVF_OFFSET_UNKNOWN;
+    } else {
+        if (module < 0 || e->file < 0 || !path || !path[0])
+            return 0;
+        if ((module == IOLENS_DARSHAN_POSIX || module == IOLENS_DARSHAN_STDIO) && (c->ninh || e->op == IOLENS_OP_OPEN)) {
+            int rc = inherited(c, e);
+            if (rc)
+                return rc < 0 ? rc : 0;
+        }
     }
     if (e->flags & IOLENS_EVF_FAILED)
         return 0;
-    if (!c->opts.all_paths && iolens_counters_path_excluded(path))
+    if (std < 0 && !c->opts.all_paths && iolens_counters_path_excluded(path))
         return 0;
     /* The runtime's POSIX module wraps no mkdir, rmdir, unlink, access, opendir, ...: such a
      * call on a path no wrapped call touched leaves no record (a replay's mkdir of its root
@@ -776,15 +817,21 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const c
         !(e->func && !strncmp(e->func, "__", 2)))
         return 0;
     iol_crec *r = NULL;
-    int rc = crec_get(c, t, module, e->file, e->rank, path, &r);
+    int rc = crec_get(c, t, module, file, e->rank, path, &r);
     if (rc < 0)
         return rc;
+    if (std >= 0 && module == IOLENS_DARSHAN_STDIO && r->c[IOL_DC_STDIO_OPENS] == 0)
+        r->c[IOL_DC_STDIO_OPENS] = 1; /* the module's own open of the stream, at time 0 */
     int is_rw = e->op == IOLENS_OP_READ || e->op == IOLENS_OP_WRITE;
     if (is_fileno) {
         posix_refopen(r, e, IOL_DC_POSIX_FILENOS);
+        if (std >= 0)
+            c->posix_std[std] = 1;
         return 0;
     }
     if (!is_rw) {
+        if (std >= 0 && module == IOLENS_DARSHAN_POSIX && e->op == IOLENS_OP_CLOSE)
+            c->posix_std[std] = 0;
         if (module == IOLENS_DARSHAN_POSIX)
             posix_event(r, e);
         else if (module == IOLENS_DARSHAN_STDIO)
@@ -1503,7 +1550,21 @@ static int finish(iolens_counters *c, int nranks)
     iol_crec **out = NULL;
     size_t nout = 0, capout = 0;
     size_t caps[IOLENS_DARSHAN_MOD_COUNT] = {0};
-    size_t n = c->ncrecs;
+    /* the standard streams' STDIO records neither read nor written are left out (std_stream) */
+    size_t n = 0;
+    for (size_t i = 0; i < c->ncrecs; i++) {
+        iol_crec *r = c->crecs[i];
+        if (r->module == IOLENS_DARSHAN_STDIO && r->file <= -2 && r->c[IOL_DC_STDIO_READS] == 0 &&
+            r->c[IOL_DC_STDIO_WRITES] == 0) {
+            free(r->wseg);
+            free(r->rseg);
+            free(r->h5acc);
+            free(r);
+            continue;
+        }
+        c->crecs[n++] = r;
+    }
+    c->ncrecs = n;
     for (size_t i = 0; i < n; i++)
         crec_finish(c->crecs[i]);
     if (n)
@@ -1725,13 +1786,23 @@ int iolens_counters_compute(iolens_evsource *src, const iolens_counters_opts *op
     size_t nfiles = 0;
     if ((rc = iolens_evsource_files(src, &files, &nfiles)) < 0)
         goto fail;
+    iolens_evsource *trace = c->opts.trace ? c->opts.trace : src;
+    const char *kind = iolens_evsource_kind(trace);
+    int is_iolens = kind && !strcmp(kind, "iolens"); /* (the others record no descriptor) */
+    c->std_rank = -1;
     for (int rank = 0; rank < nranks; rank++) {
         if ((rc = iolens_evsource_rewind(src, rank)) < 0)
             goto fail;
         iolens_event e;
         while ((rc = iolens_evsource_next(src, rank, &e)) > 0) {
             c->events++;
-            iolens_trace_stdio_moved(src, rank, &e);
+            c->ev_fd = -1;
+            int32_t fd;
+            int64_t a[4];
+            if (is_iolens && (e.layer == IOLENS_LAYER_POSIX || e.layer == IOLENS_LAYER_STDIO) &&
+                iolens_trace_last_args(trace, rank, &fd, a) == 0)
+                c->ev_fd = fd;
+            iolens_trace_stdio_moved(trace, rank, &e);
             /* files[] is indexed by id in every producer; fall back to a search */
             const char *path = NULL;
             if (e.file >= 0) {

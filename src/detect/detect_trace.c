@@ -194,6 +194,7 @@ int iolens_detect_read_trace(iolens_detect_input **out, const char *path, const 
     co.mounts = ""; /* the mount table does not enter the features */
     co.progress = opts->progress;
     co.progress_ctx = opts->progress_ctx;
+    co.trace = src; /* the proxy forwards the trace's events: their descriptors are read there */
     if ((rc = iolens_counters_compute(proxy, &co, &c)) < 0)
         goto out;
     rc = iolens_detect_from_counters(out, c);

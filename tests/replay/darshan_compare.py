@@ -8,7 +8,8 @@ Both files are `iolens darshan --json LOG`. The replay wrote every file below RO
 Compared: every record of the original (POSIX, MPI-IO, STDIO counters and the non-time
 fcounters; DXT offsets and lengths per rank, in order); timing is left out (counters and
 fcounters whose name has TIME, FASTEST_RANK / SLOWEST_RANK, which the times decide, and
-MAX_*_TIME_SIZE, the size of the slowest call). Records of the replay that are not below
+MAX_*_TIME_SIZE, the size of the slowest call). The standard streams' records ("<STDOUT>", ...)
+are not compared: a replay does not print what the program printed. Records of the replay that are not below
 ROOT are the replay's own inputs (config, trace) and are listed, not compared; files of the
 MPI library (Open MPI's shared-file-pointer files under /tmp/ompi.*/pid.N/) are compared with
 the pid and communicator ids masked.
@@ -19,6 +20,7 @@ import re
 import sys
 
 TIMING = ("TIME", "FASTEST_RANK", "SLOWEST_RANK")
+STREAMS = ("<STDIN>", "<STDOUT>", "<STDERR>")
 
 
 def library_name(name):
@@ -36,6 +38,10 @@ def load(path, root=None, known=None):
             continue  # bytes per time bin: timing
         for r in body.get("records", []):
             name = names.get(r["id"], r["id"])
+            if name in STREAMS:
+                if root is not None:
+                    extra.append((mod, name))
+                continue  # the terminal's: a replay does not print what the program printed
             if root is not None:
                 if name.startswith(root + "/"):
                     name = name[len(root):]
