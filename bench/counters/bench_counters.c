@@ -1,7 +1,7 @@
 /*
  * Counter computation speed: events per second through iolens_counters_compute().
  *
- *   build/bench/counters/bench_counters [--runs N] [--events N] [--csv] [TRACE_DIR...]
+ *   build/bench/counters/bench_counters [--runs N] [--events N] [--stdout-ranks R] [--csv] [TRACE_DIR...]
  *
  * Inputs, each fed from memory so that only the counters are timed:
  *   synthetic: N events (default 2,000,000) over 4 ranks x 16 files, POSIX
@@ -9,6 +9,11 @@
  *              some seeks/opens/closes, plus MPI-IO and STDIO calls;
  *   every Recorder trace given (default: the shared_* and ckpt_* traces of
  *              $IOLENS_SHARED_DATA/recorder), decoded once into memory first.
+ *   stdout:    R ranks (--stdout-ranks, default 2048; 0 leaves it out) whose
+ *              standard output and error were one file the batch system opened
+ *              (an iolens_fd_at_start note of descriptors 1 and 2 each), each
+ *              writing 50 lines to it with write(1, ...): calls on a file the
+ *              processes had open when they started, which make no record.
  * For each input, three configurations (all records / no DXT / no DXT and no
  * heatmap), N runs each (default 5); prints the median wall time and events/s.
  */
@@ -149,6 +154,43 @@ static void synthetic(memsrc *m, long long n)
     index_ranks(m);
 }
 
+static void stdout_ranks(memsrc *m, int nranks)
+{
+    static const char path[] = "/scratch/job.out";
+    m->nranks = nranks;
+    m->nfiles = 1;
+    m->files = calloc(1, sizeof *m->files);
+    m->files[0].path = path;
+    for (int r = 0; r < nranks; r++) {
+        double t = 0;
+        for (int i = 0; i < 52; i++) {
+            iolens_event *e = push(m);
+            memset(e, 0, sizeof *e);
+            e->rank = r;
+            e->file = 0;
+            e->layer = IOLENS_LAYER_POSIX;
+            e->open_flags = e->mode = e->whence = -1;
+            e->tstart = t;
+            t += 1e-5;
+            e->tend = t;
+            if (i < 2) { /* descriptors 1 and 2, open when the process started */
+                e->op = IOLENS_OP_OPEN;
+                e->func = "iolens_fd_at_start";
+                e->ret = 1 + i;
+                e->offset = 0;
+                e->size = -1;
+            } else {
+                e->op = IOLENS_OP_WRITE;
+                e->func = "write";
+                e->size = e->ret = 40;
+                e->offset = -1;
+                e->flags = IOLENS_EVF_OFFSET_UNKNOWN;
+            }
+        }
+    }
+    index_ranks(m);
+}
+
 static int load_trace(memsrc *m, const char *dir)
 {
     iolens_evsource *s;
@@ -222,7 +264,7 @@ static void memsrc_release(memsrc *m)
 
 int main(int argc, char **argv)
 {
-    int runs = 5, csv = 0;
+    int runs = 5, csv = 0, out_ranks = 2048;
     long long nev = 2000000;
     int first_dir = argc;
     for (int i = 1; i < argc; i++) {
@@ -230,6 +272,8 @@ int main(int argc, char **argv)
             runs = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--events") && i + 1 < argc)
             nev = atoll(argv[++i]);
+        else if (!strcmp(argv[i], "--stdout-ranks") && i + 1 < argc)
+            out_ranks = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--csv"))
             csv = 1;
         else {
@@ -245,6 +289,13 @@ int main(int argc, char **argv)
     synthetic(&m, nev);
     bench("synthetic", &m, runs, csv);
     memsrc_release(&m);
+    if (out_ranks > 0) {
+        char name[64];
+        snprintf(name, sizeof name, "stdout, %d ranks", out_ranks);
+        stdout_ranks(&m, out_ranks);
+        bench(name, &m, runs, csv);
+        memsrc_release(&m);
+    }
     const char *data = getenv("IOLENS_SHARED_DATA");
     char base[4096];
     snprintf(base, sizeof base, "%s/recorder", data ? data : "../shared/data");

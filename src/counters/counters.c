@@ -681,6 +681,15 @@ static int inherited(iolens_counters *c, const iolens_event *e)
     int note = iolens_event_is_fd_note(e);
     if (note && strcmp(e->func + 13, "start"))
         return 1;
+    if (c->ninh && c->inh[0].rank != e->rank) {
+        /* the ranks are read one after the other: the entries of the last one are done with
+         * (kept, each call of every rank on the job's shared output file would look through the
+         * entries of all ranks before it: time quadratic in the ranks, bench_counters --stdout-ranks) */
+        for (size_t k = 0; k < c->ninh; k++)
+            if ((size_t)c->inh[k].file < c->ninh_file)
+                c->inh_file[c->inh[k].file]--;
+        c->ninh = 0;
+    }
     size_t f = (size_t)e->file;
     int marked = f < c->ninh_file && c->inh_file[f];
     if (!note && !marked)
