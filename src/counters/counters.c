@@ -1808,7 +1808,10 @@ int iolens_counters_compute(iolens_evsource *src, const iolens_counters_opts *op
             c->ev_fd = -1;
             int32_t fd;
             int64_t a[4];
-            if (is_iolens && (e.layer == IOLENS_LAYER_POSIX || e.layer == IOLENS_LAYER_STDIO) &&
+            /* (a POSIX call's only after a fileno() of a standard stream: see std_stream) */
+            if (is_iolens && c->opts.std_streams &&
+                (e.layer == IOLENS_LAYER_STDIO ||
+                 (e.layer == IOLENS_LAYER_POSIX && (c->posix_std[0] | c->posix_std[1] | c->posix_std[2]))) &&
                 iolens_trace_last_args(trace, rank, &fd, a) == 0)
                 c->ev_fd = fd;
             iolens_trace_stdio_moved(trace, rank, &e);
