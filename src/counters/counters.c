@@ -681,15 +681,6 @@ static int inherited(iolens_counters *c, const iolens_event *e)
     int note = iolens_event_is_fd_note(e);
     if (note && strcmp(e->func + 13, "start"))
         return 1;
-    if (c->ninh && c->inh[0].rank != e->rank) {
-        /* the ranks are read one after the other: the entries of the last one are done with
-         * (kept, each call of every rank on the job's shared output file would look through the
-         * entries of all ranks before it: time quadratic in the ranks, bench_counters --stdout-ranks) */
-        for (size_t k = 0; k < c->ninh; k++)
-            if ((size_t)c->inh[k].file < c->ninh_file)
-                c->inh_file[c->inh[k].file]--;
-        c->ninh = 0;
-    }
     size_t f = (size_t)e->file;
     int marked = f < c->ninh_file && c->inh_file[f];
     if (!note && !marked)
@@ -732,6 +723,20 @@ static int inherited(iolens_counters *c, const iolens_event *e)
     return 1;
 }
 
+/* A rank's state of its descriptors, dropped before the next rank is read (the ranks are read
+ * one after the other): its inherited entries (kept, each call of every rank on a job's shared
+ * output file would look through the entries of all ranks before it: time quadratic in the ranks,
+ * bench_counters --stdout-ranks) and its standard streams. */
+static void rank_start(iolens_counters *c)
+{
+    for (size_t k = 0; k < c->ninh; k++)
+        if ((size_t)c->inh[k].file < c->ninh_file)
+            c->inh_file[c->inh[k].file]--;
+    c->ninh = 0;
+    c->std_file[0] = c->std_file[1] = c->std_file[2] = -1;
+    memset(c->posix_std, 0, sizeof c->posix_std);
+}
+
 /* The standard streams. The runtime's STDIO module opens a record for each of stdin, stdout and
  * stderr when it starts ("<STDIN>", "<STDOUT>", "<STDERR>": one open at time 0, an offset of its
  * own from 0), counts the stdio calls on those streams there, and leaves out at the end the ones
@@ -740,19 +745,14 @@ static int inherited(iolens_counters *c, const iolens_event *e)
  * is closed). A call is on a standard stream when its descriptor is 0, 1 or 2 and names the file
  * that descriptor named when the process started, or no file (a terminal, a pipe). The stream
  * (0, 1, 2), or -1. */
-static int std_stream(iolens_counters *c, const iolens_event *e, int module, int is_fileno)
+static int std_stream(iolens_counters *c, const iolens_event *e, int32_t ev_fd, int module, int is_fileno)
 {
-    if (c->std_rank != e->rank) {
-        c->std_rank = e->rank;
-        c->std_file[0] = c->std_file[1] = c->std_file[2] = -1;
-        memset(c->posix_std, 0, sizeof c->posix_std);
-    }
     if (iolens_event_is_fd_note(e)) {
         if (!strcmp(e->func + 13, "start") && e->ret >= 0 && e->ret <= 2)
             c->std_file[e->ret] = e->file;
         return -1;
     }
-    int64_t fd = is_fileno ? e->ret : c->ev_fd;
+    int64_t fd = is_fileno ? e->ret : ev_fd;
     if (fd < 0 || fd > 2 || (e->file >= 0 && e->file != c->std_file[fd]))
         return -1;
     if (module == IOLENS_DARSHAN_STDIO || is_fileno || (module == IOLENS_DARSHAN_POSIX && c->posix_std[fd]))
@@ -760,7 +760,8 @@ static int std_stream(iolens_counters *c, const iolens_event *e, int module, int
     return -1;
 }
 
-static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const char *path)
+/* ev_fd: the call's descriptor where the source records one (iolens traces), else -1 */
+static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, int32_t ev_fd, const char *path)
 {
     iolens_event tmp = *ev;
     sane_times(&tmp);
@@ -791,7 +792,7 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, const c
         }
     }
     int std = c->opts.std_streams && (module == IOLENS_DARSHAN_POSIX || module == IOLENS_DARSHAN_STDIO)
-                  ? std_stream(c, e, module, is_fileno)
+                  ? std_stream(c, e, ev_fd, module, is_fileno)
                   : -1;
     int64_t file = e->file;
     if (std >= 0) {
@@ -1798,22 +1799,21 @@ int iolens_counters_compute(iolens_evsource *src, const iolens_counters_opts *op
     iolens_evsource *trace = c->opts.trace ? c->opts.trace : src;
     const char *kind = iolens_evsource_kind(trace);
     int is_iolens = kind && !strcmp(kind, "iolens"); /* (the others record no descriptor) */
-    c->std_rank = -1;
     for (int rank = 0; rank < nranks; rank++) {
+        rank_start(c);
         if ((rc = iolens_evsource_rewind(src, rank)) < 0)
             goto fail;
         iolens_event e;
         while ((rc = iolens_evsource_next(src, rank, &e)) > 0) {
             c->events++;
-            c->ev_fd = -1;
-            int32_t fd;
+            int32_t ev_fd = -1; /* (left as it is when the call has none) */
             int64_t a[4];
             /* (a POSIX call's only after a fileno() of a standard stream: see std_stream) */
             if (is_iolens && c->opts.std_streams &&
                 (e.layer == IOLENS_LAYER_STDIO ||
                  (e.layer == IOLENS_LAYER_POSIX && (c->posix_std[0] | c->posix_std[1] | c->posix_std[2]))) &&
-                iolens_trace_last_args(trace, rank, &fd, a) == 0)
-                c->ev_fd = fd;
+                iolens_trace_last_args(trace, rank, &ev_fd, a) < 0)
+                ev_fd = -1;
             iolens_trace_stdio_moved(trace, rank, &e);
             /* files[] is indexed by id in every producer; fall back to a search */
             const char *path = NULL;
@@ -1828,7 +1828,7 @@ int iolens_counters_compute(iolens_evsource *src, const iolens_counters_opts *op
             e.rank = rank;
             if ((rc = e.layer == IOLENS_LAYER_HDF5      ? h5_event(c, &t, src, rank, &e, path)
                        : e.layer == IOLENS_LAYER_PNETCDF ? pnc_event(c, &t, src, rank, &e, path)
-                                                         : on_event(c, &t, &e, path)) < 0)
+                                                         : on_event(c, &t, &e, ev_fd, path)) < 0)
                 goto fail;
         }
         if (rc < 0)

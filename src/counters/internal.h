@@ -91,9 +91,7 @@ struct iolens_counters {
     size_t ninh, capinh;
     uint32_t *inh_file; /* by file id: how many of inh name it */
     size_t ninh_file;
-    /* the standard streams of the rank being read (see std_stream()) */
-    int32_t ev_fd;        /* descriptor of the event being counted (iolens traces), else -1 */
-    int32_t std_rank;     /* the rank std_file and posix_std belong to */
+    /* the standard streams of the rank being read (see std_stream(), rank_start()) */
     int64_t std_file[3];  /* file of descriptor 0, 1, 2 when the process started (-1: none noted) */
     uint8_t posix_std[3]; /* fileno() named the stream: its POSIX calls count on <STDIN>, ... */
 };
