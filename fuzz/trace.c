@@ -1,7 +1,9 @@
 /* Fuzz target: the iolens trace reader (src/trace/decode.c, source.c). Opens
  * the input as a trace and walks every event of every rank. */
+#define _DEFAULT_SOURCE
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "iolens/trace.h"
 
@@ -35,6 +37,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         iolens_evsource_rewind(s, r);
         (void)iolens_evsource_next(s, r, &ev);
+        /* the job section: the command line joined, within the buffer whatever its length */
+        iolens_trace_job j;
+        char line[64];
+        if (iolens_trace_proc_job(s, r, &j) == 1 &&
+            (iolens_trace_job_command(&j, line, sizeof line) > j.argv_len || strnlen(line, sizeof line) == sizeof line))
+            __builtin_trap();
     }
     iolens_trace_stats st;
     iolens_trace_info(s, &st);

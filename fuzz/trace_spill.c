@@ -39,9 +39,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             iolens_evsource *s;
             if (iolens_trace_open(out, &s) == 0) {
                 iolens_event ev;
-                for (int r = 0; r < iolens_evsource_nranks(s); r++)
+                for (int r = 0; r < iolens_evsource_nranks(s); r++) {
                     while (iolens_evsource_next(s, r, &ev) == 1)
                         ;
+                    iolens_trace_job j;
+                    char line[4200];
+                    if (iolens_trace_proc_job(s, r, &j) == 1 && iolens_trace_job_command(&j, line, sizeof line) >= sizeof line)
+                        __builtin_trap(); /* a command line is at most IOL_RAW_MAX_CMDLINE bytes */
+                }
                 iolens_evsource_free(s);
             } else {
                 __builtin_trap(); /* what the writer wrote, the reader must read */

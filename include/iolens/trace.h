@@ -2,7 +2,7 @@
  * iolens traces: build the compact trace file from the shim's spill files,
  * and read a trace back as an event stream (include/iolens/event.h).
  *
- * Format: docs/TRACE-FORMAT.md (magic "IOLTRACE", version 1.0).
+ * Format: docs/TRACE-FORMAT.md (magic "IOLTRACE", version 1.3).
  */
 #ifndef IOLENS_TRACE_H
 #define IOLENS_TRACE_H
@@ -133,6 +133,29 @@ typedef struct iolens_trace_proc {
 
 /** Fills *out for rank; IOLENS_EINVAL if s is not an iolens trace source. */
 IOLENS_API int iolens_trace_proc_info(iolens_evsource *s, int rank, iolens_trace_proc *out);
+
+/** What the shim recorded of a traced process's job (format 1.3 and later): the command line,
+ * the user and the batch system's job id. */
+typedef struct iolens_trace_job {
+    const char *argv;  /**< the arguments, each NUL-terminated, one after the other (argv_len bytes in
+                        * all); NULL if not recorded. A command line of more than 4096 bytes is cut
+                        * after its last whole argument below that */
+    size_t argv_len;
+    int64_t uid;       /**< real user id, -1 if not recorded */
+    const char *jobid; /**< the job id the batch system put in the environment (SLURM_JOB_ID,
+                        * PBS_JOBID, LSB_JOBID, COBALT_JOBID, FLUX_JOB_ID, the first set), "" when
+                        * none was set; NULL if not recorded */
+} iolens_trace_job;
+
+/** Fills *out for rank: 1 when the trace recorded the process's job, 0 when not (a trace of an
+ * older shim, a converted Recorder trace: *out then says nothing is recorded), IOLENS_EINVAL if
+ * s is not an iolens trace source. Strings stay valid while s is open. */
+IOLENS_API int iolens_trace_proc_job(iolens_evsource *s, int rank, iolens_trace_job *out);
+
+/** The command line of job as one line, its arguments separated by spaces (Darshan's "exe"):
+ * writes at most n bytes with the NUL into buf (n > 0) and returns the length of the whole
+ * line (as snprintf). 0 and "" when the command line is not recorded. */
+IOLENS_API size_t iolens_trace_job_command(const iolens_trace_job *job, char *buf, size_t n);
 
 /** The tracer's own cost in a traced process, sampled on about one call in 64 (traces of
  * iolens 1.1 and later; 0 samples otherwise, e.g. a converted Recorder trace). */

@@ -661,11 +661,55 @@ static int info_trace(const char *path, int json)
             fs[j] = fs[j - 1];
             fs[j - 1] = x;
         }
+    /* the commands the processes ran (the first 8 distinct ones), the user and the job id */
+    struct fcmd { char *line; uint64_t procs; } cmds[8];
+    size_t ncmds = 0;
+    int64_t uid = -1;
+    const char *jobid = NULL;
+    for (int r = 0; r < iolens_evsource_nranks(s); r++) {
+        iolens_trace_job j;
+        if (iolens_trace_proc_job(s, r, &j) != 1)
+            continue;
+        if (uid < 0)
+            uid = j.uid;
+        if (!jobid || (!*jobid && j.jobid))
+            jobid = j.jobid;
+        if (!j.argv)
+            continue;
+        char line[4200];
+        iolens_trace_job_command(&j, line, sizeof line);
+        size_t k = 0;
+        while (k < ncmds && strcmp(cmds[k].line, line))
+            k++;
+        if (k < ncmds)
+            cmds[k].procs++;
+        else if (ncmds < sizeof cmds / sizeof cmds[0] && (cmds[ncmds].line = strdup(line)))
+            cmds[ncmds++].procs = 1;
+    }
     if (json) {
         iol_jsonw w;
         iol_jsonw_init(&w, stdout, 1);
         iol_jsonw_obj_begin(&w);
         iol_jsonw_key(&w, "processes"); iol_jsonw_uint(&w, st.nprocs);
+        iol_jsonw_key(&w, "commands");
+        iol_jsonw_arr_begin(&w);
+        for (size_t i = 0; i < ncmds; i++) {
+            iol_jsonw_obj_begin(&w);
+            iol_jsonw_key(&w, "command"); iol_jsonw_str(&w, cmds[i].line);
+            iol_jsonw_key(&w, "processes"); iol_jsonw_uint(&w, cmds[i].procs);
+            iol_jsonw_obj_end(&w);
+        }
+        iol_jsonw_arr_end(&w);
+        iol_jsonw_key(&w, "uid");
+        if (uid >= 0)
+            iol_jsonw_int(&w, uid);
+        else
+            iol_jsonw_null(&w);
+        iol_jsonw_key(&w, "jobid");
+        if (jobid)
+            iol_jsonw_str(&w, jobid);
+        else
+            iol_jsonw_null(&w);
         iol_jsonw_key(&w, "calls"); iol_jsonw_uint(&w, st.ncalls);
         iol_jsonw_key(&w, "signatures"); iol_jsonw_uint(&w, st.nsignatures);
         iol_jsonw_key(&w, "grammar_rules"); iol_jsonw_uint(&w, st.nrules);
@@ -700,6 +744,19 @@ static int info_trace(const char *path, int json)
                ", timestamps %" PRIu64 ", total %" PRIu64 "\n",
                st.nprocs, st.ncalls, st.nsignatures, st.nrules, st.ngroups, st.ntruncated, st.bytes_header, st.bytes_meta,
                st.bytes_struct, st.bytes_times, st.bytes_total);
+        for (size_t i = 0; i < ncmds; i++)
+            printf("%s%s (%" PRIu64 " process%s)\n", i ? "            " : "command     ", cmds[i].line, cmds[i].procs,
+                   cmds[i].procs == 1 ? "" : "es");
+        if (!ncmds)
+            printf("command     not recorded\n");
+        if (uid >= 0 || (jobid && *jobid)) {
+            printf("job         ");
+            if (uid >= 0)
+                printf("uid %" PRId64 "%s", uid, jobid && *jobid ? ", " : "");
+            if (jobid && *jobid)
+                printf("job id %s", jobid);
+            printf("\n");
+        }
         if (samples)
             printf("tracer cost %.3f us per call between calls, clock read %.3f us (%" PRIu64 " sampled calls%s)\n",
                    gap_sum / (double)samples * 1e6, clk_sum / (double)samples * 1e6, samples,
@@ -710,6 +767,8 @@ static int info_trace(const char *path, int json)
             printf("%s%s %.3f us (%" PRIu64 ")%s", i ? ", " : "tracer cost after ", fs[i].name,
                    fs[i].sum / (double)fs[i].samples * 1e6, fs[i].samples, i + 1 == nfs || i == 7 ? "\n" : "");
     }
+    for (size_t i = 0; i < ncmds; i++)
+        free(cmds[i].line);
     iolens_evsource_free(s);
     return CLI_OK;
 }

@@ -1735,8 +1735,36 @@ static int set_mounts(iolens_counters *c)
     return 0;
 }
 
-static int set_job(iolens_counters *c, iolens_evsource *src, int nranks)
+/* What an iolens trace recorded of the job (format 1.3), where the options leave it unset: the
+ * first process's command line as "exe" (rank 0 of an MPI job), its user, and the batch
+ * system's job id, else that process's pid (the Darshan runtime's rule: an integer from the
+ * job id variable, else the pid). line holds the command. */
+static void job_from_trace(iolens_counters *c, iolens_evsource *trace, char *line, size_t n)
 {
+    int nr = iolens_evsource_nranks(trace);
+    for (int r = 0; r < nr; r++) {
+        iolens_trace_job j;
+        iolens_trace_proc pi;
+        if (iolens_trace_proc_job(trace, r, &j) != 1 || iolens_trace_proc_info(trace, r, &pi) < 0)
+            continue;
+        if (!c->opts.exe && j.argv && iolens_trace_job_command(&j, line, n))
+            c->opts.exe = line;
+        if (!c->opts.uid && j.uid > 0)
+            c->opts.uid = j.uid;
+        if (!c->opts.jobid) {
+            long long id;
+            c->opts.jobid = j.jobid && sscanf(j.jobid, "%lld", &id) == 1 && id == (int)id ? id : pi.pid;
+        }
+        return;
+    }
+}
+
+static int set_job(iolens_counters *c, iolens_evsource *src, iolens_evsource *trace, int nranks)
+{
+    char line[IOL_JOB_STR_MAX + 1];
+    const char *kind = iolens_evsource_kind(trace);
+    if (kind && !strcmp(kind, "iolens"))
+        job_from_trace(c, trace, line, sizeof line);
     const char *exe = c->opts.exe ? c->opts.exe : "<unknown>";
     size_t el = strlen(exe);
     if (el > IOL_JOB_STR_MAX - 12)
@@ -1765,6 +1793,7 @@ static int set_job(iolens_counters *c, iolens_evsource *src, int nranks)
                   ((double)j->start_time_sec + (double)j->start_time_nsec / 1e9);
     snprintf(j->metadata, sizeof j->metadata, "lib_ver=iolens\nsource=%s\n", iolens_evsource_kind(src));
     j->exe = c->exe;
+    c->opts.exe = NULL; /* (line, which it may point to, ends here) */
     return set_mounts(c);
 }
 
@@ -1838,7 +1867,7 @@ int iolens_counters_compute(iolens_evsource *src, const iolens_counters_opts *op
     }
     if ((rc = finish(c, nranks)) < 0)
         goto fail;
-    if ((rc = set_job(c, src, nranks)) < 0)
+    if ((rc = set_job(c, src, trace, nranks)) < 0)
         goto fail;
     free(t.slot);
     *out = c;

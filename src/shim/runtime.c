@@ -113,6 +113,10 @@ static struct {
     struct sigaction old[32];
     iol_rawself self; /* sampled tracer cost, summed over threads (atomic adds) */
     iol_rawselff selff[IOL_F_COUNT]; /* the same per function (func set at the end) */
+    /* the JOB chunk each spill starts with: u32 uid, u32 command bytes, the command line (the
+     * image's arguments, each NUL-terminated), the job id; a forked child's is its parent's */
+    uint8_t job[8 + IOL_RAW_MAX_CMDLINE + IOL_RAW_MAX_JOBID];
+    uint32_t job_len;
 } rt = {.spill_fd = -1};
 
 static int spin_trylock(int *l, int tries)
@@ -794,9 +798,10 @@ static int open_spill(void)
     h.ppid = getppid();
     h.start_ns = iol_now();
     h.nfuncs = IOL_F_COUNT;
-    struct iovec iov = {&h, sizeof h};
+    iol_rawchunk c = {IOL_RAW_CHUNK_MAGIC, IOL_RAW_JOB, 0, rt.job_len};
+    struct iovec iov[3] = {{&h, sizeof h}, {&c, sizeof c}, {rt.job, rt.job_len}};
     iol_lock(&rt.spill_lock);
-    int rc = spill_writev(&iov, 1);
+    int rc = spill_writev(iov, rt.job_len ? 3 : 1);
     iol_unlock(&rt.spill_lock);
     return rc;
 }
@@ -1061,9 +1066,39 @@ static int out_setup(const char *out)
     return 0;
 }
 
+/* The JOB chunk of the image (format.h): what Darshan's job record holds besides the times,
+ * the user and the command line (its "exe", cut after the last whole argument that fits), and
+ * the job id a batch system put in the environment. */
+static void job_setup(int argc, char **argv)
+{
+    static const char *const ids[] = {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "COBALT_JOBID", "FLUX_JOB_ID"};
+    uint32_t uid = (uint32_t)getuid(), cl = 0;
+    for (int i = 0; argv && i < argc && argv[i]; i++) {
+        size_t l = strlen(argv[i]) + 1;
+        if (l > IOL_RAW_MAX_CMDLINE - cl)
+            break;
+        memcpy(rt.job + 8 + cl, argv[i], l);
+        cl += (uint32_t)l;
+    }
+    memcpy(rt.job, &uid, 4);
+    memcpy(rt.job + 4, &cl, 4);
+    rt.job_len = 8 + cl;
+    for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
+        const char *v = getenv(ids[k]);
+        size_t l = v ? strlen(v) : 0;
+        if (l && l <= IOL_RAW_MAX_JOBID) {
+            memcpy(rt.job + rt.job_len, v, l);
+            rt.job_len += (uint32_t)l;
+            break;
+        }
+    }
+}
+
 static void on_quick_exit(void);
 
-__attribute__((constructor)) static void shim_init(void)
+/* glibc's dynamic loader passes every ELF initialiser the program's argc, argv and environment;
+ * other C libraries pass nothing, so the command line is left out there. */
+__attribute__((constructor)) static void shim_init(int argc, char **argv)
 {
     iol_shim_inside++;
     rt.rank = -1;
@@ -1102,6 +1137,13 @@ __attribute__((constructor)) static void shim_init(void)
     }
     if (pthread_key_create(&rt.key, thread_gone))
         goto out;
+#ifdef __GLIBC__
+    job_setup(argc, argv);
+#else
+    (void)argc;
+    (void)argv;
+    job_setup(0, NULL);
+#endif
     if (open_spill())
         goto out;
     /* launched by mpirun: the rank is known before MPI_Init (Open MPI, PMIx, PMI) */

@@ -51,7 +51,7 @@ static int load_sections(iol_trace *t, const uint8_t *d, size_t n)
         iol_tsect s;
         uint64_t at = IOL_TRACE_HDR_SIZE + (uint64_t)i * IOL_TRACE_SECT_SIZE;
         memcpy(&s, d + at, sizeof s);
-        if (s.type < IOL_TS_META || s.type > IOL_TS_SELF)
+        if (s.type < IOL_TS_META || s.type > IOL_TS_JOB)
             continue; /* unknown sections are skipped */
         if (s.offset > n || s.stored > n - s.offset)
             return ferr(t, at, "section extends past the end of the file (truncated trace)");
@@ -567,6 +567,55 @@ static int parse_self(iol_trace *t)
     return 0;
 }
 
+/* The optional JOB section (format 1.3): each process's command line, user and job id. */
+static int parse_job(iol_trace *t)
+{
+    iol_sectdata *sd = &t->sect[IOL_TS_JOB];
+    for (size_t i = 0; i < t->nprocs; i++)
+        t->procs[i].uid = -1;
+    if (!sd->data)
+        return 0;
+    iol_cur c = {sd->data, sd->len, 0, 0};
+    uint64_t np = iol_get_uv(&c);
+    if (c.bad || np != t->nprocs)
+        return ferr(t, sd->at, "bad process count in the job section");
+    for (size_t i = 0; i < t->nprocs && !c.bad; i++) {
+        iol_proc *p = &t->procs[i];
+        uint64_t uid1 = iol_get_uv(&c);
+        uint64_t cl = iol_get_uv(&c);
+        if (c.bad || uid1 > (1ull << 32) || cl > IOL_RAW_MAX_CMDLINE || cl > c.len - c.pos) {
+            c.bad = 1;
+            break;
+        }
+        p->uid = uid1 ? (int64_t)(uid1 - 1) : -1;
+        if (cl) { /* every argument NUL-terminated, whatever the input holds */
+            if (!(p->cmd = malloc(cl + 1)))
+                return iol_err(IOLENS_ENOMEM, "cannot read '%s': out of memory", t->name);
+            memcpy(p->cmd, c.p + c.pos, cl);
+            p->cmd[cl] = 0;
+            p->cmdlen = cl;
+            if (p->cmd[cl - 1] && cl < IOL_RAW_MAX_CMDLINE)
+                p->cmdlen = cl + 1; /* (the NUL above) */
+            else
+                p->cmd[cl - 1] = 0;
+            c.pos += cl;
+        }
+        uint64_t jl = iol_get_uv(&c);
+        if (c.bad || jl > IOL_RAW_MAX_JOBID || jl > c.len - c.pos) {
+            c.bad = 1;
+            break;
+        }
+        if (!(p->jobid = malloc(jl + 1)))
+            return iol_err(IOLENS_ENOMEM, "cannot read '%s': out of memory", t->name);
+        memcpy(p->jobid, c.p + c.pos, jl);
+        p->jobid[jl] = 0;
+        c.pos += jl;
+    }
+    if (c.bad)
+        return ferr(t, sd->at + c.pos, "truncated job section");
+    return 0;
+}
+
 static int parse_times(iol_trace *t)
 {
     iol_sectdata *sd = &t->sect[IOL_TS_TIMES];
@@ -608,6 +657,8 @@ void iol_trace_release(iol_trace *t)
         free(p->v);
         free(p->paths);
         free(p->selff);
+        free(p->cmd);
+        free(p->jobid);
         iol_offmap_release(&p->fdpos);
     }
     free(t->procs);
@@ -642,6 +693,8 @@ int iol_trace_load(const void *data, size_t size, const char *name, iol_trace **
         rc = parse_times(t);
     if (!rc)
         rc = parse_self(t);
+    if (!rc)
+        rc = parse_job(t);
     for (size_t i = 0; !rc && i < t->nprocs; i++)
         rc = iol_trace_rewind(t, (int)i);
     if (rc) {

@@ -67,6 +67,11 @@ typedef struct iol_proc {
     iol_selff *selff; /* SELF's figures per function (format 1.2), nselff of them; NULL if none */
     size_t nselff;
     int self_bounded; /* self_other and selff[].after are at most the gaps seen after the calls (source.c: self_bound) */
+    char *cmd;        /* JOB section (format 1.3): the command line, arguments NUL-terminated, cmdlen bytes;
+                       * NULL if not recorded */
+    size_t cmdlen;
+    int64_t uid;      /* -1 if not recorded */
+    char *jobid;      /* the batch system's job id, NUL-terminated; NULL if not recorded */
     int64_t *v;
     size_t vlen;
     const char *s;
@@ -93,7 +98,7 @@ typedef struct iol_proc {
 
 typedef struct iol_trace {
     char *name;
-    iol_sectdata sect[5];
+    iol_sectdata sect[IOL_TS_JOB + 1];
     uint64_t res_ns, start_ns;
     size_t nprocs, ngroups;
     iol_proc *procs;

@@ -715,6 +715,29 @@ int iolens_trace_build(const char *spill_dir, const char *out_path, const iolens
             goto done;
         nsect++;
     }
+    int any_job = 0;
+    for (size_t i = 0; i < np; i++)
+        any_job |= pr[i].sp.cmd || pr[i].sp.jobid || pr[i].sp.uid >= 0;
+    if (any_job) { /* JOB: each process's command line, user and job id (shims of 1.3 and later) */
+        iol_buf job = IOL_BUF_INIT;
+        uint64_t stored = 0;
+        rc = iol_put_uv(&job, np);
+        for (size_t i = 0; i < np && !rc; i++) {
+            const iol_spill_proc *sp = &pr[i].sp;
+            size_t jl = sp->jobid ? strlen(sp->jobid) : 0;
+            rc = iol_put_uv(&job, sp->uid >= 0 ? (uint64_t)sp->uid + 1 : 0);
+            rc = rc ? rc : iol_put_uv(&job, sp->cmd ? sp->cmdlen : 0);
+            rc = rc ? rc : iol_buf_append(&job, sp->cmd ? sp->cmd : "", sp->cmd ? sp->cmdlen : 0);
+            rc = rc ? rc : iol_put_uv(&job, jl);
+            rc = rc ? rc : iol_buf_append(&job, sp->jobid ? sp->jobid : "", jl);
+        }
+        rc = rc ? iol_err(IOLENS_ENOMEM, "out of memory") : put_sect(&body, &dir, IOL_TS_JOB, &job, level, &stored);
+        stt.bytes_meta += stored;
+        iol_buf_release(&job);
+        if (rc)
+            goto done;
+        nsect++;
+    }
     uint16_t major = IOL_TRACE_MAJOR, minor = IOL_TRACE_MINOR;
     if ((rc = iol_buf_append(&hdr, IOL_TRACE_MAGIC, 8)) || (rc = iol_buf_append(&hdr, &major, 2)) ||
         (rc = iol_buf_append(&hdr, &minor, 2)) || (rc = iol_buf_append(&hdr, &nsect, 4)))

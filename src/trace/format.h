@@ -35,6 +35,9 @@ enum iol_func_id {
  *   SELF : u64 samples, u64 post_ns, u64 pre_ns: the tracer's own time around sampled calls
  *          (written before END; see struct iol_rawself), then the same per function:
  *          (bytes - 24) / 24 struct iol_rawselff (an older shim wrote none)
+ *   JOB  : u32 uid, u32 command bytes, the command line (its arguments, each NUL-terminated,
+ *          as /proc/PID/cmdline), then the batch system's job id (no NUL; may be empty);
+ *          written right after the header (older shims wrote none)
  * A spill whose process had to stop tracing early has an empty sibling file
  * "<spill>.off-<reason>", reason one of IOL_RAW_OFF_NAMES (index = code):
  *   closed   : the program closed the tracer's descriptor (close, close_range, closefrom)
@@ -64,7 +67,12 @@ typedef struct iol_rawhdr {
     uint32_t reserved;
 } iol_rawhdr;
 
-enum iol_rawchunk_type { IOL_RAW_RECS = 1, IOL_RAW_PATH = 2, IOL_RAW_RANK = 3, IOL_RAW_END = 4, IOL_RAW_SELF = 5 };
+enum iol_rawchunk_type { IOL_RAW_RECS = 1, IOL_RAW_PATH = 2, IOL_RAW_RANK = 3, IOL_RAW_END = 4, IOL_RAW_SELF = 5,
+                         IOL_RAW_JOB = 6 };
+
+/* Bounds of the JOB chunk's strings (a longer command line is cut at an argument). */
+#define IOL_RAW_MAX_CMDLINE 4096u
+#define IOL_RAW_MAX_JOBID 64u
 
 /* The tracer's own cost, sampled on about one call in 64 of each thread: post_ns sums, over
  * the sampled calls, the time from the call's end stamp (t1) to the record being committed,
@@ -134,14 +142,17 @@ typedef struct iol_rawrec {
  */
 #define IOL_TRACE_MAGIC "IOLTRACE"
 #define IOL_TRACE_MAJOR 1u
-#define IOL_TRACE_MINOR 2u
+#define IOL_TRACE_MINOR 3u
 #define IOL_TRACE_HDR_SIZE 16u
 #define IOL_TRACE_SECT_SIZE 32u
 #define IOL_TRACE_MAX_SECTIONS 16u
 
 /* SELF (since 1.1, optional): u64 nprocs, then per process (META's order) uv samples,
  * uv post_ns, uv pre_ns (iol_rawself). Readers before 1.1 skip it. */
-enum iol_tsect_type { IOL_TS_META = 1, IOL_TS_STRUCT = 2, IOL_TS_TIMES = 3, IOL_TS_SELF = 4 };
+/* JOB (since 1.3, optional): uv nprocs, then per process uv uid + 1 (0: not recorded), uv
+ * command bytes, the command line (JOB chunk), uv job id bytes, the job id. Readers before 1.3
+ * skip it. */
+enum iol_tsect_type { IOL_TS_META = 1, IOL_TS_STRUCT = 2, IOL_TS_TIMES = 3, IOL_TS_SELF = 4, IOL_TS_JOB = 5 };
 enum iol_tsect_codec { IOL_CODEC_RAW = 0, IOL_CODEC_ZSTD = 1 };
 
 typedef struct iol_tsect {

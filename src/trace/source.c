@@ -718,6 +718,36 @@ int iolens_trace_proc_info(iolens_evsource *s, int rank, iolens_trace_proc *out)
     return 0;
 }
 
+int iolens_trace_proc_job(iolens_evsource *s, int rank, iolens_trace_job *out)
+{
+    const iol_proc *p = proc_of(s, rank);
+    if (!p)
+        return IOLENS_EINVAL;
+    out->argv = p->cmd;
+    out->argv_len = p->cmd ? p->cmdlen : 0;
+    out->uid = p->uid;
+    out->jobid = p->jobid;
+    return p->cmd || p->jobid || p->uid >= 0;
+}
+
+size_t iolens_trace_job_command(const iolens_trace_job *job, char *buf, size_t n)
+{
+    size_t len = 0;
+    for (size_t i = 0; job->argv && i < job->argv_len; i++) {
+        char ch = job->argv[i];
+        if (!ch && i + 1 == job->argv_len)
+            break; /* the last argument's end */
+        if (!ch)
+            ch = ' ';
+        if (len + 1 < n)
+            buf[len] = ch;
+        len++;
+    }
+    if (n)
+        buf[len < n ? len : n - 1] = 0;
+    return len;
+}
+
 int iolens_trace_proc_self(iolens_evsource *s, int rank, iolens_trace_self *out)
 {
     const iol_proc *p = proc_of(s, rank);
@@ -764,7 +794,8 @@ int iolens_trace_info(iolens_evsource *s, iolens_trace_stats *out)
         for (size_t k = 0; k < p->nthreads; k++)
             out->nrules += p->th[k].nrules;
     }
-    out->bytes_meta = t->sect[IOL_TS_META].stored + t->sect[IOL_TS_SELF].stored; /* SELF counts as metadata */
+    out->bytes_meta = t->sect[IOL_TS_META].stored + t->sect[IOL_TS_SELF].stored +
+                      t->sect[IOL_TS_JOB].stored; /* SELF and JOB count as metadata */
     out->bytes_struct = t->sect[IOL_TS_STRUCT].stored;
     out->bytes_times = t->sect[IOL_TS_TIMES].stored;
     out->bytes_header = t->sect[IOL_TS_META].at; /* sections follow header + directory */
@@ -910,6 +941,16 @@ int iol_trace_write_spills(iol_trace *t, const char *dir, unsigned *seq)
             const char *s = t->files[p->paths[k]].path;
             size_t l = strlen(s);
             bad = spill_chunk_put(f, IOL_RAW_PATH, 0, &id, 4, s, l > IOL_RAW_MAX_PATH ? IOL_RAW_MAX_PATH : l);
+        }
+        if (!bad && (p->cmd || p->jobid || p->uid >= 0)) { /* the job, as the shim writes it */
+            uint8_t job[8 + IOL_RAW_MAX_CMDLINE + 1];
+            uint32_t uid = p->uid >= 0 ? (uint32_t)p->uid : UINT32_MAX, cl = (uint32_t)(p->cmd ? p->cmdlen : 0);
+            memcpy(job, &uid, 4);
+            memcpy(job + 4, &cl, 4);
+            if (cl)
+                memcpy(job + 8, p->cmd, cl);
+            bad = spill_chunk_put(f, IOL_RAW_JOB, 0, job, 8 + cl, p->jobid ? p->jobid : "",
+                                  p->jobid ? strlen(p->jobid) : 0);
         }
         if (!bad && p->mpi_rank >= 0) {
             int32_t rk[2] = {p->mpi_rank, 0};

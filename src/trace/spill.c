@@ -70,6 +70,7 @@ int iol_spill_read(const char *path, iol_spill_proc *out, iol_spill_recs_fn on_r
 {
     memset(out, 0, sizeof *out);
     out->mpi_rank = -1;
+    out->uid = -1;
     int rc = 0;
     unsigned char *payload = NULL;
     FILE *f = fopen(path, "rb");
@@ -178,6 +179,36 @@ int iol_spill_read(const char *path, iol_spill_proc *out, iol_spill_recs_fn on_r
                 }
             }
             break;
+        case IOL_RAW_JOB: {
+            uint32_t uid, cl;
+            if (c.bytes < 8 || out->cmd || out->jobid)
+                break; /* (one per process; a second is ignored) */
+            memcpy(&uid, payload, 4);
+            memcpy(&cl, payload + 4, 4);
+            size_t jl = c.bytes - 8 - (cl <= c.bytes - 8 ? cl : 0);
+            if (cl > c.bytes - 8 || cl > IOL_RAW_MAX_CMDLINE || jl > IOL_RAW_MAX_JOBID) {
+                rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': bad job chunk at byte %llu", path,
+                             (unsigned long long)pos);
+                goto done;
+            }
+            if ((cl && !(out->cmd = malloc(cl + 1))) || !(out->jobid = malloc(jl + 1))) {
+                rc = iol_err(IOLENS_ENOMEM, "cannot read '%s': out of memory", path);
+                goto done;
+            }
+            out->uid = uid == UINT32_MAX ? -1 : (int64_t)uid;
+            if (cl) { /* every argument NUL-terminated (as the trace's reader makes them) */
+                memcpy(out->cmd, payload + 8, cl);
+                out->cmd[cl] = 0;
+                out->cmdlen = cl;
+                if (out->cmd[cl - 1] && cl < IOL_RAW_MAX_CMDLINE)
+                    out->cmdlen = cl + 1;
+                else
+                    out->cmd[cl - 1] = 0;
+            }
+            memcpy(out->jobid, payload + 8 + cl, jl);
+            out->jobid[jl] = 0;
+            break;
+        }
         default: break; /* unknown chunk types are skipped (forward compatible) */
         }
         pos += sizeof c + c.bytes;
@@ -202,5 +233,7 @@ void iol_spill_release(iol_spill_proc *p)
         free(p->paths[i]);
     free(p->paths);
     free(p->selff);
+    free(p->cmd);
+    free(p->jobid);
     memset(p, 0, sizeof *p);
 }

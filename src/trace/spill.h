@@ -17,6 +17,10 @@ typedef struct iol_spill_proc {
     iol_rawself self; /* the tracer's sampled cost (SELF chunk), zero if none */
     iol_rawselff *selff; /* the same per function (nselff entries; older shims: none) */
     size_t nselff;
+    char *cmd;    /* JOB chunk: the command line, arguments NUL-terminated, cmdlen bytes; NULL if none */
+    size_t cmdlen;
+    int64_t uid;  /* -1 if not recorded */
+    char *jobid;  /* NUL-terminated; NULL if not recorded */
     char **paths; /* by path id; NULL where not defined */
     size_t npaths; /* highest defined id + 1 */
     size_t pcap;

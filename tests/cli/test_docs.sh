@@ -50,7 +50,7 @@ grep -q '^run\.trace' "$IOLENS_TMP/readme/report.html" 2>/dev/null || [ -s "$IOL
   fail "the README's tour wrote no report"
 # what the pages say their examples produce
 [ "$(tail -1 page-counters/diff.txt)" = "# 0 differences" ] && ok || fail "docs/counters.md: the traced run's log and the one from its trace differ"
-[ "$(tail -1 page-darshan/diff.txt)" = "# 3 differences" ] && ok || fail "docs/darshan.md: the obfuscated log: $(tail -1 page-darshan/diff.txt)"
+[ "$(tail -1 page-darshan/diff.txt)" = "# 4 differences" ] && ok || fail "docs/darshan.md: the obfuscated log: $(tail -1 page-darshan/diff.txt)"
 grep -q "template-based advice" page-advise/advice.txt && ok || fail "docs/advise.md: no offline advice"
 if [ -d "$RECORDER_DIR" ]; then
   cmp -s page-recorder/text/0.txt "$RECORDER_DIR/_text/0.txt" && ok || fail "docs/recorder.md: --recorder2text differs from recorder2text"

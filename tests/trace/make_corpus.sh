@@ -25,6 +25,11 @@ rm -rf "$t/d"; mkdir "$t/d"
 # format 1.2's tracer cost per function (SELF section): dd's 12000 calls, about 190 sampled
 "$I" trace -o "$C/dd_self.trace" -- dd if=/dev/zero of="$t/d/x" bs=512 count=6000 status=none 2>/dev/null
 "$I" trace --no-compress -o "$C/raw_dd_self.trace" -- dd if=/dev/zero of="$t/d/x" bs=512 count=6000 status=none 2>/dev/null
+# format 1.3's job section (command line, user, job id), the file's last section: a command
+# line of 8 arguments with spaces and one of over 4096 bytes (cut at an argument)
+SLURM_JOB_ID=31337 "$I" trace --no-compress -o "$C/raw_job.trace" -- sh -c 'echo "$@" >/dev/null' \
+  "two words" 2 3 4 5 6 7 2>/dev/null
+"$I" trace --no-compress -o "$C/raw_job_long.trace" -- /bin/true $(seq 1 1200) 2>/dev/null
 # an HDF5 program's trace: its calls carry notes (hyperslab shape and start, dimensions, chunks)
 H=$b/tests/trace/trace_h5_block
 if [ -x "$H" ]; then
@@ -56,5 +61,14 @@ for k in range(4):
     b = bytearray(base)
     b[len(b) - 1 - random.randrange(24)] = random.randrange(256)
     open(f'{C}/raw_dd_self_flip_end_{k}.trace', 'wb').write(bytes(b))
+# the job section: cut and flipped inside it, and a command line's length made huge
+for name in ('raw_job', 'raw_job_long'):
+    base = open(f'{C}/{name}.trace', 'rb').read()
+    for n in (1, 2, 5, 12, 30):
+        open(f'{C}/{name}_cut_end_{n}.trace', 'wb').write(base[:len(base) - n])
+    for k in range(4):
+        b = bytearray(base)
+        b[len(b) - 1 - random.randrange(40)] = random.randrange(256)
+        open(f'{C}/{name}_flip_end_{k}.trace', 'wb').write(bytes(b))
 PY
 ls "$C" | wc -l

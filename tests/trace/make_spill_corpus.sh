@@ -21,6 +21,7 @@ spill closefrom "$K" closefrom-memfd "$t/d"
 spill dd_4k dd if=/dev/zero of="$t/d/x" bs=4k count=8 status=none
 spill dd_self dd if=/dev/zero of="$t/d/x" bs=512 count=200 status=none  # SELF with its per-function part
 spill shell sh -c "echo x > $t/d/f; cat $t/d/f"
+SLURM_JOB_ID=31337 spill job_long /bin/true $(seq 1 1200)  # a JOB chunk with a command line cut at 4096 bytes
 H=$b/tests/trace/trace_hdf5_probe
 if [ -x "$H" ]; then OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 spill hdf5_probe "$H" "$t/h.log" "$t/d"; fi
 /usr/bin/python3 - "$C" <<'PY'
@@ -48,6 +49,22 @@ for name in ('probe_all', 'threads_3x40', 'dd_4k', 'dd_self'):
             i = random.randrange(HDR, len(b))
             b[i] ^= 1 << random.randrange(8)
         open(f'{C}/{name}_flip_{k}.raw', 'wb').write(bytes(b))
+# the JOB chunk (right after the header): its command length past the chunk, past the bound,
+# its job id past the bound, the chunk cut
+base = open(f'{C}/job_long.raw', 'rb').read()
+magic, typ, thr, n = struct.unpack_from('<IIII', base, HDR)
+assert typ == 6
+for name, cl in (('past_chunk', n), ('past_bound', 5000), ('zero', 0)):
+    b = bytearray(base)
+    struct.pack_into('<I', b, HDR + 16 + 4, cl)
+    open(f'{C}/job_len_{name}.raw', 'wb').write(bytes(b))
+b = bytearray(base)  # 80 bytes of job id: more than the bound
+cl = struct.unpack_from('<I', b, HDR + 20)[0]
+b[HDR + 16 + 8 + cl:HDR + 16 + n] = b'7' * 80
+struct.pack_into('<I', b, HDR + 12, 8 + cl + 80)
+open(f'{C}/job_id_long.raw', 'wb').write(bytes(b))
+for k in (3, 10, n // 2):
+    open(f'{C}/job_cut_{k}.raw', 'wb').write(base[:HDR + 16 + k])
 PY
 rm -f "$C"/*.off-*
 ls "$C" | wc -l

@@ -189,6 +189,39 @@ assert sum(x["samples"] for x in d["tracer_gap_by_function"]) == d["tracer_sampl
 old10=$(dirname "$0")/../../fuzz/corpus/trace/probe_all.trace
 expect_rc 0 "$IOLENS" trace --info "$old10"
 expect_grep '^tracer cost not recorded$' "$T/out"
+expect_grep '^command     not recorded$' "$T/out"
+
+# 8b. the job: each process's command line (its arguments as given, spaces kept inside one),
+# user and batch job id (format 1.3); through a merge, into Darshan's job record and the report
+expect_rc 0 env SLURM_JOB_ID=4711 "$IOLENS" trace -o "$T/job.trace" -- sh -c 'cat "$1" >/dev/null' job-sh "$T/dd.out"
+expect_rc 0 "$IOLENS" trace --info "$T/job.trace" --json
+/usr/bin/python3 - "$T/out" "$T/dd.out" "$(id -u)" <<'PYEOF' && ok || fail "job not recorded as run ($T/out)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+cmds = {c["command"]: c["processes"] for c in d["commands"]}
+assert cmds == {'sh -c cat "$1" >/dev/null job-sh ' + sys.argv[2]: 1, "cat " + sys.argv[2]: 1}, cmds
+assert d["uid"] == int(sys.argv[3]) and d["jobid"] == "4711", d
+PYEOF
+expect_rc 0 "$IOLENS" trace --info "$T/job.trace"
+expect_grep "^command     sh -c cat \"\$1\" >/dev/null job-sh $T/dd.out (1 process)$" "$T/out"
+expect_grep "^job         uid $(id -u), job id 4711$" "$T/out"
+expect_rc 0 "$IOLENS" trace --merge "$T/dd.trace" "$T/job.trace" -o "$T/jobm.trace"
+expect_rc 0 "$IOLENS" trace --info "$T/jobm.trace"
+expect_grep "^command     dd if=/dev/zero of=$T/dd.out bs=512 count=6400 (1 process)$" "$T/out"
+expect_grep "^            cat $T/dd.out (1 process)$" "$T/out"
+expect_rc 0 "$IOLENS" darshan --from "$T/job.trace" -o "$T/job.darshan"
+expect_rc 0 "$IOLENS" darshan "$T/job.darshan"
+expect_grep "^# exe: sh -c cat \"\$1\" >/dev/null job-sh $T/dd.out$" "$T/out"
+expect_grep '^# jobid: 4711$' "$T/out"
+expect_rc 0 "$IOLENS" darshan --from "$T/job.trace" -o "$T/job2.darshan" --exe "given"
+expect_rc 0 "$IOLENS" darshan "$T/job2.darshan"
+expect_grep '^# exe: given$' "$T/out"
+# without a job id in the environment, Darshan's: the pid of the (first) process
+expect_rc 0 env -u SLURM_JOB_ID -u PBS_JOBID -u LSB_JOBID -u COBALT_JOBID -u FLUX_JOB_ID \
+  "$IOLENS" trace -o "$T/nojob.trace" -- cat "$T/dd.out"
+expect_rc 0 "$IOLENS" darshan --from "$T/nojob.trace" -o "$T/nojob.darshan"
+expect_rc 0 "$IOLENS" darshan "$T/nojob.darshan"
+expect_grep '^# jobid: [1-9][0-9]*$' "$T/out"
 
 # 9. usage errors
 expect_rc 2 "$IOLENS" trace
