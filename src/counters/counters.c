@@ -735,14 +735,19 @@ static void rank_start(iolens_counters *c)
     c->ninh = 0;
     c->std_file[0] = c->std_file[1] = c->std_file[2] = -1;
     memset(c->posix_std, 0, sizeof c->posix_std);
+    c->stdio_live = 0;
 }
 
 /* The standard streams. The runtime's STDIO module opens a record for each of stdin, stdout and
  * stderr when it starts ("<STDIN>", "<STDOUT>", "<STDERR>": one open at time 0, an offset of its
  * own from 0), counts the stdio calls on those streams there, and leaves out at the end the ones
- * that were neither read nor written. fileno() on one of them opens a POSIX record of the same
- * name for its descriptor, where the POSIX calls on the descriptor count from then on (until it
- * is closed). A call is on a standard stream when its descriptor is 0, 1 or 2 and names the file
+ * that were neither read nor written. The module starts at the process's first stdio call it
+ * wraps (on any stream; fileno() is the POSIX module's). fileno() on a standard stream once it
+ * has opens a POSIX record of the same name for its descriptor, where the POSIX calls on the
+ * descriptor count from then on (until it is closed); before, the runtime knows no name for
+ * the stream and makes no record (Debian's dd asks stderr's fileno at exit, before its first
+ * wrapped stdio call, the fflush just after: the runtime's log of dd has no "<STDERR>"; checked
+ * with the runtime built from its source). A call is on a standard stream when its descriptor is 0, 1 or 2 and names the file
  * that descriptor named when the process started, or no file (a terminal, a pipe). The stream
  * (0, 1, 2), or -1. */
 static int std_stream(iolens_counters *c, const iolens_event *e, int32_t ev_fd, int module, int is_fileno)
@@ -779,7 +784,9 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, int32_t
         (strstr(e->func, "_unlocked") || !strcmp(e->func, "getline") || !strcmp(e->func, "getdelim") ||
          !strcmp(e->func, "puts") || !strcmp(e->func, "putchar")))
         return 0;
-    if (e->layer == IOLENS_LAYER_STDIO && !c->stdio_started) {
+    if (e->layer == IOLENS_LAYER_STDIO && !is_fileno)
+        c->stdio_live = 1;
+    if (e->layer == IOLENS_LAYER_STDIO && !is_fileno && !c->stdio_started) {
         /* The runtime's STDIO module starts at the first stdio call of the run (on any
          * stream) and registers these names whether or not it keeps records: the real
          * dd and small_writes logs have them, large_seq (no stdio call) has not. */
@@ -795,6 +802,8 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, int32_t
                   ? std_stream(c, e, ev_fd, module, is_fileno)
                   : -1;
     int64_t file = e->file;
+    if (std >= 0 && is_fileno && !c->stdio_live)
+        return 0; /* (see std_stream) */
     if (std >= 0) {
         static const char *const std_names[] = {"<STDIN>", "<STDOUT>", "<STDERR>"};
         path = std_names[std];

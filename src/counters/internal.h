@@ -94,6 +94,8 @@ struct iolens_counters {
     /* the standard streams of the rank being read (see std_stream(), rank_start()) */
     int64_t std_file[3];  /* file of descriptor 0, 1, 2 when the process started (-1: none noted) */
     uint8_t posix_std[3]; /* fileno() named the stream: its POSIX calls count on <STDIN>, ... */
+    int stdio_live;       /* the rank made a stdio call the runtime wraps: its STDIO module knows
+                           * the standard streams (fileno() finds them) */
 };
 
 /* counters.c: common-value helpers exposed for the unit tests through the public API only */

@@ -145,7 +145,7 @@ static void stdio_done(int func, uint64_t t0, int failed, FILE *f, int64_t ret, 
     iol_rawrec *rec = iol_end(func, t0, failed);
     if (rec) {
         int unlocked = func == IOL_F_fgets_unlocked || func == IOL_F_fread_unlocked;
-        rec->fd = !f ? -1 : unlocked ? fileno_unlocked(f) : fileno(f);
+        rec->fd = !f ? -1 : unlocked ? fileno_unlocked(f) : iol_fileno(f);
         rec->file = iol_fd_file(rec->fd);
         rec->ret = ret;
         rec->a[1] = a1;
@@ -158,7 +158,7 @@ static void fread_done(int func, uint64_t t0, FILE *f, size_t r, size_t size, si
     int unlocked = func == IOL_F_fread_unlocked;
     iol_rawrec *rec = iol_end(func, t0, r < n && f && (unlocked ? ferror_unlocked(f) : ferror(f)));
     if (rec) {
-        rec->fd = !f ? -1 : unlocked ? fileno_unlocked(f) : fileno(f);
+        rec->fd = !f ? -1 : unlocked ? fileno_unlocked(f) : iol_fileno(f);
         rec->file = iol_fd_file(rec->fd);
         rec->ret = (int64_t)r;
         rec->a[1] = (int64_t)(size * n);

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sched.h>
+#include <stdio.h>
 
 #include "trace/format.h"
 
@@ -66,6 +67,9 @@ static inline int iol_tracing(int layer_bit)
 }
 
 uint64_t iol_now(void);
+
+/* glibc's fileno, for the shim's own use (stdio.c): the program's calls are traced */
+int iol_fileno(FILE *f);
 
 /* Calls of this thread left before the next one whose tracer cost is sampled (iol_rawself). */
 extern __thread int iol_shim_sample_in __attribute__((tls_model("initial-exec")));

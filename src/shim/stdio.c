@@ -9,15 +9,40 @@
 #include <stdio.h>
 #include <string.h>
 
+/* glibc's fileno: the shim's own calls are not the program's (a call to fileno inside the shim
+ * would reach the wrapper below) */
+int iol_fileno(FILE *f)
+{
+    IOL_REAL(fileno);
+    return real_fileno(f);
+}
+
 /* the stream's descriptor, errno kept; the _unlocked calls' without taking the stream's lock */
 static int sfd_with(FILE *f, int unlocked)
 {
     if (!f)
         return -1;
     int saved = errno;
-    int fd = unlocked ? fileno_unlocked(f) : fileno(f);
+    int fd = unlocked ? fileno_unlocked(f) : iol_fileno(f);
     errno = saved;
     return fd;
+}
+
+IOL_EXPORT int fileno(FILE *f)
+{
+    IOL_REAL(fileno);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_fileno(f);
+    uint64_t t0 = iol_begin();
+    int r = real_fileno(f);
+    iol_rawrec *rec = iol_end(IOL_F_fileno, t0, r < 0);
+    if (rec) {
+        rec->fd = r;
+        rec->file = iol_fd_file(r);
+        rec->ret = r;
+        iol_commit(rec);
+    }
+    return r;
 }
 
 static int sfd(FILE *f) { return sfd_with(f, 0); }

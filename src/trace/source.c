@@ -314,7 +314,7 @@ static const arg_spec arg_specs[] = {
     {"printf", "P1"}, {"vprintf", "P1"}, {"puts", "BP"}, {"putchar", "2P"},
     {"fgets", "B1P"}, {"fputc", "2P"}, {"fgetc", "P"}, {"fseek", "P02"}, {"ftell", "P"}, {"rewind", "P"},
     {"fflush", "P"}, {"getc", "P"}, {"putc", "2P"}, {"fscanf", "P1"}, {"fseeko", "P02"}, {"fseeko64", "P02"},
-    {"ftello", "P"}, {"ftello64", "P"}, {"getline", "B1P"}, {"getdelim", "B12P"}, {"MPI_File_open", "P0"}, {"MPI_File_close", "P"}, {"MPI_File_sync", "P"},
+    {"ftello", "P"}, {"ftello64", "P"}, {"fileno", "P"}, {"getline", "B1P"}, {"getdelim", "B12P"}, {"MPI_File_open", "P0"}, {"MPI_File_close", "P"}, {"MPI_File_sync", "P"},
     {"MPI_File_set_size", "P1"}, {"MPI_File_preallocate", "P1"}, {"MPI_File_set_view", "P023"},
     {"MPI_File_seek", "P02"}, {"MPI_File_seek_shared", "P02"}, {"MPI_Wait", "3"}, {"MPI_Waitall", "3"},
     {"MPI_Waitany", "32"}, {"MPI_Waitsome", "32"}, {"MPI_Test", "32"}, {"MPI_Testall", "32"},

@@ -77,4 +77,58 @@ expect_rc 0 "$IOLENS" darshan --from "$W/u.trace" -o "$W/u.darshan" --all-paths
 expect_rc 0 "$IOLENS" darshan "$W/u.darshan"
 if grep -qP "^STDIO\t.*\t<STD(IN|OUT|ERR)>\t" "$IOLENS_TMP/out"; then fail "a stream only flushed has a record"; else ok; fi
 expect_grep "STDIO_BYTES_WRITTEN	9	$W/own.txt	" "$IOLENS_TMP/out"
+
+# fileno() opens a POSIX record of the stream's file, as the runtime's wrapper does (POSIX_FILENOS,
+# counted among the opens), once the runtime's STDIO module knows the stream: for a standard
+# stream, after the process's first stdio call the module wraps (any stream). Each figure below is
+# what the Darshan runtime (built from its source, run on these programs) wrote:
+#  q 0: fileno(stdout) before any stdio call: no "<STDOUT>", and its writes on no record; the
+#       file's own name for a stream it opened (fsync(fileno(f)), twice); fileno(stderr) at exit
+#       (after the fopen): "<STDERR>", OPENS 1, FILENOS 1
+#  q 1: fflush(stdout) first: "<STDOUT>", OPENS 1, FILENOS 1, and the 3 writes on it
+cat >"$W/q.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+static void late(void) { (void)fileno(stderr); }
+int main(int argc, char **argv)
+{
+    atexit(late);
+    if (argv[1][0] == '1')
+        fflush(stdout);
+    int fd = fileno(stdout);
+    for (int i = 0; i < 3; i++)
+        if (write(fd, "abcd", 4) != 4)
+            return 1;
+    FILE *f = fopen(argv[2], "w");
+    if (!f || fputs("data\n", f) == EOF || fflush(f) || fsync(fileno(f)) || fsync(fileno(f)))
+        return 1;
+    return fclose(f) != 0;
+}
+C
+"${CC:-cc}" -O1 -o "$W/q" "$W/q.c" || { fail "cc failed"; finish; }
+pval() { grep -P "^POSIX\t" "$W/c.txt" | awk -F'\t' -v k="$1" -v p="$2" '$4 == k && $6 == p { print $5 }' | head -1; }
+pcheck() { local got; got=$(pval "$1" "$2"); if [ "$got" = "$3" ]; then ok; else fail "q $m: $1 of $2: '$got', want $3"; fi; }
+for m in 0 1; do
+  "$IOLENS" trace -o "$W/f$m.trace" -- "$W/q" $m "$W/q.txt" >"$W/q.out"
+  [ "$(cat "$W/q.out")" = abcdabcdabcd ] && ok || fail "the program's output changed"
+  expect_rc 0 "$IOLENS" darshan --from "$W/f$m.trace" -o "$W/f$m.darshan" --all-paths
+  expect_rc 0 "$IOLENS" darshan "$W/f$m.darshan"
+  cp "$IOLENS_TMP/out" "$W/c.txt"
+  pcheck POSIX_FILENOS "$W/q.txt" 2
+  pcheck POSIX_OPENS "$W/q.txt" 2
+  pcheck POSIX_FSYNCS "$W/q.txt" 2
+  pcheck POSIX_OPENS '<STDERR>' 1
+  pcheck POSIX_FILENOS '<STDERR>' 1
+  if [ $m = 0 ]; then
+    if grep -qP "^POSIX\t.*\t(<STDOUT>|\Q$W/q.out\E)\t" "$W/c.txt"; then fail "q 0: a POSIX record of stdout"; else ok; fi
+  else
+    pcheck POSIX_FILENOS '<STDOUT>' 1
+    pcheck POSIX_OPENS '<STDOUT>' 1
+    pcheck POSIX_WRITES '<STDOUT>' 3
+    pcheck POSIX_BYTES_WRITTEN '<STDOUT>' 12
+  fi
+  expect_rc 0 "$IOLENS" trace --print "$W/f$m.trace"
+  [ "$(grep -c ' fileno(' "$IOLENS_TMP/out")" = 4 ] && ok || fail "q $m: not 4 fileno calls in the trace"
+done
 finish

@@ -586,8 +586,10 @@ static void stdio_calls(logb *L, const char *dir)
     memset(buf, 'y', sizeof buf);
     snprintf(p, sizeof p, "%s/s.txt", dir);
     FILE *f = fopen(p, "w+");
-    int fd = fileno(f);
+    int fd = fileno_unlocked(f); /* (the probe's own bookkeeping: fileno_unlocked is not traced) */
     logc(L, "fopen", p, -1, fd, 0, "flags=0x%x", O_RDWR | O_CREAT | O_TRUNC);
+    int r0 = fileno(f);
+    logc(L, "fileno", p, fd, r0, 0, NULL);
     size_t n = fwrite(buf, 8, 4, f);
     logc(L, "fwrite", p, fd, (long long)n, 0, "size=8, nmemb=4");
     int r = fprintf(f, "value %d\n", 42);
@@ -640,21 +642,21 @@ static void stdio_calls(logb *L, const char *dir)
     fd = open(p, O_RDONLY);
     logc(L, "open", p, -1, fd, E(fd), "flags=0x0, mode=00");
     f = fdopen(fd, "r");
-    logc(L, "fdopen", p, fd, fileno(f), 0, "flags=0x0");
+    logc(L, "fdopen", p, fd, fileno_unlocked(f), 0, "flags=0x0");
     pthread_mutex_lock(&stream_list);
     f = freopen(p, "a", f);
     pthread_mutex_unlock(&stream_list);
-    int nfd = fileno(f);
+    int nfd = fileno_unlocked(f);
     logc(L, "freopen", p, fd, nfd, 0, "flags=0x%x", O_WRONLY | O_CREAT | O_APPEND);
     r = fclose(f);
     logc(L, "fclose", p, nfd, r, r ? errno : 0, NULL);
     f = fopen64(p, "r");
-    fd = fileno(f);
+    fd = fileno_unlocked(f);
     logc(L, "fopen64", p, -1, fd, 0, "flags=0x0");
     pthread_mutex_lock(&stream_list);
     f = freopen64(p, "r+", f);
     pthread_mutex_unlock(&stream_list);
-    nfd = fileno(f);
+    nfd = fileno_unlocked(f);
     logc(L, "freopen64", p, fd, nfd, 0, "flags=0x%x", O_RDWR);
     r = fclose(f);
     logc(L, "fclose", p, nfd, r, r ? errno : 0, NULL);
@@ -724,7 +726,7 @@ static void stdio_unlocked_calls(logb *L, const char *dir)
     memset(buf, 'u', sizeof buf);
     snprintf(p, sizeof p, "%s/u.txt", dir);
     FILE *f = fopen(p, "w+");
-    int fd = fileno(f);
+    int fd = fileno_unlocked(f);
     logc(L, "fopen", p, -1, fd, 0, "flags=0x%x", O_RDWR | O_CREAT | O_TRUNC);
     size_t n = p_fwrite_unlocked(buf, 4, 5, f);
     logc(L, "fwrite_unlocked", p, fd, (long long)n, 0, "size=4, nmemb=5");
