@@ -73,6 +73,10 @@ typedef enum iolens_op {
 /* the source's read of a copy between files made by the kernel (copy_file_range, sendfile): the
  * same call as the next event, the target's write; both have the bytes copied as size */
 #define IOLENS_EVF_COPY_SOURCE 0x20u
+/* the program called the function's fortified entry point (glibc's _FORTIFY_SOURCE:
+ * __fprintf_chk for fprintf, __read_chk for read, ...), which the event names by the plain
+ * function; iolens_trace_entry_name() gives the entry point's name */
+#define IOLENS_EVF_FORTIFIED 0x40u
 
 /**
  * One call. Strings (func, path, args) point into memory owned by the

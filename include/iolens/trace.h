@@ -183,6 +183,10 @@ IOLENS_API int iolens_trace_proc_self(iolens_evsource *s, int rank, iolens_trace
 /** Section sizes and counts of an open trace (ncalls etc. as in build). */
 IOLENS_API int iolens_trace_info(iolens_evsource *s, iolens_trace_stats *out);
 
+/** The name of the entry point the program called for e: e->func, or for an event flagged
+ * IOLENS_EVF_FORTIFIED glibc's fortified entry point of that function ("__fprintf_chk"). */
+IOLENS_API const char *iolens_trace_entry_name(const iolens_event *e);
+
 /**
  * The raw arguments of the last event returned by iolens_evsource_next() for
  * rank: fd (or fileno / MPI file index) and a[4] as the shim recorded them

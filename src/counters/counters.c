@@ -110,7 +110,9 @@ static void crec_init(iol_crec *r, const iolens_counters_opts *o)
     if (r->module == IOLENS_DARSHAN_POSIX) {
         r->c[IOL_DC_POSIX_MMAPS] = -1; /* not monitored unless mmap calls are seen */
         r->c[IOL_DC_POSIX_MEM_ALIGNMENT] = o->mem_alignment;
-        r->c[IOL_DC_POSIX_FILE_ALIGNMENT] = o->file_alignment;
+        /* (a standard stream's record, file -2 - stream: its name is on no file system the
+         * runtime knows, whose block size it takes: -1, and no call counts as not aligned) */
+        r->c[IOL_DC_POSIX_FILE_ALIGNMENT] = r->file <= -2 ? -1 : o->file_alignment;
     }
 }
 
@@ -780,6 +782,8 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, int32_t
     /* The runtime's STDIO module wraps neither the _unlocked calls nor getline and getdelim
      * (glibc's headers make getline a call of __getdelim), nor puts and putchar (it wraps printf
      * and vprintf): none of them makes a record or counts */
+    if ((e->flags & IOLENS_EVF_FORTIFIED) && !c->opts.fortified)
+        return 0; /* nor glibc's fortified entry points (see iolens_counters_opts.fortified) */
     if (e->layer == IOLENS_LAYER_STDIO && e->func &&
         (strstr(e->func, "_unlocked") || !strcmp(e->func, "getline") || !strcmp(e->func, "getdelim") ||
          !strcmp(e->func, "puts") || !strcmp(e->func, "putchar")))

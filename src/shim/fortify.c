@@ -112,7 +112,7 @@ IOL_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
         return real___read_chk(fd, buf, n, buflen);
     uint64_t t0 = iol_begin();
     ssize_t r = real___read_chk(fd, buf, n, buflen);
-    xfer(IOL_F_read, t0, r, fd, 0, (int64_t)n, buf);
+    xfer(IOL_F___read_chk, t0, r, fd, 0, (int64_t)n, buf);
     return r;
 }
 
@@ -123,7 +123,7 @@ IOL_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t bu
         return real___pread_chk(fd, buf, n, off, buflen);
     uint64_t t0 = iol_begin();
     ssize_t r = real___pread_chk(fd, buf, n, off, buflen);
-    xfer(IOL_F_pread, t0, r, fd, off, (int64_t)n, buf);
+    xfer(IOL_F___pread_chk, t0, r, fd, off, (int64_t)n, buf);
     return r;
 }
 
@@ -134,7 +134,7 @@ IOL_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_
         return real___pread64_chk(fd, buf, n, off, buflen);
     uint64_t t0 = iol_begin();
     ssize_t r = real___pread64_chk(fd, buf, n, off, buflen);
-    xfer(IOL_F_pread64, t0, r, fd, off, (int64_t)n, buf);
+    xfer(IOL_F___pread64_chk, t0, r, fd, off, (int64_t)n, buf);
     return r;
 }
 
@@ -144,7 +144,7 @@ static void stdio_done(int func, uint64_t t0, int failed, FILE *f, int64_t ret, 
 {
     iol_rawrec *rec = iol_end(func, t0, failed);
     if (rec) {
-        int unlocked = func == IOL_F_fgets_unlocked || func == IOL_F_fread_unlocked;
+        int unlocked = func == IOL_F___fgets_unlocked_chk || func == IOL_F___fread_unlocked_chk;
         rec->fd = !f ? -1 : unlocked ? fileno_unlocked(f) : iol_fileno(f);
         rec->file = iol_fd_file(rec->fd);
         rec->ret = ret;
@@ -155,7 +155,7 @@ static void stdio_done(int func, uint64_t t0, int failed, FILE *f, int64_t ret, 
 
 static void fread_done(int func, uint64_t t0, FILE *f, size_t r, size_t size, size_t n)
 {
-    int unlocked = func == IOL_F_fread_unlocked;
+    int unlocked = func == IOL_F___fread_unlocked_chk;
     iol_rawrec *rec = iol_end(func, t0, r < n && f && (unlocked ? ferror_unlocked(f) : ferror(f)));
     if (rec) {
         rec->fd = !f ? -1 : unlocked ? fileno_unlocked(f) : iol_fileno(f);
@@ -175,7 +175,7 @@ IOL_EXPORT size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE 
         return real___fread_chk(p, plen, size, n, f);
     uint64_t t0 = iol_begin();
     size_t r = real___fread_chk(p, plen, size, n, f);
-    fread_done(IOL_F_fread, t0, f, r, size, n);
+    fread_done(IOL_F___fread_chk, t0, f, r, size, n);
     return r;
 }
 
@@ -186,7 +186,7 @@ IOL_EXPORT size_t __fread_unlocked_chk(void *p, size_t plen, size_t size, size_t
         return real___fread_unlocked_chk(p, plen, size, n, f);
     uint64_t t0 = iol_begin();
     size_t r = real___fread_unlocked_chk(p, plen, size, n, f);
-    fread_done(IOL_F_fread_unlocked, t0, f, r, size, n);
+    fread_done(IOL_F___fread_unlocked_chk, t0, f, r, size, n);
     return r;
 }
 
@@ -197,7 +197,7 @@ IOL_EXPORT char *__fgets_unlocked_chk(char *s, size_t size, int n, FILE *f)
         return real___fgets_unlocked_chk(s, size, n, f);
     uint64_t t0 = iol_begin();
     char *r = real___fgets_unlocked_chk(s, size, n, f);
-    stdio_done(IOL_F_fgets_unlocked, t0, !r && ferror_unlocked(f), f, r ? (int64_t)strlen(r) : -1, n);
+    stdio_done(IOL_F___fgets_unlocked_chk, t0, !r && ferror_unlocked(f), f, r ? (int64_t)strlen(r) : -1, n);
     return r;
 }
 
@@ -208,7 +208,7 @@ IOL_EXPORT int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap)
         return real___vfprintf_chk(f, flag, fmt, ap);
     uint64_t t0 = iol_begin();
     int r = real___vfprintf_chk(f, flag, fmt, ap);
-    stdio_done(IOL_F_vfprintf, t0, r < 0, f, r, r > 0 ? r : 0);
+    stdio_done(IOL_F___vfprintf_chk, t0, r < 0, f, r, r > 0 ? r : 0);
     return r;
 }
 
@@ -227,7 +227,7 @@ IOL_EXPORT int __fprintf_chk(FILE *f, int flag, const char *fmt, ...)
     uint64_t t0 = iol_begin();
     int r = real_vchk(f, flag, fmt, ap);
     va_end(ap);
-    stdio_done(IOL_F_fprintf, t0, r < 0, f, r, r > 0 ? r : 0);
+    stdio_done(IOL_F___fprintf_chk, t0, r < 0, f, r, r > 0 ? r : 0);
     return r;
 }
 
@@ -238,7 +238,7 @@ IOL_EXPORT int __vprintf_chk(int flag, const char *fmt, va_list ap)
         return real___vprintf_chk(flag, fmt, ap);
     uint64_t t0 = iol_begin();
     int r = real___vprintf_chk(flag, fmt, ap);
-    stdio_done(IOL_F_vprintf, t0, r < 0, stdout, r, r > 0 ? r : 0);
+    stdio_done(IOL_F___vprintf_chk, t0, r < 0, stdout, r, r > 0 ? r : 0);
     return r;
 }
 
@@ -257,7 +257,7 @@ IOL_EXPORT int __printf_chk(int flag, const char *fmt, ...)
     uint64_t t0 = iol_begin();
     int r = real_vchk(flag, fmt, ap);
     va_end(ap);
-    stdio_done(IOL_F_printf, t0, r < 0, stdout, r, r > 0 ? r : 0);
+    stdio_done(IOL_F___printf_chk, t0, r < 0, stdout, r, r > 0 ? r : 0);
     return r;
 }
 
@@ -268,7 +268,7 @@ IOL_EXPORT char *__fgets_chk(char *s, size_t size, int n, FILE *f)
         return real___fgets_chk(s, size, n, f);
     uint64_t t0 = iol_begin();
     char *r = real___fgets_chk(s, size, n, f);
-    stdio_done(IOL_F_fgets, t0, !r && ferror(f), f, r ? (int64_t)strlen(r) : -1, n);
+    stdio_done(IOL_F___fgets_chk, t0, !r && ferror(f), f, r ? (int64_t)strlen(r) : -1, n);
     return r;
 }
 

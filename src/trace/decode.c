@@ -558,7 +558,9 @@ static int parse_self(iol_trace *t)
             uint64_t id = iol_get_uv(&c), samples = iol_get_uv(&c), post = iol_get_uv(&c);
             if (c.bad || id >= IOL_F_COUNT || t->func_map[id] < 0 || !samples)
                 continue;
-            p->selff[p->nselff++] = (iol_selff){(uint32_t)t->func_map[id], samples, post, 0};
+            /* (a fortified entry point's figures are its plain call's: the reader's records
+             * carry the plain id) */
+            p->selff[p->nselff++] = (iol_selff){iol_func_plain((unsigned)t->func_map[id]), samples, post, 0};
         }
         self_fallback(p);
     }

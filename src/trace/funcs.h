@@ -22,6 +22,15 @@ const iol_func_info *iol_func_by_id(unsigned id);
 /* Id of a name, or -1. */
 int iol_func_by_name(const char *name);
 
+/* glibc's fortified entry points (funcs.def): the plain call of one (__fprintf_chk: fprintf),
+ * id itself for any other; and back (fprintf: __fprintf_chk; id itself when it has none). */
+unsigned iol_func_plain(unsigned id);
+unsigned iol_func_fortified(unsigned id);
+
+/* iol_rawrec.pad in a reader's records: the call went through the fortified entry point of its
+ * function (the record carries the plain id) */
+#define IOL_REC_FORTIFIED 1u
+
 /* The stdio calls that report the position (ftell, ftello(64): ret) and that set it
  * (fseek, fseeko(64): a0 offset, a2 whence). */
 static inline int iol_func_is_ftell(unsigned id)

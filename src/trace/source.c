@@ -101,6 +101,13 @@ static int thread_next(iol_trace *t, int rank, iol_proc *p, iol_thread *th, iol_
     r->t1 = (uint64_t)t0 + (uint64_t)dur;
     th->tprev = (int64_t)r->t1;
     th->done++;
+    /* a fortified entry point: the plain call from here on (its predictions and durations
+     * above are the entry point's own, as the writer kept them) */
+    unsigned plain = iol_func_plain((unsigned)local);
+    if (plain != (unsigned)local) {
+        r->func = (uint16_t)plain;
+        r->pad = IOL_REC_FORTIFIED;
+    }
     return 1;
 }
 
@@ -212,6 +219,8 @@ static void fill_event(iol_trace *t, int rank, iol_proc *p, const iol_thread *th
     ev->layer = fi->layer;
     ev->op = fi->op;
     ev->func = fi->name;
+    if (r->pad & IOL_REC_FORTIFIED)
+        ev->flags |= IOLENS_EVF_FORTIFIED;
     ev->self_after = p->self_other;
     for (size_t k = 0; k < p->nselff; k++) /* a handful: the functions the process called */
         if (p->selff[k].func == r->func) {
@@ -718,6 +727,14 @@ int iolens_trace_proc_info(iolens_evsource *s, int rank, iolens_trace_proc *out)
     return 0;
 }
 
+const char *iolens_trace_entry_name(const iolens_event *e)
+{
+    if (!e->func || !(e->flags & IOLENS_EVF_FORTIFIED))
+        return e->func;
+    int id = iol_func_by_name(e->func);
+    return id < 0 ? e->func : iol_func_by_id(iol_func_fortified((unsigned)id))->name;
+}
+
 int iolens_trace_proc_job(iolens_evsource *s, int rank, iolens_trace_job *out)
 {
     const iol_proc *p = proc_of(s, rank);
@@ -963,6 +980,9 @@ int iol_trace_write_spills(iol_trace *t, const char *dir, unsigned *seq)
             int got;
             while ((got = thread_next(t, (int)i, p, th, &batch[n])) == 1) {
                 iol_rawrec *r = &batch[n];
+                if (r->pad & IOL_REC_FORTIFIED) /* the entry point, as the shim records it */
+                    r->func = (uint16_t)iol_func_fortified(r->func);
+                r->pad = 0;
                 r->t0 = t->start_ns + r->t0 * t->res_ns;
                 r->t1 = t->start_ns + r->t1 * t->res_ns;
                 if (++n == BATCH) {

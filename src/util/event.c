@@ -130,6 +130,10 @@ int iolens_event_write_json(FILE *out, const iolens_event *ev, const iolens_file
         iol_jsonw_key(&w, "copy_source");
         iol_jsonw_bool(&w, 1);
     }
+    if (ev->flags & IOLENS_EVF_FORTIFIED) { /* (through glibc's fortified entry point of func) */
+        iol_jsonw_key(&w, "fortified");
+        iol_jsonw_bool(&w, 1);
+    }
     iol_jsonw_key(&w, "ret");
     iol_jsonw_int(&w, ev->ret);
     iol_jsonw_key(&w, "errno");

@@ -137,7 +137,7 @@ __attribute__((format(printf, 5, 6))) static void vfp_chk(logb *b, FILE *f, cons
     va_start(ap, fmt);
     int r = __vfprintf_chk(f, 1, fmt, ap);
     va_end(ap);
-    logc(b, "vfprintf", path, fd, r, E(r), "size=%d", r > 0 ? r : 0);
+    logc(b, "__vfprintf_chk", path, fd, r, E(r), "size=%d", r > 0 ? r : 0);
 }
 
 /* k: the thread's slot (its dup2/dup3 target descriptors) */
@@ -266,11 +266,11 @@ static void posix_calls(logb *L, const char *dir, int k)
     logc(L, "__fxstat64", p, fd, x, E(x), "ver=1");
     /* fortified entry points (recorded under the plain name) */
     r = __read_chk(fd, buf, 20, sizeof buf);
-    logc(L, "read", p, fd, r, E(r), "size=20");
+    logc(L, "__read_chk", p, fd, r, E(r), "size=20");
     r = __pread_chk(fd, buf, 16, 8, sizeof buf);
-    logc(L, "pread", p, fd, r, E(r), "off=8, size=16");
+    logc(L, "__pread_chk", p, fd, r, E(r), "off=8, size=16");
     r = __pread64_chk(fd, buf, 16, 24, sizeof buf);
-    logc(L, "pread64", p, fd, r, E(r), "off=24, size=16");
+    logc(L, "__pread64_chk", p, fd, r, E(r), "off=24, size=16");
     x = fcntl64(fd, F_GETFD);
     logc(L, "fcntl", p, fd, x, E(x), "cmd=%d, arg=0", F_GETFD);
     int fd2 = dup(fd);
@@ -596,7 +596,7 @@ static void stdio_calls(logb *L, const char *dir)
     logc(L, "fprintf", p, fd, r, E(r), "size=%d", r);
     vfp(L, f, p, fd, "more %s\n", "text");
     r = __fprintf_chk(f, 1, "chk %d\n", 7);
-    logc(L, "fprintf", p, fd, r, E(r), "size=%d", r);
+    logc(L, "__fprintf_chk", p, fd, r, E(r), "size=%d", r);
     vfp_chk(L, f, p, fd, "vchk %s\n", "text");
     r = fputs("line\n", f);
     logc(L, "fputs", p, fd, r, r == EOF ? errno : 0, "size=5");
@@ -617,7 +617,7 @@ static void stdio_calls(logb *L, const char *dir)
     char *s = fgets(buf, 64, f);
     logc(L, "fgets", p, fd, s ? (long long)strlen(s) : -1, 0, "n=64");
     s = __fgets_chk(buf, sizeof buf, 32, f);
-    logc(L, "fgets", p, fd, s ? (long long)strlen(s) : -1, 0, "n=32");
+    logc(L, "__fgets_chk", p, fd, s ? (long long)strlen(s) : -1, 0, "n=32");
     /* the file: 32 x 'y', "value 42\n", ... */
     r = fseeko(f, 32, SEEK_SET);
     logc(L, "fseeko", p, fd, r, r ? errno : 0, "off=32, whence=0");
@@ -690,7 +690,7 @@ __attribute__((format(printf, 4, 5))) static void vpr(logb *b, const char *path,
     va_start(ap, fmt);
     int r = chk ? __vprintf_chk(1, fmt, ap) : p_vprintf(fmt, ap);
     va_end(ap);
-    logc(b, "vprintf", path, 1, r, E(r), "size=%d", r > 0 ? r : 0);
+    logc(b, chk ? "__vprintf_chk" : "vprintf", path, 1, r, E(r), "size=%d", r > 0 ? r : 0);
 }
 
 /* The calls that write to stdout, on its path when it is a file (the test's output file; looked
@@ -709,7 +709,7 @@ static void stdout_calls(logb *L)
     logc(L, "printf", p, 1, r, E(r), "size=%d", r > 0 ? r : 0);
     vpr(L, p, 0, "probe: %s\n", "vprintf");
     r = __printf_chk(1, "probe: %s\n", "__printf_chk");
-    logc(L, "printf", p, 1, r, E(r), "size=%d", r > 0 ? r : 0);
+    logc(L, "__printf_chk", p, 1, r, E(r), "size=%d", r > 0 ? r : 0);
     vpr(L, p, 1, "probe: %s\n", "__vprintf_chk");
     r = puts("probe: puts");
     logc(L, "puts", p, 1, r, r == EOF ? errno : 0, "size=%d", 12);
@@ -743,9 +743,9 @@ static void stdio_unlocked_calls(logb *L, const char *dir)
     n = p_fread_unlocked(buf, 2, 3, f); /* the file: 20 x 'u', "one\ntwo;three\nA\n" */
     logc(L, "fread_unlocked", p, fd, (long long)n, 0, "size=2, nmemb=3");
     n = __fread_chk(buf, sizeof buf, 1, 4, f);
-    logc(L, "fread", p, fd, (long long)n, 0, "size=1, nmemb=4");
+    logc(L, "__fread_chk", p, fd, (long long)n, 0, "size=1, nmemb=4");
     n = __fread_unlocked_chk(buf, sizeof buf, 5, 2, f); /* to byte 20 */
-    logc(L, "fread_unlocked", p, fd, (long long)n, 0, "size=5, nmemb=2");
+    logc(L, "__fread_unlocked_chk", p, fd, (long long)n, 0, "size=5, nmemb=2");
     r = p_fgetc_unlocked(f); /* 'o' */
     logc(L, "fgetc_unlocked", p, fd, r, 0, NULL);
     r = p_getc_unlocked(f); /* 'n' */
@@ -766,7 +766,7 @@ static void stdio_unlocked_calls(logb *L, const char *dir)
     got = p_getline(&line, &cap, f); /* the end: -1 */
     logc(L, "getline", p, fd, (long long)got, 0, "n=%zu", cap2);
     s = __fgets_unlocked_chk(buf, sizeof buf, 32, f); /* the end: NULL */
-    logc(L, "fgets_unlocked", p, fd, s ? (long long)strlen(s) : -1, 0, "n=32");
+    logc(L, "__fgets_unlocked_chk", p, fd, s ? (long long)strlen(s) : -1, 0, "n=32");
     free(line);
     r = fclose(f);
     logc(L, "fclose", p, fd, r, r ? errno : 0, NULL);
