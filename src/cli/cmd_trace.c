@@ -125,19 +125,14 @@ static int build(const char *spill, const char *out, uint64_t res, int quiet)
     return CLI_OK;
 }
 
-/* --darshan: the Darshan log of the built trace (Darshan's defaults; exe =
- * the traced command line). */
+/* --darshan: the Darshan log of the built trace (Darshan's defaults; exe, uid and job id those
+ * the trace recorded of its first process, as the runtime writes them). */
 static int darshan_all_paths;
 
-static int write_darshan(const char *trace, const char *log, char **cmd)
+static int write_darshan(const char *trace, const char *log)
 {
-    char exe[1024] = "";
-    size_t n = 0;
-    for (int i = 0; cmd[i] && n + 1 < sizeof exe; i++)
-        n += (size_t)snprintf(exe + n, sizeof exe - n, "%s%s", i ? " " : "", cmd[i]);
     iolens_counters_opts o;
     iolens_counters_opts_init(&o);
-    o.exe = exe;
     o.all_paths = darshan_all_paths;
     return iol_darshan_from_write(trace, log, &o, 0) < 0 ? CLI_FAIL : CLI_OK;
 }
@@ -188,7 +183,7 @@ static int mpi_finish(const char *spill, const char *out, const char *rank, cons
         iolens_trace_remove_spill(rename(spill, gone) == 0 ? gone : spill);
     }
     if (rc == CLI_OK && darshan) /* only the rank that built the trace */
-        rc = write_darshan(out, darshan, cmd);
+        rc = write_darshan(out, darshan);
     return rc;
 }
 
@@ -367,7 +362,7 @@ static int run(const char *out, const char *layers, uint64_t res, const char *da
     else if (!rank && spill_is_empty(abs_spill))
         rmdir(abs_spill);
     if (!rank && rc == CLI_OK && darshan)
-        rc = write_darshan(out, darshan, cmd);
+        rc = write_darshan(out, darshan);
     if (rc != CLI_OK) /* no trace; still report a failing command's own status (e.g. 127: not found) */
         return (WIFEXITED(status) && WEXITSTATUS(status)) ? WEXITSTATUS(status) : rc;
     if (WIFSIGNALED(status)) {

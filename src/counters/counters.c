@@ -1748,10 +1748,39 @@ static int set_mounts(iolens_counters *c)
     return 0;
 }
 
+/* The command line as the Darshan runtime writes it as "exe". An MPI process's from the
+ * arguments MPI_Init is given: joined by single spaces. Any other's from /proc/self/cmdline,
+ * read with fgets and each NUL made a space: every argument followed by a space, up to an
+ * empty argument (two NULs end it) or a newline (darshan-util ends the exe there). Returns
+ * the length written into buf (n > 0, NUL-terminated). */
+static size_t darshan_exe(const iolens_trace_job *j, int mpi, char *buf, size_t n)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < j->argv_len && len + 1 < n;) {
+        const char *a = j->argv + i;
+        size_t l = strnlen(a, j->argv_len - i);
+        if (!mpi && !l && i)
+            break;
+        const char *nl = mpi ? NULL : memchr(a, '\n', l);
+        size_t take = nl ? (size_t)(nl - a) : l;
+        if (take > n - 1 - len)
+            take = n - 1 - len;
+        memcpy(buf + len, a, take);
+        len += take;
+        i += l + 1;
+        if (nl)
+            break;
+        if ((!mpi || i < j->argv_len) && len + 1 < n)
+            buf[len++] = ' ';
+    }
+    buf[len] = 0;
+    return len;
+}
+
 /* What an iolens trace recorded of the job (format 1.3), where the options leave it unset: the
- * first process's command line as "exe" (rank 0 of an MPI job), its user, and the batch
- * system's job id, else that process's pid (the Darshan runtime's rule: an integer from the
- * job id variable, else the pid). line holds the command. */
+ * first process's command line as "exe" (rank 0 of an MPI job; darshan_exe), its user, and the
+ * batch system's job id, else that process's pid (the Darshan runtime's rule: an integer from
+ * the job id variable, else the pid). line holds the command. */
 static void job_from_trace(iolens_counters *c, iolens_evsource *trace, char *line, size_t n)
 {
     int nr = iolens_evsource_nranks(trace);
@@ -1760,7 +1789,7 @@ static void job_from_trace(iolens_counters *c, iolens_evsource *trace, char *lin
         iolens_trace_proc pi;
         if (iolens_trace_proc_job(trace, r, &j) != 1 || iolens_trace_proc_info(trace, r, &pi) < 0)
             continue;
-        if (!c->opts.exe && j.argv && iolens_trace_job_command(&j, line, n))
+        if (!c->opts.exe && j.argv && darshan_exe(&j, pi.mpi_rank >= 0, line, n))
             c->opts.exe = line;
         if (!c->opts.uid && j.uid > 0)
             c->opts.uid = j.uid;

@@ -211,11 +211,21 @@ expect_grep "^command     dd if=/dev/zero of=$T/dd.out bs=512 count=6400 (1 proc
 expect_grep "^            cat $T/dd.out (1 process)$" "$T/out"
 expect_rc 0 "$IOLENS" darshan --from "$T/job.trace" -o "$T/job.darshan"
 expect_rc 0 "$IOLENS" darshan "$T/job.darshan"
-expect_grep "^# exe: sh -c cat \"\$1\" >/dev/null job-sh $T/dd.out$" "$T/out"
+expect_grep "^# exe: sh -c cat \"\$1\" >/dev/null job-sh $T/dd.out $" "$T/out"
 expect_grep '^# jobid: 4711$' "$T/out"
 expect_rc 0 "$IOLENS" darshan --from "$T/job.trace" -o "$T/job2.darshan" --exe "given"
 expect_rc 0 "$IOLENS" darshan "$T/job2.darshan"
 expect_grep '^# exe: given$' "$T/out"
+# the runtime's /proc/self/cmdline reading stops at an empty argument and at a newline
+expect_rc 0 "$IOLENS" trace -o "$T/e1.trace" -- /bin/true a "" b
+expect_rc 0 "$IOLENS" darshan --from "$T/e1.trace" -o "$T/e1.darshan"
+expect_rc 0 "$IOLENS" darshan "$T/e1.darshan"
+expect_grep '^# exe: /bin/true a $' "$T/out"
+expect_rc 0 "$IOLENS" trace -o "$T/e2.trace" -- /bin/true one "two
+three" four
+expect_rc 0 "$IOLENS" darshan --from "$T/e2.trace" -o "$T/e2.darshan"
+expect_rc 0 "$IOLENS" darshan "$T/e2.darshan"
+expect_grep '^# exe: /bin/true one two$' "$T/out"
 # without a job id in the environment, Darshan's: the pid of the (first) process
 expect_rc 0 env -u SLURM_JOB_ID -u PBS_JOBID -u LSB_JOBID -u COBALT_JOBID -u FLUX_JOB_ID \
   "$IOLENS" trace -o "$T/nojob.trace" -- cat "$T/dd.out"

@@ -16,7 +16,7 @@ expect_grep "[12] POSIX" "$IOLENS_TMP/err" # (2: with "<STDERR>", whose fileno g
 expect_rc 0 "$IOLENS" darshan --all "$T/dd.darshan"
 cp "$IOLENS_TMP/out" "$T/dd.txt"
 expect_grep "^# darshan log version: 3.41$" "$T/dd.txt"
-expect_grep "^# exe: dd if=/dev/zero of=$T/x bs=4096 count=100$" "$T/dd.txt"
+expect_grep "^# exe: dd if=/dev/zero of=$T/x bs=4096 count=100 $" "$T/dd.txt" # (the runtime's form: every argument followed by a space)
 expect_grep "POSIX	0	[0-9-]*	POSIX_WRITES	100	$T/x	" "$T/dd.txt"
 expect_grep "POSIX	0	[0-9-]*	POSIX_BYTES_WRITTEN	409600	$T/x	" "$T/dd.txt"
 # /dev/zero is under a prefix Darshan skips
