@@ -209,80 +209,76 @@ static void timer_no_overlap(double *sum, double t1, double t2, double *last)
         *last = t2;
 }
 
-/* Tracks a value among up to IOL_CV_MAX candidates (first come); 0 is not tracked. */
-static void cv_track(iol_cv *cand, int *n, int64_t val)
+/* The runtime's four most common values (access sizes, strides; H5D access shapes of nv values),
+ * updated online as Darshan's DARSHAN_UPDATE_COMMON_VAL_COUNTERS does since its 3.1 release: the
+ * slots vals[4][nv], cnts[4] stay ordered by decreasing count, equal counts by decreasing first
+ * value; v, now seen freq times, goes in after the slots above it, then the others but v's old
+ * slot, as long as there is room. A first value of 0 is never put in. */
+static void common_update(int64_t *vals, int64_t *cnts, const int64_t *v, int nv, int64_t freq)
 {
-    if (val == 0)
+    if (v[0] == 0)
         return;
-    for (int i = 0; i < *n; i++)
-        if (cand[i].val == val) {
-            cand[i].cnt++;
-            return;
+    int64_t tv[4 * IOL_H5D_NVALS] = {0}, tc[4] = {0};
+    size_t sz = (size_t)nv * sizeof *v;
+    int k = 0, i = 0;
+    for (; i < 4 && (cnts[i] > freq || (cnts[i] == freq && vals[i * nv] > v[0])); i++, k++) {
+        memcpy(&tv[k * nv], &vals[i * nv], sz);
+        tc[k] = cnts[i];
+    }
+    if (k == 4)
+        return;
+    memcpy(&tv[k * nv], v, sz);
+    tc[k++] = freq;
+    for (; k < 4 && i < 4; i++)
+        if (memcmp(&vals[i * nv], v, sz)) {
+            memcpy(&tv[k * nv], &vals[i * nv], sz);
+            tc[k++] = cnts[i];
         }
-    if (*n < IOL_CV_MAX) {
-        cand[*n].val = val;
-        cand[*n].cnt = 1;
+    memcpy(vals, tv, 4 * sz);
+    memcpy(cnts, tc, sizeof tc);
+}
+
+/* One value seen: counted among the values the runtime tracks per record (the first IOL_CV_MAX
+ * distinct ones, 0 among them though it never takes a slot; later ones are not counted), then
+ * into the slots vals, cnts. */
+static void cv_seen(iol_cv *cand, int *n, int64_t *vals, int64_t *cnts, int64_t val)
+{
+    int i = 0;
+    while (i < *n && cand[i].val != val)
+        i++;
+    if (i == *n) {
+        if (*n == IOL_CV_MAX)
+            return;
+        cand[i].val = val;
+        cand[i].cnt = 0;
         (*n)++;
     }
+    cand[i].cnt++;
+    common_update(vals, cnts, &val, 1, cand[i].cnt);
 }
 
-static int cmp_cv_val(const void *a, const void *b)
+/* The runtime's merge of two ranks' slots (a shared record's reduction): a value both hold is
+ * counted once, in x's slot; then x's slots and out's, each put in as the online update does. */
+static void common_merge(int64_t *ov, int64_t *oc, const int64_t *xv0, const int64_t *xc0, int nv)
 {
-    const iol_cv *x = a, *y = b;
-    return x->val < y->val ? -1 : x->val > y->val;
-}
-
-/* Orders the 4 slots by decreasing count, equal counts by decreasing value
- * (the order the runtime's logs show). */
-static void slots_sort(int64_t *vals, int64_t *cnts)
-{
-    for (int i = 1; i < 4; i++)
-        for (int j = i; j > 0; j--) {
-            int swap = cnts[j] > cnts[j - 1] || (cnts[j] == cnts[j - 1] && vals[j] > vals[j - 1]);
-            if (!swap)
-                break;
-            int64_t tv = vals[j], tc = cnts[j];
-            vals[j] = vals[j - 1];
-            cnts[j] = cnts[j - 1];
-            vals[j - 1] = tv;
-            cnts[j - 1] = tc;
-        }
-}
-
-/* One candidate into the 4 slots: adds to a slot of the same value, else
- * replaces the (first) least frequent slot if it is more frequent. */
-static void slots_update(int64_t *vals, int64_t *cnts, int64_t val, int64_t cnt)
-{
-    int mi = 0;
-    int64_t min = INT64_MAX;
-    for (int i = 0; i < 4; i++) {
-        if (vals[i] == val && cnts[i] > 0) {
-            cnts[i] = sadd(cnts[i], cnt);
-            return;
-        }
-        if (cnts[i] < min) {
-            min = cnts[i];
-            mi = i;
-        }
-    }
-    if (cnt > min) {
-        vals[mi] = val;
-        cnts[mi] = cnt;
-    }
-}
-
-/* The 4 most frequent candidates: visited in increasing value order, each
- * replaces the least frequent slot if more frequent; then sorted. */
-void iol_cv_top4(const iol_cv *cand, int n, int64_t *vals, int64_t *cnts)
-{
-    iol_cv tmp[IOL_CV_MAX];
-    memcpy(tmp, cand, (size_t)n * sizeof *tmp);
-    qsort(tmp, (size_t)n, sizeof *tmp, cmp_cv_val);
-    for (int i = 0; i < 4; i++)
-        vals[i] = cnts[i] = 0;
-    for (int i = 0; i < n; i++)
-        slots_update(vals, cnts, tmp[i].val, tmp[i].cnt);
-    slots_sort(vals, cnts);
+    int64_t xv[4 * IOL_H5D_NVALS], xc[4];
+    size_t sz = (size_t)nv * sizeof *xv;
+    memcpy(xv, xv0, 4 * sz);
+    memcpy(xc, xc0, sizeof xc);
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 4; k++)
+            if (!memcmp(&xv[j * nv], &ov[k * nv], sz)) {
+                memset(&ov[k * nv], 0, sz);
+                xc[j] = sadd(xc[j], oc[k]);
+                oc[k] = 0;
+            }
+    int64_t tv[4 * IOL_H5D_NVALS] = {0}, tc[4] = {0};
+    for (int j = 0; j < 4; j++)
+        common_update(tv, tc, &xv[j * nv], nv, xc[j]);
+    for (int j = 0; j < 4; j++)
+        common_update(tv, tc, &ov[j * nv], nv, oc[j]);
+    memcpy(ov, tv, 4 * sz);
+    memcpy(oc, tc, sizeof tc);
 }
 
 /* Counter indices of a module's read/write timing, reads [0] and writes [1]. */
@@ -327,8 +323,8 @@ static void posix_rw(iol_crec *r, const iolens_event *e, int64_t bytes, int is_w
     c[bw] = sadd(c[bw], bytes);
     c[is_write ? IOL_DC_POSIX_WRITES : IOL_DC_POSIX_READS]++;
     c[(is_write ? IOL_DC_POSIX_SIZE_WRITE_0_100 : IOL_DC_POSIX_SIZE_READ_0_100) + size_bucket(bytes)]++;
-    cv_track(r->acc, &r->nacc, bytes);
-    cv_track(r->str, &r->nstr, stride);
+    cv_seen(r->acc, &r->nacc, &c[IOL_DC_POSIX_ACCESS1_ACCESS], &c[IOL_DC_POSIX_ACCESS1_COUNT], bytes);
+    cv_seen(r->str, &r->nstr, &c[IOL_DC_POSIX_STRIDE1_STRIDE], &c[IOL_DC_POSIX_STRIDE1_COUNT], stride);
     int64_t al = c[IOL_DC_POSIX_FILE_ALIGNMENT];
     if (al > 0 && off % al != 0)
         c[IOL_DC_POSIX_FILE_NOT_ALIGNED]++;
@@ -396,7 +392,8 @@ static void posix_event(iol_crec *r, const iolens_event *e)
     switch (e->op) {
     case IOLENS_OP_OPEN:
         c[IOL_DC_POSIX_OPENS]++;
-        c[IOL_DC_POSIX_MODE] = e->mode >= 0 ? e->mode : 0;
+        if (e->mode > 0) /* the runtime's rule: an open with a mode (O_CREAT) sets it, others keep it */
+            c[IOL_DC_POSIX_MODE] = e->mode;
         r->offset = 0;
         r->last_byte_read = r->last_byte_written = 0;
         open_close_ts(f, IOL_DC_POSIX_F_OPEN_START_TIMESTAMP, IOL_DC_POSIX_F_OPEN_END_TIMESTAMP, e);
@@ -511,7 +508,7 @@ static void mpiio_rw(iol_crec *r, const iolens_event *e, int64_t bytes, int is_w
     c[bw] = sadd(c[bw], bytes);
     c[(is_write ? IOL_DC_MPIIO_SIZE_WRITE_AGG_0_100 : IOL_DC_MPIIO_SIZE_READ_AGG_0_100) +
       size_bucket(bytes)]++;
-    cv_track(r->acc, &r->nacc, bytes);
+    cv_seen(r->acc, &r->nacc, &c[IOL_DC_MPIIO_ACCESS1_ACCESS], &c[IOL_DC_MPIIO_ACCESS1_COUNT], bytes);
     if (r->last_io == (is_write ? 1 : 2))
         c[IOL_DC_MPIIO_RW_SWITCHES]++;
     r->last_io = is_write ? 2 : 1;
@@ -893,33 +890,6 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, int32_t
  * dataset's type size, selections, the four most common access shapes, the dataspace, the
  * chunks, collective transfers, times). Datasets are named "<file>:<object path>". */
 
-/* The runtime's online update of the 4 most common access shapes (slots vals[4][11], cnts[4])
- * with shape v now seen freq times: the slots above it (more frequent, or as frequent with a
- * larger first value) stay, then v, then the others but v's old slot. */
-static void h5_common_update(int64_t *vals, int64_t *cnts, const int64_t *v, int64_t freq)
-{
-    enum { N = IOL_H5D_NVALS };
-    if (v[0] == 0)
-        return;
-    int64_t tv[4 * N] = {0}, tc[4] = {0};
-    int k = 0, i = 0;
-    for (; i < 4 && (cnts[i] > freq || (cnts[i] == freq && vals[i * N] > v[0])); i++, k++) {
-        memcpy(&tv[k * N], &vals[i * N], N * sizeof *tv);
-        tc[k] = cnts[i];
-    }
-    if (k == 4)
-        return;
-    memcpy(&tv[k * N], v, N * sizeof *tv);
-    tc[k++] = freq;
-    for (; k < 4 && i < 4; i++)
-        if (memcmp(&vals[i * N], v, N * sizeof *v)) {
-            memcpy(&tv[k * N], &vals[i * N], N * sizeof *tv);
-            tc[k++] = cnts[i];
-        }
-    memcpy(vals, tv, sizeof tv);
-    memcpy(cnts, tc, sizeof tc);
-}
-
 /* One access of shape v: counted among the shapes (at most IOL_CV_MAX kept), then the slots
  * (the module's ACCESS1_ACCESS and ACCESS1_COUNT). */
 static int h5_access(iol_crec *r, const int64_t *v, int acc1, int count1)
@@ -936,7 +906,7 @@ static int h5_access(iol_crec *r, const int64_t *v, int acc1, int count1)
         r->nh5acc++;
     }
     r->h5acc[i].freq++;
-    h5_common_update(&r->c[acc1], &r->c[count1], v, r->h5acc[i].freq);
+    common_update(&r->c[acc1], &r->c[count1], v, IOL_H5D_NVALS, r->h5acc[i].freq);
     return 0;
 }
 
@@ -1260,7 +1230,7 @@ static const modinfo *mod_info(int module)
          IOL_DC_STDIO_FASTEST_RANK, IOL_DC_STDIO_F_FASTEST_RANK_TIME, IOL_DC_STDIO_BYTES_READ,
          IOL_DC_STDIO_BYTES_WRITTEN, IOL_DC_STDIO_F_READ_TIME, IOL_DC_STDIO_F_WRITE_TIME,
          IOL_DC_STDIO_F_META_TIME},
-        /* H5F has no per-rank extremes; H5D's access shapes are merged apart (h5d_merge) */
+        /* H5F has no per-rank extremes; H5D's access shapes are merged apart (common_merge) */
         {IOLENS_DARSHAN_H5F, IOL_DC_H5F_NUM_I, IOL_DC_H5F_NUM_F, -1, -1, -1, -1, -1, -1, -1, -1,
          IOL_DC_H5F_F_META_TIME},
         {IOLENS_DARSHAN_H5D, IOL_DC_H5D_NUM_I, IOL_DC_H5D_NUM_F, -1, -1, IOL_DC_H5D_FASTEST_RANK,
@@ -1280,14 +1250,6 @@ static const modinfo *mod_info(int module)
     return NULL;
 }
 
-static void crec_finish(iol_crec *r)
-{
-    const modinfo *mi = mod_info(r->module);
-    if (mi->acc1 >= 0)
-        iol_cv_top4(r->acc, r->nacc, &r->c[mi->acc1], &r->c[mi->acc1 + 4]);
-    if (mi->str1 >= 0)
-        iol_cv_top4(r->str, r->nstr, &r->c[mi->str1], &r->c[mi->str1 + 4]);
-}
 
 /* Is counter i (integer) of the module a "max" (else summed)? returns 0 sum, 1 max, 2 first,
  * 3 skip (handled apart) */
@@ -1354,54 +1316,6 @@ static int flt_rule(int module, int i)
     return 0;
 }
 
-/* Merges the top-4 of src into dst as the runtime's reduction does. */
-static void merge_top4(int64_t *dv, int64_t *dc, const int64_t *sv, const int64_t *sc)
-{
-    int64_t v[4], n[4], tv[4] = {0}, tc[4] = {0};
-    memcpy(v, sv, sizeof v);
-    memcpy(n, sc, sizeof n);
-    for (int j = 0; j < 4; j++)
-        for (int k = 0; k < 4; k++)
-            if (dc[j] > 0 && n[k] > 0 && dv[j] == v[k]) {
-                dc[j] = sadd(dc[j], n[k]);
-                v[k] = n[k] = 0;
-            }
-    for (int k = 0; k < 4; k++)
-        if (n[k] > 0)
-            slots_update(tv, tc, v[k], n[k]);
-    for (int j = 0; j < 4; j++)
-        if (dc[j] > 0)
-            slots_update(tv, tc, dv[j], dc[j]);
-    slots_sort(tv, tc);
-    memcpy(dv, tv, sizeof tv);
-    memcpy(dc, tc, sizeof tc);
-}
-
-/* The runtime's merge of two ranks' H5D (or PNETCDF_VAR) access shapes (slots at acc1 and
- * count1): x's slots, then out's (a shape both hold counted once, in x's slot), each put in as
- * the online update does. */
-static void h5d_merge(iol_crec *out, const iol_crec *x, int acc1, int count1)
-{
-    enum { N = IOL_H5D_NVALS };
-    int64_t xv[4 * N], xc[4], *ov = &out->c[acc1], *oc = &out->c[count1];
-    memcpy(xv, &x->c[acc1], sizeof xv);
-    memcpy(xc, &x->c[count1], sizeof xc);
-    for (int j = 0; j < 4; j++)
-        for (int k = 0; k < 4; k++)
-            if (!memcmp(&xv[j * N], &ov[k * N], N * sizeof *xv)) {
-                memset(&ov[k * N], 0, N * sizeof *ov);
-                xc[j] = sadd(xc[j], oc[k]);
-                oc[k] = 0;
-            }
-    int64_t tv[4 * N] = {0}, tc[4] = {0};
-    for (int j = 0; j < 4; j++)
-        h5_common_update(tv, tc, &xv[j * N], xc[j]);
-    for (int j = 0; j < 4; j++)
-        h5_common_update(tv, tc, &ov[j * N], oc[j]);
-    memcpy(ov, tv, sizeof tv);
-    memcpy(oc, tc, sizeof tc);
-}
-
 /* Reduces the records r[0..n) (one per rank, in rank order) into out (rank -1). */
 static void reduce(iol_crec *out, iol_crec **r, size_t n)
 {
@@ -1453,13 +1367,16 @@ static void reduce(iol_crec *out, iol_crec **r, size_t n)
                 out->c[mws] = x->c[mws];
         }
         if (mi->acc1 >= 0)
-            merge_top4(&out->c[mi->acc1], &out->c[mi->acc1 + 4], &x->c[mi->acc1], &x->c[mi->acc1 + 4]);
+            common_merge(&out->c[mi->acc1], &out->c[mi->acc1 + 4], &x->c[mi->acc1], &x->c[mi->acc1 + 4], 1);
         if (mi->str1 >= 0)
-            merge_top4(&out->c[mi->str1], &out->c[mi->str1 + 4], &x->c[mi->str1], &x->c[mi->str1 + 4]);
+            common_merge(&out->c[mi->str1], &out->c[mi->str1 + 4], &x->c[mi->str1], &x->c[mi->str1 + 4], 1);
         if (module == IOLENS_DARSHAN_H5D)
-            h5d_merge(out, x, IOL_DC_H5D_ACCESS1_ACCESS, IOL_DC_H5D_ACCESS1_COUNT);
+            common_merge(&out->c[IOL_DC_H5D_ACCESS1_ACCESS], &out->c[IOL_DC_H5D_ACCESS1_COUNT],
+                         &x->c[IOL_DC_H5D_ACCESS1_ACCESS], &x->c[IOL_DC_H5D_ACCESS1_COUNT], IOL_H5D_NVALS);
         if (module == IOLENS_DARSHAN_PNETCDF_VAR)
-            h5d_merge(out, x, IOL_DC_PNETCDF_VAR_ACCESS1_ACCESS, IOL_DC_PNETCDF_VAR_ACCESS1_COUNT);
+            common_merge(&out->c[IOL_DC_PNETCDF_VAR_ACCESS1_ACCESS], &out->c[IOL_DC_PNETCDF_VAR_ACCESS1_COUNT],
+                         &x->c[IOL_DC_PNETCDF_VAR_ACCESS1_ACCESS], &x->c[IOL_DC_PNETCDF_VAR_ACCESS1_COUNT],
+                         IOL_H5D_NVALS);
         if (mi->fastest < 0)
             continue;
         double t = x->f[mi->tr] + x->f[mi->tw] + x->f[mi->tm];
@@ -1588,8 +1505,6 @@ static int finish(iolens_counters *c, int nranks)
         c->crecs[n++] = r;
     }
     c->ncrecs = n;
-    for (size_t i = 0; i < n; i++)
-        crec_finish(c->crecs[i]);
     if (n)
         qsort(c->crecs, n, sizeof *c->crecs, cmp_crec);
     for (size_t i = 0; i < n;) {

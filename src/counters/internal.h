@@ -98,7 +98,5 @@ struct iolens_counters {
                            * the standard streams (fileno() finds them) */
 };
 
-/* counters.c: common-value helpers exposed for the unit tests through the public API only */
-void iol_cv_top4(const iol_cv *cand, int n, int64_t *vals, int64_t *cnts);
 
 #endif
