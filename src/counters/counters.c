@@ -303,10 +303,21 @@ static void rw_times(iol_crec *r, const iolens_event *e, int is_write, int64_t b
     timer_no_overlap(&f[x->time[w]], e->tstart, e->tend, w ? &r->last_write_end : &r->last_read_end);
 }
 
+/* The offset the runtime gives a transfer: a pread's or pwrite's own, else the one it keeps per
+ * record (0 at every open, a seek's result, the end of the record's last transfer, pread and
+ * pwrite included), not the descriptor's real position, which the producer resolved: they part
+ * after a pread between two reads, a call the runtime does not count (fscanf matching nothing),
+ * two descriptors of one file. */
+static int64_t runtime_offset(const iol_crec *r, const iolens_event *e)
+{
+    return e->offset >= 0 && !(e->flags & (IOLENS_EVF_OFFSET_UNKNOWN | IOLENS_EVF_OFFSET_IMPLICIT)) ? e->offset
+                                                                                                   : r->offset;
+}
+
 static void posix_rw(iol_crec *r, const iolens_event *e, int64_t bytes, int is_write)
 {
     int64_t *c = r->c;
-    int64_t off = (e->offset >= 0 && !(e->flags & IOLENS_EVF_OFFSET_UNKNOWN)) ? e->offset : r->offset;
+    int64_t off = runtime_offset(r, e);
     int64_t *last = is_write ? &r->last_byte_written : &r->last_byte_read;
     if (off > *last)
         c[is_write ? IOL_DC_POSIX_SEQ_WRITES : IOL_DC_POSIX_SEQ_READS]++;
@@ -434,7 +445,7 @@ static void stdio_rw(iol_crec *r, const iolens_event *e, int64_t bytes, int is_w
 {
     int64_t *c = r->c;
     double *f = r->f;
-    int64_t off = (e->offset >= 0 && !(e->flags & IOLENS_EVF_OFFSET_UNKNOWN)) ? e->offset : r->offset;
+    int64_t off = runtime_offset(r, e);
     int mb = is_write ? IOL_DC_STDIO_MAX_BYTE_WRITTEN : IOL_DC_STDIO_MAX_BYTE_READ;
     int64_t end = sadd(off, bytes);
     if (bytes > 0 && c[mb] < sadd(end, -1))
@@ -764,8 +775,83 @@ static int std_stream(iolens_counters *c, const iolens_event *e, int32_t ev_fd, 
     return -1;
 }
 
-/* ev_fd: the call's descriptor where the source records one (iolens traces), else -1 */
-static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, int32_t ev_fd, const char *path)
+/* Does the runtime count this stdio read or write (its result ret, as the call returned it)?
+ * Its STDIO wrappers record one only when it moved something by the call's own measure: fread
+ * and fwrite a positive count of items, fputs and the printf family a positive result, fgets a
+ * line, fgetc, getc, fputc and putc a character (not EOF); fscanf any result but 0 (its end of
+ * input, -1, too, with the bytes it consumed). So a loop's last fgets (NULL), a read at the end
+ * of a file (fread 0, fgetc EOF) and a fscanf that matched nothing count for nothing; the call
+ * still starts the STDIO module (on_event: stdio_live). Any other call counts. */
+static int stdio_counted(const iolens_event *e, int64_t ret)
+{
+    if (e->layer != IOLENS_LAYER_STDIO || (e->op != IOLENS_OP_READ && e->op != IOLENS_OP_WRITE) || !e->func ||
+        (e->flags & IOLENS_EVF_FAILED))
+        return 1;
+    const char *f = e->func;
+    if (!strcmp(f, "fscanf"))
+        return ret != 0;
+    if (!strcmp(f, "fread") || !strcmp(f, "fwrite") || !strcmp(f, "fputs") || !strcmp(f, "fprintf") ||
+        !strcmp(f, "vfprintf") || !strcmp(f, "printf") || !strcmp(f, "vprintf"))
+        return ret > 0;
+    if (!strcmp(f, "fgets") || !strcmp(f, "fgetc") || !strcmp(f, "getc") || !strcmp(f, "fputc") || !strcmp(f, "putc"))
+        return ret >= 0;
+    return 1;
+}
+
+/* rename(old, new) as the runtime's wrapper counts it: nothing unless old has a POSIX record
+ * (a file the rank opened, or a target of an earlier rename); then old's RENAME_SOURCES and meta
+ * time, and new's record (made if need be, unless the runtime skips the path) RENAME_TARGETS
+ * and, the first time, RENAMED_FROM old's record id. to: new's file id (-1 unknown). */
+static int posix_rename(iolens_counters *c, ctab *t, const iolens_event *ev, int64_t to, const char *to_path)
+{
+    iolens_event e = *ev;
+    sane_times(&e);
+    if ((e.flags & IOLENS_EVF_FAILED) || e.file < 0)
+        return 0;
+    iol_crec *r = crec_find(c, t, IOLENS_DARSHAN_POSIX, e.file, e.rank);
+    if (!r)
+        return 0;
+    r->c[IOL_DC_POSIX_RENAME_SOURCES]++;
+    timer_no_overlap(&r->f[IOL_DC_POSIX_F_META_TIME], e.tstart, e.tend, &r->last_meta_end);
+    if (to < 0 || !to_path || !to_path[0] || (!c->opts.all_paths && iolens_counters_path_excluded(to_path)))
+        return 0;
+    uint64_t from = r->id; /* (r may move when the table grows) */
+    iol_crec *n = NULL;
+    int rc = crec_get(c, t, IOLENS_DARSHAN_POSIX, to, e.rank, to_path, &n);
+    if (rc < 0)
+        return rc;
+    n->c[IOL_DC_POSIX_RENAME_TARGETS]++;
+    if (!n->c[IOL_DC_POSIX_RENAMED_FROM])
+        n->c[IOL_DC_POSIX_RENAMED_FROM] = (int64_t)from;
+    return 0;
+}
+
+/* The file a rename named as its new path, and that path in *to_path: an iolens trace's from the
+ * call's slot a2 (a file id), another source's from its second argument, found in the file
+ * table. -1 when not known. */
+static int64_t rename_target(iolens_evsource *trace, int rank, const iolens_event *e, int is_iolens,
+                             const iolens_file *files, size_t nfiles, const char **to_path)
+{
+    *to_path = NULL;
+    int64_t id = -1;
+    if (is_iolens) {
+        int32_t fd;
+        int64_t a[4];
+        if (iolens_trace_last_args(trace, rank, &fd, a) == 0)
+            id = a[2];
+    }
+    for (size_t k = 0; k < nfiles; k++)
+        if (is_iolens ? files[k].id == id : (e->nargs >= 2 && e->args[1] && !strcmp(files[k].path, e->args[1]))) {
+            *to_path = files[k].path;
+            return files[k].id;
+        }
+    return -1;
+}
+
+/* ev_fd: the call's descriptor where the source records one (iolens traces), else -1; counted:
+ * 0 for a stdio call the runtime wraps but does not count (stdio_counted) */
+static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, int32_t ev_fd, int counted,
+                    const char *path)
 {
     iolens_event tmp = *ev;
     sane_times(&tmp);
@@ -778,12 +864,13 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, int32_t
         c->max_end = e->tend;
     /* The runtime's STDIO module wraps neither the _unlocked calls nor getline and getdelim
      * (glibc's headers make getline a call of __getdelim), nor puts and putchar (it wraps printf
-     * and vprintf): none of them makes a record or counts */
+     * and vprintf), nor ftell and ftello (it counts fseek, fseeko and rewind as seeks): none of
+     * them makes a record or counts */
     if ((e->flags & IOLENS_EVF_FORTIFIED) && !c->opts.fortified)
         return 0; /* nor glibc's fortified entry points (see iolens_counters_opts.fortified) */
     if (e->layer == IOLENS_LAYER_STDIO && e->func &&
         (strstr(e->func, "_unlocked") || !strcmp(e->func, "getline") || !strcmp(e->func, "getdelim") ||
-         !strcmp(e->func, "puts") || !strcmp(e->func, "putchar")))
+         !strcmp(e->func, "puts") || !strcmp(e->func, "putchar") || !strncmp(e->func, "ftell", 5)))
         return 0;
     if (e->layer == IOLENS_LAYER_STDIO && !is_fileno)
         c->stdio_live = 1;
@@ -799,6 +886,8 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, int32_t
                 return rc;
         }
     }
+    if (!counted)
+        return 0;
     int std = c->opts.std_streams && (module == IOLENS_DARSHAN_POSIX || module == IOLENS_DARSHAN_STDIO)
                   ? std_stream(c, e, ev_fd, module, is_fileno)
                   : -1;
@@ -827,9 +916,9 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, int32_t
     /* The runtime's POSIX module wraps no mkdir, rmdir, unlink, access, opendir, ...: such a
      * call on a path no wrapped call touched leaves no record (a replay's mkdir of its root
      * directory made a record of its own, so no run had a single shared POSIX file). rename
-     * is wrapped (POSIX_RENAME_*) and keeps its record; renameat and renameat2 are not, nor are
-     * chmod, chown, utime and their kin, nor truncate by path. */
-    if (module == IOLENS_DARSHAN_POSIX && e->op == IOLENS_OP_META && !(e->func && !strcmp(e->func, "rename")))
+     * is wrapped (POSIX_RENAME_*: posix_rename); renameat and renameat2 are not, nor are chmod,
+     * chown, utime and their kin, nor truncate by path. */
+    if (module == IOLENS_DARSHAN_POSIX && e->op == IOLENS_OP_META)
         return 0;
     if (module == IOLENS_DARSHAN_POSIX && e->op == IOLENS_OP_TRUNCATE && e->func && !strncmp(e->func, "truncate", 8))
         return 0;
@@ -1256,7 +1345,8 @@ static const modinfo *mod_info(int module)
 static int int_rule(int module, int i)
 {
     if (module == IOLENS_DARSHAN_POSIX) {
-        if (i == IOL_DC_POSIX_MODE || i == IOL_DC_POSIX_MEM_ALIGNMENT || i == IOL_DC_POSIX_FILE_ALIGNMENT)
+        if (i == IOL_DC_POSIX_MODE || i == IOL_DC_POSIX_MEM_ALIGNMENT || i == IOL_DC_POSIX_FILE_ALIGNMENT ||
+            i == IOL_DC_POSIX_RENAMED_FROM)
             return 2; /* value of the last rank */
         if (i == IOL_DC_POSIX_MAX_BYTE_READ || i == IOL_DC_POSIX_MAX_BYTE_WRITTEN)
             return 1;
@@ -1800,7 +1890,9 @@ int iolens_counters_compute(iolens_evsource *src, const iolens_counters_opts *op
                  (e.layer == IOLENS_LAYER_POSIX && (c->posix_std[0] | c->posix_std[1] | c->posix_std[2]))) &&
                 iolens_trace_last_args(trace, rank, &ev_fd, a) < 0)
                 ev_fd = -1;
+            int64_t ret = e.ret; /* (the call's own result, before it is made the bytes moved) */
             iolens_trace_stdio_moved(trace, rank, &e);
+            int counted = !is_iolens || stdio_counted(&e, ret);
             /* files[] is indexed by id in every producer; fall back to a search */
             const char *path = NULL;
             if (e.file >= 0) {
@@ -1814,8 +1906,14 @@ int iolens_counters_compute(iolens_evsource *src, const iolens_counters_opts *op
             e.rank = rank;
             if ((rc = e.layer == IOLENS_LAYER_HDF5      ? h5_event(c, &t, src, rank, &e, path)
                        : e.layer == IOLENS_LAYER_PNETCDF ? pnc_event(c, &t, src, rank, &e, path)
-                                                         : on_event(c, &t, &e, ev_fd, path)) < 0)
+                                                         : on_event(c, &t, &e, ev_fd, counted, path)) < 0)
                 goto fail;
+            if (e.layer == IOLENS_LAYER_POSIX && e.func && !strcmp(e.func, "rename")) {
+                const char *to_path;
+                int64_t to = rename_target(trace, rank, &e, is_iolens, files, nfiles, &to_path);
+                if ((rc = posix_rename(c, &t, &e, to, to_path)) < 0)
+                    goto fail;
+            }
         }
         if (rc < 0)
             goto fail;

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # STDIO byte counters of the character and line calls, as the Darshan runtime counts them:
 # a program traced by iolens reads a real input file
-# (../shared/data/iosage/sweeps.tsv) to end of file with fgets (the last call returns NULL:
-# 0 bytes, not the requested size), then again with fgetc (EOF: 0 bytes, a character: 1),
-# then again with fread of 8-byte items (items x 8), and writes with fputs (the string's
-# length, not glibc's return value 1), fputc (1 byte) and fwrite of 4-byte items.
+# (../shared/data/iosage/sweeps.tsv) to end of file with fgets (a line's length), then again
+# with fgetc (a character: 1), then again with fread of 8-byte items (items x 8), and writes
+# with fputs (the string's length, not glibc's return value 1), fputc (1 byte) and fwrite of
+# 4-byte items. The calls that reach the end (fgets NULL, fgetc EOF, fread 0) are not counted,
+# as the runtime's wrappers count none of them (the Darshan runtime built from its source wrote
+# the same counters for this program).
 . "$IOLENS_SOURCE_DIR/tests/cli/lib.sh"
 skip_unless_data iosage/sweeps.tsv
 command -v "${CC:-cc}" >/dev/null || { echo "SKIP: no C compiler"; exit 77; }
@@ -55,10 +57,10 @@ got=$(val STDIO_BYTES_READ "$IN")
 if [ "$got" = "$want" ]; then ok; else fail "STDIO_BYTES_READ of $IN: $got, want $want (3 reads of $size bytes)"; fi
 lines=$(wc -l <"$IN")
 reads=$(val STDIO_READS "$IN")
-# fgets: one call per line + the NULL at the end; fgetc: one per byte + EOF; fread: one per
-# 64-byte block, one for a tail of >= 8 bytes, one returning 0
+# fgets: one call per line; fgetc: one per byte; fread: one per 64-byte block and one for a
+# tail of >= 8 bytes (the calls at the end of the file are not counted)
 rem=$(( size % 64 ))
-wantr=$(( lines + 1 + size + 1 + size / 64 + (rem >= 8 ? 1 : 0) + 1 ))
+wantr=$(( lines + size + size / 64 + (rem >= 8 ? 1 : 0) ))
 if [ "$reads" = "$wantr" ]; then ok; else fail "STDIO_READS: $reads, want $wantr"; fi
 got=$(val STDIO_BYTES_WRITTEN "$W/out.txt")
 if [ "$got" = "$(( 1000 + 1 + 12 ))" ] && [ "$(stat -c %s "$W/out.txt")" = 1013 ]; then ok; else

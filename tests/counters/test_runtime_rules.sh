@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Counters the Darshan runtime's own rules decide, on small programs whose every expected figure
+# below is what the Darshan runtime (built from its source, non-MPI, its defaults) wrote for the
+# same program:
+#  - offsets: the runtime keeps one per record (0 at open, a seek's result, the end of the last
+#    transfer, pread and pwrite included) and gives it to read, write, readv and writev, so a
+#    pread between two writes moves it (SEQ, CONSEC, strides, FILE_NOT_ALIGNED follow);
+#  - the four common access sizes and strides, updated online at every access;
+#  - STDIO: a read or write counts only when it moved something by the call's own measure (no
+#    fgets NULL, fgetc EOF, fread 0, fscanf matching nothing; fscanf's end of input counts),
+#    ftell is no seek, and offsets are the runtime's own;
+#  - rename: counted on a file with a record, its target getting RENAME_TARGETS and
+#    RENAMED_FROM (the source's record id).
+. "$IOLENS_SOURCE_DIR/tests/cli/lib.sh"
+command -v "${CC:-cc}" >/dev/null || { echo "SKIP: no C compiler"; exit 77; }
+W=$IOLENS_TMP/rules
+mkdir -p "$W/d"
+cat >"$W/mix.c" <<'C'
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/uio.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+    static char buf[1 << 20];
+    char p[512], q[512], r[512];
+    snprintf(p, sizeof p, "%s/a.dat", argv[1]);
+    snprintf(q, sizeof q, "%s/b.dat", argv[1]);
+    snprintf(r, sizeof r, "%s/c.dat", argv[1]);
+    int fd = open(p, O_CREAT | O_RDWR | O_TRUNC, 0640);
+    for (int i = 0; i < 50; i++)
+        if (pwrite(fd, buf, 4096, (off_t)i << 20) != 4096) return 1;
+    lseek(fd, 0, SEEK_SET);
+    for (int i = 0; i < 20; i++)
+        if (write(fd, buf, 100 + i) < 0) return 1;
+    for (int i = 0; i < 30; i++)
+        if (pread(fd, buf, 8192, (off_t)((i * 7919) % 50) << 20) < 0) return 1;
+    struct iovec iov[2] = {{buf, 1000}, {buf + 1000, 3000}};
+    if (writev(fd, iov, 2) < 0 || readv(fd, iov, 2) < 0) return 1;
+    int d = dup(fd);
+    if (write(d, buf, 333) != 333) return 1;
+    close(d);
+    fsync(fd);
+    fdatasync(fd);
+    close(fd);
+    FILE *f = fopen(q, "w+");
+    for (int i = 0; i < 100; i++)
+        fwrite(buf, 1, 10 + i, f);
+    fseek(f, 500, SEEK_SET);
+    if (fread(buf, 1, 1234, f) != 1234) return 1;
+    fprintf(f, "hello %d\n", 5);
+    fputs("abc\n", f);
+    fputc('x', f);
+    rewind(f);
+    fgetc(f);
+    ftell(f);
+    fflush(f);
+    fclose(f);
+    f = fopen(r, "w");
+    fputs("12 34\nabc\n", f);
+    fclose(f);
+    f = fopen(r, "r");
+    int a, b;
+    if (fscanf(f, "%d %d", &a, &b) != 2) return 1; /* counted: 5 bytes */
+    if (fscanf(f, "%d", &a) != 0) return 1;        /* nothing matched: not counted */
+    while (fgets(buf, sizeof buf, f)) {            /* "abc\n", then NULL (not counted) */
+    }
+    fgetc(f);                                      /* EOF: not counted */
+    if (fread(buf, 1, 10, f) != 0) return 1;       /* 0: not counted */
+    if (fscanf(f, "%d", &a) != EOF) return 1;      /* end of input: counted, 0 bytes */
+    fclose(f);
+    return 0;
+}
+C
+cat >"$W/rn.c" <<'C'
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+    char a[512], b[512], c[512];
+    snprintf(a, sizeof a, "%s/ckpt.tmp", argv[1]);
+    snprintf(b, sizeof b, "%s/ckpt", argv[1]);
+    snprintf(c, sizeof c, "%s/ckpt.old", argv[1]);
+    for (int i = 0; i < 2; i++) {
+        int fd = open(a, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+        if (fd < 0 || write(fd, "data", 4) != 4) return 1;
+        close(fd);
+        if (i && rename(b, c)) return 1;
+        if (rename(a, b)) return 1;
+    }
+    FILE *f = fopen(c, "r");
+    fclose(f);
+    return rename(c, a);
+}
+C
+for p in mix rn; do
+  "${CC:-cc}" -O1 -U_FORTIFY_SOURCE -o "$W/$p" "$W/$p.c" || { fail "cc $p failed"; finish; }
+  rm -rf "$W/d"/*
+  expect_rc 0 "$IOLENS" trace -o "$W/$p.trace" -- "$W/$p" "$W/d"
+  expect_rc 0 "$IOLENS" darshan --from "$W/$p.trace" -o "$W/$p.darshan" --all-paths
+  expect_rc 0 "$IOLENS" darshan "$W/$p.darshan"
+  cp "$IOLENS_TMP/out" "$W/$p.txt"
+done
+# want MODULE FILE LOG "NAME=VALUE ..."
+want() {
+  local m=$1 file=$2 log=$3 kv
+  for kv in $4; do
+    local got
+    got=$(awk -F'\t' -v m="$m" -v k="${m}_${kv%%=*}" -v p="$W/d/$file" '$1 == m && $4 == k && $6 == p { print $5 }' "$W/$log.txt" | head -1)
+    [ "$got" = "${kv#*=}" ] && ok || fail "$file: ${m}_${kv%%=*} '$got', want ${kv#*=}"
+  done
+}
+want POSIX a.dat mix "OPENS=2 DUPS=1 READS=31 WRITES=72 SEEKS=1 FSYNCS=1 FDSYNCS=1 MODE=416 BYTES_READ=245664
+  BYTES_WRITTEN=211323 MAX_BYTE_READ=51384319 MAX_BYTE_WRITTEN=51384319 CONSEC_WRITES=19 SEQ_READS=19 SEQ_WRITES=70
+  RW_SWITCHES=4 FILE_NOT_ALIGNED=21 SIZE_READ_1K_10K=31 SIZE_WRITE_0_100=1 SIZE_WRITE_100_1K=20 SIZE_WRITE_1K_10K=51
+  STRIDE1_STRIDE=1044480 STRIDE2_STRIDE=19914752 STRIDE3_STRIDE=4000 STRIDE4_STRIDE=1054578 STRIDE1_COUNT=49
+  STRIDE2_COUNT=18 STRIDE3_COUNT=2 STRIDE4_COUNT=1 ACCESS1_ACCESS=4096 ACCESS2_ACCESS=8192 ACCESS3_ACCESS=4000
+  ACCESS4_ACCESS=333 ACCESS1_COUNT=51 ACCESS2_COUNT=29 ACCESS3_COUNT=2 ACCESS4_COUNT=1"
+want STDIO b.dat mix "OPENS=1 READS=2 WRITES=103 SEEKS=2 FLUSHES=1 BYTES_WRITTEN=5963 BYTES_READ=1235 MAX_BYTE_READ=1733
+  MAX_BYTE_WRITTEN=5949"
+want STDIO c.dat mix "OPENS=2 READS=3 WRITES=1 BYTES_WRITTEN=10 BYTES_READ=9 MAX_BYTE_READ=8 MAX_BYTE_WRITTEN=9"
+want POSIX ckpt.tmp rn "OPENS=2 WRITES=2 RENAME_SOURCES=2 RENAME_TARGETS=1"
+want POSIX ckpt rn "RENAME_SOURCES=1 RENAME_TARGETS=2"
+want POSIX ckpt.old rn "RENAME_SOURCES=1 RENAME_TARGETS=1"
+# RENAMED_FROM: the record id of the first rename's source (ckpt.old, a rename's target, has a
+# record: its own rename at the end counts, whatever stdio did with it in between)
+id() { awk -F'\t' -v p="$W/d/$1" '$1 == "POSIX" && $6 == p { print $3; exit }' "$W/rn.txt"; }
+want POSIX ckpt rn "RENAMED_FROM=$(id ckpt.tmp)"
+want POSIX ckpt.old rn "RENAMED_FROM=$(id ckpt)"
+want POSIX ckpt.tmp rn "RENAMED_FROM=$(id ckpt.old)"
+finish
