@@ -63,12 +63,15 @@ typedef struct iolens_counters_opts {
      *  POSIX_STATS 0 for mdtest's stat phase). Other stat calls then leave no trace in the
      *  counters (no record, no meta time). Default 0: every stat call counts. */
     int legacy_stat_only;
-    /** 1: count the calls a program made through glibc's fortified entry points
-     *  (IOLENS_EVF_FORTIFIED: __fprintf_chk, __printf_chk, __fgets_chk, __fread_chk, __read_chk,
-     *  __pread_chk, ... of a program built with _FORTIFY_SOURCE) as the plain calls. Default 0:
-     *  like the Darshan runtime, which wraps none of them, they leave no trace in the counters
-     *  (Debian's dd prints its report with __fprintf_chk: the runtime's log has no "<STDERR>"). */
-    int fortified;
+    /** 1: count the calls the Darshan runtime does not see as the calls they are: those made
+     *  through glibc's fortified entry points (IOLENS_EVF_FORTIFIED: __fprintf_chk, __printf_chk,
+     *  __fgets_chk, __fread_chk, __read_chk, __pread_chk, ... of a program built with
+     *  _FORTIFY_SOURCE) and the copies the kernel makes between files (copy_file_range,
+     *  sendfile, splice: cp and cat copy so). Default 0: like the runtime, which wraps none of
+     *  them, they leave no trace in the counters (Debian's dd prints its report with
+     *  __fprintf_chk: the runtime's log has no "<STDERR>"; cp's log has its files opened, not
+     *  read or written). */
+    int all_calls;
     /** 1 (default): records of the standard streams, as the runtime's STDIO module makes them:
      *  "<STDIN>", "<STDOUT>", "<STDERR>" for the stdio calls on stdin, stdout and stderr (one open
      *  at time 0; a stream neither read nor written makes none). 0: no such record (the report a

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum { O_FROM = 1, O_OUTPUT, O_EXE, O_ALIGN, O_PER_RANK, O_ALL_PATHS, O_NO_DXT, O_NO_HEATMAP, O_JSON, O_FORTIFIED };
+enum { O_FROM = 1, O_OUTPUT, O_EXE, O_ALIGN, O_PER_RANK, O_ALL_PATHS, O_NO_DXT, O_NO_HEATMAP, O_JSON, O_ALL_CALLS };
 static const cli_opt optv[] = {
     {O_FROM, 0, "from", "TRACE", "an iolens trace file (iolens trace -o) or a Recorder trace directory"},
     {O_OUTPUT, 'o', "output", "LOG.darshan", "the log to write (required)"},
@@ -25,13 +25,13 @@ static const cli_opt optv[] = {
     {O_NO_DXT, 0, "no-dxt", NULL, "no DXT_POSIX/DXT_MPIIO segments"},
     {O_NO_HEATMAP, 0, "no-heatmap", NULL, "no HEATMAP records"},
     {O_EXE, 0, "exe", "STRING", "executable and arguments for the job record (default: the traced command line)"},
-    {O_FORTIFIED, 0, "fortified", NULL, "count calls through glibc's fortified entry points (__fprintf_chk, __read_chk,\n"
-                                        "... of a program built with _FORTIFY_SOURCE), which Darshan does not see"},
+    {O_ALL_CALLS, 0, "all-calls", NULL, "also count the calls Darshan does not see: glibc's fortified entry points\n"
+                                        "(__fprintf_chk, __read_chk, ...) and the kernel's copies (copy_file_range, sendfile)"},
     {0, 0, NULL, NULL, NULL},
 };
 static const cli_spec spec = {
     "darshan --from", "darshan --from TRACE -o LOG.darshan [--per-rank] [--all-paths] [--alignment BYTES]\n"
-                      "        [--no-dxt] [--no-heatmap] [--exe STRING] [--fortified] [--json]",
+                      "        [--no-dxt] [--no-heatmap] [--exe STRING] [--all-calls] [--json]",
     "Computes Darshan counters (POSIX, MPI-IO, STDIO, H5F, H5D, PNETCDF, HEATMAP, DXT) from a trace\n"
     "and writes them as a Darshan log (format 3.41, zlib).",
     optv, NULL, NULL, 0};
@@ -136,7 +136,7 @@ int iol_darshan_from_main(int argc, char **argv)
         case O_FROM: from = a.val; break;
         case O_OUTPUT: outp = a.val; break;
         case O_EXE: o.exe = a.val; break;
-        case O_FORTIFIED: o.fortified = 1; break;
+        case O_ALL_CALLS: o.all_calls = 1; break;
         case O_ALIGN:
             if (cli_val_size(&a, 0, 1LL << 40, &v) < 0)
                 return CLI_USAGE;

@@ -866,8 +866,11 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, int32_t
      * (glibc's headers make getline a call of __getdelim), nor puts and putchar (it wraps printf
      * and vprintf), nor ftell and ftello (it counts fseek, fseeko and rewind as seeks): none of
      * them makes a record or counts */
-    if ((e->flags & IOLENS_EVF_FORTIFIED) && !c->opts.fortified)
-        return 0; /* nor glibc's fortified entry points (see iolens_counters_opts.fortified) */
+    /* nor glibc's fortified entry points, nor the kernel's copies (iolens_counters_opts.all_calls) */
+    if (!c->opts.all_calls && ((e->flags & IOLENS_EVF_FORTIFIED) ||
+                               (e->func && (!strcmp(e->func, "copy_file_range") || !strncmp(e->func, "sendfile", 8) ||
+                                            !strcmp(e->func, "splice")))))
+        return 0;
     if (e->layer == IOLENS_LAYER_STDIO && e->func &&
         (strstr(e->func, "_unlocked") || !strcmp(e->func, "getline") || !strcmp(e->func, "getdelim") ||
          !strcmp(e->func, "puts") || !strcmp(e->func, "putchar") || !strncmp(e->func, "ftell", 5)))

@@ -87,8 +87,8 @@ expect_rc 0 "$IOLENS" trace --print "$W/dd.trace"
 [ "$(grep -c ' __fprintf_chk(' "$IOLENS_TMP/out")" = 2 ] && ok || fail "dd: not 2 __fprintf_chk calls in the trace"
 expect_rc 0 "$IOLENS" darshan "$W/dd.darshan"
 if grep -qP "^STDIO\t" "$IOLENS_TMP/out"; then fail "dd: a STDIO record"; else ok; fi
-# with --fortified they count: dd's two lines on <STDERR>
-expect_rc 0 "$IOLENS" darshan --from "$W/dd.trace" -o "$W/ddf.darshan" --fortified
+# with --all-calls they count: dd's two lines on <STDERR>
+expect_rc 0 "$IOLENS" darshan --from "$W/dd.trace" -o "$W/ddf.darshan" --all-calls
 expect_rc 0 "$IOLENS" darshan "$W/ddf.darshan"
 expect_grep "^STDIO	0	[0-9]*	STDIO_WRITES	2	<STDERR>	" "$IOLENS_TMP/out"
 # what the log says, so the comparison is not vacuous: 64 x 1 MiB writes, open + dup2 = 2 opens,

@@ -317,8 +317,9 @@ assert d["failed"] == 0 and d["refused"] == 0, d' "$T/out" && ok || fail "replay
 
 # a config whose read step passes the end of what its write step wrote is refused when it is read
 # copies made by the kernel: cp (copy_file_range) and Python's shutil (sendfile) move a file's
-# bytes in one call. The trace has one line for it, the counters its bytes on both files, the
-# on-the-fly replay makes the same copy and the config reads the source and writes the target
+# bytes in one call. The trace has one line for it; the counters leave it out as the Darshan
+# runtime does, and count its bytes on both files with --all-calls; the on-the-fly replay makes
+# the same copy and the config reads the source and writes the target
 head -c 3000000 /dev/urandom >"$T/w/src.bin"
 for prog in cp py; do
   if [ $prog = cp ]; then
@@ -333,6 +334,12 @@ for prog in cp py; do
   [ "$(grep -cE "$fn(64)?\(\"$T/w/$prog.bin\", fd=[0-9]+, .*from=\"$T/w/src.bin\"\) = 3000000\$" "$T/out")" = 1 ] && ok ||
     fail "$prog: the trace has not one $fn line of 3000000 bytes from src.bin ($T/out)"
   expect_rc 0 "$IOLENS" darshan --from "$T/$prog.trace" -o "$T/$prog.darshan"
+  expect_rc 0 "$IOLENS" darshan "$T/$prog.darshan"
+  [ "$(awk -v f="$T/w/src.bin" '$4 == "POSIX_OPENS" && $6 == f {print $5}' "$T/out")" = 1 ] &&
+    [ "$(awk -v f="$T/w/src.bin" '$4 == "POSIX_BYTES_READ" && $6 == f {print $5}' "$T/out")" = 0 ] &&
+    [ "$(awk -v f="$T/w/$prog.bin" '$4 == "POSIX_BYTES_WRITTEN" && $6 == f {print $5}' "$T/out")" = 0 ] && ok ||
+    fail "$prog: counters count the kernel's copy by default ($T/out)"
+  expect_rc 0 "$IOLENS" darshan --from "$T/$prog.trace" -o "$T/$prog.darshan" --all-calls
   expect_rc 0 "$IOLENS" darshan "$T/$prog.darshan"
   [ "$(awk -v f="$T/w/src.bin" '$4 == "POSIX_BYTES_READ" && $6 == f {print $5}' "$T/out")" = 3000000 ] &&
     [ "$(awk -v f="$T/w/$prog.bin" '$4 == "POSIX_BYTES_WRITTEN" && $6 == f {print $5}' "$T/out")" = 3000000 ] && ok ||
