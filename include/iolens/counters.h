@@ -70,7 +70,8 @@ typedef struct iolens_counters_opts {
      *  sendfile, splice: cp and cat copy so). Default 0: like the runtime, which wraps none of
      *  them, they leave no trace in the counters (Debian's dd prints its report with
      *  __fprintf_chk: the runtime's log has no "<STDERR>"; cp's log has its files opened, not
-     *  read or written). */
+     *  read or written). 1 also counts an MPI rank's calls before MPI_Init and after
+     *  MPI_Finalize, which the runtime does not see either, at the trace's times. */
     int all_calls;
     /** 1 (default): records of the standard streams, as the runtime's STDIO module makes them:
      *  "<STDIN>", "<STDOUT>", "<STDERR>" for the stdio calls on stdin, stdout and stderr (one open

@@ -1428,7 +1428,10 @@ static void reduce(iol_crec *out, iol_crec **r, size_t n)
                 out->c[i] = sadd(out->c[i], x->c[i]);
             else if (rule == 1 && (k == 0 || x->c[i] > out->c[i]))
                 out->c[i] = x->c[i];
-            else if (rule == 2) /* the runtime's reduced MODE is a later rank's (not rank 0's) */
+            else if (rule == 2) /* the runtime's reduced MODE is a later rank's (not rank 0's): its
+                                 * MPI_Reduce's order; the real 4-rank logs have the 0 of the ranks
+                                 * that did not create the file, the runtime's log of 2 ranks had
+                                 * rank 0's mode */
                 out->c[i] = x->c[i];
             else if (rule == 4)
                 out->c[i] = k == 0 ? x->c[i] : (x->c[i] < 0 ? out->c[i] : sadd(out->c[i] < 0 ? 0 : out->c[i], x->c[i]));
@@ -1832,6 +1835,10 @@ static int set_job(iolens_counters *c, iolens_evsource *src, iolens_evsource *tr
     if (!(st > 0) || st > 1e12)
         st = 0;
     double en = st + c->max_end;
+    if (c->win_ranks) { /* the runtime's job: from the first MPI_Init's end to its last record */
+        en = st + (c->win_end > c->win_from ? c->win_end : c->win_from);
+        st += c->win_from;
+    }
     j->uid = c->opts.uid;
     j->jobid = c->opts.jobid;
     j->nprocs = nranks;
@@ -1845,6 +1852,48 @@ static int set_job(iolens_counters *c, iolens_evsource *src, iolens_evsource *tr
     j->exe = c->exe;
     c->opts.exe = NULL; /* (line, which it may point to, ends here) */
     return set_mounts(c);
+}
+
+/* The window of what the runtime records on an MPI rank: it starts when MPI_Init (or
+ * MPI_Init_thread) returns and ends when MPI_Finalize starts; its timestamps count from the
+ * start (Darshan's runtime initialises in its MPI_Init wrapper and shuts down in its
+ * MPI_Finalize one). *from: the end of the rank's MPI_Init in the source's times, found by
+ * reading the rank up to it; -1 when the rank is no MPI process of an iolens or Recorder trace,
+ * or has no MPI_Init (a trace without the MPI layer): then every call counts, at the source's
+ * times. */
+static int mpi_window(iolens_counters *c, iolens_evsource *src, iolens_evsource *trace, int rank, double *from)
+{
+    *from = -1;
+    if (c->opts.all_calls)
+        return 0;
+    const char *kind = iolens_evsource_kind(trace);
+    iolens_trace_proc pi;
+    if (!kind || (strcmp(kind, "recorder") && (strcmp(kind, "iolens") || iolens_trace_proc_info(trace, rank, &pi) < 0 ||
+                                              pi.mpi_rank < 0)))
+        return 0;
+    int rc = iolens_evsource_rewind(src, rank);
+    iolens_event e;
+    while (rc >= 0 && (rc = iolens_evsource_next(src, rank, &e)) > 0)
+        if (e.op == IOLENS_OP_INIT && e.layer == IOLENS_LAYER_MPI) {
+            *from = e.tend > 0 ? e.tend : 0;
+            break;
+        }
+    return rc < 0 ? rc : 0;
+}
+
+/* A call of an MPI rank outside the runtime's window (mpi_window): not counted, and a file it
+ * opened before MPI_Init is one the runtime never saw opened, whose descriptor's calls it does not
+ * count after either (as a descriptor the process had when it started: inherited). */
+static int before_window(iolens_counters *c, const iolens_event *e, int rank)
+{
+    if (e->op != IOLENS_OP_OPEN || (e->flags & IOLENS_EVF_FAILED) || e->file < 0 ||
+        (e->layer != IOLENS_LAYER_POSIX && e->layer != IOLENS_LAYER_STDIO))
+        return 0;
+    iolens_event note = *e;
+    note.func = "iolens_fd_at_start";
+    note.rank = rank;
+    int rc = inherited(c, &note);
+    return rc < 0 ? rc : 0;
 }
 
 /* ---- public ---------------------------------------------------------------------------------- */
@@ -1880,11 +1929,35 @@ int iolens_counters_compute(iolens_evsource *src, const iolens_counters_opts *op
     int is_iolens = kind && !strcmp(kind, "iolens"); /* (the others record no descriptor) */
     for (int rank = 0; rank < nranks; rank++) {
         rank_start(c);
-        if ((rc = iolens_evsource_rewind(src, rank)) < 0)
+        double from = -1, shift = 0; /* the rank's window (mpi_window), -1: none */
+        int done = 0;
+        if ((rc = mpi_window(c, src, trace, rank, &from)) < 0 || (rc = iolens_evsource_rewind(src, rank)) < 0)
             goto fail;
+        if (from >= 0) {
+            shift = from;
+            if (!c->win_ranks++ || from < c->win_from)
+                c->win_from = from;
+        }
         iolens_event e;
         while ((rc = iolens_evsource_next(src, rank, &e)) > 0) {
             c->events++;
+            if (from >= 0) { /* an MPI rank: only what the runtime saw, at its times */
+                if (e.op == IOLENS_OP_FINALIZE && e.layer == IOLENS_LAYER_MPI)
+                    done = 1;
+                if ((e.tstart < from || done) && !iolens_event_is_fd_note(&e)) {
+                    if ((rc = before_window(c, &e, rank)) < 0)
+                        goto fail;
+                    continue;
+                }
+                if (e.tend > c->win_end)
+                    c->win_end = e.tend;
+                e.tstart -= shift;
+                e.tend -= shift;
+                if (e.tstart < 0)
+                    e.tstart = 0;
+                if (e.tend < e.tstart)
+                    e.tend = e.tstart;
+            }
             int32_t ev_fd = -1; /* (left as it is when the call has none) */
             int64_t a[4];
             /* (a POSIX call's only after a fileno() of a standard stream: see std_stream) */

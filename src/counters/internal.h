@@ -82,6 +82,12 @@ struct iolens_counters {
     size_t name_set_cap;
     uint64_t events;
     double max_end;
+    /* MPI ranks: the runtime records from MPI_Init's return (each rank's times relative to it)
+     * to MPI_Finalize's start (mpi_window). win_from: the earliest rank's MPI_Init end, win_end:
+     * the latest end of what a rank recorded, both as the source's times; win_ranks: ranks that
+     * had a window (0: the job's times are the source's) */
+    double win_from, win_end;
+    int win_ranks;
     int stdio_started; /* a stdio call was seen: the runtime's STDIO module registered its names */
     /* files a process had open when it started, not yet opened by it (see inherited()) */
     struct iol_inh {

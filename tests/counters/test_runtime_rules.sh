@@ -10,7 +10,9 @@
 #    fgets NULL, fgetc EOF, fread 0, fscanf matching nothing; fscanf's end of input counts),
 #    ftell is no seek, and offsets are the runtime's own;
 #  - rename: counted on a file with a record, its target getting RENAME_TARGETS and
-#    RENAMED_FROM (the source's record id).
+#    RENAMED_FROM (the source's record id);
+#  - an MPI rank (the runtime built with MPI, 2 ranks): only the calls between MPI_Init's return
+#    and MPI_Finalize count, and a descriptor opened before MPI_Init counts for nothing after.
 . "$IOLENS_SOURCE_DIR/tests/cli/lib.sh"
 command -v "${CC:-cc}" >/dev/null || { echo "SKIP: no C compiler"; exit 77; }
 W=$IOLENS_TMP/rules
@@ -130,4 +132,51 @@ id() { awk -F'\t' -v p="$W/d/$1" '$1 == "POSIX" && $6 == p { print $3; exit }' "
 want POSIX ckpt rn "RENAMED_FROM=$(id ckpt.tmp)"
 want POSIX ckpt.old rn "RENAMED_FROM=$(id ckpt)"
 want POSIX ckpt.tmp rn "RENAMED_FROM=$(id ckpt.old)"
+
+if command -v mpicc >/dev/null && command -v mpirun >/dev/null; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  cat >"$W/win.c" <<'C'
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/before", argv[1]);
+    int early = open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644); /* before MPI_Init */
+    if (write(early, "x", 1) != 1) return 1;
+    MPI_Init(&argc, &argv);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (write(early, "yy", 2) != 2) return 1; /* its descriptor, after */
+    snprintf(p, sizeof p, "%s/inside.%d", argv[1], rank);
+    int fd = open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    for (int i = 0; i < 10; i++)
+        if (write(fd, "0123456789", 10) != 10) return 1;
+    close(fd);
+    MPI_Finalize();
+    snprintf(p, sizeof p, "%s/after.%d", argv[1], rank);
+    fd = open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    if (write(fd, "z", 1) != 1) return 1;
+    close(fd);
+    close(early);
+    return 0;
+}
+C
+  if mpicc -O1 -o "$W/win" "$W/win.c" 2>"$W/mpicc.log"; then
+    rm -rf "$W/d"/*
+    expect_rc 0 timeout 300 mpirun --oversubscribe -np 2 "$IOLENS" trace -o "$W/win.trace" -- "$W/win" "$W/d"
+    expect_rc 0 "$IOLENS" darshan --from "$W/win.trace" -o "$W/win.darshan" --all-paths
+    expect_rc 0 "$IOLENS" darshan "$W/win.darshan"
+    cp "$IOLENS_TMP/out" "$W/win.txt"
+    for r in 0 1; do
+      want POSIX inside.$r win "OPENS=1 WRITES=10 BYTES_WRITTEN=100 CONSEC_WRITES=9 SEQ_WRITES=9"
+    done
+    if grep -qP "^POSIX\t.*\t\Q$W/d/\E(before|after\.[01])\t" "$W/win.txt"; then
+      fail "a record of a file written before MPI_Init or after MPI_Finalize"; else ok; fi
+  else
+    echo "SKIP (MPI part): mpicc failed: $(head -3 "$W/mpicc.log")"
+  fi
+fi
 finish
