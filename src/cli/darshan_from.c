@@ -26,7 +26,8 @@ static const cli_opt optv[] = {
     {O_NO_HEATMAP, 0, "no-heatmap", NULL, "no HEATMAP records"},
     {O_EXE, 0, "exe", "STRING", "executable and arguments for the job record (default: the traced command line)"},
     {O_ALL_CALLS, 0, "all-calls", NULL, "also count the calls Darshan does not see: glibc's fortified entry points\n"
-                                        "(__fprintf_chk, __read_chk, ...) and the kernel's copies (copy_file_range, sendfile)"},
+                                        "(__fprintf_chk, __read_chk, ...), the kernel's copies (copy_file_range,\n"
+                                        "sendfile), an MPI rank's calls before MPI_Init and after MPI_Finalize"},
     {0, 0, NULL, NULL, NULL},
 };
 static const cli_spec spec = {
