@@ -214,10 +214,16 @@ static void timer_no_overlap(double *sum, double t1, double t2, double *last)
  * slots vals[4][nv], cnts[4] stay ordered by decreasing count, equal counts by decreasing first
  * value; v, now seen freq times, goes in after the slots above it, then the others but v's old
  * slot, as long as there is room. A first value of 0 is never put in. */
+static void common_update1(int64_t *vals, int64_t *cnts, int64_t v, int64_t freq);
+
 static void common_update(int64_t *vals, int64_t *cnts, const int64_t *v, int nv, int64_t freq)
 {
     if (v[0] == 0)
         return;
+    if (nv == 1) {
+        common_update1(vals, cnts, v[0], freq);
+        return;
+    }
     int64_t tv[4 * IOL_H5D_NVALS] = {0}, tc[4] = {0};
     size_t sz = (size_t)nv * sizeof *v;
     int k = 0, i = 0;
@@ -236,6 +242,29 @@ static void common_update(int64_t *vals, int64_t *cnts, const int64_t *v, int nv
         }
     memcpy(vals, tv, 4 * sz);
     memcpy(cnts, tc, sizeof tc);
+}
+
+/* common_update of one value (access sizes, strides: at every read and write), in place: v's
+ * old slot (or the last, when v has none) is dropped and the slots from v's place on move down
+ * one. */
+static void common_update1(int64_t *vals, int64_t *cnts, int64_t v, int64_t freq)
+{
+    int i = 0;
+    while (i < 4 && (cnts[i] > freq || (cnts[i] == freq && vals[i] > v)))
+        i++;
+    if (i == 4)
+        return;
+    int old = i;
+    while (old < 4 && vals[old] != v) /* (only at or below v's place: it had a lower count) */
+        old++;
+    if (old == 4)
+        old = 3;
+    for (int k = old; k > i; k--) {
+        vals[k] = vals[k - 1];
+        cnts[k] = cnts[k - 1];
+    }
+    vals[i] = v;
+    cnts[i] = freq;
 }
 
 /* One value seen: counted among the values the runtime tracks per record (the first IOL_CV_MAX
@@ -867,9 +896,10 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, int32_t
      * and vprintf), nor ftell and ftello (it counts fseek, fseeko and rewind as seeks): none of
      * them makes a record or counts */
     /* nor glibc's fortified entry points, nor the kernel's copies (iolens_counters_opts.all_calls) */
-    if (!c->opts.all_calls && ((e->flags & IOLENS_EVF_FORTIFIED) ||
-                               (e->func && (!strcmp(e->func, "copy_file_range") || !strncmp(e->func, "sendfile", 8) ||
-                                            !strcmp(e->func, "splice")))))
+    if (!c->opts.all_calls &&
+        ((e->flags & IOLENS_EVF_FORTIFIED) ||
+         ((e->op == IOLENS_OP_READ || e->op == IOLENS_OP_WRITE) && e->func && (e->func[0] == 'c' || e->func[0] == 's') &&
+          (!strcmp(e->func, "copy_file_range") || !strncmp(e->func, "sendfile", 8) || !strcmp(e->func, "splice")))))
         return 0;
     if (e->layer == IOLENS_LAYER_STDIO && e->func &&
         (strstr(e->func, "_unlocked") || !strcmp(e->func, "getline") || !strcmp(e->func, "getdelim") ||
@@ -1858,9 +1888,8 @@ static int set_job(iolens_counters *c, iolens_evsource *src, iolens_evsource *tr
  * MPI_Init_thread) returns and ends when MPI_Finalize starts; its timestamps count from the
  * start (Darshan's runtime initialises in its MPI_Init wrapper and shuts down in its
  * MPI_Finalize one). *from: the end of the rank's MPI_Init in the source's times, found by
- * reading the rank up to it; -1 when the rank is no MPI process of an iolens or Recorder trace,
- * or has no MPI_Init (a trace without the MPI layer): then every call counts, at the source's
- * times. */
+ * reading the rank up to it; -1 when the rank is no MPI process of an iolens trace, or has no
+ * MPI_Init (a trace without the MPI layer): then every call counts, at the source's times. */
 static int mpi_window(iolens_counters *c, iolens_evsource *src, iolens_evsource *trace, int rank, double *from)
 {
     *from = -1;
@@ -1868,9 +1897,8 @@ static int mpi_window(iolens_counters *c, iolens_evsource *src, iolens_evsource 
         return 0;
     const char *kind = iolens_evsource_kind(trace);
     iolens_trace_proc pi;
-    if (!kind || (strcmp(kind, "recorder") && (strcmp(kind, "iolens") || iolens_trace_proc_info(trace, rank, &pi) < 0 ||
-                                              pi.mpi_rank < 0)))
-        return 0;
+    if (!kind || strcmp(kind, "iolens") || iolens_trace_proc_info(trace, rank, &pi) < 0 || pi.mpi_rank < 0)
+        return 0; /* (a Recorder trace starts in MPI_Init, as the runtime does) */
     int rc = iolens_evsource_rewind(src, rank);
     iolens_event e;
     while (rc >= 0 && (rc = iolens_evsource_next(src, rank, &e)) > 0)
@@ -1984,7 +2012,7 @@ int iolens_counters_compute(iolens_evsource *src, const iolens_counters_opts *op
                        : e.layer == IOLENS_LAYER_PNETCDF ? pnc_event(c, &t, src, rank, &e, path)
                                                          : on_event(c, &t, &e, ev_fd, counted, path)) < 0)
                 goto fail;
-            if (e.layer == IOLENS_LAYER_POSIX && e.func && !strcmp(e.func, "rename")) {
+            if (e.op == IOLENS_OP_META && e.layer == IOLENS_LAYER_POSIX && e.func && !strcmp(e.func, "rename")) {
                 const char *to_path;
                 int64_t to = rename_target(trace, rank, &e, is_iolens, files, nfiles, &to_path);
                 if ((rc = posix_rename(c, &t, &e, to, to_path)) < 0)
