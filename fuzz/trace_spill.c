@@ -44,7 +44,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         ;
                     iolens_trace_job j;
                     char line[4200];
-                    if (iolens_trace_proc_job(s, r, &j) == 1 && iolens_trace_job_command(&j, line, sizeof line) >= sizeof line)
+                    if (iolens_trace_proc_job(s, r, &j) == 1 &&
+                        iolens_trace_job_command(&j, line, sizeof line) >= sizeof line)
                         __builtin_trap(); /* a command line is at most IOL_RAW_MAX_CMDLINE bytes */
                 }
                 iolens_evsource_free(s);

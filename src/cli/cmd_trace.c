@@ -514,7 +514,8 @@ static const char *path_of(const iolens_file *files, size_t nfiles, int64_t id)
 
 static void print_text(const iolens_event *ev, int32_t fd, const int64_t *a, const iolens_file *files, size_t nf)
 {
-    printf("%d %u %.6f %.6f %u %s(", ev->rank, ev->thread, ev->tstart, ev->tend, ev->depth, iolens_trace_entry_name(ev));
+    printf("%d %u %.6f %.6f %u %s(", ev->rank, ev->thread, ev->tstart, ev->tend, ev->depth,
+           iolens_trace_entry_name(ev));
     const char *sep = "";
     const char *p = path_of(files, nf, ev->file);
     if (p) {

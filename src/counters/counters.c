@@ -786,7 +786,8 @@ static void rank_start(iolens_counters *c)
  * descriptor count from then on (until it is closed); before, the runtime knows no name for
  * the stream and makes no record (Debian's dd asks stderr's fileno at exit, before its first
  * wrapped stdio call, the fflush just after: the runtime's log of dd has no "<STDERR>"; checked
- * with the runtime built from its source). A call is on a standard stream when its descriptor is 0, 1 or 2 and names the file
+ * with the runtime built from its source). A call is on a standard stream when its descriptor
+ * is 0, 1 or 2 and names the file
  * that descriptor named when the process started, or no file (a terminal, a pipe). The stream
  * (0, 1, 2), or -1. */
 static int std_stream(iolens_counters *c, const iolens_event *e, int32_t ev_fd, int module, int is_fileno)
@@ -898,7 +899,8 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, int32_t
     /* nor glibc's fortified entry points, nor the kernel's copies (iolens_counters_opts.all_calls) */
     if (!c->opts.all_calls &&
         ((e->flags & IOLENS_EVF_FORTIFIED) ||
-         ((e->op == IOLENS_OP_READ || e->op == IOLENS_OP_WRITE) && e->func && (e->func[0] == 'c' || e->func[0] == 's') &&
+         ((e->op == IOLENS_OP_READ || e->op == IOLENS_OP_WRITE) && e->func &&
+          (e->func[0] == 'c' || e->func[0] == 's') &&
           (!strcmp(e->func, "copy_file_range") || !strncmp(e->func, "sendfile", 8) || !strcmp(e->func, "splice")))))
         return 0;
     if (e->layer == IOLENS_LAYER_STDIO && e->func &&
