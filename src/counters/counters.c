@@ -560,15 +560,23 @@ static void mpiio_rw(iol_crec *r, const iolens_event *e, int64_t bytes, int is_w
     rw_times(r, e, is_write, bytes, &x);
 }
 
-static void mpiio_event(iol_crec *r, const iolens_event *e)
+/* args: the call's raw arguments where the source has them (iolens traces), else NULL. An open
+ * counts as the runtime counts it: independent on a communicator of one process (PnetCDF opens
+ * the file so for its independent mode), collective otherwise; one with hints given counts in
+ * MPIIO_HINTS. Without the arguments every MPI_File_open is collective. */
+static void mpiio_event(iol_crec *r, const iolens_event *e, const int64_t *args)
 {
     int64_t *c = r->c;
     double *f = r->f;
     const char *fn = e->func ? e->func : "";
+    int open_call = !strcmp(fn, "MPI_File_open");
     switch (e->op) {
     case IOLENS_OP_OPEN:
-        c[(e->flags & IOLENS_EVF_COLLECTIVE) || !strcmp(fn, "MPI_File_open") ? IOL_DC_MPIIO_COLL_OPENS
-                                                                             : IOL_DC_MPIIO_INDEP_OPENS]++;
+        c[((e->flags & IOLENS_EVF_COLLECTIVE) || open_call) && !(open_call && args && args[2] == 1)
+              ? IOL_DC_MPIIO_COLL_OPENS
+              : IOL_DC_MPIIO_INDEP_OPENS]++;
+        if (open_call && args && args[1] == 1)
+            c[IOL_DC_MPIIO_HINTS]++;
         if (e->open_flags >= 0)
             c[IOL_DC_MPIIO_MODE] = e->open_flags;
         open_close_ts(f, IOL_DC_MPIIO_F_OPEN_START_TIMESTAMP, IOL_DC_MPIIO_F_OPEN_END_TIMESTAMP, e);
@@ -878,10 +886,11 @@ static int64_t rename_target(iolens_evsource *trace, int rank, const iolens_even
     return -1;
 }
 
-/* ev_fd: the call's descriptor where the source records one (iolens traces), else -1; counted:
- * 0 for a stdio call the runtime wraps but does not count (stdio_counted) */
-static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, int32_t ev_fd, int counted,
-                    const char *path)
+/* ev_fd: the call's descriptor where the source records one (iolens traces), else -1; args: the
+ * call's raw arguments when read (an MPI_File_open of an iolens trace), else NULL; counted: 0 for
+ * a stdio call the runtime wraps but does not count (stdio_counted) */
+static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, int32_t ev_fd, const int64_t *args,
+                    int counted, const char *path)
 {
     iolens_event tmp = *ev;
     sane_times(&tmp);
@@ -981,7 +990,7 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, int32_t
         else if (module == IOLENS_DARSHAN_STDIO)
             stdio_event(r, e);
         else
-            mpiio_event(r, e);
+            mpiio_event(r, e, args);
         return 0;
     }
     int is_write = e->op == IOLENS_OP_WRITE;
@@ -1996,6 +2005,10 @@ int iolens_counters_compute(iolens_evsource *src, const iolens_counters_opts *op
                  (e.layer == IOLENS_LAYER_POSIX && (c->posix_std[0] | c->posix_std[1] | c->posix_std[2]))) &&
                 iolens_trace_last_args(trace, rank, &ev_fd, a) < 0)
                 ev_fd = -1;
+            const int64_t *args = NULL; /* (an MPI_File_open's: mpiio_event) */
+            if (is_iolens && e.layer == IOLENS_LAYER_MPIIO && e.op == IOLENS_OP_OPEN &&
+                iolens_trace_last_args(trace, rank, &ev_fd, a) == 0)
+                args = a;
             int64_t ret = e.ret; /* (the call's own result, before it is made the bytes moved) */
             iolens_trace_stdio_moved(trace, rank, &e);
             int counted = !is_iolens || stdio_counted(&e, ret);
@@ -2012,7 +2025,7 @@ int iolens_counters_compute(iolens_evsource *src, const iolens_counters_opts *op
             e.rank = rank;
             if ((rc = e.layer == IOLENS_LAYER_HDF5      ? h5_event(c, &t, src, rank, &e, path)
                        : e.layer == IOLENS_LAYER_PNETCDF ? pnc_event(c, &t, src, rank, &e, path)
-                                                         : on_event(c, &t, &e, ev_fd, counted, path)) < 0)
+                                                         : on_event(c, &t, &e, ev_fd, args, counted, path)) < 0)
                 goto fail;
             if (e.op == IOLENS_OP_META && e.layer == IOLENS_LAYER_POSIX && e.func && !strcmp(e.func, "rename")) {
                 const char *to_path;

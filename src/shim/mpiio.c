@@ -36,8 +36,18 @@ static MPI_Comm world_comm(void)
     return (MPI_Comm)w;
 }
 #define IOL_COMM_WORLD world_comm()
+/* MPI_INFO_NULL likewise (looked up when a file is opened, so after MPI_Init) */
+static MPI_Info info_null(void)
+{
+    static void *n;
+    if (!n)
+        n = iol_data("ompi_mpi_info_null");
+    return (MPI_Info)n;
+}
+#define IOL_INFO_NULL info_null()
 #else
 #define IOL_COMM_WORLD MPI_COMM_WORLD
+#define IOL_INFO_NULL MPI_INFO_NULL
 #endif
 
 #define PMPI_FN(fn)                                                                                \
@@ -320,6 +330,7 @@ IOL_EXPORT int MPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Inf
         rec->file = path;
         rec->ret = rc == MPI_SUCCESS ? h : -1;
         rec->a[0] = amode;
+        rec->a[1] = info != IOL_INFO_NULL; /* hints given (the runtime's MPIIO_HINTS) */
         rec->a[2] = csize;
         rec->a[3] = rc;
         iol_commit(rec);

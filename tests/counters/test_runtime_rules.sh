@@ -12,7 +12,9 @@
 #  - rename: counted on a file with a record, its target getting RENAME_TARGETS and
 #    RENAMED_FROM (the source's record id);
 #  - an MPI rank (the runtime built with MPI, 2 ranks): only the calls between MPI_Init's return
-#    and MPI_Finalize count, and a descriptor opened before MPI_Init counts for nothing after.
+#    and MPI_Finalize count, and a descriptor opened before MPI_Init counts for nothing after;
+#  - MPI-IO opens: independent on a communicator of one process, hints counted (a PnetCDF
+#    program; PNETCDF_FILE and PNETCDF_VAR as the runtime's PnetCDF module counts them).
 . "$IOLENS_SOURCE_DIR/tests/cli/lib.sh"
 command -v "${CC:-cc}" >/dev/null || { echo "SKIP: no C compiler"; exit 77; }
 W=$IOLENS_TMP/rules
@@ -105,13 +107,14 @@ for p in mix rn; do
   expect_rc 0 "$IOLENS" darshan "$W/$p.darshan"
   cp "$IOLENS_TMP/out" "$W/$p.txt"
 done
-# want MODULE FILE LOG "NAME=VALUE ..."
+# want MODULE FILE LOG "NAME=VALUE ..." (counter names without the module's prefix)
 want() {
-  local m=$1 file=$2 log=$3 kv
+  local m=$1 file=$2 log=$3 kv pre=$1
+  [ "$m" = MPI-IO ] && pre=MPIIO
   for kv in $4; do
     local got
-    got=$(awk -F'\t' -v m="$m" -v k="${m}_${kv%%=*}" -v p="$W/d/$file" '$1 == m && $4 == k && $6 == p { print $5 }' "$W/$log.txt" | head -1)
-    [ "$got" = "${kv#*=}" ] && ok || fail "$file: ${m}_${kv%%=*} '$got', want ${kv#*=}"
+    got=$(awk -F'\t' -v m="$m" -v k="${pre}_${kv%%=*}" -v p="$W/d/$file" '$1 == m && $4 == k && $6 == p { print $5 }' "$W/$log.txt" | head -1)
+    [ "$got" = "${kv#*=}" ] && ok || fail "$file: ${pre}_${kv%%=*} '$got', want ${kv#*=}"
   done
 }
 want POSIX a.dat mix "OPENS=2 DUPS=1 READS=31 WRITES=72 SEEKS=1 FSYNCS=1 FDSYNCS=1 MODE=416 BYTES_READ=245664
@@ -177,6 +180,60 @@ C
       fail "a record of a file written before MPI_Init or after MPI_Finalize"; else ok; fi
   else
     echo "SKIP (MPI part): mpicc failed: $(head -3 "$W/mpicc.log")"
+  fi
+  # PnetCDF on 2 ranks (the runtime with its PnetCDF module): its independent mode opens the file
+  # on MPI_COMM_SELF (independent opens), every open passes hints
+  cat >"$W/pnc.c" <<'C'
+#include <mpi.h>
+#include <pnetcdf.h>
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size, nc, d0, d1, v, w;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (ncmpi_create(MPI_COMM_WORLD, argv[1], NC_CLOBBER, MPI_INFO_NULL, &nc) != NC_NOERR) return 1;
+    ncmpi_def_dim(nc, "y", 8 * size, &d0);
+    ncmpi_def_dim(nc, "x", 100, &d1);
+    int dims[2] = {d0, d1};
+    ncmpi_def_var(nc, "v", NC_INT, 2, dims, &v);
+    ncmpi_def_var(nc, "w", NC_DOUBLE, 1, &d1, &w);
+    ncmpi_enddef(nc);
+    int buf[800];
+    double dw[100];
+    for (int i = 0; i < 800; i++) buf[i] = i;
+    for (int i = 0; i < 100; i++) dw[i] = i;
+    MPI_Offset st[2] = {8 * rank, 0}, ct[2] = {8, 100};
+    for (int k = 0; k < 3; k++)
+        ncmpi_put_vara_int_all(nc, v, st, ct, buf);
+    MPI_Offset s1 = 0, c1 = 50, str = 2;
+    ncmpi_begin_indep_data(nc);
+    if (rank == 0) ncmpi_put_vars_double(nc, w, &s1, &c1, &str, dw);
+    ncmpi_end_indep_data(nc);
+    ncmpi_get_vara_int_all(nc, v, st, ct, buf);
+    ncmpi_close(nc);
+    MPI_Finalize();
+    return 0;
+}
+C
+  if mpicc -O1 -o "$W/pnc" "$W/pnc.c" -lpnetcdf 2>"$W/mpicc.log"; then
+    rm -rf "$W/d"/*
+    expect_rc 0 timeout 300 mpirun --oversubscribe -np 2 "$IOLENS" trace -o "$W/pnc.trace" -- "$W/pnc" "$W/d/pnc.nc"
+    expect_rc 0 "$IOLENS" darshan --from "$W/pnc.trace" -o "$W/pnc.darshan" --all-paths
+    expect_rc 0 "$IOLENS" darshan "$W/pnc.darshan"
+    cp "$IOLENS_TMP/out" "$W/pnc.txt"
+    want MPI-IO pnc.nc pnc "INDEP_OPENS=2 COLL_OPENS=2 HINTS=2 INDEP_WRITES=2 COLL_READS=2 COLL_WRITES=6 VIEWS=9
+      MODE=9 BYTES_READ=6400 BYTES_WRITTEN=19732 RW_SWITCHES=2 SIZE_READ_AGG_1K_10K=2 SIZE_WRITE_AGG_100_1K=2
+      SIZE_WRITE_AGG_1K_10K=6 ACCESS1_ACCESS=3200 ACCESS2_ACCESS=400 ACCESS3_ACCESS=132 ACCESS1_COUNT=8
+      ACCESS2_COUNT=1 ACCESS3_COUNT=1"
+    want PNETCDF_FILE pnc.nc pnc "CREATES=2 BYTES_READ=6400 BYTES_WRITTEN=19732"
+    want PNETCDF_VAR pnc.nc:v pnc "OPENS=2 COLL_READS=2 COLL_WRITES=6 BYTES_READ=6400 BYTES_WRITTEN=19200 RW_SWITCHES=2
+      PUT_VARA=6 GET_VARA=2 ACCESS1_ACCESS=3200 ACCESS1_LENGTH_D1=8 ACCESS1_LENGTH_D2=100 ACCESS1_COUNT=8 NDIMS=2
+      NPOINTS=1600 DATATYPE_SIZE=4"
+    want PNETCDF_VAR pnc.nc:w pnc "OPENS=2 INDEP_WRITES=1 BYTES_WRITTEN=400 PUT_VARS=1 ACCESS1_ACCESS=400
+      ACCESS1_LENGTH_D1=50 ACCESS1_STRIDE_D1=2 ACCESS1_COUNT=1 NDIMS=1 NPOINTS=100 DATATYPE_SIZE=8"
+  else
+    echo "SKIP (PnetCDF part): mpicc -lpnetcdf failed: $(head -3 "$W/mpicc.log")"
   fi
 fi
 finish
