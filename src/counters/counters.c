@@ -999,7 +999,9 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, int32_t
     int64_t bytes = module != IOLENS_DARSHAN_MPIIO && e->ret >= 0 ? e->ret : e->size;
     if (bytes < 0)
         return 0;
-    int64_t off = (e->offset >= 0 && !(e->flags & IOLENS_EVF_OFFSET_UNKNOWN)) ? e->offset : r->offset;
+    int64_t off = module == IOLENS_DARSHAN_POSIX ? runtime_offset(r, e) /* (DXT's offsets are the runtime's too) */
+                  : (e->offset >= 0 && !(e->flags & IOLENS_EVF_OFFSET_UNKNOWN)) ? e->offset
+                                                                                 : r->offset;
     if (c->opts.dxt && module != IOLENS_DARSHAN_STDIO && (rc = dxt_add(r, e, off, bytes, is_write)) < 0)
         return rc;
     if (c->opts.heatmap) {
