@@ -864,6 +864,20 @@ static int posix_rename(iolens_counters *c, ctab *t, const iolens_event *ev, int
     return 0;
 }
 
+/* The path of file id (NULL if none): files[] is indexed by id in every producer; fall back to a
+ * search. */
+static const char *file_path(const iolens_file *files, size_t nfiles, int64_t id)
+{
+    if (id < 0)
+        return NULL;
+    if ((size_t)id < nfiles && files[id].id == id)
+        return files[id].path;
+    for (size_t k = 0; k < nfiles; k++)
+        if (files[k].id == id)
+            return files[k].path;
+    return NULL;
+}
+
 /* The file a rename named as its new path, and that path in *to_path: an iolens trace's from the
  * call's slot a2 (a file id), another source's from its second argument, found in the file
  * table. -1 when not known. */
@@ -871,15 +885,15 @@ static int64_t rename_target(iolens_evsource *trace, int rank, const iolens_even
                              const iolens_file *files, size_t nfiles, const char **to_path)
 {
     *to_path = NULL;
-    int64_t id = -1;
     if (is_iolens) {
         int32_t fd;
         int64_t a[4];
-        if (iolens_trace_last_args(trace, rank, &fd, a) == 0)
-            id = a[2];
+        if (iolens_trace_last_args(trace, rank, &fd, a) < 0 || !(*to_path = file_path(files, nfiles, a[2])))
+            return -1;
+        return a[2];
     }
-    for (size_t k = 0; k < nfiles; k++)
-        if (is_iolens ? files[k].id == id : (e->nargs >= 2 && e->args[1] && !strcmp(files[k].path, e->args[1]))) {
+    for (size_t k = 0; e->nargs >= 2 && e->args[1] && k < nfiles; k++)
+        if (!strcmp(files[k].path, e->args[1])) {
             *to_path = files[k].path;
             return files[k].id;
         }
@@ -2014,16 +2028,7 @@ int iolens_counters_compute(iolens_evsource *src, const iolens_counters_opts *op
             int64_t ret = e.ret; /* (the call's own result, before it is made the bytes moved) */
             iolens_trace_stdio_moved(trace, rank, &e);
             int counted = !is_iolens || stdio_counted(&e, ret);
-            /* files[] is indexed by id in every producer; fall back to a search */
-            const char *path = NULL;
-            if (e.file >= 0) {
-                if ((size_t)e.file < nfiles && files[e.file].id == e.file)
-                    path = files[e.file].path;
-                else
-                    for (size_t k = 0; k < nfiles && !path; k++)
-                        if (files[k].id == e.file)
-                            path = files[k].path;
-            }
+            const char *path = file_path(files, nfiles, e.file);
             e.rank = rank;
             if ((rc = e.layer == IOLENS_LAYER_HDF5      ? h5_event(c, &t, src, rank, &e, path)
                        : e.layer == IOLENS_LAYER_PNETCDF ? pnc_event(c, &t, src, rank, &e, path)

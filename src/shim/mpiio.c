@@ -27,24 +27,16 @@
  * reference would stay NULL when libmpi is loaded after the shim, as Python
  * loads it for mpi4py. The global scope first: a program that names
  * MPI_COMM_WORLD has a copy of the object, which libmpi then uses too.
- * NULL: no world communicator found. */
-static MPI_Comm world_comm(void)
+ * NULL: no world communicator found. MPI_INFO_NULL likewise (looked up when a file is opened). */
+static void *ompi_object(void **cache, const char *name)
 {
-    static void *w;
-    if (!w)
-        w = iol_data("ompi_mpi_comm_world");
-    return (MPI_Comm)w;
+    if (!*cache)
+        *cache = iol_data(name);
+    return *cache;
 }
-#define IOL_COMM_WORLD world_comm()
-/* MPI_INFO_NULL likewise (looked up when a file is opened, so after MPI_Init) */
-static MPI_Info info_null(void)
-{
-    static void *n;
-    if (!n)
-        n = iol_data("ompi_mpi_info_null");
-    return (MPI_Info)n;
-}
-#define IOL_INFO_NULL info_null()
+static void *world_obj, *info_null_obj;
+#define IOL_COMM_WORLD ((MPI_Comm)ompi_object(&world_obj, "ompi_mpi_comm_world"))
+#define IOL_INFO_NULL ((MPI_Info)ompi_object(&info_null_obj, "ompi_mpi_info_null"))
 #else
 #define IOL_COMM_WORLD MPI_COMM_WORLD
 #define IOL_INFO_NULL MPI_INFO_NULL
