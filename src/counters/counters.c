@@ -917,8 +917,8 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, int32_t
         c->max_end = e->tend;
     /* The runtime's STDIO module wraps neither the _unlocked calls nor getline and getdelim
      * (glibc's headers make getline a call of __getdelim), nor puts and putchar (it wraps printf
-     * and vprintf), nor ftell and ftello (it counts fseek, fseeko and rewind as seeks): none of
-     * them makes a record or counts */
+     * and vprintf), nor ftell, ftello and fgetpos (it counts fseek, fseeko, fsetpos and rewind as
+     * seeks): none of them makes a record or counts */
     /* nor glibc's fortified entry points, nor the kernel's copies (iolens_counters_opts.all_calls) */
     if (!c->opts.all_calls &&
         ((e->flags & IOLENS_EVF_FORTIFIED) ||
@@ -928,7 +928,8 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, int32_t
         return 0;
     if (e->layer == IOLENS_LAYER_STDIO && e->func &&
         (strstr(e->func, "_unlocked") || !strcmp(e->func, "getline") || !strcmp(e->func, "getdelim") ||
-         !strcmp(e->func, "puts") || !strcmp(e->func, "putchar") || !strncmp(e->func, "ftell", 5)))
+         !strcmp(e->func, "puts") || !strcmp(e->func, "putchar") || !strncmp(e->func, "ftell", 5) ||
+         !strncmp(e->func, "fgetpos", 7)))
         return 0;
     if (e->layer == IOLENS_LAYER_STDIO && !is_fileno)
         c->stdio_live = 1;
@@ -2028,6 +2029,9 @@ int iolens_counters_compute(iolens_evsource *src, const iolens_counters_opts *op
             int64_t ret = e.ret; /* (the call's own result, before it is made the bytes moved) */
             iolens_trace_stdio_moved(trace, rank, &e);
             int counted = !is_iolens || stdio_counted(&e, ret);
+            if (is_iolens && e.layer == IOLENS_LAYER_STDIO && !(e.flags & IOLENS_EVF_FAILED) && e.func &&
+                !strcmp(e.func, "getw"))
+                e.ret = e.size; /* the runtime counts a word at the end of the file too (no error) */
             const char *path = file_path(files, nfiles, e.file);
             e.rank = rank;
             if ((rc = e.layer == IOLENS_LAYER_HDF5      ? h5_event(c, &t, src, rank, &e, path)

@@ -319,41 +319,58 @@ IOL_EXPORT char *fgets(char *s, int n, FILE *f)
     return r;
 }
 
+/* one character in or out (fgetc, getc, _IO_getc; fputc, putc, _IO_putc): a1 1, a2 the
+ * character written; ret the character or EOF */
+static int char_in(int func, int (*real)(FILE *), FILE *f)
+{
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real(f);
+    int fd = sfd(f);
+    uint64_t t0 = iol_begin();
+    int r = real(f);
+    done(func, t0, r == EOF && ferror(f), fd, iol_fd_file(fd), r, 0, 1, 0, 0);
+    return r;
+}
+
+static int char_out(int func, int (*real)(int, FILE *), int c, FILE *f)
+{
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real(c, f);
+    int fd = sfd(f);
+    uint64_t t0 = iol_begin();
+    int r = real(c, f);
+    done(func, t0, r == EOF, fd, iol_fd_file(fd), r, 0, 1, c, 0);
+    return r;
+}
+
 IOL_EXPORT int fputc(int c, FILE *f)
 {
     IOL_REAL(fputc);
-    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
-        return real_fputc(c, f);
-    int fd = sfd(f);
-    uint64_t t0 = iol_begin();
-    int r = real_fputc(c, f);
-    done(IOL_F_fputc, t0, r == EOF, fd, iol_fd_file(fd), r, 0, 1, c, 0);
-    return r;
+    return char_out(IOL_F_fputc, real_fputc, c, f);
 }
 
 IOL_EXPORT int fgetc(FILE *f)
 {
     IOL_REAL(fgetc);
-    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
-        return real_fgetc(f);
-    int fd = sfd(f);
-    uint64_t t0 = iol_begin();
-    int r = real_fgetc(f);
-    done(IOL_F_fgetc, t0, r == EOF && ferror(f), fd, iol_fd_file(fd), r, 0, 1, 0, 0);
-    return r;
+    return char_in(IOL_F_fgetc, real_fgetc, f);
 }
 
-/* fseek, fseeko(64) and ftell, ftello(64): one body each, for their offset types */
+/* fseek, fseeko(64) and ftell, ftello(64): one body each, for their offset types. fseek's a3:
+ * the position after it (read back: whence SEEK_END's end of file), -1 failed or none (a pipe) */
 #define IOL_STDIO_SEEK(name, off_type)                                                             \
     IOL_EXPORT int name(FILE *f, off_type off, int whence)                                         \
     {                                                                                              \
         IOL_REAL(name);                                                                            \
         if (!iol_tracing(IOL_LAYER_STDIO_BIT))                                                     \
             return real_##name(f, off, whence);                                                    \
+        IOL_REAL(ftello64);                                                                        \
         int fd = sfd(f);                                                                           \
         uint64_t t0 = iol_begin();                                                                 \
         int r = real_##name(f, off, whence);                                                       \
-        done(IOL_F_##name, t0, r != 0, fd, iol_fd_file(fd), r, off, 0, whence, 0);                 \
+        int e = errno;                                                                             \
+        off64_t at = r == 0 ? real_ftello64(f) : -1;                                               \
+        errno = e;                                                                                 \
+        done(IOL_F_##name, t0, r != 0, fd, iol_fd_file(fd), r, off, 0, whence, at);                \
         return r;                                                                                  \
     }
 #define IOL_STDIO_TELL(name, off_type)                                                             \
@@ -388,6 +405,31 @@ IOL_EXPORT void rewind(FILE *f)
     done(IOL_F_rewind, t0, 0, fd, iol_fd_file(fd), 0, 0, 0, 0, 0);
 }
 
+/* fsetpos, fsetpos64: a0 and a3 the position the call set (the stream's, read back after it:
+ * fpos_t is opaque), a2 SEEK_SET, as an fseeko to it; -1 when it failed or the stream has none.
+ * fgetpos, fgetpos64: ret the call's, a0 the position it stored (-1 when it failed). */
+#define IOL_STDIO_POS(name, pos_ptr, set)                                                          \
+    IOL_EXPORT int name(FILE *f, pos_ptr pos)                                                      \
+    {                                                                                              \
+        IOL_REAL(name);                                                                            \
+        if (!iol_tracing(IOL_LAYER_STDIO_BIT))                                                     \
+            return real_##name(f, pos);                                                            \
+        IOL_REAL(ftello64);                                                                        \
+        int fd = sfd(f);                                                                           \
+        uint64_t t0 = iol_begin();                                                                 \
+        int r = real_##name(f, pos);                                                               \
+        int e = errno;                                                                             \
+        off64_t at = r == 0 ? real_ftello64(f) : -1;                                               \
+        errno = e;                                                                                 \
+        int64_t a2 = (set) ? SEEK_SET : 0, a3 = (set) ? at : 0;                                    \
+        done(IOL_F_##name, t0, r != 0, fd, iol_fd_file(fd), r, at, 0, a2, a3);                     \
+        return r;                                                                                  \
+    }
+IOL_STDIO_POS(fsetpos, const fpos_t *, 1)
+IOL_STDIO_POS(fsetpos64, const fpos64_t *, 1)
+IOL_STDIO_POS(fgetpos, fpos_t *, 0)
+IOL_STDIO_POS(fgetpos64, fpos64_t *, 0)
+
 IOL_EXPORT int fflush(FILE *f)
 {
     IOL_REAL(fflush);
@@ -403,24 +445,63 @@ IOL_EXPORT int fflush(FILE *f)
 IOL_EXPORT int getc(FILE *f)
 {
     IOL_REAL(getc);
-    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
-        return real_getc(f);
-    int fd = sfd(f);
-    uint64_t t0 = iol_begin();
-    int r = real_getc(f);
-    done(IOL_F_getc, t0, r == EOF && ferror(f), fd, iol_fd_file(fd), r, 0, 1, 0, 0);
-    return r;
+    return char_in(IOL_F_getc, real_getc, f);
 }
 
 IOL_EXPORT int putc(int c, FILE *f)
 {
     IOL_REAL(putc);
+    return char_out(IOL_F_putc, real_putc, c, f);
+}
+
+/* _IO_getc, _IO_putc: glibc's older names of getc and putc (its headers made getc and putc
+ * macros of them before 2.28, so binaries built then call them), recorded as getc and putc */
+int iol_io_getc(FILE *f) __asm__("_IO_getc");
+IOL_EXPORT int iol_io_getc(FILE *f)
+{
+    static int (*real)(FILE *);
+    if (!real)
+        real = (int (*)(FILE *))iol_real("_IO_getc");
+    return char_in(IOL_F_getc, real, f);
+}
+
+int iol_io_putc(int c, FILE *f) __asm__("_IO_putc");
+IOL_EXPORT int iol_io_putc(int c, FILE *f)
+{
+    static int (*real)(int, FILE *);
+    if (!real)
+        real = (int (*)(int, FILE *))iol_real("_IO_putc");
+    return char_out(IOL_F_putc, real, c, f);
+}
+
+/* getw, putw: one int. ret getw's word (EOF may be one) or putw's result; a1 sizeof(int), the
+ * bytes the Darshan runtime counts; a2 the bytes moved: sizeof(int), or 0 when getw met the end
+ * of the file or an error (the part of a word before the end is not known) or putw failed; a3
+ * putw's word */
+IOL_EXPORT int getw(FILE *f)
+{
+    IOL_REAL(getw);
     if (!iol_tracing(IOL_LAYER_STDIO_BIT))
-        return real_putc(c, f);
+        return real_getw(f);
     int fd = sfd(f);
     uint64_t t0 = iol_begin();
-    int r = real_putc(c, f);
-    done(IOL_F_putc, t0, r == EOF, fd, iol_fd_file(fd), r, 0, 1, c, 0);
+    int r = real_getw(f);
+    int whole = r != EOF || (!feof(f) && !ferror(f));
+    done(IOL_F_getw, t0, r == EOF && ferror(f), fd, iol_fd_file(fd), r, 0, (int64_t)sizeof(int),
+         whole ? (int64_t)sizeof(int) : 0, 0);
+    return r;
+}
+
+IOL_EXPORT int putw(int w, FILE *f)
+{
+    IOL_REAL(putw);
+    if (!iol_tracing(IOL_LAYER_STDIO_BIT))
+        return real_putw(w, f);
+    int fd = sfd(f);
+    uint64_t t0 = iol_begin();
+    int r = real_putw(w, f);
+    int64_t moved = r == EOF ? 0 : (int64_t)sizeof(int);
+    done(IOL_F_putw, t0, r == EOF, fd, iol_fd_file(fd), r, 0, (int64_t)sizeof(int), moved, w);
     return r;
 }
 

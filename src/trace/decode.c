@@ -45,6 +45,7 @@ static int load_sections(iol_trace *t, const uint8_t *d, size_t n)
     if (major != IOL_TRACE_MAJOR)
         return iol_err(IOLENS_EVERSION, "cannot read '%s': trace format %u.%u is not supported (this is %u.%u)",
                        t->name, major, minor, IOL_TRACE_MAJOR, IOL_TRACE_MINOR);
+    t->minor = minor;
     if (ns > IOL_TRACE_MAX_SECTIONS || n < IOL_TRACE_HDR_SIZE + (uint64_t)ns * IOL_TRACE_SECT_SIZE)
         return ferr(t, 12, "truncated section directory");
     for (uint32_t i = 0; i < ns; i++) {

@@ -100,6 +100,7 @@ typedef struct iol_trace {
     char *name;
     iol_sectdata sect[IOL_TS_JOB + 1];
     uint64_t res_ns, start_ns;
+    unsigned minor; /* the format's minor version the writer wrote */
     size_t nprocs, ngroups;
     iol_proc *procs;
     const char *func_names[IOL_F_COUNT]; /* by stored id */

@@ -142,7 +142,7 @@ typedef struct iol_rawrec {
  */
 #define IOL_TRACE_MAGIC "IOLTRACE"
 #define IOL_TRACE_MAJOR 1u
-#define IOL_TRACE_MINOR 3u
+#define IOL_TRACE_MINOR 4u
 #define IOL_TRACE_HDR_SIZE 16u
 #define IOL_TRACE_SECT_SIZE 32u
 #define IOL_TRACE_MAX_SECTIONS 16u

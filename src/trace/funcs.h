@@ -31,15 +31,20 @@ unsigned iol_func_fortified(unsigned id);
  * function (the record carries the plain id) */
 #define IOL_REC_FORTIFIED 1u
 
-/* The stdio calls that report the position (ftell, ftello(64): ret) and that set it
- * (fseek, fseeko(64): a0 offset, a2 whence). */
+/* The stdio calls that report the position (ftell, ftello(64): ret; fgetpos(64): a0) and that
+ * set it (fseek, fseeko(64), fsetpos(64): a0 offset, a2 whence, a3 the position after). */
 static inline int iol_func_is_ftell(unsigned id)
 {
     return id == IOL_F_ftell || id == IOL_F_ftello || id == IOL_F_ftello64;
 }
 static inline int iol_func_is_fseek(unsigned id)
 {
-    return id == IOL_F_fseek || id == IOL_F_fseeko || id == IOL_F_fseeko64;
+    return id == IOL_F_fseek || id == IOL_F_fseeko || id == IOL_F_fseeko64 || id == IOL_F_fsetpos ||
+           id == IOL_F_fsetpos64;
+}
+static inline int iol_func_is_fgetpos(unsigned id)
+{
+    return id == IOL_F_fgetpos || id == IOL_F_fgetpos64;
 }
 
 /* fallocate(64), posix_fallocate(64): a0 offset, a1 length, a2 fallocate's mode */
@@ -70,8 +75,17 @@ static inline int iol_func_is_copy(unsigned id)
 /* What a stdio read or write moved, from its record (iol_func_moved): ret bytes (fprintf's
  * size), ret items of a2 bytes (fread, fwrite), ret bytes or none at -1 (fgets' strlen, getline's
  * length), one character or none at EOF (fgetc, getc, fputc, putc, putchar), a1 bytes when ret is
- * not negative (fputs' string, puts' with its newline), a1 bytes consumed (fscanf). */
-enum { IOL_MOVED_RET, IOL_MOVED_ITEMS, IOL_MOVED_LINE, IOL_MOVED_CHAR, IOL_MOVED_STRING, IOL_MOVED_SCAN };
+ * not negative (fputs' string, puts' with its newline), a1 bytes consumed (fscanf), a2 bytes
+ * (getw, putw: a word or none). */
+enum {
+    IOL_MOVED_RET,
+    IOL_MOVED_ITEMS,
+    IOL_MOVED_LINE,
+    IOL_MOVED_CHAR,
+    IOL_MOVED_STRING,
+    IOL_MOVED_SCAN,
+    IOL_MOVED_WORD
+};
 static inline int iol_func_moved(unsigned id)
 {
     switch (id) {
@@ -82,6 +96,7 @@ static inline int iol_func_moved(unsigned id)
         return IOL_MOVED_CHAR;
     case IOL_F_fputs: case IOL_F_fputs_unlocked: case IOL_F_puts: return IOL_MOVED_STRING;
     case IOL_F_fscanf: return IOL_MOVED_SCAN;
+    case IOL_F_getw: case IOL_F_putw: return IOL_MOVED_WORD;
     default: return IOL_MOVED_RET;
     }
 }

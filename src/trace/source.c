@@ -108,6 +108,8 @@ static int thread_next(iol_trace *t, int rank, iol_proc *p, iol_thread *th, iol_
         r->func = (uint16_t)plain;
         r->pad = IOL_REC_FORTIFIED;
     }
+    if (t->minor < 4 && (r->func == IOL_F_fseek || r->func == IOL_F_fseeko || r->func == IOL_F_fseeko64))
+        r->a[3] = -1; /* (before 1.4 the position after fseek was not recorded: a3 was 0) */
     return 1;
 }
 
@@ -150,6 +152,7 @@ static void resolve_offset(iol_proc *p, const iol_rawrec *r, const iol_func_info
             case IOL_MOVED_CHAR: moved = r->ret >= 0; break;              /* ret: the character, or EOF */
             case IOL_MOVED_STRING: moved = r->ret >= 0 ? r->a[1] : 0; break; /* ret: non-negative (glibc: 1) */
             case IOL_MOVED_SCAN: moved = r->a[1]; break; /* ret: items assigned; a1: bytes consumed, -1 unknown */
+            case IOL_MOVED_WORD: moved = r->a[2]; break;  /* ret: the word, or putw's result */
             default: break;
             }
             if (r->func == IOL_F_fscanf && r->a[1] < 0)
@@ -173,6 +176,12 @@ static void resolve_offset(iol_proc *p, const iol_rawrec *r, const iol_func_info
                 st->valid = 1;
                 st->off = r->ret;
             }
+        } else if (iol_func_is_fgetpos(r->func)) {
+            ev->offset = r->a[0];
+            if (st && ok && r->a[0] >= 0) {
+                st->valid = 1;
+                st->off = r->a[0];
+            }
         } else if (r->func == IOL_F_rewind) {
             ev->offset = 0;
             if (st) {
@@ -180,7 +189,11 @@ static void resolve_offset(iol_proc *p, const iol_rawrec *r, const iol_func_info
                 st->off = 0;
             }
         } else if (iol_func_is_fseek(r->func) && st && ok) {
-            if (r->a[2] == SEEK_SET || (r->a[2] == SEEK_CUR && known)) {
+            if (r->a[3] >= 0) {
+                st->off = r->a[3]; /* the position after the call (whence SEEK_END included) */
+                st->valid = 1;
+                ev->offset = st->off;
+            } else if ((r->a[2] == SEEK_SET && r->a[0] >= 0) || (r->a[2] == SEEK_CUR && known)) {
                 st->off = r->a[2] == SEEK_SET ? r->a[0] : wadd(st->off, r->a[0]);
                 st->valid = 1;
                 ev->offset = st->off;
@@ -246,8 +259,10 @@ static void fill_event(iol_trace *t, int rank, iol_proc *p, const iol_thread *th
         ev->offset = r->a[0];
         ev->mode = (int32_t)r->a[2];
     }
-    ev->whence = (fi->op == IOLENS_OP_SEEK && !iol_func_is_ftell(r->func) && r->func != IOL_F_rewind) ? (int32_t)r->a[2]
-                                                                                                  : -1;
+    ev->whence = (fi->op == IOLENS_OP_SEEK && !iol_func_is_ftell(r->func) && !iol_func_is_fgetpos(r->func) &&
+                  r->func != IOL_F_rewind)
+                     ? (int32_t)r->a[2]
+                     : -1;
     if (r->err)
         ev->flags |= IOLENS_EVF_FAILED;
     if (fi->layer == IOLENS_LAYER_MPIIO) {
@@ -323,6 +338,7 @@ static const arg_spec arg_specs[] = {
     {"printf", "P1"}, {"vprintf", "P1"}, {"puts", "BP"}, {"putchar", "2P"},
     {"fgets", "B1P"}, {"fputc", "2P"}, {"fgetc", "P"}, {"fseek", "P02"}, {"ftell", "P"}, {"rewind", "P"},
     {"fflush", "P"}, {"getc", "P"}, {"putc", "2P"}, {"fscanf", "P1"}, {"fseeko", "P02"}, {"fseeko64", "P02"},
+    {"fsetpos", "PB"}, {"fsetpos64", "PB"}, {"fgetpos", "PB"}, {"fgetpos64", "PB"}, {"getw", "P"}, {"putw", "3P"},
     {"ftello", "P"}, {"ftello64", "P"}, {"fileno", "P"}, {"getline", "B1P"}, {"getdelim", "B12P"}, {"MPI_File_open", "P0"}, {"MPI_File_close", "P"}, {"MPI_File_sync", "P"},
     {"MPI_File_set_size", "P1"}, {"MPI_File_preallocate", "P1"}, {"MPI_File_set_view", "P023"},
     {"MPI_File_seek", "P02"}, {"MPI_File_seek_shared", "P02"}, {"MPI_Wait", "3"}, {"MPI_Waitall", "3"},
@@ -1058,6 +1074,12 @@ void iolens_trace_stdio_moved(iolens_evsource *src, int rank, iolens_event *e)
         break;
     case IOL_MOVED_CHAR: e->ret = e->ret >= 0 ? 1 : 0; break;
     case IOL_MOVED_SCAN: e->ret = e->size > 0 ? e->size : 0; break; /* ret: items; the bytes consumed are the size */
+    case IOL_MOVED_WORD: { /* ret: the word or putw's result; a2 the bytes moved */
+        int32_t fd;
+        int64_t a[4];
+        e->ret = iolens_trace_last_args(src, rank, &fd, a) == 0 && a[2] >= 0 ? a[2] : 0;
+        break;
+    }
     case IOL_MOVED_STRING: e->ret = e->ret >= 0 && e->size >= 0 ? e->size : 0; break;
     case IOL_MOVED_ITEMS: {
         int32_t fd;

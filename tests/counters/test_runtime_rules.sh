@@ -8,7 +8,8 @@
 #  - the four common access sizes and strides, updated online at every access;
 #  - STDIO: a read or write counts only when it moved something by the call's own measure (no
 #    fgets NULL, fgetc EOF, fread 0, fscanf matching nothing; fscanf's end of input counts),
-#    ftell is no seek, and offsets are the runtime's own;
+#    ftell is no seek, and offsets are the runtime's own; putw and getw count a word (getw at
+#    the end of the file too), fsetpos a seek, fgetpos nothing;
 #  - rename: counted on a file with a record, its target getting RENAME_TARGETS and
 #    RENAMED_FROM (the source's record id);
 #  - an MPI rank (the runtime built with MPI, 2 ranks): only the calls between MPI_Init's return
@@ -99,7 +100,44 @@ int main(int argc, char **argv)
     return rename(c, a);
 }
 C
-for p in mix rn; do
+cat >"$W/pos.c" <<'C'
+#define _LARGEFILE64_SOURCE
+#include <stdio.h>
+int _IO_getc(FILE *); /* glibc's older names of getc and putc (binaries built before 2.28) */
+int _IO_putc(int, FILE *);
+int main(int argc, char **argv)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/w.dat", argv[1]);
+    FILE *f = fopen(p, "w+");
+    if (!f) return 1;
+    for (int i = 0; i < 100; i++)
+        if (putw(i * 7, f)) return 1;
+    fpos_t mark, start;
+    if (fgetpos(f, &mark)) return 1; /* not counted: 400 */
+    for (int i = 0; i < 10; i++)
+        _IO_putc('a' + i, f);
+    rewind(f);
+    fgetpos(f, &start);
+    long sum = 0;
+    for (int i = 0; i < 50; i++)
+        sum += getw(f);
+    fsetpos(f, &mark); /* a seek to 400 */
+    int n = 0;
+    while (_IO_getc(f) != EOF) /* 10 counted, EOF not */
+        n++;
+    fpos64_t s64;
+    fsetpos(f, &start);
+    fgetpos64(f, &s64);
+    fsetpos64(f, &s64);
+    sum += getw(f);
+    fseek(f, 0, SEEK_END);
+    if (getw(f) != EOF) return 1; /* end of file, no error: counted (4 bytes) */
+    fclose(f);
+    return sum == 8575 && n == 10 ? 0 : 1;
+}
+C
+for p in mix rn pos; do
   "${CC:-cc}" -O1 -U_FORTIFY_SOURCE -o "$W/$p" "$W/$p.c" || { fail "cc $p failed"; finish; }
   rm -rf "$W/d"/*
   expect_rc 0 "$IOLENS" trace -o "$W/$p.trace" -- "$W/$p" "$W/d"
@@ -126,6 +164,16 @@ want POSIX a.dat mix "OPENS=2 DUPS=1 READS=31 WRITES=72 SEEKS=1 FSYNCS=1 FDSYNCS
 want STDIO b.dat mix "OPENS=1 READS=2 WRITES=103 SEEKS=2 FLUSHES=1 BYTES_WRITTEN=5963 BYTES_READ=1235 MAX_BYTE_READ=1733
   MAX_BYTE_WRITTEN=5949"
 want STDIO c.dat mix "OPENS=2 READS=3 WRITES=1 BYTES_WRITTEN=10 BYTES_READ=9 MAX_BYTE_READ=8 MAX_BYTE_WRITTEN=9"
+# putw, getw, _IO_putc, _IO_getc, fsetpos(64) as seeks, fgetpos(64) not counted; the last
+# getw's offset is the end of the file fseek(SEEK_END) found (MAX_BYTE_READ 413)
+want STDIO w.dat pos "OPENS=1 READS=62 WRITES=110 SEEKS=5 FLUSHES=0 BYTES_WRITTEN=410 BYTES_READ=218
+  MAX_BYTE_READ=413 MAX_BYTE_WRITTEN=409"
+expect_rc 0 "$IOLENS" trace --print "$W/pos.trace"
+for f in putw getw fsetpos fsetpos64 fgetpos fgetpos64; do
+  grep -q " $f(\"$W/d/w.dat\"" "$IOLENS_TMP/out" && ok || fail "$f not recorded under its name"
+done
+grep -q "fseek(\"$W/d/w.dat\", fd=[0-9]*, off=0, whence=2, at=410)" "$IOLENS_TMP/out" && ok ||
+  fail "fseek(SEEK_END) without the position after it"
 want POSIX ckpt.tmp rn "OPENS=2 WRITES=2 RENAME_SOURCES=2 RENAME_TARGETS=1"
 want POSIX ckpt rn "RENAME_SOURCES=1 RENAME_TARGETS=2"
 want POSIX ckpt.old rn "RENAME_SOURCES=1 RENAME_TARGETS=1"

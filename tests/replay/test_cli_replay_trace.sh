@@ -72,6 +72,10 @@ int main(int argc, char **argv)
     fseek(f, 10, SEEK_SET);
     fwrite(buf, 100, 2, f);
     fclose(f);
+    f = fopen(p, "r+"); /* appended at the end fseek finds: the replay writes there too */
+    fseek(f, 0, SEEK_END);
+    fwrite(buf, 1, 50, f);
+    fclose(f);
     return 0;
 }
 PROG
@@ -84,14 +88,16 @@ dpath=$(echo "$T/d" | sed 's|^/||')
 expect_grep "^write $dpath/a.dat 0 266250 266250\$" "$T/t.steps"   # 4 x 64 KiB + 4 KiB + 10
 expect_grep "^read $dpath/a.dat 0 9192 9192\$" "$T/t.steps"
 expect_grep "^write $dpath/b.txt 0 3200 3200\$" "$T/t.steps"
+expect_grep "^write $dpath/b.txt 0 50 50\$" "$T/t.steps"     # its second session
 expect_grep '"interface": "stdio"' "$T/t.json"
 
 # on the fly, under the tracer: same operations, sizes, offsets, on the remapped paths
 expect_rc 0 "$IOLENS" trace -o "$T/R" -- "$IOLENS" replay "$T/T" --root "$T/D" --keep --json
-expect_grep '"calls": 19, "skipped": 0, "bytes_written": 269450, "bytes_read": 9192' "$IOLENS_TMP/out"
+expect_grep '"calls": 23, "skipped": 0, "bytes_written": 269500, "bytes_read": 9192' "$IOLENS_TMP/out"
 [ -f "$T/D$T/d/a.dat" ] && [ "$(stat -c %s "$T/D$T/d/a.dat")" = "$(stat -c %s "$T/d/a.dat")" ] && ok \
   || fail "replayed a.dat missing or of another size"
-cmp -s "$T/D$T/d/b.txt" /dev/null && fail "b.txt empty" || ok
+[ "$(stat -c %s "$T/D$T/d/b.txt")" = 3050 ] && [ "$(stat -c %s "$T/d/b.txt")" = 3050 ] && ok \
+  || fail "b.txt: replayed $(stat -c %s "$T/D$T/d/b.txt") bytes, original $(stat -c %s "$T/d/b.txt"), want 3050"
 # one line per call on the data files: function (stdio element split folded), path below d/, offset, bytes
 calls() { "$IOLENS" trace --print "$1" | python3 -c '
 import re, sys
@@ -103,16 +109,17 @@ for line in sys.stdin:
     a = dict(re.findall(r"(\w+)=(\w+)", args))
     size = int(a.get("size", 0)) * int(a.get("nmemb", 1))
     flags = int(a["flags"], 16) & 0xffff if "flags" in a else ""
+    if fn.startswith("fseek"): a["off"], a["whence"] = a.get("at", ""), "at" # the position it went to
     print(fn, path.split("/d/")[1], a.get("off", ""), size, flags, a.get("whence", ""))'; }
 calls "$T/T" > "$T/T.calls"
 calls "$T/R" > "$T/R.calls"
-[ "$(wc -l < "$T/T.calls")" -eq 19 ] && ok || fail "original trace: $(wc -l < "$T/T.calls") data calls, want 19"
+[ "$(wc -l < "$T/T.calls")" -eq 23 ] && ok || fail "original trace: $(wc -l < "$T/T.calls") data calls, want 23"
 if diff "$T/T.calls" "$T/R.calls" > "$T/calls.diff"; then ok; else fail "replay calls differ:"; cat "$T/calls.diff" >&2; fi
 "$IOLENS" trace --print "$T/R" | grep -q "\"$T/D$T/d/a.dat\"" && ok || fail "replay did not use the remapped path"
 # the same in batches of 2 calls (IOLENS_REPLAY_BATCH): decoding between batches and between
 # sessions, the tight loop's pwrite run cut at batch ends
 expect_rc 0 env IOLENS_REPLAY_BATCH=2 "$IOLENS" trace -o "$T/RB" -- "$IOLENS" replay "$T/T" --root "$T/DB" --json
-expect_grep '"calls": 19, "skipped": 0, "bytes_written": 269450, "bytes_read": 9192' "$IOLENS_TMP/out"
+expect_grep '"calls": 23, "skipped": 0, "bytes_written": 269500, "bytes_read": 9192' "$IOLENS_TMP/out"
 calls "$T/RB" > "$T/RB.calls"
 if diff "$T/T.calls" "$T/RB.calls" > "$T/callsb.diff"; then ok; else fail "batches of 2: replay calls differ:"; cat "$T/callsb.diff" >&2; fi
 

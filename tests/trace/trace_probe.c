@@ -121,6 +121,9 @@ static void write_log(const char *path, const logb *b)
 }
 
 #define E(r) ((r) < 0 ? errno : 0)
+/* glibc's older names of getc and putc, still exported (binaries built before 2.28 call them) */
+int _IO_getc(FILE *f);
+int _IO_putc(int c, FILE *f);
 
 __attribute__((format(printf, 5, 6))) static void vfp(logb *b, FILE *f, const char *path, int fd, const char *fmt, ...)
 {
@@ -607,7 +610,7 @@ static void stdio_calls(logb *L, const char *dir)
     long t = ftell(f);
     logc(L, "ftell", p, fd, t, E(t), NULL);
     r = fseek(f, 4, SEEK_SET);
-    logc(L, "fseek", p, fd, r, r ? errno : 0, "off=4, whence=0");
+    logc(L, "fseek", p, fd, r, r ? errno : 0, "off=4, whence=0, at=4");
     r = fgetc(f);
     logc(L, "fgetc", p, fd, r, 0, NULL);
     rewind(f);
@@ -620,7 +623,7 @@ static void stdio_calls(logb *L, const char *dir)
     logc(L, "__fgets_chk", p, fd, s ? (long long)strlen(s) : -1, 0, "n=32");
     /* the file: 32 x 'y', "value 42\n", ... */
     r = fseeko(f, 32, SEEK_SET);
-    logc(L, "fseeko", p, fd, r, r ? errno : 0, "off=32, whence=0");
+    logc(L, "fseeko", p, fd, r, r ? errno : 0, "off=32, whence=0, at=32");
     r = getc(f); /* 'v' */
     logc(L, "getc", p, fd, r, 0, NULL);
     off_t o = ftello(f);
@@ -632,11 +635,34 @@ static void stdio_calls(logb *L, const char *dir)
     r = plain_fscanf(f, "%d", &v); /* "\n" skipped, "more" does not match: 0 items, 1 byte */
     logc(L, "fscanf", p, fd, r, 0, "size=1");
     r = fseeko64(f, 0, SEEK_END);
-    logc(L, "fseeko64", p, fd, r, r ? errno : 0, "off=0, whence=2");
-    off64_t o64 = ftello64(f);
+    off64_t o64 = ftello64(f); /* (fseeko64's position after it, recorded: logged first) */
+    logc(L, "fseeko64", p, fd, r, r ? errno : 0, "off=0, whence=2, at=%lld", (long long)o64);
     logc(L, "ftello64", p, fd, (long long)o64, E(o64), NULL);
     r = putc('W', f);
     logc(L, "putc", p, fd, r, r == EOF ? errno : 0, "c=%d", 'W');
+    /* positions as fpos_t, words, glibc's older names of getc and putc (recorded as getc, putc) */
+    fpos_t mark;
+    r = fgetpos(f, &mark);
+    logc(L, "fgetpos", p, fd, r, r ? errno : 0, "pos=%lld", (long long)o64 + 1);
+    r = putw(0x41424344, f);
+    logc(L, "putw", p, fd, r, r == EOF ? errno : 0, "size=%zu, moved=%zu, w=%d", sizeof(int), sizeof(int), 0x41424344);
+    r = fsetpos(f, &mark);
+    logc(L, "fsetpos", p, fd, r, r ? errno : 0, "pos=%lld, whence=0", (long long)o64 + 1);
+    r = getw(f);
+    logc(L, "getw", p, fd, r, 0, "size=%zu, moved=%zu", sizeof(int), sizeof(int));
+    fpos64_t end;
+    r = fgetpos64(f, &end);
+    logc(L, "fgetpos64", p, fd, r, r ? errno : 0, "pos=%lld", (long long)o64 + 5);
+    r = fsetpos64(f, &end);
+    logc(L, "fsetpos64", p, fd, r, r ? errno : 0, "pos=%lld, whence=0", (long long)o64 + 5);
+    r = getw(f); /* the end of the file: EOF, nothing moved, no error */
+    logc(L, "getw", p, fd, r, 0, "size=%zu, moved=0", sizeof(int));
+    r = _IO_putc('Q', f); /* (after the end of the file: a write may follow a read) */
+    logc(L, "putc", p, fd, r, r == EOF ? errno : 0, "c=%d", 'Q');
+    r = fsetpos(f, &mark);
+    logc(L, "fsetpos", p, fd, r, r ? errno : 0, "pos=%lld, whence=0", (long long)o64 + 1);
+    r = _IO_getc(f); /* 'D', the word's first byte (little-endian) or 'A' */
+    logc(L, "getc", p, fd, r, 0, NULL);
     r = fclose(f);
     logc(L, "fclose", p, fd, r, r ? errno : 0, NULL);
     fd = open(p, O_RDONLY);
