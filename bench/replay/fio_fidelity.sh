@@ -15,8 +15,14 @@
 # replay). "traced" is the figure fio reported for the round's traced run itself, over fio run 1
 # of the round: a replay reproduces the run it was made from (its pace is in the trace), and one
 # run of fio can be far from another, so each round replays a trace of its own rather than all
-# rounds one trace. The last two columns are the --delays and config replays over the round's
-# traced run: how closely each reproduces the run it replays.
+# rounds one trace. The next two columns are the --delays and config replays over the round's
+# traced run: how closely each reproduces the run it replays. For a read job, the last two are
+# the on-the-fly replay and its --delays run reading a file fio laid out (a new one each run, as
+# for fio's runs, hard-linked into the replay's root, where the replay finds it and reads it
+# without creating or changing it) instead of the input the replay writes itself: on tmpfs a
+# file reads as fast as the memory its pages got (on one virtual machine, fio itself read the
+# replay's 1 GiB input at 12.8-13.7 GB/s and its own laid-out one at 9.5-10.4, the replay that
+# one at 9.9-10.5), so these two compare the reads alone.
 #
 #   bench/replay/fio_fidelity.sh [--dir DIR] [--rounds N] [--only REGEX] [--resolution NS] [--keep-reporting]
 #
@@ -112,16 +118,18 @@ for f in sys.argv[1:]:
 writes() { [ "$phase" = write ] || [ "$phase" = create ]; }
 settle() { sync; if writes; then rm -f "$d/data"/*; else drop; fi; sync; }
 settle_fio() { writes || layout; settle; }
+fio_input() { mkdir -p "$d/root$d/data" && ln "$d/data"/* "$d/root$d/data"/; }  # fio's file, where the replay looks
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {print b / a}' >>"$d/$3"; }  # ratio DENOMINATOR NUMERATOR FILE: appends b / a
-printf '%-20s %-6s %10s %8s %8s %8s %8s %8s %8s %8s %8s   (%s, %d rounds; median of per-round ratios to fio run 1; the last two to the traced run of the round)\n' \
-  job phase "MiB|op/s" "A/A" "traced" "on-fly" "delays" "config" "cold" "dly:trc" "cfg:trc" "$(fstype "$w")" "$rounds"
+printf '%-20s %-6s %10s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s   (%s, %d rounds; median of per-round ratios to fio run 1; dly:trc, cfg:trc to the traced run of the round; fly·F, dly·F on fio'"'"'s file)\n' \
+  job phase "MiB|op/s" "A/A" "traced" "on-fly" "delays" "config" "cold" "dly:trc" "cfg:trc" "fly·F" "dly·F" "$(fstype "$w")" "$rounds"
 for j in "${jobs[@]}"; do
   IFS='|' read -r name phase opts <<<"$j"
   [[ $name =~ $only ]] || continue
   d=$w/$name; mkdir -p "$d/data" "$d/root"
   read -r -a o <<<"$opts"
   fio_cmd "$d/data" "${o[@]}"  # (every run timed by clock_gettime: see lib.sh)
-  for f in base aa otf dly cfg cold trc dt ct; do : >"$d/$f"; done
+  for f in base aa otf dly cfg cold trc dt ct otff dlyf; do : >"$d/$f"; done
+  kinds="0 1 2 3 4 5"; [ "$phase" = read ] && kinds="$kinds 6 7"
   for r in $(seq 1 "$rounds"); do
     # the round's trace and config: the traced run's own figure is what the replays reproduce
     # (its pace is in the trace's gaps)
@@ -131,7 +139,7 @@ for j in "${jobs[@]}"; do
     "$IOLENS" replay --config-from "$d/t" -o "$d/c.json" 2>/dev/null
     # a seeded shuffle per round (per job): with a rotation, each kind of run always followed the
     # same other kind (the on-the-fly replay always came right after fio's runs)
-    for k in $(shuffle "$r$((${#name} * 7))" 0 1 2 3 4 5); do
+    for k in $(shuffle "$r$((${#name} * 7))" $kinds); do
       case $k in
         0) settle_fio; "${fio[@]}" >"$d/f1.json" 2>/dev/null; a=$(fio_bw "$phase" "$d/f1.json") ;;
         5) settle_fio; "${fio[@]}" >"$d/f2.json" 2>/dev/null; b=$(fio_bw "$phase" "$d/f2.json") ;;
@@ -139,6 +147,8 @@ for j in "${jobs[@]}"; do
         2) settle; "$IOLENS" replay "$d/c.json" --root "$d/root" --json >"$d/c.out" 2>/dev/null; cb=$(cfg_bw "$phase" "$d/c.out") ;;
         3) settle; "$IOLENS" replay "$d/c.json" --root "$d/root" --json --cold-reads >"$d/k.out" 2>/dev/null; kb=$(cfg_bw "$phase" "$d/k.out") ;;
         4) settle; "$IOLENS" replay "$d/t" --root "$d/root" --json --delays >"$d/y.json" 2>/dev/null; yb=$(otf_bw "$phase" "$d/y.json") ;;
+        6) settle_fio; fio_input; "$IOLENS" replay "$d/t" --root "$d/root" --json >"$d/of.json" 2>/dev/null; ofb=$(otf_bw "$phase" "$d/of.json"); rm -rf "$d/root$d/data" ;;
+        7) settle_fio; fio_input; "$IOLENS" replay "$d/t" --root "$d/root" --json --delays >"$d/yf.json" 2>/dev/null; yfb=$(otf_bw "$phase" "$d/yf.json"); rm -rf "$d/root$d/data" ;;
       esac
     done
     echo "$a" >>"$d/base"
@@ -150,10 +160,12 @@ for j in "${jobs[@]}"; do
     ratio "$a" "$tb" trc
     ratio "$tb" "$yb" dt
     ratio "$tb" "$cb" ct
+    if [ "$phase" = read ]; then ratio "$a" "$ofb" otff; ratio "$a" "$yfb" dlyf; fi
   done
   unit=1048576; writes || [ "$phase" = read ] || unit=1  # (create, stat: operations/s)
   [ "$phase" = create ] && unit=1
-  printf '%-20s %-6s %10.0f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f\n' "$name" "$phase" "$(median <"$d/base" | awk -v u="$unit" '{print $1 / u}')" \
+  printf '%-20s %-6s %10.0f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8s %8s\n' "$name" "$phase" "$(median <"$d/base" | awk -v u="$unit" '{print $1 / u}')" \
     "$(median <"$d/aa")" "$(median <"$d/trc")" "$(median <"$d/otf")" "$(median <"$d/dly")" "$(median <"$d/cfg")" "$(median <"$d/cold")" \
-    "$(median <"$d/dt")" "$(median <"$d/ct")"
+    "$(median <"$d/dt")" "$(median <"$d/ct")" "$(median <"$d/otff" | awk '$1 == "nan" {print "-"; next} {printf "%.3f", $1}')" \
+    "$(median <"$d/dlyf" | awk '$1 == "nan" {print "-"; next} {printf "%.3f", $1}')"
 done
