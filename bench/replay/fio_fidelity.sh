@@ -46,7 +46,7 @@ while [ $# -gt 0 ]; do
     --only) only=$2; shift 2 ;;
     --resolution) res=$2; shift 2 ;;
     --keep-reporting) keep_reporting=1; shift ;;
-    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "fio_fidelity.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
