@@ -194,13 +194,12 @@ static void to_raw(const iolens_event *ev, int fid, int32_t pid, uint64_t start_
         if ((fid == IOL_F_lseek || fid == IOL_F_lseek64 || iol_func_is_ftell((unsigned)fid)) && ev->ret < 0 &&
             !ev->err)
             r->ret = ev->offset; /* the new position */
-        if (iol_func_is_fseek((unsigned)fid))
-            r->a[3] = -1; /* the position after it: not known... */
-        if (iol_func_is_fseek((unsigned)fid) && ev->offset >= 0) {
-            /* ...unless the producer resolved it */
-            r->a[0] = ev->offset;
-            r->a[2] = SEEK_SET;
-            r->a[3] = ev->offset;
+        if (iol_func_is_fseek((unsigned)fid)) {
+            r->a[3] = ev->offset >= 0 ? ev->offset : -1; /* the position after it, if the producer resolved it */
+            if (ev->offset >= 0) {
+                r->a[0] = ev->offset;
+                r->a[2] = SEEK_SET;
+            }
         }
         break;
     case IOLENS_OP_CLOSE:

@@ -108,7 +108,7 @@ static int thread_next(iol_trace *t, int rank, iol_proc *p, iol_thread *th, iol_
         r->func = (uint16_t)plain;
         r->pad = IOL_REC_FORTIFIED;
     }
-    if (t->minor < 4 && (r->func == IOL_F_fseek || r->func == IOL_F_fseeko || r->func == IOL_F_fseeko64))
+    if (t->minor < 4 && iol_func_is_fseek(r->func))
         r->a[3] = -1; /* (before 1.4 the position after fseek was not recorded: a3 was 0) */
     return 1;
 }
