@@ -605,13 +605,44 @@ static void mpiio_event(iol_crec *r, const iolens_event *e, const int64_t *args)
 
 /* ---- heatmap --------------------------------------------------------------------------- */
 
+static size_t heat_hash(int api, int32_t rank)
+{
+    uint64_t k = ((uint64_t)(uint32_t)api << 32 | (uint32_t)rank) * 0x9e3779b97f4a7c15ull;
+    return (size_t)(k >> 17 ^ k);
+}
+
+/* The heat record of (api, rank), found through heat_slot (a linear scan over every record
+ * made the heatmap of a 65,536-process job quadratic in its processes). */
 static int heat_get(iolens_counters *c, int api, int32_t rank, iol_heat **out)
 {
-    for (size_t i = c->nheats; i-- > 0;)
-        if (c->heats[i]->api == api && c->heats[i]->rank == rank) {
-            *out = c->heats[i];
-            return 0;
+    size_t mask = c->heat_cap - 1, at = 0;
+    if (c->heat_cap) {
+        for (at = heat_hash(api, rank) & mask; c->heat_slot[at]; at = (at + 1) & mask) {
+            iol_heat *h = c->heats[c->heat_slot[at] - 1];
+            if (h->api == api && h->rank == rank) {
+                *out = h;
+                return 0;
+            }
         }
+    }
+    if (2 * (c->nheats + 1) > c->heat_cap) { /* grow the index, then find the new one's slot */
+        size_t ncap = c->heat_cap ? c->heat_cap * 2 : 64;
+        size_t *ns = calloc(ncap, sizeof *ns);
+        if (!ns)
+            return iol_err(IOLENS_ENOMEM, "counters: out of memory");
+        for (size_t i = 0; i < c->nheats; i++) {
+            size_t j = heat_hash(c->heats[i]->api, c->heats[i]->rank) & (ncap - 1);
+            while (ns[j])
+                j = (j + 1) & (ncap - 1);
+            ns[j] = i + 1;
+        }
+        free(c->heat_slot);
+        c->heat_slot = ns;
+        c->heat_cap = ncap;
+        mask = ncap - 1;
+        for (at = heat_hash(api, rank) & mask; c->heat_slot[at];)
+            at = (at + 1) & mask;
+    }
     if (c->nheats == c->capheats) {
         size_t ncap = c->capheats ? c->capheats * 2 : 16;
         iol_heat **n = realloc(c->heats, ncap * sizeof *n);
@@ -623,6 +654,7 @@ static int heat_get(iolens_counters *c, int api, int32_t rank, iol_heat **out)
     iol_heat *h = calloc(1, sizeof *h);
     if (!h)
         return iol_err(IOLENS_ENOMEM, "counters: out of memory");
+    c->heat_slot[at] = c->nheats + 1;
     h->api = api;
     h->rank = rank;
     h->width = HEAT_WIDTH0;
@@ -2077,6 +2109,7 @@ void iolens_counters_free(iolens_counters *c)
     for (size_t i = 0; i < c->nheats; i++)
         free(c->heats[i]);
     free(c->heats);
+    free(c->heat_slot);
     for (int m = 0; m < IOLENS_DARSHAN_MOD_COUNT; m++)
         free(c->recs[m]);
     for (size_t i = 0; i < c->nnames; i++)

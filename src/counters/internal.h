@@ -74,6 +74,8 @@ struct iolens_counters {
     size_t ncrecs, capcrecs;
     iol_heat **heats;
     size_t nheats, capheats;
+    size_t *heat_slot; /* index of heats by (api, rank): position + 1, 0 empty; at most half full */
+    size_t heat_cap;   /* a power of two, or 0 */
     /* names */
     uint64_t *name_ids;
     char **names;
