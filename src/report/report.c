@@ -251,7 +251,13 @@ static void fmt_num(double v, char *buf, size_t n)
 static void svg_hbars(FILE *o, const char *id, size_t n, const char *const *labels, const double (*val)[3], int nser,
                       const char *const *ser_names, const char *unit, double mark, const char *mark_label)
 {
-    const int lw = 150, pw = 520, rh = 24, top = 28, H = top + (int)n * rh + 40;
+    /* the label column as wide as the longest label (counter names in upper case run to about
+     * 8 px a character at the charts' 12 px) */
+    size_t longest = 0;
+    for (size_t i = 0; i < n; i++)
+        longest = labels[i] && strlen(labels[i]) > longest ? strlen(labels[i]) : longest;
+    const int lw = longest * 8 + 16 > 150 ? (int)(longest > 60 ? 60 : longest) * 8 + 16 : 150;
+    const int pw = 520, rh = 24, top = 28, H = top + (int)n * rh + 40;
     double max = 0;
     for (size_t i = 0; i < n; i++) {
         double t = 0;
