@@ -15,9 +15,27 @@
 #include "iolens/darshan.h"
 #include "iolens/iolens.h"
 
+/* A counter's index by name, looked up once per name (the names are literals: their address
+ * is the key) */
+static int index_of(int m, const char *name)
+{
+    static struct {
+        const char *name;
+        int k;
+    } seen[64];
+    static int nseen;
+    for (int i = 0; i < nseen; i++)
+        if (seen[i].name == name)
+            return seen[i].k;
+    int k = iolens_darshan_counter_index(m, name, NULL);
+    if (nseen < 64)
+        seen[nseen++].name = name, seen[nseen - 1].k = k;
+    return k;
+}
+
 static int64_t *set_i(int m, int64_t *c, const char *name, int64_t v)
 {
-    int k = iolens_darshan_counter_index(m, name, NULL);
+    int k = index_of(m, name);
     if (k >= 0)
         c[k] = v;
     return c;
@@ -25,7 +43,7 @@ static int64_t *set_i(int m, int64_t *c, const char *name, int64_t v)
 
 static void set_f(int m, double *f, const char *name, double v)
 {
-    int k = iolens_darshan_counter_index(m, name, NULL);
+    int k = index_of(m, name);
     if (k >= 0)
         f[k] = v;
 }
