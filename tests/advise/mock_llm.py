@@ -3,7 +3,7 @@
 MODE: ok (an answer built from the prompt: one valid and one wrong recommendation), fenced (the
 same in prose and a ```json fence), none (no change justified), malformed (not JSON), notchat
 (a body that is not a chat completion), truncated (the body ends before its Content-Length),
-429then (429, then ok), 500 (always), slow (answers after 5 s), echo (the answer quotes the
+429then (429, then ok), 500 (always), slow (answers after 120 s), echo (the answer quotes the
 Authorization header). Every request is appended to LOGFILE as one JSON line."""
 import http.server
 import json
@@ -82,7 +82,7 @@ class H(http.server.BaseHTTPRequestHandler):
         elif MODE == "500":
             self.reply(500, {"error": {"message": "internal error"}})
         elif MODE == "slow":
-            time.sleep(5)
+            time.sleep(120)
             self.reply(200, chat(answer(user)))
         elif MODE == "echo":
             self.reply(200, chat(json.dumps({"diagnosis": "your header was " + auth, "recommendations": []})))

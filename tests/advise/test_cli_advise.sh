@@ -101,7 +101,8 @@ start() { # start MODE
   rm -f "$T/port" "$T/requests"
   /usr/bin/python3 "$IOLENS_SOURCE_DIR/tests/advise/mock_llm.py" "$1" "$T/port" "$T/requests" &
   srv_pid=$!
-  for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+  # (its port file is the event; the cap, 60 s, only for a server that never starts)
+  for _ in $(seq 1200); do [ -s "$T/port" ] && break; sleep 0.05; done
   EP=http://127.0.0.1:$(cat "$T/port")/v1
 }
 trap '[ -n "$srv_pid" ] && kill $srv_pid 2>/dev/null; rm -rf "$T"' EXIT
@@ -191,7 +192,6 @@ expect_rc 1 "$I" advise --endpoint "$EP" --retries 2 "$log"
 expect_grep "HTTP 500" "$T/err"
 expect_grep "the last of 3 attempts" "$T/err"
 start slow
-t0=$(date +%s)
 # while it waits on the server: no process's command line or environment shown to others holds the key
 "$I" advise --endpoint "$EP" --timeout 1 --retries 1 "$log" >"$T/out" 2>"$T/err" &
 adv=$!
@@ -199,8 +199,8 @@ sleep 0.6
 printf '%s\n' "$KEY" >"$T/keypat" # (grep -f: the key is not in grep's own command line either)
 if cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' ' ' | grep -qF -f "$T/keypat"; then fail "the key is in a command line"; else ok; fi
 wait $adv
-[ $? -eq 1 ] && ok || fail "slow server: advise did not fail"
-[ $(( $(date +%s) - t0 )) -lt 10 ] && ok || fail "the timeout was not kept"
+# (the server answers after 120 s: an advise that did not keep its timeout would have succeeded)
+[ $? -eq 1 ] && ok || fail "slow server: advise did not fail (the timeout was not kept)"
 grep -qi "timeout\|timed out" "$T/err" && ok || fail "the timeout is not said: $(cat "$T/err")"
 start echo
 expect_rc 0 "$I" advise --endpoint "$EP" --json "$log"
