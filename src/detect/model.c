@@ -6,6 +6,7 @@
  */
 #include "detect/detect_internal.h"
 
+#include <dlfcn.h>
 #include <float.h>
 #include <jansson.h>
 #include <math.h>
@@ -106,13 +107,40 @@ static float *to_float(const double *x, size_t n)
     return f;
 }
 
+/* XGBoost reads a model's trees in an OpenMP loop over every core (its nthread parameter does
+ * not reach it): the team's threads then spin on the other cores for milliseconds after each of
+ * the eight models, a third more CPU than the load itself (and taken from whatever runs beside
+ * a detect). omp_one_thread(1) makes this thread's next regions single-threaded and returns what
+ * to restore: omp_one_thread(-that) puts it back. OpenMP's functions are looked up in the process
+ * (libgomp comes with libxgboost), so nothing links them; without them both calls do nothing. */
+static int omp_one_thread(int set)
+{
+    int (*get)(void);
+    void (*put)(int);
+    *(void **)&get = dlsym(RTLD_DEFAULT, "omp_get_max_threads");
+    *(void **)&put = dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+    if (!get || !put)
+        return 0;
+    if (set > 0) {
+        int was = get();
+        put(1);
+        return was;
+    }
+    if (set < 0)
+        put(-set);
+    return 0;
+}
+
 static int dmatrix(DMatrixHandle *dm, const double *x, size_t n)
 {
     float *f = to_float(x, n);
     if (!f)
         return iol_err(IOLENS_ENOMEM, "out of memory converting %zu feature rows", n);
     int rc = 0;
-    if (XGDMatrixCreateFromMat(f, n, IOLENS_DETECT_NFEATURES, NAN, dm) != 0)
+    /* one thread: a matrix of a few rows built by OpenMP's team left its threads spinning on
+     * the other cores after it (a quarter of a detect's time, and the CPU of whatever ran
+     * beside it) */
+    if (XGDMatrixCreateFromMat_omp(f, n, IOLENS_DETECT_NFEATURES, NAN, dm, 1) != 0)
         rc = xgb_fail("creating a feature matrix");
     free(f);
     return rc;
@@ -444,7 +472,9 @@ int iolens_detect_model_load(iolens_detect_model **out, const char *dir)
             rc = xgb_fail("creating a booster");
             goto out;
         }
-        if (XGBoosterLoadModel(m->booster[l], path) != 0) {
+        int loaded = omp_one_thread(1), err = XGBoosterLoadModel(m->booster[l], path);
+        omp_one_thread(-loaded);
+        if (err != 0) {
             rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': %s", path, XGBGetLastError());
             goto out;
         }

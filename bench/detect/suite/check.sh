@@ -30,7 +30,7 @@ tmp=$(mktemp -d "$scratch/iolens-suite-check.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 [ -n "$out" ] || out=$tmp/out
 mkdir -p "$out"
-bash "$here/run.sh" -o "$out" --scratch "$tmp" --only "$only" --repeat "$repeat" --keep >"$out/run.log" 2>&1 ||
+bash "$here/run.sh" -o "$out" --scratch "$tmp" --only "$only" --repeat "$repeat" --keep --no-rows >"$out/run.log" 2>&1 ||
   { echo "check.sh: suite runs failed: $(tail -5 "$out/run.log")" >&2; exit 1; }
 work=$(sed -n 's/^run.sh: run folders kept in //p' "$out/run.log")
 [ -d "$work" ] || { echo "check.sh: no run folders" >&2; exit 1; }

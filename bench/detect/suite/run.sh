@@ -3,13 +3,15 @@
 # rows in the layout of a local corpus, so `iolens train --suite DIR` and `iolens eval --suite DIR`
 # read them:
 #
-#   bench/detect/suite/run.sh [-o DIR] [--only REGEX] [--repeat N] [--scratch DIR] [--keep]
+#   bench/detect/suite/run.sh [-o DIR] [--only REGEX] [--repeat N] [--scratch DIR] [--keep] [--no-rows]
 #
 #   DIR/features.csv  the model features of each run's trace, then _benchmark (the program),
 #                     _scenario (<name>_r<repeat>), _config (<name>), _variant, _seed, _ranks
 #   DIR/labels.csv    the labels of suite.tsv, in the layout of dev_labels.csv
 #   DIR/manifest.csv  name, program, repeat, status, seconds, nprocs, trace bytes, labels, rule
 #
+# --no-rows leaves out features.csv (and the nprocs of labels.csv and manifest.csv, 0 there):
+# for a caller that reads the kept traces itself (check.sh).
 # Data goes to a folder on disk (default below $TMPDIR or /tmp; Darshan's exclusions, which the
 # features follow, drop /dev/shm), removed after each run unless --keep. Needs fio, tar, dd,
 # mpirun and /usr/bin/python3 with mpi4py and h5py (scripts/install-deps.sh installs them).
@@ -17,7 +19,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../../.." && pwd)
 IOLENS=${IOLENS:-$src/build/iolens}
-out=suite only=. repeat=1 scratch=${TMPDIR:-/tmp} keep=0
+out=suite only=. repeat=1 scratch=${TMPDIR:-/tmp} keep=0 rows=1
 while [ $# -gt 0 ]; do
   case $1 in
     -o) out=$2; shift 2 ;;
@@ -25,7 +27,8 @@ while [ $# -gt 0 ]; do
     --repeat) repeat=$2; shift 2 ;;
     --scratch) scratch=$2; shift 2 ;;
     --keep) keep=1; shift ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-rows) rows=0; shift ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -65,7 +68,14 @@ while IFS=$'\t' read -r name program ranks labels launch setup command rule; do
     fi
     ms=$((($(date +%s%N) - t0) / 1000000)); secs=$((ms / 1000)).$(printf '%03d' $((ms % 1000)))
     np=0 tb=0
-    if [ $status = ok ] && row=$("$IOLENS" features --csv "$T" 2>"$d/features.err" | sed -n 2p) && [ -n "$row" ]; then
+    if [ $status = ok ] && [ $rows = 0 ]; then
+      tb=$(stat -c %s "$T")
+      lrow="$job,$program,${name}_r$r,0,1,configuration"
+      for l in "${labels_all[@]}"; do
+        case "+$labels+" in *"+$l+"*) lrow+=",1" ;; *) lrow+=",0" ;; esac
+      done
+      echo "$lrow" >>"$out/labels.csv.tmp"
+    elif [ $status = ok ] && row=$("$IOLENS" features --csv "$T" 2>"$d/features.err" | sed -n 2p) && [ -n "$row" ]; then
       [ -n "$fhead" ] || fhead=$("$IOLENS" features --csv "$T" | head -1)
       np=$(printf '%s' "$row" | cut -d, -f2)
       tb=$(stat -c %s "$T")
