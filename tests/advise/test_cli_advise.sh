@@ -52,7 +52,7 @@ expect_rc 0 "$I" advise --print-prompt --json "$log"
 
 # --- offline: a recommendation for every detected pattern of every shared log -------------
 # (one detect over all the logs, then one advise per log, checked together)
-mapfile -t rels < <(tail -n +2 "$D/INDEX.tsv" | cut -f1)
+mapfile -t rels < <(shared_logs)
 i=${#rels[@]}
 "$I" detect --json "${rels[@]/#/$D/}" >"$T/d.json" 2>"$T/err" && ok || fail "detect of the shared logs: $(head -1 "$T/err")"
 mkdir -p "$T/adv"

@@ -17,6 +17,13 @@ expect_rc() {
 expect_grep() { # expect_grep PATTERN FILE
   if grep -q -- "$1" "$2"; then ok; else fail "'$1' not in $2"; fi
 }
+# shared_logs: the logs of the shared data's INDEX.tsv (paths relative to its darshan folder);
+# with IOLENS_TEST_SAMPLE=N (a sanitizer build sets it) every Nth of them and the first of each
+# format version, byte order and compression
+shared_logs() {
+  tail -n +2 "$IOLENS_SHARED_DATA/darshan/INDEX.tsv" | awk -F'\t' -v n="${IOLENS_TEST_SAMPLE:-1}" \
+    '{ k = $4 FS $5 FS $6 } n <= 1 || NR % n == 1 || !(k in seen) { print $1 } { seen[k] = 1 }'
+}
 skip_unless_data() { [ -e "$IOLENS_SHARED_DATA/$1" ] || { echo "SKIP: $IOLENS_SHARED_DATA/$1 missing"; exit 77; }; }
 finish() {
   echo "$checks checks, $failures failures"

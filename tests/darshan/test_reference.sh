@@ -51,6 +51,6 @@ while IFS= read -r rel; do
     elif [ "$mine" = "$want" ]; then ok
     else fail "$kind differs: $rel"; diff <("$IOLENS" darshan "${opts[@]}" "$log" 2>/dev/null) <("${reader[@]}") | head -5 >&2; fi
   done
-done < <(tail -n +2 "$D/INDEX.tsv" | cut -f1)
+done < <(shared_logs)
 [ "$checks" -gt 0 ] || fail "no reference output compared"
 finish

@@ -29,7 +29,7 @@ while IFS= read -r rel; do
     filt() { "$I" darshan --all --show-incomplete "$1" 2>/dev/null | grep -v -e 'bytes (compressed)' -e '^# compression method'; }
     cmp -s <(filt "$log") <(filt "$T/c.darshan") && ok || fail "convert $rel: darshan-parser text changed"
   fi
-done < <(tail -n +2 "$D/INDEX.tsv" | cut -f1)
+done < <(shared_logs)
 
 # a log with DXT, Lustre, MPI-IO and STDIO: split by module, merged back
 big=$(find "$D" -name '*jeanbez_8_benchmark_parallel*.darshan' | head -1)

@@ -69,7 +69,9 @@ assert max(x["span_seconds"] for x in m.values()) <= j["calls_seconds"] <= j["se
 ' "$T/out" && ok || fail "on-the-fly metadata calls by kind ($T/out)"
 
 # more distinct paths than the tracer's first hash table holds (2^16 slots, and 2^17 paths was
-# once its limit): every call keeps its path, so the replay skips none
+# once its limit): every call keeps its path, so the replay skips none (a property of the
+# tracer's tables: the release build's run checks it)
+if [ -z "${IOLENS_SANITIZED:-}" ]; then
 big=$T
 [ -d /dev/shm ] && [ -w /dev/shm ] && big=$(mktemp -d /dev/shm/iolens-paths.XXXXXX)
 mkdir -p "$big/d"
@@ -81,6 +83,7 @@ n=$(grep -c '???' "$T/many.txt" || true)
 [ "$n" -eq 0 ] && ok || fail "$n calls of a 135,000-file trace lost their path"
 grep -q "unlink.*/d/f\.134999 " "$T/many.txt" && ok || fail "the last file's unlink is not in the trace"
 rm -f "$T/many.txt"
+fi
 
 # fio lays its file out with fallocate before the timed writes: the reservation is traced,
 # replayed on the fly (the replay's own trace has it) and kept in the config (untimed there)

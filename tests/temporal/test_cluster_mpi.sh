@@ -20,7 +20,10 @@ same() { # same DIR1 DIR2: every output but the timings
   done
   [ -z "$bad" ] && ok || fail "$3: differs from one process:$bad"
 }
-for m in sage sage2 kmeans kshape; do
+# (a sanitizer build: SAGE-2 and K-shape, whose shares differ most; the release build runs all four)
+methods="sage sage2 kmeans kshape"
+[ -n "${IOLENS_SANITIZED:-}" ] && methods="sage2 kshape"
+for m in $methods; do
   expect_rc 0 "$IOLENS" cluster --method $m --threads 2 --seed 5 -o "$T/one_$m" "$T/syn.csv"
   for np in 2 3; do
     expect_rc 0 mpirun -np $np "$IOLENS" cluster --method $m --threads 1 --seed 5 -o "$T/mpi${np}_$m" "$T/syn.csv"
