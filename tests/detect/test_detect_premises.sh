@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../cli/lib.sh"
 skip_unless_data darshan/INDEX.tsv
 T=$IOLENS_TMP
-mapfile -t logs < <(shared_logs | sed "s|^|$IOLENS_SHARED_DATA/darshan/|")
+mapfile -t logs < <(IOLENS_TEST_SAMPLE=1 shared_logs | sed "s|^|$IOLENS_SHARED_DATA/darshan/|")
 # one detect and one features over every log (a log either cannot read is left out of both)
 "$IOLENS" detect --json "${logs[@]}" >"$T/d.json" 2>/dev/null
 "$IOLENS" features --json "${logs[@]}" >"$T/f.json" 2>/dev/null

@@ -77,14 +77,18 @@ expect_rc 0 "$IOLENS" replay "$T/creat.trace" --root "$R"
 
 # config replays (write, read, metadata steps): every file a config makes, made to exist beforehand
 # with other contents, is refused and left as it was
-for c in posix-hints.json ior-like.json sweeps/mdtest_fpp_explosion.json; do
+# (the metadata sweep with 2 ranks of 20 files, not 16 of 500: the refusal is the same for any)
+sed -e 's/"files_per_rank": 500/"files_per_rank": 20/' -e 's/"nranks": 16/"nranks": 2/' \
+  "$IOLENS_SOURCE_DIR/examples/replay/sweeps/mdtest_fpp_explosion.json" >"$T/mdtest_fpp_small.json"
+for c in posix-hints.json ior-like.json "$T/mdtest_fpp_small.json"; do
+  case $c in /*) ;; *) c=$IOLENS_SOURCE_DIR/examples/replay/$c ;; esac
   R="$T/cfg-root"; rm -rf "$R"
-  if ! "$IOLENS" replay "$IOLENS_SOURCE_DIR/examples/replay/$c" --root "$R" --keep >/dev/null 2>"$T/err"; then
+  if ! "$IOLENS" replay "$c" --root "$R" --keep >/dev/null 2>"$T/err"; then
     fail "$c: the config replay failed in an empty root"; head -3 "$T/err" >&2; continue
   fi
   find "$R" -type f | while IFS= read -r f; do printf 'sentinel\n' >"$f"; touch -d '2001-02-03 04:05:06' "$f"; done
   snap "$R" >"$T/before"
-  "$IOLENS" replay "$IOLENS_SOURCE_DIR/examples/replay/$c" --root "$R" >/dev/null 2>"$T/err"
+  "$IOLENS" replay "$c" --root "$R" >/dev/null 2>"$T/err"
   rc=$?
   snap "$R" >"$T/after"
   if [ -n "$(find "$R" -type f | head -1)" ]; then # (a metadata step that removes its files leaves only folders)
