@@ -33,6 +33,7 @@ typedef enum iolens_error {
     IOLENS_ENOTFOUND = -6,    /**< a requested item does not exist */
     IOLENS_EUNSUPPORTED = -7, /**< valid input using a feature not implemented */
     IOLENS_EDEPEND = -8,      /**< an optional dependency is missing at run time */
+    IOLENS_EINTR = -9,        /**< stopped: the caller's stop flag was set (a signal) */
 } iolens_error;
 
 /** Library version, "MAJOR.MINOR.PATCH". */

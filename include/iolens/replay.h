@@ -19,6 +19,7 @@
 #ifndef IOLENS_REPLAY_H
 #define IOLENS_REPLAY_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -74,6 +75,10 @@ typedef struct iolens_replay_options {
      *  cached pages of the file it reads (fdatasync + posix_fadvise DONTNEED), as a program
      *  reading data written long before (or fio, which invalidates its files' cache) sees it */
     int cold_reads;
+    /** optional: set non-zero (a signal handler) to stop the replay; it stops between transfers
+     *  (between steps where every rank's transfers are collective), removes what it created
+     *  unless keep is set, and returns IOLENS_EINTR */
+    volatile sig_atomic_t *stop;
 } iolens_replay_options;
 
 /** Runs (or plans) a config. On MPI, every rank calls it; the result of
@@ -172,6 +177,9 @@ typedef struct iolens_replay_trace_options {
     int64_t hdf5_align_threshold; /**< library level, with hdf5_alignment > 0: H5Pset_alignment(threshold,
                                        alignment) on every file instead of the program's own setting */
     int64_t hdf5_alignment;
+    /** optional: set non-zero (a signal handler) to stop the replay; it stops before its next
+     *  call (or wait), removes what it created unless keep is set, and returns IOLENS_EINTR */
+    volatile sig_atomic_t *stop;
 } iolens_replay_trace_options;
 
 /** Levels of iolens_replay_trace_options.level. */

@@ -364,12 +364,20 @@ static int on_the_fly(const char *trace, const char *root, int delays, double sp
         use_mpi = 1;
     }
 #endif
-    iolens_replay_trace_options opt = {root,    delays, speed, keep, -1, rank == 0 ? cli_warn_cb : NULL, NULL,
-                                       use_mpi, all_paths, hc->level, hc->xfer, hc->align_threshold, hc->align};
+    iolens_replay_trace_options opt = {root,      delays,   speed,    keep,     -1,           rank == 0 ? cli_warn_cb : NULL,
+                                       NULL,      use_mpi,  all_paths, hc->level, hc->xfer, hc->align_threshold,
+                                       hc->align, &cli_stop};
     iolens_replay_trace_stats st;
+    cli_catch_stop(); /* SIGINT, SIGTERM: the replay stops and removes what it created */
     int rc = iolens_replay_trace_run(src, &opt, &st);
+    cli_release_stop();
     int status = CLI_OK;
-    if (rc < 0) {
+    if (rc == IOLENS_EINTR) {
+        status = CLI_FAIL;
+        if (rank == 0)
+            cli_error("interrupted (%s): the replay stopped%s", cli_stop == SIGINT ? "SIGINT" : "SIGTERM",
+                      keep ? "; what it created is kept (--keep)" : " and removed what it had created");
+    } else if (rc < 0) {
         status = CLI_FAIL;
         if (rank == 0 || !st.prepare_failed) {
             if (size > 1 && !st.prepare_failed)
@@ -523,13 +531,20 @@ int cmd_replay(int argc, char **argv)
 #endif
     cli_progress prog;
     cli_progress_init(&prog, "replay", (unsigned long)iolens_replay_config_count(cfg));
-    iolens_replay_options opt = {root, dry, ranks, keep, use_mpi, cli_warn_cb, NULL, progress_cb, &prog, cold};
+    iolens_replay_options opt = {root, dry, ranks, keep, use_mpi, cli_warn_cb, NULL, progress_cb, &prog, cold, &cli_stop};
     iolens_replay_result *res = NULL;
+    cli_catch_stop(); /* SIGINT, SIGTERM: the replay stops and removes what it created */
     int rc = iolens_replay_run(&res, cfg, &opt);
+    cli_release_stop();
     if (rank == 0)
         cli_progress_end(&prog);
     int status = CLI_OK;
-    if (rc < 0) {
+    if (rc == IOLENS_EINTR) {
+        status = CLI_FAIL;
+        if (rank == 0)
+            cli_error("interrupted (%s): the replay stopped%s", cli_stop == SIGINT ? "SIGINT" : "SIGTERM",
+                      keep ? "; what it created is kept (--keep)" : " and removed what it had created");
+    } else if (rc < 0) {
         cli_lib_error();
         status = CLI_FAIL;
     } else if (rank == 0 && cli_output_to(outpath) < 0) {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <hdf5.h>
@@ -63,7 +64,13 @@ static int h5_open(struct rp_file *f)
     /* the replay created the file empty: the first writer makes it an HDF5 file
      * (every rank sees the same size: the file was created before a barrier) */
     struct stat st;
-    int is_h5 = stat(f->full, &st) == 0 && st.st_size > 0;
+    int is_h5 = fstatat(f->dirfd, f->base, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_size > 0;
+    int bad = rp_file_check_name(f);
+    if (bad < 0) {
+        H5Pclose(fapl);
+        free(x);
+        return bad;
+    }
     if (is_h5 > 0)
         x->file = H5Fopen(f->full, f->write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
     else if (f->write)
@@ -73,6 +80,11 @@ static int h5_open(struct rp_file *f)
         free(x);
         return iol_err(IOLENS_EIO, "cannot open '%s' with HDF5%s", f->full,
                        is_h5 <= 0 && !f->write ? ": not an HDF5 file" : "");
+    }
+    if ((bad = rp_file_check_name(f)) < 0) {
+        H5Fclose(x->file);
+        free(x);
+        return bad;
     }
     char name[64];
     snprintf(name, sizeof name, "data_%lld", (long long)f->extent);

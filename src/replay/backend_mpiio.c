@@ -58,13 +58,22 @@ static int mpiio_open(struct rp_file *f)
     /* no hint requested: MPI_INFO_NULL, as an application without hints passes */
     int nkeys = 0;
     MPI_Info_get_nkeys(info, &nkeys);
-    int rc = MPI_File_open(f->shared ? MPI_COMM_WORLD : MPI_COMM_SELF, f->full, amode, nkeys ? info : MPI_INFO_NULL, fh);
+    int bad = rp_file_check_name(f);
+    int rc = bad < 0 ? MPI_SUCCESS
+                     : MPI_File_open(f->shared ? MPI_COMM_WORLD : MPI_COMM_SELF, f->full, amode,
+                                     nkeys ? info : MPI_INFO_NULL, fh);
     MPI_Info_free(&info);
-    if (rc != MPI_SUCCESS) {
+    if (bad < 0 || rc != MPI_SUCCESS) {
         free(fh);
-        return mpi_err(rc, "MPI_File_open", f->full);
+        return bad < 0 ? bad : mpi_err(rc, "MPI_File_open", f->full);
     }
     f->mpi = fh;
+    if ((bad = rp_file_check_name(f)) < 0) {
+        MPI_File_close(fh);
+        free(fh);
+        f->mpi = NULL;
+        return bad;
+    }
     if (!f->report)
         return 0;
     for (int i = 0; i < 4; i++) {

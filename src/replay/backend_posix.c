@@ -96,10 +96,10 @@ static int open_fd(struct rp_file *f, int extra)
     /* the file exists (the replay created it): O_CREAT only gives a writer the flags and mode
      * an application's open has (IOR: O_RDWR | O_CREAT, 0644) */
     int flags = (f->write ? O_RDWR | O_CREAT : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC | extra;
-    /* by its full path (the directories were walked without following links when the file was
-     * created), so that the replay's own trace names the file as the application's did */
-    (void)f->dirfd;
-    return open(f->full, flags, 0644);
+    /* in its folder resolved beneath the root (named to the tracer, so that the replay's own
+     * trace names the file as the application's did) */
+    rp_file_as(f, "open"); /* (an application's open: traced as one) */
+    return openat(f->dirfd, f->base, flags, 0644);
 }
 
 static int posix_open(struct rp_file *f)

@@ -335,6 +335,15 @@ static int validate_fileconf(struct iolens_replay_config *cfg, size_t idx, const
         if (fc->metadata.read_bytes > fc->metadata.write_bytes)
             return VERR("'%s': %s.metadata.read_bytes: cannot exceed write_bytes (%" PRId64 ")", source, p,
                         fc->metadata.write_bytes);
+        /* held to the limit of the transfers' steps: the bytes a rank writes (files_per_rank has its
+         * own, in the option table) */
+        double maxf = 1;
+        for (size_t i = 0; i < fc->nimbalance; i++)
+            maxf = fc->imbalance[i] > maxf ? fc->imbalance[i] : maxf;
+        double files = (double)fc->metadata.files_per_rank * maxf;
+        if (files * (double)fc->metadata.write_bytes * (double)fc->total_repeats > TIB)
+            return VERR("'%s': %s.metadata.write_bytes: %.0f bytes per rank is absurd (limit 1 TiB)", source, p,
+                        files * (double)fc->metadata.write_bytes * (double)fc->total_repeats);
         double dirs = 0, lvl = 1;
         for (int64_t d = 0; d < fc->metadata.depth; d++)
             dirs += (lvl *= (double)fc->metadata.branching);

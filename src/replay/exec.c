@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -22,15 +23,16 @@
 #endif
 
 #include "replay/exec.h"
+#include "replay/sandbox.h"
 #include "util/error.h"
 
 struct rp_exec {
     const iolens_replay_config *cfg;
     const iolens_replay_options *opt;
     int rank, size, mpi;
-    int rootfd;
-    char *root;
-    int root_created;
+    iol_sandbox sb; /* the root: every path resolved beneath it (replay/sandbox.h) */
+    int rootfd;     /* sb's, and its real path */
+    const char *root;
     char **dirs; /* directories this rank created, relative to the root, in creation order */
     size_t ndirs, capdirs;
     char **files; /* files this rank created */
@@ -128,6 +130,17 @@ static int x_agree(struct rp_exec *x, int rc)
     }
 #endif
     return rc;
+}
+
+/* The caller's stop flag is set (a signal): the replay stops (IOLENS_EINTR), removing what it made. */
+static int x_stopped(const struct rp_exec *x)
+{
+    return x->opt->stop && *x->opt->stop;
+}
+
+static int x_interrupted(void)
+{
+    return iol_err(IOLENS_EINTR, "interrupted: the replay was stopped by a signal");
 }
 
 static void x_gather(struct rp_exec *x, const double *mine, double *all)
@@ -303,48 +316,11 @@ int iol_replay_runtime_path(const char *p)
     return 0;
 }
 
-/* Directory walking is the replay's bookkeeping, not the workload: raw system calls,
- * so that a trace of the replay (and its Darshan log) holds the workload's calls only. */
-static int dir_openat(int fd, const char *name)
-{
-#ifdef SYS_openat
-    return (int)syscall(SYS_openat, fd, name, O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_RDONLY);
-#else
-    return openat(fd, name, O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_RDONLY);
-#endif
-}
-
-static int dir_mkdirat(int fd, const char *name)
-{
-#ifdef SYS_mkdirat
-    return (int)syscall(SYS_mkdirat, fd, name, 0755);
-#else
-    return mkdirat(fd, name, 0755);
-#endif
-}
-
-/* The root descriptor and its copies are bookkeeping as well: a traced open() of the root
- * (and a dup() per file walked) would add a POSIX record for the root directory to the
- * replay's Darshan counters, which a benchmark never has (it made is_shared_file 0 for
- * every shared-file workload, and POSIX_DUPS up to thousands for mdtest trees). */
-static int raw_open_dir(const char *path)
-{
-#ifdef SYS_openat
-    return (int)syscall(SYS_openat, AT_FDCWD, path, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
-#else
-    return open(path, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
-#endif
-}
-
-static int raw_dup(int fd)
-{
-#ifdef SYS_fcntl
-    return (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 0);
-#else
-    return fcntl(fd, F_DUPFD_CLOEXEC, 0);
-#endif
-}
-
+/* The replay's bookkeeping is not the workload: raw system calls, so that a trace of the replay
+ * (and its Darshan log) holds the workload's calls only (a traced open() of the root and a dup()
+ * per file walked added a POSIX record for the root directory to the replay's Darshan counters,
+ * which made is_shared_file 0 for every shared-file workload, and POSIX_DUPS up to thousands for
+ * mdtest trees). */
 static int raw_unlinkat(int fd, const char *name, int flags)
 {
 #ifdef SYS_unlinkat
@@ -354,56 +330,45 @@ static int raw_unlinkat(int fd, const char *name, int flags)
 #endif
 }
 
-/* Opens the parent directory of rel without following symbolic links,
- * creating missing directories (recorded for cleanup). *base points into rel. */
+int rp_file_check_name(const struct rp_file *f)
+{
+    const struct rp_exec *x = f->x;
+    size_t n = strlen(x->root);
+    const char *rel = !strncmp(f->full, x->root, n) && f->full[n] == '/' ? f->full + n + 1 : NULL;
+    struct stat st;
+    if (!rel || f->dirfd < 0 || iol_sandbox_verify_dir(&x->sb, f->dirfd, rel) < 0 ||
+        (int)syscall(SYS_newfstatat, f->dirfd, f->base, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISLNK(st.st_mode))
+        return iol_err(IOLENS_EINVAL, "'%s' was replaced during the replay (a component or the file itself is now a "
+                       "link or another file): stopping, as the replay may only change what it created", f->full);
+    return 0;
+}
+
+void rp_file_as(const struct rp_file *f, const char *func)
+{
+    iol_sandbox_as(&f->x->sb, func);
+}
+
+static void made_dir(void *ctx, const char *rel_dir)
+{
+    struct rp_exec *x = ctx;
+    push(&x->dirs, &x->ndirs, &x->capdirs, rel_dir); /* (out of memory only leaves it behind) */
+}
+
+/* The parent directory of rel resolved beneath the root without following links (sandbox.h),
+ * creating missing directories (recorded for cleanup); named to the tracer, so that calls relative
+ * to it are traced by their full names. *base points into rel. */
 static int walk(struct rp_exec *x, const char *rel, int create, int *dirfd, const char **base)
 {
-    char part[4096];
-    int fd = raw_dup(x->rootfd);
-    if (fd < 0)
-        return iol_err(IOLENS_EIO, "cannot duplicate the root descriptor: %s", strerror(errno));
-    const char *c = rel;
-    for (;;) {
-        const char *e = strchr(c, '/');
-        if (!e)
-            break;
-        size_t len = (size_t)(e - c);
-        memcpy(part, c, len);
-        part[len] = 0;
-        int nfd = dir_openat(fd, part);
-        if (nfd < 0 && errno == ENOENT && create) {
-            if (dir_mkdirat(fd, part) == 0) {
-                size_t plen = (size_t)(e - rel);
-                char sub[4096];
-                memcpy(sub, rel, plen);
-                sub[plen] = 0;
-                if (push(&x->dirs, &x->ndirs, &x->capdirs, sub) < 0) {
-                    close(fd);
-                    return IOLENS_ENOMEM;
-                }
-            } else if (errno != EEXIST) {
-                int err = errno;
-                close(fd);
-                return iol_err(IOLENS_EIO, "cannot create directory '%s/%.*s': %s", x->root, (int)(e - rel), rel,
-                               strerror(err));
-            }
-            nfd = dir_openat(fd, part);
-        }
-        if (nfd < 0) {
-            int err = errno;
-            close(fd);
-            if (err == ELOOP || err == ENOTDIR)
-                return iol_err(IOLENS_EINVAL, "'%s/%.*s' is a symbolic link or not a directory: refusing to leave "
-                               "the replay root", x->root, (int)(e - rel), rel);
-            return iol_err(IOLENS_EIO, "cannot open directory '%s/%.*s': %s", x->root, (int)(e - rel), rel,
-                           strerror(err));
-        }
-        close(fd);
-        fd = nfd;
-        c = e + 1;
+    int fd = iol_sandbox_parent(&x->sb, rel, create, made_dir, x, base);
+    if (fd < 0) {
+        int err = errno;
+        if (err == ELOOP || err == EXDEV || err == ENOTDIR)
+            return iol_err(IOLENS_EINVAL, "a component of '%s/%s' is a symbolic link or not a directory: refusing "
+                           "to leave the replay root", x->root, rel);
+        return iol_err(IOLENS_EIO, "cannot open the folder of '%s/%s': %s", x->root, rel, strerror(err));
     }
+    iol_sandbox_name(&x->sb, fd, rel, (size_t)(*base - rel) - (*base > rel));
     *dirfd = fd;
-    *base = c;
     return 0;
 }
 
@@ -421,7 +386,7 @@ static int create_file(struct rp_exec *x, const char *rel)
      * Darshan counters) then holds exactly the workload's opens */
     int made = mknodat(dfd, base, S_IFREG | 0644, 0);
     int err = errno;
-    close(dfd);
+    syscall(SYS_close, dfd); /* (a raw close: the tracer knows the folder by its name) */
     if (made < 0) {
         if (err == EEXIST)
             return iol_err(IOLENS_EINVAL, "'%s/%s' already exists: a replay only writes files it creates "
@@ -664,6 +629,8 @@ static int do_transfers(struct rp_exec *x, const struct rp_fileconf *fc, const s
                 while (mono() < until) {
                 }
             }
+            if (!collective && x_stopped(x)) /* (a collective step stops between steps, every rank alike) */
+                return x_interrupted();
             int rc = be->xfer(f, write, buf, mine ? sz : 0, off, collective);
             if (rc < 0)
                 return rc;
@@ -853,7 +820,7 @@ agree:
     rc = x_agree(x, rc);
 done:
     if (dirfd >= 0)
-        close(dirfd);
+        syscall(SYS_close, dirfd);
     if (rc < 0)
         return rc;
     mine[RK_BYTES] = (double)t.bytes;
@@ -867,14 +834,14 @@ done:
     return 0;
 }
 
-static void spin_or_sleep(int kind, double seconds)
+static void spin_or_sleep(int kind, double seconds, volatile sig_atomic_t *stop)
 {
     if (seconds <= 0)
         return;
     if (kind == RP_BUSY) {
         double end = now() + seconds;
         volatile uint64_t z = 1;
-        while (now() < end)
+        while (now() < end && !(stop && *stop))
             for (int i = 0; i < 1000; i++)
                 z = z * 6364136223846793005ULL + 1;
         return;
@@ -887,7 +854,7 @@ static void spin_or_sleep(int kind, double seconds)
     struct timespec ts = {(time_t)end, (long)((end - floor(end)) * 1e9)};
     if (ts.tv_nsec >= 1000000000L)
         ts.tv_nsec = 999999999L;
-    while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR)
+    while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR && !(stop && *stop))
         ;
 }
 
@@ -898,7 +865,7 @@ static int run_compute(struct rp_exec *x, size_t step, struct rp_step_result *re
     x_barrier(x);
     for (int64_t rep = 0; rep < fc->total_repeats; rep++) {
         double t0 = now();
-        spin_or_sleep(fc->compute.kind, fc->compute.seconds * rp_imbalance(fc, x->rank));
+        spin_or_sleep(fc->compute.kind, fc->compute.seconds * rp_imbalance(fc, x->rank), x->opt->stop);
         double t1 = now();
         mine[RK_TS] = fmin(mine[RK_TS], t0);
         mine[RK_TE] = fmax(mine[RK_TE], t1);
@@ -976,6 +943,65 @@ static const char *meta_file(struct meta_name *mn, const struct rp_fileconf *fc,
     return mn->path;
 }
 
+/* The leaf folders of a metadata step, held (sandbox.h): fd[leaf], or none (n 0) for a tree of
+ * more leaves than half the descriptors left. */
+struct meta_leaves {
+    int *fd;
+    int64_t n;
+};
+
+static int meta_leaves_open(struct rp_exec *x, const struct rp_metadata *m, const char *top, int64_t nl,
+                            struct meta_leaves *ml)
+{
+    struct rlimit rl;
+    int64_t room = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (int64_t)rl.rlim_cur / 2 : 4096;
+    if (nl > room || nl > 65536 || !(ml->fd = malloc((size_t)nl * sizeof *ml->fd)))
+        return 0; /* (each call's folder is resolved again) */
+    char path[4700];
+    for (int64_t l = 0; l < nl; l++) {
+        const char *base;
+        meta_leaf_path(m, top, l, path, sizeof path);
+        strcat(path, "/x");
+        int rc = walk(x, path, 0, &ml->fd[l], &base);
+        if (rc < 0) {
+            ml->n = l;
+            return rc;
+        }
+    }
+    ml->n = nl;
+    return 0;
+}
+
+static void meta_leaves_close(struct meta_leaves *ml)
+{
+    for (int64_t l = 0; l < ml->n; l++)
+        syscall(SYS_close, ml->fd[l]);
+    free(ml->fd);
+    ml->fd = NULL;
+    ml->n = 0;
+}
+
+/* The folder descriptor of meta file full (in leaf mn->leaf) and in *name its name there: the held
+ * leaf, else resolved now (meta_leaf_done closes it). -1 with errno when it cannot be resolved. */
+static int meta_leaf_fd(struct rp_exec *x, const struct meta_leaves *ml, const struct meta_name *mn, const char *full,
+                        const char **name)
+{
+    const char *slash = strrchr(full, '/');
+    *name = slash ? slash + 1 : full;
+    if (mn->leaf >= 0 && mn->leaf < ml->n)
+        return ml->fd[mn->leaf];
+    int fd = iol_sandbox_parent(&x->sb, full, 0, NULL, NULL, name);
+    if (fd >= 0)
+        iol_sandbox_name(&x->sb, fd, full, (size_t)(*name - full) - (*name > full));
+    return fd;
+}
+
+static void meta_leaf_done(const struct meta_leaves *ml, int fd)
+{
+    if (fd >= 0 && ml->n == 0)
+        syscall(SYS_close, fd);
+}
+
 static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *res)
 {
     const struct rp_fileconf *fc = &x->cfg->file_configs[step];
@@ -997,11 +1023,21 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
         strcat(path, "/x");
         rc = walk(x, path, 1, &dfd, &base);
         if (rc == 0)
-            close(dfd);
+            syscall(SYS_close, dfd);
     }
     rc = x_agree(x, rc);
     if (rc < 0)
         return rc;
+    /* every call that creates, opens or removes a file is made in its leaf folder, resolved beneath
+     * the root and held for the step (sandbox.h): of a tree of more leaves than half the
+     * descriptors left, each call's folder is resolved again (the stats walk the whole name from
+     * the root's descriptor, as the program's walked it: they change nothing) */
+    struct meta_leaves ml = {NULL, 0};
+    rc = x_agree(x, meta_leaves_open(x, m, top, nl, &ml));
+    if (rc < 0) {
+        meta_leaves_close(&ml);
+        return rc;
+    }
     unsigned char *buf = x->pattern;
     double ph[RP_NPHASES] = {0, 0, 0, 0}; /* this rank's seconds per phase, summed over the repeats */
     /* the program's own time per file in each phase, spun before every file's calls but the first */
@@ -1011,13 +1047,19 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
     for (int64_t rep = 0; rep < fc->total_repeats && rc == 0; rep++) {
         double last = 0;
         for (int64_t i = 0; !m->create && i < nfiles && rc == 0; i++) {
+            if (x_stopped(x) && (rc = x_interrupted()) < 0)
+                break;
             /* files the program found: made before the timed phases, as they were before it ran */
             full = meta_file(&mn, fc, top, x->rank, i);
-            int fd = openat(x->rootfd, full, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+            const char *name;
+            int dfd = meta_leaf_fd(x, &ml, &mn, full, &name);
+            iol_sandbox_as(&x->sb, "open");
+            int fd = dfd < 0 ? -1 : openat(dfd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
             if (fd < 0 || (m->write_bytes > 0 && pwrite(fd, buf, (size_t)m->write_bytes, 0) != (ssize_t)m->write_bytes))
                 rc = iol_err(IOLENS_EIO, "cannot create '%s/%s': %s", x->root, full, strerror(errno));
             if (fd >= 0)
                 close(fd);
+            meta_leaf_done(&ml, dfd);
         }
         rc = x_agree(x, rc);
         if (rc < 0)
@@ -1025,12 +1067,17 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
         x_barrier(x);
         double t0 = now(), tp = t0, tq;
         for (int64_t i = 0; m->create && i < nfiles && rc == 0; i++) {
+            if (x_stopped(x) && (rc = x_interrupted()) < 0)
+                break;
             if (gap[RP_PH_CREATE] > 0 && i > 0)
                 while (mono() < last + gap[RP_PH_CREATE]) {
                 }
-            /* (the tree was walked without following links) */
             full = meta_file(&mn, fc, top, x->rank, i);
-            int fd = openat(x->rootfd, full, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+            const char *name;
+            int dfd = meta_leaf_fd(x, &ml, &mn, full, &name);
+            iol_sandbox_as(&x->sb, "open"); /* (mdtest's create: an open; traced as one) */
+            int fd = dfd < 0 ? -1 : openat(dfd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+            meta_leaf_done(&ml, dfd);
             if (fd < 0) {
                 rc = iol_err(IOLENS_EIO, "cannot create '%s/%s': %s", x->root, full, strerror(errno));
                 break;
@@ -1053,6 +1100,8 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
         ph[RP_PH_CREATE] += tq - tp;
         tp = tq;
         for (int64_t i = 0; m->stat > 0 && i < nfiles && rc == 0; i++) {
+            if (x_stopped(x) && (rc = x_interrupted()) < 0)
+                break;
             if (gap[RP_PH_STAT] > 0 && i > 0)
                 while (mono() < last + gap[RP_PH_STAT]) {
                 }
@@ -1070,11 +1119,17 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
         ph[RP_PH_STAT] += tq - tp;
         tp = tq;
         for (int64_t i = 0; reading && i < nfiles && rc == 0; i++) {
+            if (x_stopped(x) && (rc = x_interrupted()) < 0)
+                break;
             if (gap[RP_PH_READ] > 0 && i > 0)
                 while (mono() < last + gap[RP_PH_READ]) {
                 }
             full = meta_file(&mn, fc, top, x->rank, i);
-            int fd = openat(x->rootfd, full, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+            const char *name;
+            int dfd = meta_leaf_fd(x, &ml, &mn, full, &name);
+            iol_sandbox_as(&x->sb, "open");
+            int fd = dfd < 0 ? -1 : openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+            meta_leaf_done(&ml, dfd);
             ssize_t k = fd < 0 ? -1
                         : m->read_bytes == 0 ? 0
                         : fc->seek ? (lseek(fd, 0, SEEK_SET) == 0 ? read(fd, x->rbuf, (size_t)m->read_bytes) : -1)
@@ -1098,7 +1153,13 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
                 while (mono() < last + gap[RP_PH_UNLINK]) {
                 }
             full = meta_file(&mn, fc, top, x->rank, i);
-            unlinkat(x->rootfd, full, 0);
+            const char *name;
+            int dfd = meta_leaf_fd(x, &ml, &mn, full, &name);
+            if (dfd >= 0) {
+                iol_sandbox_as(&x->sb, "unlink");
+                unlinkat(dfd, name, 0);
+            }
+            meta_leaf_done(&ml, dfd);
             mine[RK_OPS] += m->unlink == 1;
             if (m->unlink == 1 && gap[RP_PH_UNLINK] > 0)
                 last = mono();
@@ -1113,6 +1174,7 @@ static int run_metadata(struct rp_exec *x, size_t step, struct rp_step_result *r
         res->rep_ts[rep] = t0;
         res->rep_te[rep] = t1;
     }
+    meta_leaves_close(&ml);
     rc = x_agree(x, rc);
     if (rc < 0)
         return rc;
@@ -1379,42 +1441,36 @@ static void hints_requested(struct rp_step_result *res, const struct rp_hints *h
     json_decref(j);
 }
 
+/* The root: made and locked by rank 0 (one replay at a time in it; so rank 0 knows whether it may
+ * remove it), then opened by the others. */
 static int setup_root(struct rp_exec *x)
 {
-    const char *root = x->opt->root && *x->opt->root ? x->opt->root : ".";
     int rc = 0;
-    if (x->rank == 0) { /* rank 0 creates it, so rank 0 knows whether it may remove it */
-        if (mkdir(root, 0755) == 0)
-            x->root_created = 1;
-        else if (errno != EEXIST)
-            rc = iol_err(IOLENS_EIO, "cannot create the replay root '%s': %s", root, strerror(errno));
-    }
+    if (x->rank == 0)
+        rc = iol_sandbox_init(&x->sb, x->opt->root, IOL_SANDBOX_CREATE | IOL_SANDBOX_LOCK);
     if ((rc = x_agree(x, rc)) < 0)
         return rc;
-    x->root = realpath(root, NULL);
-    if (!x->root)
-        return iol_err(IOLENS_EIO, "cannot resolve the replay root '%s': %s", root, strerror(errno));
-    if ((rc = iol_replay_check_root(x->root, NULL, 0)) < 0)
+    if (x->rank != 0 && (rc = iol_sandbox_init(&x->sb, x->opt->root, 0)) < 0)
         return rc;
-    x->rootfd = raw_open_dir(x->root);
-    if (x->rootfd < 0)
-        return iol_err(IOLENS_EIO, "cannot open the replay root '%s': %s", x->root, strerror(errno));
+    x->rootfd = x->sb.rootfd;
+    x->root = x->sb.root;
     return 0;
 }
 
 static void cleanup(struct rp_exec *x)
 {
+    int removed_all = 0;
     if (x->rootfd >= 0 && !x->opt->keep && !x->opt->dry_run) {
         x_barrier(x);
         for (size_t i = x->nfiles; i-- > 0;)
-            raw_unlinkat(x->rootfd, x->files[i], 0);
+            iol_sandbox_unlink(&x->sb, x->files[i], 0);
         x_barrier(x);
         /* deepest first; ranks' directories nest inside each other's, so
          * repeat rounds until nobody removes anything (ENOTEMPTY waits) */
         for (int round = 0; round < 64; round++) {
             double removed = 0;
             for (size_t i = x->ndirs; i-- > 0;)
-                if (x->dirs[i][0] && raw_unlinkat(x->rootfd, x->dirs[i], AT_REMOVEDIR) == 0) {
+                if (x->dirs[i][0] && iol_sandbox_unlink(&x->sb, x->dirs[i], AT_REMOVEDIR) == 0) {
                     x->dirs[i][0] = 0;
                     removed++;
                 }
@@ -1427,8 +1483,7 @@ static void cleanup(struct rp_exec *x)
                 break;
         }
         x_barrier(x);
-        if (x->root_created)
-            rmdir(x->root);
+        removed_all = 1;
     }
     for (size_t i = 0; i < x->nfiles; i++)
         free(x->files[i]);
@@ -1438,9 +1493,14 @@ static void cleanup(struct rp_exec *x)
     free(x->dirs);
     free(x->pattern);
     free(x->rbuf);
-    free(x->root);
-    if (x->rootfd >= 0)
-        close(x->rootfd);
+    /* the root goes last, when this rank made it and took out what the replay created */
+    int made = x->sb.made_root && removed_all;
+    char root[PATH_MAX];
+    snprintf(root, sizeof root, "%s", x->sb.root);
+    iol_sandbox_release(&x->sb);
+    x->rootfd = -1;
+    if (made)
+        rmdir(root);
 }
 
 static int make_buffers(struct rp_exec *x)
@@ -1528,7 +1588,7 @@ int iolens_replay_run(iolens_replay_result **out, const iolens_replay_config *cf
     memset(&x, 0, sizeof x);
     x.cfg = cfg;
     x.opt = opt;
-    x.rootfd = -1;
+    x.rootfd = x.sb.rootfd = x.sb.lockfd = -1;
     x.size = 1;
 #ifdef IOLENS_HAVE_MPI
     if (opt->use_mpi && !opt->dry_run) {
@@ -1632,6 +1692,9 @@ int iolens_replay_run(iolens_replay_result **out, const iolens_replay_config *cf
         case RP_STARTUP: rc = run_startup(&x, i, s); break;
         default: rc = run_metadata(&x, i, s); break;
         }
+        if (rc == 0 && x_stopped(&x))
+            rc = x_interrupted();
+        rc = x_agree(&x, rc); /* (every rank stops with the step one rank was stopped in) */
         if (rc < 0)
             break;
         if (x.rank == 0)

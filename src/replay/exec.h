@@ -100,6 +100,15 @@ extern const struct rp_backend_ops rp_backend_mpiio;
 extern const struct rp_backend_ops rp_backend_hdf5;
 #endif
 
+/* For a library that opens f by its full name (MPI-IO, HDF5): f is no link, and walking the name
+ * of its folder reaches the folder resolved beneath the root (f->dirfd): a component swapped for a
+ * link since would be followed by the library. Called before and after the library's open. 0, or
+ * IOLENS_EINVAL with the message (the replay stops: it may only change what it created). */
+int rp_file_check_name(const struct rp_file *f);
+/* Before a call relative to f->dirfd that the application makes by name (open): traced as that
+ * name (iol_sandbox_as). */
+void rp_file_as(const struct rp_file *f, const char *func);
+
 /* Records the status of a hint once per step ("applied", "not applicable here: ..."). */
 void rp_hint_report(struct rp_step_result *res, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

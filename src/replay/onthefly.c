@@ -26,6 +26,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -45,6 +46,7 @@
 #include "iolens/trace.h"
 #include "replay/exec.h"
 #include "replay/otf_hdf5.h"
+#include "replay/sandbox.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/strindex.h"
@@ -197,6 +199,7 @@ struct otf {
      * (a name, not a descriptor: the replayed opens get the program's descriptor numbers) */
     int rel_names;
     char *cwd;
+    iol_sandbox sb;  /* the root: every path resolved beneath it (replay/sandbox.h) */
     uint64_t ns_gen; /* bumped by every replayed rmdir and rename: directories may have changed */
     const char *mk_func; /* fetch(): the last MPI-IO read/write entry point decoded, and its MK_* */
     int mk_last;
@@ -241,9 +244,10 @@ struct otf {
     int time_rw; /* --delays: time the next read or write (one call in 16: its clock reads cost) */
     int64_t *mr_calls;  /* nranks * IOLENS_REPLAY_NMETA: this process's calls per rank and kind */
     double *mr_first, *mr_last;
-    struct otf_dir *dirs; /* directories checked (checked_path): open addressing, ndirs of capdirs */
+    struct otf_dir *dirs; /* folders of replayed files (folder_of): open addressing, ndirs of capdirs */
     size_t ndirs, capdirs;
-    int ndirfds; /* of them open (dir_fd) */
+    int ndirfds;           /* of them held open */
+    size_t dir_hand;       /* folder_of: where the next one to let go is looked for */
     /* the library level: HDF5 calls through HDF5 */
     int h5;
     int h5_unsized; /* the trace has HDF5 datasets or writes without their size */
@@ -252,20 +256,19 @@ struct otf {
     size_t npend, cappend;
     char **newdirs; /* (rank 0) directories below the root its files need that were not there before */
     size_t nnewdirs, capnewdirs;
-    int made_root;  /* (rank 0) the root was made by the replay */
+    int removed;    /* (rank 0) what the replay created was removed (remove_created) */
     oh5 *oh5;
     oh5_extra *h5x; /* the notes of the decoded calls, a ring of h5xcap (replay_rank) */
     size_t h5xcap;
     uint64_t h5xseq;
 };
 
-/* A directory below the root whose components checked_path has walked, valid while ns_gen
- * stays what it was then. */
+/* A folder of replayed files below the root, held as a descriptor resolved beneath it while
+ * ns_gen stays what it was when it was opened. */
 struct otf_dir {
     char *rel; /* NULL: free slot */
     size_t len;
-    uint64_t gen;   /* ns_gen + 1 of the check */
-    int fd1;        /* its descriptor (O_PATH) + 1, 0 none (dir_fd) */
+    int fd1;        /* its descriptor (O_PATH) + 1, 0 none (folder_of) */
     uint64_t fdgen; /* ns_gen + 1 when it was opened */
 };
 
@@ -317,21 +320,12 @@ static void idle_barrier(struct otf *o)
 
 /* The replay's own safety checks go around the tracer (a raw system call), so a
  * trace of the replay holds the workload's calls only, not its bookkeeping. */
-static int raw_lstat(const char *path, struct stat *sb)
+static int raw_fstatat(int dirfd, const char *name, struct stat *sb, int flags)
 {
 #ifdef SYS_newfstatat
-    return (int)syscall(SYS_newfstatat, AT_FDCWD, path, sb, AT_SYMLINK_NOFOLLOW);
+    return (int)syscall(SYS_newfstatat, dirfd, name, sb, flags);
 #else
-    return fstatat(AT_FDCWD, path, sb, AT_SYMLINK_NOFOLLOW);
-#endif
-}
-
-static int raw_mkdir(const char *path, mode_t mode)
-{
-#ifdef SYS_mkdirat
-    return (int)syscall(SYS_mkdirat, AT_FDCWD, path, mode);
-#else
-    return mkdir(path, mode);
+    return fstatat(dirfd, name, sb, flags);
 #endif
 }
 
@@ -347,32 +341,6 @@ static int system_path(const char *p)
     return !*p || !strcmp(p, "/") || iol_replay_runtime_path(p);
 }
 
-/* root/rel as an absolute path; parent directories created, none may be a symbolic link. */
-static int full_path(struct otf *o, const char *rel, char *out, size_t cap)
-{
-    int n = o->rel_names ? snprintf(out, cap, "%s", rel) : snprintf(out, cap, "%s/%s", o->opt->root, rel);
-    if (n < 0 || (size_t)n >= cap)
-        return iol_err(IOLENS_EINVAL, "path '%s/%s' is too long", o->opt->root, rel);
-    size_t rootlen = o->rel_names ? 0 : strlen(o->opt->root) + 1;
-    for (char *s = out + rootlen; (s = strchr(s, '/')); s++) {
-        *s = 0;
-        struct stat st;
-        if (raw_lstat(out, &st) < 0) {
-            if (errno != ENOENT || (raw_mkdir(out, 0755) < 0 && errno != EEXIST)) {
-                int err = errno;
-                *s = '/';
-                return iol_err(IOLENS_EIO, "cannot create directory for '%s': %s", out, strerror(err));
-            }
-        } else if (!S_ISDIR(st.st_mode)) {
-            *s = '/';
-            return iol_err(IOLENS_EINVAL, "a component of '%s' is a symbolic link or not a directory: refusing "
-                           "to leave the replay root", out);
-        }
-        *s = '/';
-    }
-    return 0;
-}
-
 /* The slot of directory rel[0..n) in o->dirs (capdirs > 0): its own or the free one it would take. */
 static struct otf_dir *dir_slot(struct otf *o, const char *rel, size_t n)
 {
@@ -382,14 +350,14 @@ static struct otf_dir *dir_slot(struct otf *o, const char *rel, size_t n)
     return &o->dirs[i];
 }
 
-/* Records that directory rel[0..n) was checked now; out of memory only loses the shortcut. */
-static void dir_checked(struct otf *o, const char *rel, size_t n)
+/* The entry of directory rel[0..n), made when missing; NULL when out of memory. */
+static struct otf_dir *dir_entry(struct otf *o, const char *rel, size_t n)
 {
     if (2 * (o->ndirs + 1) > o->capdirs) {
         size_t cap = o->capdirs ? 2 * o->capdirs : 64;
         struct otf_dir *old = o->dirs, *d = calloc(cap, sizeof *d);
         if (!d)
-            return;
+            return NULL;
         size_t oldcap = o->capdirs;
         o->dirs = d;
         o->capdirs = cap;
@@ -401,21 +369,29 @@ static void dir_checked(struct otf *o, const char *rel, size_t n)
     struct otf_dir *d = dir_slot(o, rel, n);
     if (!d->rel) {
         if (!(d->rel = malloc(n + 1)))
-            return;
+            return NULL;
         memcpy(d->rel, rel, n);
         d->rel[n] = 0;
         d->len = n;
         o->ndirs++;
     }
-    d->gen = o->ns_gen + 1;
+    return d;
+}
+
+static void close_dirfd(struct otf *o, struct otf_dir *d)
+{
+    if (d->fd1) {
+        syscall(SYS_close, d->fd1 - 1);
+        d->fd1 = 0;
+        o->ndirfds--;
+    }
 }
 
 static void free_dirs(struct otf *o)
 {
     for (size_t i = 0; i < o->capdirs; i++) {
         free(o->dirs[i].rel);
-        if (o->dirs[i].fd1)
-            close(o->dirs[i].fd1 - 1);
+        close_dirfd(o, &o->dirs[i]);
     }
     o->ndirfds = 0;
     free(o->dirs);
@@ -423,83 +399,97 @@ static void free_dirs(struct otf *o)
     o->ndirs = o->capdirs = 0;
 }
 
-/* full_path of a traced file, its directories checked once until a replayed rmdir or rename may
- * have changed them, and once per directory, not per file: a metadata benchmark's calls then
- * cost one system call each, the first file of a directory one per path component more (the
- * replay makes no symbolic link, so a checked directory stays one). */
-static int checked_path(struct otf *o, struct otf_file *f, char *out, size_t cap)
+/* At most this many folder descriptors held at once (of a tree of more, the least recently made
+ * go first; a folder is opened again when it is needed again) */
+#define OTF_MAX_DIRFDS 128
+
+/* The folder of f, resolved beneath the root without following a link (its missing folders made),
+ * as a descriptor held while no replayed rmdir or rename may have moved it; in *base f's own name
+ * in it. Every call that changes something is made relative to it (sandbox.h). -1 on error (set). */
+static int folder_of(struct otf *o, struct otf_file *f, const char **base)
 {
     const char *slash = strrchr(f->rel, '/');
-    size_t dn = slash ? (size_t)(slash - f->rel) : 0;
-    struct otf_dir *d = o->capdirs && dn ? dir_slot(o, f->rel, dn) : NULL;
-    if (f->path_ok == o->ns_gen + 1 || !dn || (d && d->rel && d->gen == o->ns_gen + 1)) {
-        /* the name as the replay gives it: relative inside the root, else root/rel */
-        size_t rl = strlen(f->rel), pre = o->rel_names ? 0 : strlen(o->opt->root) + 1;
-        if (pre + rl >= cap)
-            return iol_err(IOLENS_EINVAL, "path '%s/%s' is too long", o->opt->root, f->rel);
-        if (pre) {
-            memcpy(out, o->opt->root, pre - 1);
-            out[pre - 1] = '/';
-        }
-        memcpy(out + pre, f->rel, rl + 1);
-        f->path_ok = o->ns_gen + 1;
-        return 0;
-    }
-    int rc = full_path(o, f->rel, out, cap);
-    if (rc == 0) {
-        f->path_ok = o->ns_gen + 1;
-        dir_checked(o, f->rel, dn);
-    }
-    return rc;
-}
-
-/* A descriptor (O_PATH) of the folder of f, whose name checked_path has just given as path, and
- * in *base f's own name in it: for a call the program made relative to an open folder (openat of
- * a directory descriptor), which the kernel then does not walk from the root. Kept while no
- * replayed rmdir or rename may have moved the folder, at most OTF_MAX_DIRFDS at once; -1 when
- * there is none (the caller names the file by its path). */
-#define OTF_MAX_DIRFDS 64
-static int dir_fd(struct otf *o, struct otf_file *f, const char *path, const char **base)
-{
-    const char *slash = strrchr(f->rel, '/'), *pslash = strrchr(path, '/');
-    if (!slash || !pslash || !o->capdirs)
-        return -1;
-    struct otf_dir *d = dir_slot(o, f->rel, (size_t)(slash - f->rel));
-    if (!d->rel || d->gen != o->ns_gen + 1)
-        return -1;
-    if (d->fd1 && d->fdgen == o->ns_gen + 1) {
-        *base = slash + 1;
+    size_t n = slash ? (size_t)(slash - f->rel) : 0;
+    *base = slash ? slash + 1 : f->rel;
+    struct otf_dir *d = dir_entry(o, f->rel, n);
+    if (!d)
+        return iol_err(IOLENS_ENOMEM, "out of memory");
+    if (d->fd1 && d->fdgen == o->ns_gen + 1)
         return d->fd1 - 1;
+    close_dirfd(o, d); /* opened before a rename or rmdir: the folder is looked up again */
+    /* all held: one goes, the next after the last let go (a clock hand over the table) */
+    for (size_t k = 0; o->ndirfds >= OTF_MAX_DIRFDS && k < o->capdirs; k++) {
+        o->dir_hand = (o->dir_hand + 1) & (o->capdirs - 1);
+        if (&o->dirs[o->dir_hand] != d)
+            close_dirfd(o, &o->dirs[o->dir_hand]);
     }
-    if (d->fd1) { /* opened before a rename or rmdir: the folder is looked up again */
-        close(d->fd1 - 1);
-        d->fd1 = 0;
-        o->ndirfds--;
+    int fd = iol_sandbox_dir(&o->sb, f->rel, n, 1, NULL, NULL);
+    if (fd < 0) {
+        int err = errno;
+        if (err == ELOOP || err == EXDEV || err == ENOTDIR)
+            return iol_err(IOLENS_EINVAL, "a component of '%s/%s' is a symbolic link or not a directory: refusing "
+                           "to leave the replay root", o->sb.root, f->rel);
+        return iol_err(IOLENS_EIO, "cannot open the folder of '%s/%s': %s", o->sb.root, f->rel, strerror(err));
     }
-    char dir[PATH_MAX];
-    size_t n = (size_t)(pslash - path);
-    if (o->ndirfds >= OTF_MAX_DIRFDS || n == 0 || n >= sizeof dir)
-        return -1;
-    memcpy(dir, path, n);
-    dir[n] = 0;
-    int fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
+    fd = iol_sandbox_high_fd(fd);
+    iol_sandbox_name(&o->sb, fd, f->rel, n);
     d->fd1 = fd + 1;
     d->fdgen = o->ns_gen + 1;
     o->ndirfds++;
-    *base = slash + 1;
     return fd;
 }
 
-/* checked_path, and the file itself must not be a symbolic link. */
-static int file_path(struct otf *o, struct otf_file *f, char *out, size_t cap)
+/* The name a library is given for f: relative inside the root (the process works there while the
+ * calls are replayed), else root/rel; its folder made and held (folder_of). */
+static int checked_path(struct otf *o, struct otf_file *f, char *out, size_t cap)
+{
+    const char *base;
+    if (f->path_ok != o->ns_gen + 1 && folder_of(o, f, &base) < 0)
+        return IOLENS_EIO;
+    size_t rl = strlen(f->rel), pre = o->rel_names ? 0 : strlen(o->sb.root) + 1;
+    if (pre + rl >= cap)
+        return iol_err(IOLENS_EINVAL, "path '%s/%s' is too long", o->sb.root, f->rel);
+    if (pre) {
+        memcpy(out, o->sb.root, pre - 1);
+        out[pre - 1] = '/';
+    }
+    memcpy(out + pre, f->rel, rl + 1);
+    f->path_ok = o->ns_gen + 1;
+    return 0;
+}
+
+/* checked_path for a library that opens f by its name (stdio, MPI-IO, HDF5): f itself is no link,
+ * and walking its folder's name reaches the folder held beneath the root (a component swapped for
+ * a link since would be followed by the library). *dfd: the folder, *base: f's name in it. */
+static int library_path(struct otf *o, struct otf_file *f, char *out, size_t cap, int *dfd, const char **base)
 {
     int rc = checked_path(o, f, out, cap);
+    if (rc < 0)
+        return rc;
+    if ((*dfd = folder_of(o, f, base)) < 0)
+        return IOLENS_EIO;
     struct stat st;
-    if (rc == 0 && raw_lstat(out, &st) == 0 && S_ISLNK(st.st_mode))
-        rc = iol_err(IOLENS_EINVAL, "'%s' is a symbolic link: refusing to follow it", out);
-    return rc;
+    if (raw_fstatat(*dfd, *base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+        return iol_err(IOLENS_EINVAL, "'%s/%s' is a symbolic link: refusing to follow it", o->sb.root, f->rel);
+    if (iol_sandbox_verify_dir(&o->sb, *dfd, f->rel) < 0)
+        return iol_err(IOLENS_EINVAL, "the folder of '%s/%s' was replaced during the replay (a component is now a "
+                       "link or another folder): stopping, as the replay may only change what it created", o->sb.root,
+                       f->rel);
+    return 0;
+}
+
+/* After a library opened f by its name: the file in the held folder is a file, not a link to one
+ * elsewhere; fd (when >= 0) is that file. */
+static int library_opened(struct otf *o, struct otf_file *f, int dfd, const char *base, int fd)
+{
+    struct stat st;
+    int bad = fd >= 0 ? iol_sandbox_verify_file(dfd, base, fd) < 0
+                      : raw_fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISLNK(st.st_mode);
+    if (bad)
+        return iol_err(IOLENS_EINVAL, "'%s/%s' was replaced during the replay (it is not the file opened in the "
+                       "folder held beneath the root): stopping, as the replay may only change what it created",
+                       o->sb.root, f->rel);
+    return 0;
 }
 
 static const char *stdio_mode(int fl)
@@ -1087,12 +1077,16 @@ static int do_open(struct otf *o, struct otf_file *f, const struct otf_ev *v, do
         return iol_err(IOLENS_EUNSUPPORTED, "trace opens file '%s' more than %d times at once", f->rel,
                        OTF_MAX_DEPTH);
     char path[PATH_MAX];
-    /* a POSIX open does not follow a link at the last component (O_NOFOLLOW); the other layers'
-     * opens would, so the file is looked at first */
+    /* a POSIX open is made relative to the folder held beneath the root, never following a link
+     * (O_NOFOLLOW); the other layers' libraries open by the name, checked before and after */
     int posix = e->layer != IOLENS_LAYER_MPIIO && e->layer != IOLENS_LAYER_STDIO;
-    int rc = posix ? checked_path(o, f, path, sizeof path) : file_path(o, f, path, sizeof path);
+    const char *base = NULL;
+    int dfd = -1;
+    int rc = posix ? checked_path(o, f, path, sizeof path) : library_path(o, f, path, sizeof path, &dfd, &base);
     if (rc < 0)
         return rc;
+    if (posix && (dfd = folder_of(o, f, &base)) < 0)
+        return IOLENS_EIO;
     struct otf_handle *h = &f->h[f->n];
     *h = (struct otf_handle){-1, NULL, NULL, NULL, 0, o->sess_next++};
     int fl = e->open_flags >= 0 ? e->open_flags : O_RDWR;
@@ -1114,6 +1108,12 @@ static int do_open(struct otf *o, struct otf_file *f, const struct otf_ev *v, do
             return iol_err(IOLENS_EIO, "cannot open '%s' (%s): %s", path, e->func, msg);
         }
         h->mfh = fh;
+        if ((rc = library_opened(o, f, dfd, base, -1)) < 0) {
+            MPI_File_close(fh);
+            free(fh);
+            h->mfh = NULL;
+            return rc;
+        }
 #else
         return iol_err(IOLENS_EUNSUPPORTED, "MPI-IO replay needs a build with MPI");
 #endif
@@ -1122,19 +1122,20 @@ static int do_open(struct otf *o, struct otf_file *f, const struct otf_ev *v, do
         FILE *fp = fopen(path, stdio_mode(fl));
         if (!fp)
             return iol_err(IOLENS_EIO, "cannot open '%s' (%s): %s", path, e->func, strerror(errno));
+        if ((rc = library_opened(o, f, dfd, base, fileno_unlocked(fp))) < 0) { /* (not traced: fileno is) */
+            fclose(fp);
+            return rc;
+        }
         h->fp = fp;
     } else {
         s[SS_OPEN] = t0 - o->mono_origin;
-        /* the program's openat of a name in an open folder (tar) walks one component: so does
-         * the replay's, from the folder's descriptor */
-        const char *base = NULL;
-        int dfd = v->at ? dir_fd(o, f, path, &base) : -1;
         mode_t mode = e->mode >= 0 ? (mode_t)e->mode : 0644;
         int note = iolens_event_is_fd_note(e); /* a descriptor the process had open: opened as it was */
         if (note)
             fl &= O_ACCMODE | O_APPEND | O_DIRECT | O_SYNC | O_DSYNC | O_NONBLOCK;
-        int fd = dfd >= 0 ? openat(dfd, base, fl | O_NOFOLLOW | O_CLOEXEC, mode)
-                          : open(path, fl | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (!v->at) /* (traced as the program's open, or as an open of a descriptor it had) */
+            iol_sandbox_as(&o->sb, note ? "open" : e->func);
+        int fd = openat(dfd, base, fl | O_NOFOLLOW | O_CLOEXEC, mode);
         if (fd < 0 && errno == ELOOP)
             return iol_err(IOLENS_EINVAL, "'%s' is a symbolic link: refusing to follow it", path);
         if (fd < 0)
@@ -1349,45 +1350,54 @@ static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
         }
         if (mf == MF_TRUNCATE_PATH && e->size < 0)
             return 0;
-        /* truncate and chmod follow a link: the replay's own files are none, and it refuses one */
-        if ((rc = (mf == MF_TRUNCATE_PATH || mf == MF_CHMOD ? file_path : checked_path)(o, f, path, sizeof path)) < 0)
-            return rc;
+        /* on the file's name in its folder held beneath the root, never following a link (the
+         * replay's own files are none; a planted one is refused, not followed) */
+        const char *name;
+        int dfd = folder_of(o, f, &name);
+        if (dfd < 0)
+            return IOLENS_EIO;
         if (mf == MF_TRUNCATE_PATH) {
-            if (truncate(path, (off_t)e->size) < 0)
-                return iol_err(IOLENS_EIO, "%s on '%s/%s' failed: %s", fn, o->opt->root, f->rel, strerror(errno));
+            int tfd = (int)syscall(SYS_openat, dfd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0);
+            int bad_t = tfd < 0 || ftruncate(tfd, (off_t)e->size) < 0;
+            int err = errno;
+            if (tfd >= 0)
+                syscall(SYS_close, tfd);
+            if (bad_t)
+                return iol_err(IOLENS_EIO, "%s on '%s/%s' failed: %s", fn, o->sb.root, f->rel, strerror(err));
             return 1;
         }
-        int nofollow = mf == MF_LCHOWN || mf == MF_LUTIME ? AT_SYMLINK_NOFOLLOW : 0;
-        const char *name = path; /* relative to its folder's descriptor, else by path, as the program */
-        int dfd = v->at ? dir_fd(o, f, path, &name) : -1;
-        int at = dfd >= 0 ? dfd : AT_FDCWD;
-        bad = (mf == MF_CHMOD ? (dfd >= 0 ? fchmodat(dfd, name, attr_mode(e), 0) : chmod(path, attr_mode(e)))
-               : mf == MF_CHOWN || mf == MF_LCHOWN ? fchownat(at, name, (uid_t)-1, (gid_t)-1, nofollow)
-                                                   : utimensat(at, name, NULL, nofollow)) < 0;
+        if (!v->at && mf == MF_CHMOD)
+            iol_sandbox_as(&o->sb, fn);
+        bad = (mf == MF_CHMOD ? fchmodat(dfd, name, attr_mode(e), AT_SYMLINK_NOFOLLOW)
+               : mf == MF_CHOWN || mf == MF_LCHOWN ? fchownat(dfd, name, (uid_t)-1, (gid_t)-1, AT_SYMLINK_NOFOLLOW)
+                                                   : utimensat(dfd, name, NULL, AT_SYMLINK_NOFOLLOW)) < 0;
         goto counted;
     }
     if ((rc = checked_path(o, f, path, sizeof path)) < 0)
         return rc;
-    /* a call the program made relative to a directory descriptor: relative to its folder's */
-    const char *name = path;
-    int dfd = v->at && (mf == MF_STAT || mf == MF_LSTAT || mf == MF_ACCESS || mf == MF_MKDIR || mf == MF_UNLINK ||
-                        mf == MF_RMDIR)
-                  ? dir_fd(o, f, path, &name)
-                  : -1;
-    /* (else the path-based call, as the program's) */
+    const char *name;
+    int dfd = folder_of(o, f, &name);
+    if (dfd < 0)
+        return IOLENS_EIO;
+    /* reading calls (stat, access, opendir) walk the name as the program's call walked it: they
+     * change nothing and cannot block (a call the program made relative to a directory
+     * descriptor: relative to the folder's); every call that changes something is made in the
+     * folder held beneath the root, never following a link */
     if (mf == MF_STAT || mf == MF_LSTAT) { /* stat follows a link, lstat does not, as recorded (reading only) */
         int nf = mf == MF_LSTAT ? AT_SYMLINK_NOFOLLOW : 0;
-        bad = (dfd >= 0 ? fstatat(dfd, name, &sb, nf) : nf ? lstat(path, &sb) : stat(path, &sb)) < 0;
+        bad = (v->at ? fstatat(dfd, name, &sb, nf) : nf ? lstat(path, &sb) : stat(path, &sb)) < 0;
     } else if (mf == MF_ACCESS) {
         int mode = v->has_a && v->a[1] >= 0 && v->a[1] <= 7 ? (int)v->a[1] : F_OK;
-        bad = (dfd >= 0 ? faccessat(dfd, name, mode, 0) : access(path, mode)) < 0;
+        bad = (v->at ? faccessat(dfd, name, mode, 0) : access(path, mode)) < 0;
     } else if (mf == MF_MKDIR) {
         mode_t mode = e->mode >= 0 ? (mode_t)(e->mode & 07777) : 0755;
-        bad = (dfd >= 0 ? mkdirat(dfd, name, mode) : mkdir(path, mode)) < 0;
+        if (!v->at)
+            iol_sandbox_as(&o->sb, fn);
+        bad = mkdirat(dfd, name, mode) < 0;
     } else if (mf == MF_OPENDIR) {
         if (f->n >= OTF_MAX_DEPTH)
             return iol_err(IOLENS_EUNSUPPORTED, "trace opens '%s' more than %d times at once", f->rel, OTF_MAX_DEPTH);
-        if (raw_lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode))
+        if (raw_fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sb.st_mode))
             return iol_err(IOLENS_EINVAL, "'%s' is a symbolic link: refusing to follow it", path);
         DIR *d = opendir(path);
         if (!d) {
@@ -1409,19 +1419,27 @@ static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
                 o->st->refused++;
                 return 0;
             }
-            char to[PATH_MAX];
-            if ((rc = checked_path(o, t, to, sizeof to)) < 0)
-                return rc;
-            bad = rename(path, to) < 0;
+            const char *tname;
+            int tfd = folder_of(o, t, &tname);
+            if (tfd < 0)
+                return IOLENS_EIO;
+            if (!v->at)
+                iol_sandbox_as(&o->sb, fn);
+            bad = renameat(dfd, name, tfd, tname) < 0;
             o->ns_gen += !bad;
         } else if (mf == MF_REMOVE) { /* as remove(3): a file, else a directory */
             int dir = 0;
-            bad = unlink(path) < 0 && !(dir = (errno == EISDIR || errno == EPERM) && rmdir(path) == 0);
+            iol_sandbox_as(&o->sb, fn);
+            bad = unlinkat(dfd, name, 0) < 0 && (errno == EISDIR || errno == EPERM);
+            if (bad) {
+                iol_sandbox_as(&o->sb, fn);
+                bad = !(dir = unlinkat(dfd, name, AT_REMOVEDIR) == 0);
+            }
             o->ns_gen += dir;
         } else {
-            bad = (dfd >= 0 ? unlinkat(dfd, name, mf == MF_UNLINK ? 0 : AT_REMOVEDIR)
-                   : mf == MF_UNLINK ? unlink(path)
-                                     : rmdir(path)) < 0;
+            if (!v->at)
+                iol_sandbox_as(&o->sb, fn);
+            bad = unlinkat(dfd, name, mf == MF_UNLINK ? 0 : AT_REMOVEDIR) < 0;
             o->ns_gen += !bad && mf == MF_RMDIR;
         }
     } else if (mf == MF_LINK) { /* between two names the replay made; never following a link */
@@ -1432,10 +1450,13 @@ static int meta_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
             o->st->refused++;
             return 0;
         }
-        char to[PATH_MAX];
-        if ((rc = checked_path(o, t, to, sizeof to)) < 0)
-            return rc;
-        bad = linkat(AT_FDCWD, path, AT_FDCWD, to, 0) < 0;
+        const char *tname;
+        int tfd = folder_of(o, t, &tname);
+        if (tfd < 0)
+            return IOLENS_EIO;
+        if (!v->at)
+            iol_sandbox_as(&o->sb, fn);
+        bad = linkat(dfd, name, tfd, tname, 0) < 0;
     } else {
         return 0;
     }
@@ -1521,7 +1542,7 @@ struct otf_delay {
 #define OTF_DEBT_MAX_SLOW 4e-6
 #define OTF_BETWEEN_MAX 20e-6
 
-static void sleep_until(double t);
+static void sleep_until(double t, volatile sig_atomic_t *stop);
 
 /* The wait for a recorded gap (less the tracer's time) after a replayed call: less the replay's
  * own clock read and what earlier waits came out too long; a wait below 0 is carried instead. */
@@ -1709,8 +1730,10 @@ static int h5_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
     int64_t tag = -1, ftag = -1, bytes = 0;
     if (!v->has_a)
         return 0;
+    int dfd = -1;
+    const char *base = NULL;
     if (fopen_ && f) {
-        int rc = file_path(o, f, path, sizeof path);
+        int rc = library_path(o, f, path, sizeof path, &dfd, &base);
         if (rc < 0)
             return rc;
         /* still open: the program closed it without H5Fclose (h5py) */
@@ -1725,6 +1748,8 @@ static int h5_event(struct otf *o, struct otf_file *f, const struct otf_ev *v)
     int r = oh5_event(o->oh5, e->func, v->slot, v->a, x, f ? o->files[e->file].path : NULL, pp, tag, o->buf,
                       (int64_t)o->bufcap, &ftag, &bytes);
     if (r <= 0)
+        return r;
+    if (fopen_ && f && (r = library_opened(o, f, dfd, base, -1)) < 0)
         return r;
     o->st->library_calls++;
     if (fopen_)
@@ -1967,15 +1992,15 @@ static void close_all(struct otf *o)
 
 /* Waits until t: sleeps all but the last millisecond, then spins, so short
  * gaps do not give the processor away (waking up costs more than they last). */
-static void sleep_until(double t)
+static void sleep_until(double t, volatile sig_atomic_t *stop)
 {
     double d = t - now() - 1e-3;
     if (d > 0) {
         struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
-        while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !(stop && *stop)) {
         }
     }
-    while (now() < t) {
+    while (now() < t && !(stop && *stop)) {
     }
 }
 
@@ -2119,6 +2144,10 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
                     break;
             }
             const iolens_event *e = &batch[i].e;
+            if (o->opt->stop && *o->opt->stop) {
+                rc = iol_err(IOLENS_EINTR, "interrupted: the replay was stopped by a signal");
+                break;
+            }
             if (!batch[i].cons) { /* (not waited for: the next call waits its gap from the last one replayed) */
                 o->st->skipped++;
                 continue;
@@ -2142,7 +2171,7 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
                 double wait = d.prev_end < 0 ? gap / speed : delay_wait(&d, gap, d.between, OTF_DEBT_MAX_SLOW);
                 d.start = (d.prev_end < 0 ? t0 : d.done_at) + (wait > 0 ? wait : 0);
                 if (d.prev_end < 0 || wait >= 1e-3)
-                    sleep_until(d.start);
+                    sleep_until(d.start, o->opt->stop);
                 else if (wait > 0)
                     while (now() < d.start) {
                     }
@@ -2195,15 +2224,15 @@ static int replay_rank(struct otf *o, iolens_evsource *src, int rank, double fir
 }
 
 /* The working directory becomes the root for the replayed calls (see struct otf). A root that
- * cannot be entered, or a working directory that cannot be opened to come back to, leaves the
- * names absolute. */
+ * cannot be entered, or a working directory that cannot be found to come back to, leaves the
+ * names absolute (the root's real path). */
 static void enter_root(struct otf *o)
 {
     o->rel_names = 0;
     o->cwd = getcwd(NULL, 0);
     if (!o->cwd)
         return;
-    if (chdir(o->opt->root) == 0) {
+    if (fchdir(o->sb.rootfd) == 0) { /* the root itself, whatever its name leads to now */
         o->rel_names = 1;
         return;
     }
@@ -2374,20 +2403,21 @@ static void snapshot(struct otf *o)
 {
     for (size_t i = 0; i < o->nfiles; i++) {
         struct otf_file *f = &o->f[i];
-        char path[PATH_MAX];
         struct stat sb;
-        if (f->skip || snprintf(path, sizeof path, "%s/%s", o->opt->root, f->rel) >= (int)sizeof path)
+        if (f->skip || !f->rel)
             continue;
-        f->existed = raw_lstat(path, &sb) == 0;
-        /* the folders above it that the replay will make (full_path): removed after it, with the
+        f->existed = raw_fstatat(o->sb.rootfd, f->rel, &sb, AT_SYMLINK_NOFOLLOW) == 0;
+        /* the folders above it that the replay will make (folder_of): removed after it, with the
          * files, when empty (out of memory only leaves them) */
-        size_t rootlen = strlen(o->opt->root) + 1;
-        for (char *c = path + rootlen; o->me == 0 && !f->existed && (c = strchr(c, '/')); c++) {
+        char path[PATH_MAX];
+        if (o->me != 0 || f->existed || snprintf(path, sizeof path, "%s", f->rel) >= (int)sizeof path)
+            continue;
+        for (char *c = path; (c = strchr(c, '/')); c++) {
             *c = 0;
             int listed = 0; /* a folder's files come together: one lstat for them all */
             for (size_t k = o->nnewdirs; !listed && k-- > 0 && k + 8 >= o->nnewdirs;)
                 listed = !strcmp(o->newdirs[k], path);
-            int missing = !listed && raw_lstat(path, &sb) < 0 && errno == ENOENT;
+            int missing = !listed && raw_fstatat(o->sb.rootfd, path, &sb, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
             if (missing && o->nnewdirs == o->capnewdirs) {
                 size_t cap = o->capnewdirs ? 2 * o->capnewdirs : 16;
                 char **nv = realloc(o->newdirs, cap * sizeof *nv);
@@ -2422,12 +2452,8 @@ static int refuse_existing(struct otf *o)
  * then reach the application's own data. */
 static int refuse_root(struct otf *o)
 {
-    char real[PATH_MAX];
-    int rc = iol_replay_check_root(o->opt->root, real, sizeof real);
-    if (rc < 0)
-        return rc;
     for (size_t i = 0; i < o->nfiles; i++)
-        if (!o->f[i].skip && iol_replay_root_holds(real, o->files[i].path))
+        if (!o->f[i].skip && iol_replay_root_holds(o->sb.root, o->files[i].path))
             return iol_err(IOLENS_EINVAL, "replay root '%s' holds the traced file '%s': the replay could reach the "
                            "application's own files; choose a root outside them (--root DIR)", o->opt->root,
                            o->files[i].path);
@@ -2438,7 +2464,7 @@ static int refuse_root(struct otf *o)
  * would be read from holes (one zero page, or no block at all: 3x faster than data on tmpfs, up to
  * 28x on ext4), and clean pages are what a cache advice in the trace (fio's POSIX_FADV_DONTNEED)
  * can drop, as it dropped the application's. */
-static int fill_input(struct otf *o, int fd, const char *path, int64_t extent)
+static int fill_input(struct otf *o, int fd, int dfd, const char *base, int64_t extent)
 {
     int64_t done = 0;
     if (extent > 0 && o->bufcap == 0 && ensure_buf(o, 65536) < 0) {
@@ -2459,7 +2485,7 @@ static int fill_input(struct otf *o, int fd, const char *path, int64_t extent)
         return -1;
     /* read once, as a file that existed before the program ran has been: on tmpfs the first read
      * of just-written pages ran at 0.5-0.9 of later reads (fio, 1 MiB, 256 MiB) */
-    int rfd = extent > 0 ? openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+    int rfd = extent > 0 ? openat(dfd, base, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
     if (rfd >= 0) {
         while (read(rfd, o->buf, o->bufcap) > 0) {
         }
@@ -2476,21 +2502,22 @@ static int make_inputs(struct otf *o)
         struct otf_file *f = &o->f[i];
         if (f->skip || f->existed || !((f->opened && f->input) || f->input_dir || f->input_stat))
             continue;
-        char path[PATH_MAX];
-        int rc = full_path(o, f->rel, path, sizeof path);
-        if (rc < 0)
-            return rc;
+        const char *base;
+        int dfd = folder_of(o, f, &base);
+        if (dfd < 0)
+            return IOLENS_EIO;
         if (f->dir || f->input_dir) {
-            if (raw_mkdir(path, 0755) < 0 && errno != EEXIST)
-                return iol_err(IOLENS_EIO, "cannot create input directory '%s': %s", path, strerror(errno));
+            if (syscall(SYS_mkdirat, dfd, base, 0755) < 0 && errno != EEXIST)
+                return iol_err(IOLENS_EIO, "cannot create input directory '%s/%s': %s", o->sb.root, f->rel,
+                               strerror(errno));
             continue;
         }
-        int fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0 || fill_input(o, fd, path, f->extent) < 0) {
+        int fd = openat(dfd, base, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0 || fill_input(o, fd, dfd, base, f->extent) < 0) {
             int err = errno;
             if (fd >= 0)
                 close(fd);
-            return iol_err(IOLENS_EIO, "cannot create input file '%s': %s", path, strerror(err));
+            return iol_err(IOLENS_EIO, "cannot create input file '%s/%s': %s", o->sb.root, f->rel, strerror(err));
         }
         close(fd);
     }
@@ -2503,19 +2530,8 @@ static int cmp_len_desc(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-static void raw_remove(const char *path, int dir)
-{
-#ifdef SYS_unlinkat /* the replay's cleanup, not the workload's: around the tracer */
-    syscall(SYS_unlinkat, AT_FDCWD, path, dir ? AT_REMOVEDIR : 0);
-#else
-    if (dir)
-        rmdir(path);
-    else
-        unlink(path);
-#endif
-}
-
-/* Removes what the replay created: traced paths that did not exist before (deepest first). */
+/* Removes what the replay created: traced paths that did not exist before (deepest first), each
+ * in its folder resolved beneath the root (iol_sandbox_unlink), never following a link. */
 static void remove_created(struct otf *o)
 {
     char **v = calloc(o->nfiles ? o->nfiles : 1, sizeof *v);
@@ -2525,22 +2541,22 @@ static void remove_created(struct otf *o)
     for (size_t i = 0; i < o->nfiles; i++)
         if (!o->f[i].skip && !o->f[i].existed && o->f[i].rel)
             v[n++] = o->f[i].rel;
-    qsort(v, n, sizeof *v, cmp_len_desc);
+    if (n)
+        qsort(v, n, sizeof *v, cmp_len_desc);
     for (size_t i = 0; i < n; i++) {
-        char path[PATH_MAX];
         struct stat sb;
-        if (snprintf(path, sizeof path, "%s/%s", o->opt->root, v[i]) >= (int)sizeof path || raw_lstat(path, &sb) < 0)
+        if (raw_fstatat(o->sb.rootfd, v[i], &sb, AT_SYMLINK_NOFOLLOW) < 0)
             continue;
-        raw_remove(path, S_ISDIR(sb.st_mode));
+        iol_sandbox_unlink(&o->sb, v[i], S_ISDIR(sb.st_mode) ? AT_REMOVEDIR : 0);
     }
     free(v);
     /* then the folders made for them, deepest first (one still holding something stays), and
      * the root if the replay made it */
-    qsort(o->newdirs, o->nnewdirs, sizeof *o->newdirs, cmp_len_desc);
+    if (o->nnewdirs)
+        qsort(o->newdirs, o->nnewdirs, sizeof *o->newdirs, cmp_len_desc);
     for (size_t i = 0; i < o->nnewdirs; i++)
-        raw_remove(o->newdirs[i], 1);
-    if (o->made_root)
-        raw_remove(o->opt->root, 1);
+        iol_sandbox_unlink(&o->sb, o->newdirs[i], AT_REMOVEDIR);
+    o->removed = 1;
 }
 
 static int by_open(const void *a, const void *b)
@@ -2852,9 +2868,13 @@ int iolens_replay_trace_run(iolens_evsource *src, const iolens_replay_trace_opti
         MPI_Comm_size(MPI_COMM_WORLD, &o.np);
     }
 #endif
-    if (o.me == 0 && !(o.made_root = mkdir(opt->root, 0755) == 0) && errno != EEXIST)
-        rc = iol_err(IOLENS_EIO, "cannot create replay root '%s': %s", opt->root, strerror(errno));
+    /* the root: made and locked by rank 0 (one replay at a time in it), then opened by the others */
+    o.sb.rootfd = o.sb.lockfd = -1;
+    if (o.me == 0)
+        rc = iol_sandbox_init(&o.sb, opt->root, IOL_SANDBOX_CREATE | IOL_SANDBOX_LOCK);
     if ((rc = agree(&o, rc)) < 0)
+        goto out;
+    if (o.me != 0 && (rc = iol_sandbox_init(&o.sb, opt->root, 0)) < 0)
         goto out;
     if ((rc = iolens_evsource_files(src, &o.files, &o.nfiles)) < 0)
         goto out;
@@ -2994,9 +3014,9 @@ out:
     /* what the replay created goes, also after a failure in the replay itself (the next
      * replay into the same root would refuse it); a rank that failed alone among several
      * does not wait for the others */
-    if (!opt->keep && o.f && (rc >= 0 || (prepared && o.np <= 1))) {
+    if (!opt->keep && o.f && (rc >= 0 || (prepared && (o.np <= 1 || rc == IOLENS_EINTR)))) {
         if (rc >= 0)
-            barrier(&o);
+            barrier(&o); /* (a stopped replay's ranks are all stopping: rank 0 does not wait) */
         if (o.me == 0)
             remove_created(&o);
     }
@@ -3025,5 +3045,12 @@ out:
     oh5_free(o.oh5);
 #endif
     free(o.h5x);
+    /* the root goes last, when the replay made it and took everything out of it again */
+    int made = o.sb.made_root && o.removed;
+    char root[PATH_MAX];
+    snprintf(root, sizeof root, "%s", o.sb.root);
+    iol_sandbox_release(&o.sb);
+    if (made)
+        syscall(SYS_unlinkat, AT_FDCWD, root, AT_REMOVEDIR);
     return rc < 0 ? rc : 0;
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -40,8 +41,45 @@ static int64_t iov_bytes(const struct iovec *iov, int n)
 }
 
 /* ---- open family ---- */
+/* iolens's own replay makes every call that changes something relative to a folder descriptor
+ * of its sandbox (openat, mkdirat, unlinkat, renameat, linkat, fchmodat), where the program called
+ * open, mkdir, unlink, rmdir, remove, rename, link or chmod: iolens_shim_record_as(name) before the
+ * call has its record made as the program's call, with the full name (the descriptor is named:
+ * iolens_shim_name_fd) and no descriptor argument, so that the replay's trace holds the calls the
+ * program made. One call of this thread takes it; a name not among these is ignored. Not a wrapper. */
+static __thread int record_as __attribute__((tls_model("initial-exec"))); /* IOL_F_ + 1, 0 none */
+
+IOL_EXPORT void iolens_shim_record_as(const char *name)
+{
+    static const struct {
+        const char *name;
+        int func;
+    } plain[] = {{"open", IOL_F_open},     {"open64", IOL_F_open64}, {"creat", IOL_F_creat},
+                 {"creat64", IOL_F_creat64}, {"mkdir", IOL_F_mkdir},   {"rmdir", IOL_F_rmdir},
+                 {"unlink", IOL_F_unlink}, {"remove", IOL_F_remove}, {"rename", IOL_F_rename},
+                 {"link", IOL_F_link},     {"chmod", IOL_F_chmod}};
+    record_as = 0;
+    for (size_t i = 0; name && i < sizeof plain / sizeof plain[0]; i++)
+        if (!strcmp(name, plain[i].name))
+            record_as = plain[i].func + 1;
+}
+
+/* The function to record a call made relative to dirfd as: the one iolens_shim_record_as named
+ * (then *plain is 1), else func. */
+static int recorded_func(int func, int *plain)
+{
+    *plain = record_as != 0;
+    if (record_as) {
+        func = record_as - 1;
+        record_as = 0;
+    }
+    return func;
+}
+
 static void opened(int func, uint64_t t0, int r, const char *path, int flags, mode_t mode, int dirfd)
 {
+    int plain;
+    func = recorded_func(func, &plain);
     iol_rawrec *rec = iol_end(func, t0, r < 0);
     int32_t id = iol_path_id_at(dirfd, path);
     if (r >= 0)
@@ -51,7 +89,7 @@ static void opened(int func, uint64_t t0, int r, const char *path, int flags, mo
         rec->ret = r;
         rec->a[0] = flags;
         rec->a[1] = mode;
-        rec->a[2] = dirfd;
+        rec->a[2] = plain ? AT_FDCWD : dirfd;
         iol_commit(rec);
     }
 }
@@ -589,13 +627,15 @@ IOL_EXPORT int posix_fadvise64(int fd, off64_t off, off64_t len, int advice)
  * a1..a3 are its argument slots. */
 static void on_path_at(int func, uint64_t t0, int r, int dirfd, const char *path, int64_t a1, int64_t a2, int64_t a3)
 {
+    int plain;
+    func = recorded_func(func, &plain);
     iol_rawrec *rec = iol_end(func, t0, r < 0);
     if (rec) {
         rec->file = iol_path_id_at(dirfd, path);
         rec->ret = r;
         rec->a[1] = a1;
-        rec->a[2] = a2;
-        rec->a[3] = a3;
+        rec->a[2] = plain ? 0 : a2; /* (the plain calls' slots: a1 at most, the mode) */
+        rec->a[3] = plain ? 0 : a3;
         iol_commit(rec);
     }
 }
@@ -859,14 +899,20 @@ IOL_EXPORT int remove(const char *path)
 static void renamed(int func, uint64_t t0, int r, int olddirfd, const char *from, int newdirfd, const char *to,
                     unsigned flags)
 {
+    int plain;
+    func = recorded_func(func, &plain);
     iol_rawrec *rec = iol_end(func, t0, r < 0);
     if (rec) {
         rec->file = iol_path_id_at(olddirfd, from);
         rec->ret = r;
-        rec->a[0] = flags;
-        rec->a[1] = olddirfd;
         rec->a[2] = iol_path_id_at(newdirfd, to);
-        rec->a[3] = newdirfd;
+        if (!plain) {
+            rec->a[0] = flags;
+            rec->a[1] = olddirfd;
+            rec->a[3] = newdirfd;
+        } else if (func == IOL_F_link) { /* as link() records itself (rename() leaves them 0) */
+            rec->a[1] = rec->a[3] = AT_FDCWD;
+        }
         iol_commit(rec);
     }
 }

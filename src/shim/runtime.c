@@ -508,6 +508,20 @@ void iol_fd_set(int fd, int32_t file)
         spill_lost(IOL_RAW_OFF_REPLACED);
 }
 
+/* Not a wrapper but iolens's own: its replay resolves every path beneath its root through folder
+ * descriptors it opens around the tracer (raw system calls, so that they are no calls of the
+ * workload) and names each one here, so that the workload's calls relative to them (openat,
+ * unlinkat, ...) are traced by their full names. Records nothing; any process may call it, through
+ * dlsym (the shim is not linked to). */
+IOL_EXPORT void iolens_shim_name_fd(int fd, const char *path)
+{
+    if (!path || !rt.slots || fd < 0 || fd >= IOL_FD_MAX || fd == rt.spill_fd)
+        return;
+    int32_t id = iol_path_id(path);
+    if (id >= 0)
+        __atomic_store_n(&rt.fdmap[fd], id + 1, __ATOMIC_RELAXED);
+}
+
 void iol_fd_forget(int fd, int32_t file)
 {
     /* only if fd still maps to file: a dup2 onto fd by another thread may have replaced it */

@@ -107,6 +107,10 @@ int32_t iol_fd_file(int fd);              /* path id of a descriptor, -1 unknown
 void iol_fd_set(int fd, int32_t file);    /* after open/dup; -1 forgets */
 void iol_fd_forget(int fd, int32_t file); /* before close: forgets fd if it still maps to file */
 void iol_fd_closing(int fd);              /* before fd is closed or replaced: flushes if it is the spill's */
+/* iolens's own replay names the folder descriptors it opened around the tracer (runtime.c) and
+ * has its calls relative to them recorded as the program's (posix.c) */
+void iolens_shim_name_fd(int fd, const char *path);
+void iolens_shim_record_as(const char *name);
 void iol_fcntl_done(uint64_t t0, int traced, int r, int fd, int cmd, void *arg); /* fcntl, fcntl64 */
 int32_t iol_path_id(const char *path);    /* interns a path (takes a lock, writes it to the spill);
                                               a relative one as Darshan names it: below the working

@@ -33,6 +33,7 @@ const char *iolens_error_name(int code)
     case IOLENS_ENOTFOUND: return "not found";
     case IOLENS_EUNSUPPORTED: return "unsupported";
     case IOLENS_EDEPEND: return "missing dependency";
+    case IOLENS_EINTR: return "interrupted";
     default: return "unknown error";
     }
 }

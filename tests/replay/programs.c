@@ -6,7 +6,10 @@
  *                            "create|stat|unlink OPS SECONDS OPS_PER_S"
  *   programs paced FILE N US writes N x 64 KiB to FILE, then reads them, spinning US microseconds
  *                            before each call (the program's own work per call); prints each
- *                            phase's rate, open to close, as "write|read BYTES SECONDS MIB_PER_S" */
+ *                            phase's rate, open to close, as "write|read BYTES SECONDS MIB_PER_S"
+ *   programs swap D S [stdio] writes D/f1, sleeps S seconds, then creates, writes and removes
+ *                            D/f2 (with open/write/unlink, or fopen/fwrite/remove): a replay of it
+ *                            with --delays waits S seconds in between, while its folder is swapped */
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -78,8 +81,32 @@ static int paced(const char *path, long n, double us)
     return 0;
 }
 
+static int swap(const char *d, double secs, int stdio)
+{
+    char p[4096];
+    for (int k = 1; k <= 2; k++) {
+        snprintf(p, sizeof p, "%s/f%d", d, k);
+        if (stdio) {
+            FILE *f = fopen(p, "w");
+            if (!f || fwrite("replayed\n", 1, 9, f) != 9 || fclose(f) != 0)
+                return 1;
+        } else {
+            int fd = open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+            if (fd < 0 || write(fd, "replayed\n", 9) != 9 || close(fd) != 0)
+                return 1;
+        }
+        if (k == 1) {
+            struct timespec ts = {(time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9)};
+            nanosleep(&ts, NULL);
+        }
+    }
+    return stdio ? remove(p) != 0 : unlink(p) != 0;
+}
+
 int main(int argc, char **argv)
 {
+    if ((argc == 4 || argc == 5) && !strcmp(argv[1], "swap"))
+        return swap(argv[2], atof(argv[3]), argc == 5 && !strcmp(argv[4], "stdio"));
     if (argc == 5 && !strcmp(argv[1], "paced"))
         return paced(argv[2], atol(argv[3]), atof(argv[4]));
     if (argc == 4 && !strcmp(argv[1], "meta"))

@@ -14,7 +14,8 @@ command -v nm >/dev/null || { echo "SKIP: nm not found"; exit 77; }
 # Exports that record nothing themselves: they keep the trace consistent across
 # exit/exec/threads (exercised by cli_trace's signal, fork+exec and thread tests, and by
 # cli_trace_safety's closefrom, _Exit and quick_exit programs).
-lifecycle="_exit _Exit execv execve execvp pthread_create close_range closefrom"
+# (and iolens_shim_name_fd, iolens_shim_record_as: no wrappers, the replay's hooks)
+lifecycle="_exit _Exit execv execve execvp pthread_create close_range closefrom iolens_shim_name_fd iolens_shim_record_as"
 
 nm -D --defined-only "$IOLENS_SHIM" | awk '$2 == "T" || $2 == "W" { print $3 }' | sort -u >"$T/exports.all"
 # PMPI_X is the MPI_X wrapper itself under a second name (an alias, for Fortran bindings, which
