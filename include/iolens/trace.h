@@ -31,7 +31,8 @@ typedef enum iolens_trace_stop {
     IOLENS_STOP_REPLACED = 2, /**< the tracer's descriptor was made to name another file (dup2 onto it, reuse) */
     IOLENS_STOP_NOSPACE = 3,  /**< the file system ran out of space (or quota) for the spill */
     IOLENS_STOP_IOERROR = 4,  /**< a write to the spill failed otherwise */
-    IOLENS_STOP_COUNT = 5
+    IOLENS_STOP_CAP = 5,      /**< the spill reached its cap or the free space it leaves its file system */
+    IOLENS_STOP_COUNT = 6
 } iolens_trace_stop;
 
 /** A sentence for a stop reason ("" for IOLENS_STOP_NONE). */

@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 enum { O_OUTPUT = 1, O_DARSHAN, O_DARSHAN_ALL, O_LAYERS, O_RES, O_PRINT, O_INFO, O_BUILD, O_MERGE, O_JSON, O_RANK,
-       O_NO_COMPRESS, O_REMOVE_SPILL };
+       O_NO_COMPRESS, O_REMOVE_SPILL, O_SPILL_MAX };
 static const cli_opt optv[] = {
     {O_OUTPUT, 'o', "output", "FILE", "the trace to write (default iolens.trace); with --print and --info, where\n"
                                       "to print (-: standard output, the default)"},
@@ -37,6 +37,8 @@ static const cli_opt optv[] = {
     {O_DARSHAN_ALL, 0, "darshan-all-paths", NULL, "keep those files in the Darshan log too"},
     {O_LAYERS, 0, "layers", "LIST", "the layers to trace, of posix,stdio,mpiio,hdf5,pnetcdf,netcdf (default all)"},
     {O_RES, 0, "resolution", "NS", "timestamp resolution in nanoseconds, 1 to 1000000000 (default 1000)"},
+    {O_SPILL_MAX, 0, "spill-max", "SIZE", "stop tracing a process whose spill reaches SIZE (e.g. 2G; default none:\n"
+                                          "a spill always leaves its file system a twentieth free and 128 MiB)"},
     {O_PRINT, 0, "print", NULL, "print the calls of TRACE: one line each, as the C call with its arguments"},
     {O_INFO, 0, "info", NULL, "print the sizes of TRACE's sections, its processes and the tracer's cost"},
     {O_JSON, 0, "json", NULL, "with --print: JSON Lines, one object per call (the form of `iolens view\n"
@@ -49,7 +51,7 @@ static const cli_opt optv[] = {
     {0, 0, NULL, NULL, NULL},
 };
 static const cli_spec spec = {
-    "trace", "trace [-o TRACE] [--darshan LOG] [--layers LIST] [--resolution NS] [--] COMMAND [ARGS...]\n"
+    "trace", "trace [-o TRACE] [--darshan LOG] [--layers LIST] [--resolution NS] [--spill-max SIZE] [--] COMMAND [ARGS...]\n"
              "trace --print [--json] [--rank N] [-o FILE] TRACE\n"
              "trace --info [--json] [-o FILE] TRACE\n"
              "trace --build [--remove-spill] -o TRACE SPILL_DIR\n"
@@ -57,7 +59,8 @@ static const cli_spec spec = {
     "Runs COMMAND with the iolens shim preloaded and writes one trace file (default iolens.trace)\n"
     "holding every POSIX, stdio, MPI-IO, HDF5, PnetCDF and NetCDF call of every process (forked\n"
     "children included). COMMAND's own options are its own: the first operand starts it (or put\n"
-    "`--` before it). The exit status is COMMAND's.\n"
+    "`--` before it). The exit status is COMMAND's, whatever becomes of the trace (a trace that\n"
+    "cannot be written whole is said in a warning).\n"
     "MPI: `mpirun -np N iolens trace -o T -- app` (one trace for all ranks), or\n"
     "`mpirun -x LD_PRELOAD=libiolens_shim.so -x IOLENS_TRACE_OUT=T app` (rank 0 builds T\n"
     "at MPI_Finalize). IOLENS_SHIM overrides the shim's location.",
@@ -99,6 +102,10 @@ static int raw_sections;
 /* Builds the trace of a spill folder. On failure the spill folder is kept
  * (it holds every call the program made) and the user is told how to
  * build the trace again. */
+/* after_program: the trace of a program that ran (iolens trace -- CMD): a trace that cannot be
+ * written is a warning, and the command's exit status is the program's */
+static int build_after_program;
+
 static int build(const char *spill, const char *out, uint64_t res, int quiet)
 {
     iolens_trace_build_opts o = {res, raw_sections ? -1 : 0};
@@ -106,7 +113,10 @@ static int build(const char *spill, const char *out, uint64_t res, int quiet)
     memset(&st, 0, sizeof st);
     char warn[2048];
     if (iolens_trace_build(spill, out, &o, &st)) {
-        cli_lib_error();
+        if (build_after_program)
+            cli_warn("no trace written (the program's exit status is kept): %s", iolens_error_last());
+        else
+            cli_lib_error();
         int code = iolens_error_last_code();
         if (iolens_trace_build_warnings(&st, warn, sizeof warn))
             for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n"))
@@ -356,6 +366,7 @@ static int run(const char *out, const char *layers, uint64_t res, const char *da
             return WIFEXITED(status) ? WEXITSTATUS(status) : CLI_FAIL;
         }
     }
+    build_after_program = 1;
     int rc = rank ? mpi_finish(spill, out, rank, wsize, res, darshan, cmd) : build(spill, out, res, 0);
     if (!rank && rc == CLI_OK)
         iolens_trace_remove_spill(spill);
@@ -363,8 +374,7 @@ static int run(const char *out, const char *layers, uint64_t res, const char *da
         rmdir(abs_spill);
     if (!rank && rc == CLI_OK && darshan)
         rc = write_darshan(out, darshan);
-    if (rc != CLI_OK) /* no trace; still report a failing command's own status (e.g. 127: not found) */
-        return (WIFEXITED(status) && WEXITSTATUS(status)) ? WEXITSTATUS(status) : rc;
+    /* (no trace, or none whole: said above; the status is the program's, as untraced) */
     if (WIFSIGNALED(status)) {
         cli_warn("'%s' was killed by signal %d", cmd[0], WTERMSIG(status));
         return 128 + WTERMSIG(status);
@@ -808,6 +818,15 @@ int cmd_trace(int argc, char **argv)
                 return CLI_USAGE;
             res = (uint64_t)v;
             break;
+        case O_SPILL_MAX: {
+            long long sz;
+            if (cli_val_size(&a, 65536, (long long)1 << 50, &sz) < 0)
+                return CLI_USAGE;
+            char b[32];
+            snprintf(b, sizeof b, "%lld", sz);
+            setenv("IOLENS_TRACE_SPILL_MAX", b, 1); /* (read by the shim in every process) */
+            break;
+        }
         case O_RANK:
             if (cli_val_long(&a, 0, INT_MAX, &v) < 0)
                 return CLI_USAGE;

@@ -21,11 +21,13 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -68,6 +70,9 @@ static __thread uint32_t tls_sample_rng __attribute__((tls_model("initial-exec")
 static struct {
     int spill_fd;
     int lost;           /* the shim stopped writing because of trouble: IOL_RAW_OFF_* */
+    uint64_t spill_bytes;  /* written to the spill so far */
+    uint64_t spill_check;  /* when spill_bytes passes it, the free space is looked at again */
+    uint64_t spill_max;    /* IOLENS_TRACE_SPILL_MAX (0: none but the free space left) */
     dev_t spill_dev;    /* identity of the spill file: checked before every write */
     ino_t spill_ino;
     char spill_path[1200];
@@ -110,7 +115,6 @@ static struct {
     unsigned cwd_seen;
     int32_t npaths;
     int rank, wsize;
-    struct sigaction old[32];
     iol_rawself self; /* sampled tracer cost, summed over threads (atomic adds) */
     iol_rawselff selff[IOL_F_COUNT]; /* the same per function (func set at the end) */
     /* the JOB chunk each spill starts with: u32 uid, u32 command bytes, the command line (the
@@ -251,6 +255,35 @@ static int spill_is_ours(void)
     return 1;
 }
 
+/* The spill may grow by total bytes: below its cap, and leaving its file system a twentieth of its
+ * size free, and 128 MiB (looked at every 4 MiB written): a trace never fills the program's file
+ * system. 0, or -1 with the shim turned off (the spill marked: IOL_RAW_OFF_CAP). */
+#define IOL_SPILL_CHECK_EVERY (4u << 20)
+static int spill_room(size_t total)
+{
+    if (rt.spill_bytes + total <= 65536)
+        return 0; /* the header and the process's first chunks: a spill that stops is still read */
+    if (rt.spill_max && rt.spill_bytes + total > rt.spill_max) {
+        spill_lost(IOL_RAW_OFF_CAP);
+        return -1;
+    }
+    if (rt.spill_bytes + total < rt.spill_check)
+        return 0;
+    rt.spill_check = rt.spill_bytes + total + IOL_SPILL_CHECK_EVERY;
+    struct statfs fs;
+    if (syscall(SYS_fstatfs, rt.spill_fd, &fs) != 0 || fs.f_blocks == 0)
+        return 0;
+    double bsize = (double)fs.f_bsize, avail = (double)fs.f_bavail * bsize;
+    double keep = (double)fs.f_blocks * bsize / 20;
+    if (keep < 128.0 * 1048576)
+        keep = 128.0 * 1048576;
+    if (avail - (double)total - IOL_SPILL_CHECK_EVERY < keep) {
+        spill_lost(IOL_RAW_OFF_CAP);
+        return -1;
+    }
+    return 0;
+}
+
 /* Writes all of iov to the spill (caller holds spill_lock). Turns the shim off on failure. */
 static int spill_writev(struct iovec *iov, int n)
 {
@@ -259,6 +292,9 @@ static int spill_writev(struct iovec *iov, int n)
     size_t total = 0;
     for (int i = 0; i < n; i++)
         total += iov[i].iov_len;
+    if (spill_room(total) < 0)
+        return -1;
+    rt.spill_bytes += total;
     while (total > 0) {
         ssize_t w = syscall(SYS_writev, rt.spill_fd, iov, n);
         if (w < 0 && errno == EINTR)
@@ -768,6 +804,36 @@ int32_t iol_path_id_at(int dirfd, const char *path)
 }
 
 /* ---- spill file ---- */
+static void say(const char *a, const char *b, const char *c);
+
+/* The spill descriptor out of the program's way: the program's descriptors keep the numbers they
+ * have untraced, and it can open as many. Above the soft limit on open files when the hard limit
+ * allows it (the limit is raised by one for the dup and put back: no number the program can be
+ * given is taken), else the highest free number below it when the limit is large (4096 or more:
+ * a program does not reach its top); else -1 (fd closed): a small limit leaves no room. */
+static int place_high(int fd)
+{
+    struct rlimit rl;
+    if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) != 0) {
+        syscall(SYS_close, fd);
+        return -1;
+    }
+    int hi = -1;
+    if (rl.rlim_cur > (rlim_t)INT_MAX) /* (the kernel caps it at fs.nr_open: never) */
+        rl.rlim_cur = 1 << 20;
+    if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > rl.rlim_cur) {
+        struct rlimit up = {rl.rlim_cur + 1, rl.rlim_max};
+        if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &up, NULL) == 0) {
+            hi = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (long)rl.rlim_cur);
+            syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, NULL);
+        }
+    }
+    for (long want = (long)rl.rlim_cur - 1; hi < 0 && rl.rlim_cur >= 4096 && want >= (long)rl.rlim_cur - 64; want--)
+        hi = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want);
+    syscall(SYS_close, fd);
+    return hi;
+}
+
 static int open_spill(void)
 {
     char path[1200];
@@ -785,13 +851,15 @@ static int open_spill(void)
     }
     if (fd < 0)
         return -1;
-    if (fd < 100) { /* keep out of the way of the application's low descriptors */
-        int hi = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 100);
-        if (hi >= 0) {
-            syscall(SYS_close, fd);
-            fd = hi;
-        }
+    int hi = place_high(fd);
+    if (hi < 0) {
+        if (!rt.fixed_spill[0])
+            syscall(SYS_unlinkat, AT_FDCWD, path, 0);
+        say("the limit on open files leaves the tracer no descriptor above the program's (ulimit -n): "
+            "this process is not traced", "", "");
+        return -1;
     }
+    fd = hi;
     struct stat st;
     if (syscall(SYS_fstat, fd, &st)) {
         syscall(SYS_close, fd);
@@ -876,8 +944,25 @@ void iol_shim_set_rank(int rank, int size)
     iol_shim_inside--;
 }
 
-/* ---- fatal signals: flush what we can, then die the way the program would have ---- */
+/* ---- fatal signals: flush what we can, then die the way the program would have ----
+ * While the program's disposition of one of these is the default, the shim's handler stands in
+ * for it (the default kills the process before the trace's buffers reach the spill). The program
+ * never sees it: sigaction and signal report the disposition the program set (the default, as the
+ * process started), and a disposition the program sets is installed as it is (the shim's handler
+ * stays only for the default). A disposition the process was started with other than the default
+ * (an inherited SIG_IGN: nohup) is left as it is. */
 static const int fatal_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGQUIT, SIGHUP};
+#define IOL_NSIG 65
+static volatile sig_atomic_t sig_ours[IOL_NSIG]; /* on_fatal stands in for the program's default */
+static struct sigaction sig_view[IOL_NSIG];      /* then: the disposition the program set (SIG_DFL) */
+
+static int real_sigaction_of(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    static int (*real)(int, const struct sigaction *, struct sigaction *);
+    if (!real)
+        *(void **)&real = iol_real("sigaction");
+    return real ? real(sig, act, old) : -1;
+}
 
 static void on_fatal(int sig)
 {
@@ -885,7 +970,11 @@ static void on_fatal(int sig)
     iol_shim_inside++;
     shim_off();
     flush_all(1000);
-    signal(sig, SIG_DFL);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sig_ours[sig] = 0;
+    real_sigaction_of(sig, &dfl, NULL);
     raise(sig);
     iol_shim_inside--;
     errno = saved;
@@ -894,16 +983,73 @@ static void on_fatal(int sig)
 static void install_signals(void)
 {
     for (size_t i = 0; i < sizeof fatal_sigs / sizeof fatal_sigs[0]; i++) {
+        int sig = fatal_sigs[i];
         struct sigaction cur;
-        if (sigaction(fatal_sigs[i], NULL, &cur) || cur.sa_handler != SIG_DFL || (cur.sa_flags & SA_SIGINFO))
-            continue; /* the program (or its parent) chose a disposition: leave it */
+        if (real_sigaction_of(sig, NULL, &cur) || cur.sa_handler != SIG_DFL || (cur.sa_flags & SA_SIGINFO))
+            continue; /* the process was started with a disposition of its own: left as it is */
+        sig_view[sig] = cur;
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_fatal;
         sigemptyset(&sa.sa_mask);
         sa.sa_flags = SA_RESETHAND | SA_NODEFER;
-        sigaction(fatal_sigs[i], &sa, NULL);
+        if (real_sigaction_of(sig, &sa, NULL) == 0)
+            sig_ours[sig] = 1;
     }
+}
+
+/* The program's sigaction: on a signal the shim's handler stands in for, the disposition the
+ * program set is reported, and one other than the default replaces the shim's handler. */
+IOL_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    if (sig <= 0 || sig >= IOL_NSIG || !sig_ours[sig])
+        return real_sigaction_of(sig, act, old);
+    struct sigaction was = sig_view[sig];
+    if (act && (act->sa_flags & SA_SIGINFO ? 1 : act->sa_handler != SIG_DFL)) {
+        int r = real_sigaction_of(sig, act, NULL);
+        if (r != 0)
+            return r;
+        sig_ours[sig] = 0;
+    } else if (act) {
+        sig_view[sig] = *act; /* the default again: the shim's handler stays */
+    }
+    if (old)
+        *old = was;
+    return 0;
+}
+
+/* signal(), bsd_signal() and sysv_signal() as glibc makes them of sigaction (its own, internal
+ * one: it would not reach the wrapper above) */
+static __sighandler_t set_handler(int sig, __sighandler_t h, int flags)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = h;
+    sigemptyset(&sa.sa_mask);
+    if (sig > 0 && sig < IOL_NSIG)
+        sigaddset(&sa.sa_mask, sig);
+    sa.sa_flags = flags;
+    if (flags & SA_NODEFER)
+        sigemptyset(&sa.sa_mask);
+    if (sigaction(sig, &sa, &old) < 0)
+        return SIG_ERR;
+    return old.sa_handler;
+}
+
+IOL_EXPORT __sighandler_t signal(int sig, __sighandler_t h)
+{
+    return set_handler(sig, h, SA_RESTART);
+}
+
+__sighandler_t bsd_signal(int sig, __sighandler_t h); /* (declared only for older standards) */
+IOL_EXPORT __sighandler_t bsd_signal(int sig, __sighandler_t h)
+{
+    return set_handler(sig, h, SA_RESTART);
+}
+
+IOL_EXPORT __sighandler_t sysv_signal(int sig, __sighandler_t h)
+{
+    return set_handler(sig, h, SA_RESETHAND | SA_NODEFER);
 }
 
 /* ---- descriptors the process did not open ----
@@ -1128,6 +1274,13 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv)
         strcpy(rt.dir, dir);
     if (fixed && strlen(fixed) < sizeof rt.fixed_spill)
         strcpy(rt.fixed_spill, fixed);
+    const char *cap = getenv("IOLENS_TRACE_SPILL_MAX"); /* bytes (iolens trace --spill-max) */
+    if (cap && *cap) {
+        char *end = NULL;
+        unsigned long long v = strtoull(cap, &end, 10);
+        if (end && end != cap && *end == 0)
+            rt.spill_max = v;
+    }
     rt.max_ids = IOL_PATH_MAX_IDS;
     rt.arena_cap = IOL_PATH_ARENA;
     void *m = mmap(NULL, rt.max_ids * sizeof(uint32_t) + rt.arena_cap, PROT_READ | PROT_WRITE,
@@ -1370,6 +1523,84 @@ IOL_EXPORT int execvp(const char *file, char *const argv[])
     int removed = finish_for_exec();
     int r = real_execvp(file, argv);
     exec_failed(removed);
+    return r;
+}
+
+IOL_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    IOL_REAL(execvpe);
+    int removed = finish_for_exec();
+    int r = real_execvpe(file, argv, envp);
+    exec_failed(removed);
+    return r;
+}
+
+IOL_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    IOL_REAL(fexecve);
+    int removed = finish_for_exec();
+    int r = real_fexecve(fd, argv, envp);
+    exec_failed(removed);
+    return r;
+}
+
+/* execl, execlp, execle: their arguments collected (at most IOL_EXEC_ARGS; more: E2BIG, as the
+ * kernel says of too many) and given to the vector forms, whose real functions do the exec. */
+#define IOL_EXEC_ARGS 4096
+static int exec_list(int kind, const char *path, const char *arg0, va_list ap)
+{
+    char *argv[IOL_EXEC_ARGS + 1];
+    size_t n = 0;
+    argv[n++] = (char *)arg0;
+    while (arg0) {
+        char *a = va_arg(ap, char *);
+        if (n == IOL_EXEC_ARGS) {
+            errno = E2BIG;
+            return -1;
+        }
+        argv[n++] = a;
+        if (!a)
+            break;
+    }
+    char *const *envp = kind == 2 ? va_arg(ap, char *const *) : environ;
+    if (kind == 1) {
+        IOL_REAL(execvp);
+        int removed = finish_for_exec();
+        int r = real_execvp(path, argv);
+        exec_failed(removed);
+        return r;
+    }
+    IOL_REAL(execve);
+    int removed = finish_for_exec();
+    int r = real_execve(path, argv, envp);
+    exec_failed(removed);
+    return r;
+}
+
+IOL_EXPORT int execl(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    int r = exec_list(0, path, arg, ap);
+    va_end(ap);
+    return r;
+}
+
+IOL_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    int r = exec_list(1, file, arg, ap);
+    va_end(ap);
+    return r;
+}
+
+IOL_EXPORT int execle(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    int r = exec_list(2, path, arg, ap);
+    va_end(ap);
     return r;
 }
 

@@ -44,11 +44,13 @@ enum iol_func_id {
  *   replaced : the descriptor was made to name another file (dup2 onto it, reuse)
  *   nospace  : a write failed for lack of space (ENOSPC, EDQUOT)
  *   ioerror  : a write failed otherwise
+ *   cap      : the spill reached its cap (IOLENS_TRACE_SPILL_MAX) or the free space it must leave
+ *              on its file system (a twentieth of it, and 128 MiB)
  */
 #define IOL_RAW_OFF_SUFFIX ".off-"
 enum { IOL_RAW_OFF_NONE = 0, IOL_RAW_OFF_CLOSED = 1, IOL_RAW_OFF_REPLACED = 2, IOL_RAW_OFF_NOSPACE = 3,
-       IOL_RAW_OFF_IOERROR = 4, IOL_RAW_OFF_COUNT = 5 };
-#define IOL_RAW_OFF_NAMES "closed", "replaced", "nospace", "ioerror"
+       IOL_RAW_OFF_IOERROR = 4, IOL_RAW_OFF_CAP = 5, IOL_RAW_OFF_COUNT = 6 };
+#define IOL_RAW_OFF_NAMES "closed", "replaced", "nospace", "ioerror", "cap"
 
 #define IOL_RAW_MAGIC "IOLRAW01"
 #define IOL_RAW_VERSION 1u

@@ -1099,6 +1099,9 @@ const char *iolens_trace_stop_text(int reason)
     case IOLENS_STOP_REPLACED: return "the program made the tracer's descriptor name another file (dup2 onto it, or reuse after an untraced close)";
     case IOLENS_STOP_NOSPACE: return "the file system holding the spill ran out of space";
     case IOLENS_STOP_IOERROR: return "a write to the spill failed";
+    case IOLENS_STOP_CAP: return "the spill reached its cap (iolens trace --spill-max, IOLENS_TRACE_SPILL_MAX) or the "
+                                 "free space it leaves the file system (a twentieth of it, and 128 MiB), so as not to "
+                                 "fill the program's file system";
     default: return "";
     }
 }

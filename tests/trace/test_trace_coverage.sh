@@ -13,9 +13,11 @@ command -v nm >/dev/null || { echo "SKIP: nm not found"; exit 77; }
 
 # Exports that record nothing themselves: they keep the trace consistent across
 # exit/exec/threads (exercised by cli_trace's signal, fork+exec and thread tests, and by
-# cli_trace_safety's closefrom, _Exit and quick_exit programs).
-# (and iolens_shim_name_fd, iolens_shim_record_as: no wrappers, the replay's hooks)
-lifecycle="_exit _Exit execv execve execvp pthread_create close_range closefrom iolens_shim_name_fd iolens_shim_record_as"
+# cli_trace_safety's closefrom, _Exit, quick_exit, exec-FORM and signals programs; the signal
+# functions report the program's own dispositions). iolens_shim_name_fd and iolens_shim_record_as
+# are no wrappers: the replay's hooks (cli_replay_trace, cli_replay_otf_mpi).
+lifecycle="_exit _Exit execv execve execvp execl execle execlp execvpe fexecve pthread_create close_range closefrom
+  sigaction signal bsd_signal sysv_signal iolens_shim_name_fd iolens_shim_record_as"
 
 nm -D --defined-only "$IOLENS_SHIM" | awk '$2 == "T" || $2 == "W" { print $3 }' | sort -u >"$T/exports.all"
 # PMPI_X is the MPI_X wrapper itself under a second name (an alias, for Fortran bindings, which
