@@ -397,7 +397,10 @@ class Trace(_Closing):
         else:
             rc = -1
         if rc < 0:
-            raise IolensError(_s(_error_last()) if k > 0 else "'%s' is not a trace: %s" % (self.path, _s(_error_last())))
+            if k in (_KIND_TRACE, _KIND_RECORDER) or k < 0:  # the reader's (or the look's) own message
+                raise IolensError(_s(_error_last()) or "cannot read '%s'" % self.path)
+            raise IolensError("cannot read '%s': not an iolens trace (no IOLTRACE magic at byte 0) nor a "
+                              "Recorder trace directory" % self.path)
         self._src = src
         self.nranks = _ev_nranks(src)
         files, n = ctypes.POINTER(_File)(), _sz()

@@ -29,6 +29,9 @@ int cli_sibling_program(const char *name, char *out, size_t n);
 /* -o FILE of a command that prints its result: standard output goes to FILE from now on ("-" keeps
  * it). Returns 0, or -1 after an error line naming the file. */
 int cli_output_to(const char *path);
+/* The end of a command: its -o output renamed over the file when ok, else removed (cli_output_to);
+ * 0, or -1 when it could not be written (said). */
+int cli_output_finish(int ok);
 
 /* The path of cmd into out: cmd itself when it has a '/', else its first executable match on
  * PATH. Returns 0, or -1 when there is none. */

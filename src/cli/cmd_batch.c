@@ -253,6 +253,12 @@ int cmd_batch(int argc, char **argv)
                 st.inputs, st.done_before, st.ok, st.errors, st.crashed, st.timeouts, st.seconds,
                 st.seconds > 0 ? (double)(st.ok + st.errors) / st.seconds : 0.0, st.ranks,
                 (double)st.peak_rss_kib / 1024.0);
+    /* none of the logs could be read (and none was before): a failure, as darshan --summary's */
+    if (rc >= 0 && rank == 0 && st.ok == 0 && st.done_before == 0 && st.errors > 0) {
+        cli_error("none of the %" PRIu64 " log(s) could be read: the reasons are in '%s/errors.jsonl' (after "
+                  "`iolens batch --merge %s`)", st.errors, o.out_dir, o.out_dir);
+        rc = IOLENS_EFORMAT;
+    }
     iolens_darshan_logs_free(inputs, (size_t)nin);
 #ifdef IOLENS_HAVE_MPI
     if (mpi)

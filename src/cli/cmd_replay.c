@@ -7,6 +7,7 @@
  * mpirun never touches MPI. Only rank 0 prints.
  */
 #include "cli.h"
+#include "util/fs.h"
 #include "opt.h"
 
 #include <errno.h>
@@ -177,24 +178,26 @@ static int config_from(const char *trace, const char *outpath, int all_paths, in
         cli_warn("left out %lld file(s) under system paths (as Darshan does) or of the MPI runtime, and %d of %d "
                  "process(es) without other reads or writes that are not MPI ranks; --all-paths keeps them",
                  (long long)rep.files_excluded, rep.ranks_dropped, rep.ranks_in);
-    if (outpath && !(out = fopen(outpath, "w"))) {
-        cli_error("cannot write '%s': %s", outpath, strerror(errno));
-        goto done;
-    }
-    if (iolens_replay_config_write(cfg, out) < 0) {
-        cli_lib_error();
-        goto done;
-    }
-    if (out != stdout && fclose(out) != 0) {
+    iol_atomic oa; /* the config whole or not at all (util/fs.h) */
+    if (outpath && !(out = iol_atomic_fopen(&oa, outpath, "w"))) {
         out = stdout;
         cli_error("cannot write '%s': %s", outpath, strerror(errno));
         goto done;
     }
+    int wrc = iolens_replay_config_write(cfg, out);
+    if (wrc < 0)
+        cli_lib_error();
+    if (out != stdout && iol_atomic_fclose(&oa, out, wrc == 0) != 0) {
+        out = stdout;
+        if (wrc == 0)
+            cli_error("cannot write '%s': %s", outpath, strerror(errno));
+        goto done;
+    }
     out = stdout;
+    if (wrc < 0)
+        goto done;
     status = CLI_OK;
 done:
-    if (out != stdout)
-        fclose(out);
     iolens_replay_config_free(cfg);
     iolens_evsource_free(src);
     return status;

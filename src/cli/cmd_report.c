@@ -1,7 +1,9 @@
 /* iolens report: one offline HTML page of a job (src/report). */
 #include "cli.h"
+#include "util/fs.h"
 #include "opt.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,8 +100,9 @@ int cmd_report(int argc, char **argv)
     if (outp && cli_output_to(outp) < 0)
         return CLI_FAIL;
     FILE *jf = NULL, *page = stdout;
-    if (jsonp && !(jf = fopen(jsonp, "w"))) {
-        cli_error("cannot write '%s'", jsonp);
+    iol_atomic ja; /* (whole or not at all, as -o) */
+    if (jsonp && !(jf = iol_atomic_fopen(&ja, jsonp, "w"))) {
+        cli_error("cannot write '%s': %s", jsonp, strerror(errno));
         return CLI_FAIL;
     }
     if (json && !(page = fopen("/dev/null", "w"))) {
@@ -109,8 +112,8 @@ int cmd_report(int argc, char **argv)
     int rc = iolens_report_write(input, &opt, page, json ? stdout : jf);
     if (page != stdout)
         fclose(page);
-    if (jf && fclose(jf) != 0 && rc == 0) {
-        cli_error("cannot write '%s'", jsonp);
+    if (jf && iol_atomic_fclose(&ja, jf, rc == 0) != 0 && rc == 0) {
+        cli_error("cannot write '%s': %s", jsonp, strerror(errno));
         return CLI_FAIL;
     }
     if (rc < 0) {

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "cli.h"
+#include "util/fs.h"
 #include "opt.h"
 
 #include "iolens/darshan.h"
@@ -218,16 +219,43 @@ void cli_progress_end(cli_progress *p)
 }
 
 
+/* -o FILE: standard output goes to a temporary file beside FILE, renamed over it when the command
+ * succeeds (cli_output_finish) and removed when it fails: FILE is never left empty or half
+ * written by a command that failed (a report of a log that cannot be read keeps the page there). */
+static iol_atomic cli_out;
+
 int cli_output_to(const char *path)
 {
     if (!path || !strcmp(path, "-"))
         return 0;
     fflush(stdout);
-    if (!freopen(path, "w", stdout)) {
-        cli_error("cannot write '%s': %s", path, strerror(errno));
+    cli_output_finish(1); /* (a command's second output: the first one is whole) */
+    int fd = iol_atomic_open(&cli_out, path);
+    if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) {
+        int err = errno;
+        if (fd >= 0)
+            close(fd);
+        iol_atomic_commit(&cli_out, 0);
+        cli_error("cannot write '%s': %s", path, strerror(err));
         return -1;
     }
+    close(fd);
+    clearerr(stdout);
     return 0;
+}
+
+int cli_output_finish(int ok)
+{
+    if (!cli_out.tmp[0])
+        return 0;
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    if (ok && bad)
+        cli_error("cannot write '%s': %s", cli_out.path, strerror(errno ? errno : EIO));
+    if (iol_atomic_commit(&cli_out, ok && !bad) < 0) {
+        cli_error("cannot write '%s': %s", cli_out.path, strerror(errno));
+        return -1;
+    }
+    return ok && bad ? -1 : 0;
 }
 
 int cli_find_program(const char *cmd, char *out, size_t n)

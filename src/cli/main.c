@@ -52,7 +52,10 @@ static int run(const struct cli_cmd *c, int argc, char **argv, int skip)
     if (!strcmp(c->name, "cluster") && cli_launched_by_mpirun())
         return run_full(argv);
 #endif
-    return c->fn(argc - skip, argv + skip);
+    int st = c->fn(argc - skip, argv + skip);
+    if (cli_output_finish(st == CLI_OK) < 0 && st == CLI_OK)
+        st = CLI_FAIL;
+    return st;
 }
 
 /* "'detct' is not an iolens command; did you mean 'detect'?" */

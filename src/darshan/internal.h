@@ -36,6 +36,7 @@ typedef struct iol_region {
     uint64_t off, len;    /* compressed extent in the file */
     uint64_t fed;         /* compressed bytes read from the file so far */
     uint64_t produced;    /* decompressed bytes produced so far */
+    uint64_t cap;         /* at most that many (reader.c, inflate_cap; 0: not worked out yet) */
     unsigned char *in;    /* IOL_DARSHAN_IOBUF bytes */
     unsigned char *out;   /* IOL_DARSHAN_IOBUF bytes */
     size_t out_pos, out_len;

@@ -111,6 +111,33 @@ static int region_feed(iolens_darshan_log *log, iol_region *r, const unsigned ch
     return 0;
 }
 
+/* A compressed region inflates to at most 64 MiB and 32 times its compressed bytes (real logs: 7 to
+ * 40 times a region, 8 times a whole log at most): a small log that says otherwise (a
+ * decompression bomb) is refused as it inflates, before its records take memory.
+ * IOLENS_DARSHAN_INFLATE_MAX=BYTES sets another limit. */
+static uint64_t inflate_cap(uint64_t len)
+{
+    const char *e = getenv("IOLENS_DARSHAN_INFLATE_MAX");
+    char *end = NULL;
+    unsigned long long v = e && *e ? strtoull(e, &end, 10) : 0;
+    if (e && *e && end && !*end && v > 0)
+        return (uint64_t)v;
+    uint64_t floor = (uint64_t)64 << 20;
+    return len > (UINT64_MAX - floor) / 32 ? UINT64_MAX : floor + 32 * len;
+}
+
+static int over_cap(iolens_darshan_log *log, iol_region *r)
+{
+    if (!r->cap)
+        r->cap = inflate_cap(r->len);
+    if (r->produced <= r->cap)
+        return 0;
+    return iol_err(IOLENS_EFORMAT, "cannot read '%s': the %s region (%" PRIu64 " compressed bytes at byte %" PRIu64
+                   ") inflates past %" PRIu64 " bytes, more than 32 times its size and 64 MiB: refused as a "
+                   "decompression bomb (IOLENS_DARSHAN_INFLATE_MAX=BYTES sets another limit)", log->path, r->what,
+                   r->len, r->off, r->cap);
+}
+
 /* Decompresses more output into r->out; sets finished at the end. */
 static int region_fill(iolens_darshan_log *log, iol_region *r)
 {
@@ -160,6 +187,8 @@ static int region_fill(iolens_darshan_log *log, iol_region *r)
             int zr = inflate(z, Z_NO_FLUSH);
             r->out_len = IOL_DARSHAN_IOBUF - z->avail_out;
             r->produced += r->out_len;
+            if (over_cap(log, r) < 0)
+                return IOLENS_EFORMAT;
             if (zr == Z_STREAM_END) {
                 /* next stream (if any) starts with the remaining input */
                 size_t rest = z->avail_in;
@@ -210,6 +239,8 @@ static int region_fill(iolens_darshan_log *log, iol_region *r)
             int br = BZ2_bzDecompress(bz);
             r->out_len = IOL_DARSHAN_IOBUF - bz->avail_out;
             r->produced += r->out_len;
+            if (over_cap(log, r) < 0)
+                return IOLENS_EFORMAT;
             if (br == BZ_STREAM_END) {
                 size_t rest = bz->avail_in;
                 char *restp = bz->next_in;

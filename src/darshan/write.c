@@ -16,6 +16,7 @@
 
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/fs.h"
 
 #define DARSHAN_MAGIC 6567223ULL
 #define HDR_SIZE 1328
@@ -195,19 +196,20 @@ static int encode_job(const iolens_darshan_image *img, iol_buf *b)
     return put(b, "", 1);
 }
 
+/* Whole or not at all: a temporary file beside path renamed over it (util/fs.h); a file path
+ * named before is left as it was when the write fails. */
 static int write_all(const char *path, const iol_buf *file)
 {
-    FILE *f = fopen(path, "wb");
+    iol_atomic a;
+    FILE *f = iol_atomic_fopen(&a, path, "wb");
     if (!f)
         return iol_err(IOLENS_EIO, "cannot write '%s': %s", path, strerror(errno));
     size_t n = fwrite(file->data, 1, file->len, f);
-    int werr = n != file->len ? errno : 0;
-    if (fclose(f) != 0 && !werr)
+    int werr = n != file->len ? (errno ? errno : EIO) : 0;
+    if (iol_atomic_fclose(&a, f, !werr) < 0 && !werr)
         werr = errno ? errno : EIO;
-    if (werr) {
-        unlink(path);
+    if (werr)
         return iol_err(IOLENS_EIO, "cannot write '%s': %s at byte %zu", path, strerror(werr), n);
-    }
     return 0;
 }
 

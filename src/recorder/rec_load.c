@@ -648,6 +648,13 @@ static int compute_subranks(iolens_recorder *rec)
     if (!rec->npat_funcs)
         return 0;
     uint32_t nf = rec->npat_funcs;
+    /* ranks x functions: a header's rank count times the functions with offset patterns, held
+     * to 256 MiB (a million ranks of 30 such functions; a trace that claims more is refused
+     * before the table is made) */
+    if ((double)rec->nranks * nf * sizeof *rec->subrank > (double)(256u << 20))
+        return iol_err(IOLENS_EFORMAT, "cannot read '%s': %d ranks times %u functions with offset patterns is "
+                       "implausible (a table of more than 256 MiB)", rec->prov.label,
+                       rec->nranks, nf);
     rec->subrank = calloc((size_t)rec->nranks * nf, sizeof *rec->subrank);
     uint32_t maxsig = 0;
     for (uint32_t k = 0; k < rec->ncsts; k++)

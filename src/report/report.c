@@ -25,6 +25,7 @@
 #include "report/internal.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/fs.h"
 #include "util/jsonw.h"
 
 #include <jansson.h>
@@ -1442,14 +1443,15 @@ int iolens_report_write(const char *input, const iolens_report_options *opt, FIL
     if (rc < 0)
         goto out;
     if (opt->timeline_file) { /* first, so that a failure leaves no page behind that links to nothing */
-        FILE *tf = fopen(opt->timeline_file, "w");
+        iol_atomic ta; /* whole or not at all (util/fs.h) */
+        FILE *tf = iol_atomic_fopen(&ta, opt->timeline_file, "w");
         if (!tf) {
             rc = iol_err(IOLENS_EIO, "cannot write '%s': %s", opt->timeline_file, strerror(errno));
             goto out;
         }
         rc = iolens_report_chrome_trace(input, tf, &nfull, opt->warn, opt->warn_ctx);
-        if (fclose(tf) != 0 && rc == 0)
-            rc = iol_err(IOLENS_EIO, "cannot write '%s'", opt->timeline_file);
+        if (iol_atomic_fclose(&ta, tf, rc == 0) != 0 && rc == 0)
+            rc = iol_err(IOLENS_EIO, "cannot write '%s': %s", opt->timeline_file, strerror(errno));
         if (rc < 0)
             goto out;
     }

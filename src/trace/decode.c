@@ -56,8 +56,11 @@ static int load_sections(iol_trace *t, const uint8_t *d, size_t n)
             continue; /* unknown sections are skipped */
         if (s.offset > n || s.stored > n - s.offset)
             return ferr(t, at, "section extends past the end of the file (truncated trace)");
-        if (s.size > (1ull << 30) || s.size > s.stored * 65536 + 64)
-            return ferr(t, at, "implausible section size");
+        /* a section inflates at most 1024 times (the tracer's compress 1.4 to 13 times), to at most
+         * 1 GiB: a small file that says otherwise (a decompression bomb) is refused before memory
+         * is taken for it */
+        if (s.size > (1ull << 30) || s.size > s.stored * 1024 + (1u << 20))
+            return ferr(t, at, "implausible section size (more than 1024 times its stored size, or 1 GiB)");
         iol_sectdata *sd = &t->sect[s.type];
         if (sd->data)
             return ferr(t, at, "duplicate section");

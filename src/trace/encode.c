@@ -18,6 +18,7 @@
 #include "trace/spill.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/fs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -480,23 +481,20 @@ static int cmp_proc(const void *x, const void *y)
     return a->sp.pid < b->sp.pid ? -1 : a->sp.pid > b->sp.pid;
 }
 
+/* Whole or not at all (util/fs.h): a temporary file beside path renamed over it; a failed write
+ * leaves what path held (a device or pipe given as -o is written in place). */
 static int write_file(const char *path, const iol_buf *hdr, const iol_buf *body)
 {
-    FILE *f = fopen(path, "wb");
+    iol_atomic a;
+    FILE *f = iol_atomic_fopen(&a, path, "wb");
     if (!f)
         return iol_err(IOLENS_EIO, "cannot create '%s': %s", path, strerror(errno));
-    struct stat st;
-    int regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
     int ok = fwrite(hdr->data, 1, hdr->len, f) == hdr->len &&
              (!body->len || fwrite(body->data, 1, body->len, f) == body->len);
     ok = fflush(f) == 0 && ok;
     int e = errno;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok) {
-        if (regular) /* a partial trace file is removed; a device or pipe given as -o never is */
-            unlink(path);
-        return iol_err(IOLENS_EIO, "cannot write '%s': %s", path, strerror(e ? e : errno));
-    }
+    if (iol_atomic_fclose(&a, f, ok) < 0)
+        return iol_err(IOLENS_EIO, "cannot write '%s': %s", path, strerror(e && !ok ? e : errno));
     return 0;
 }
 

@@ -682,6 +682,18 @@ int iolens_trace_open(const char *path, iolens_evsource **out)
         close(fd);
         return iol_err(IOLENS_ENOMEM, "'%s' is larger than the %zu-byte limit", path, max);
     }
+    /* the magic first: a large file that is no trace is refused before it is read */
+    char magic[8];
+    ssize_t m = pread(fd, magic, sizeof magic, 0);
+    if (m < (ssize_t)sizeof magic || memcmp(magic, IOL_TRACE_MAGIC, sizeof magic)) {
+        close(fd);
+        if (m < 0)
+            return iol_err(IOLENS_EIO, "cannot read '%s' at byte 0: %s", path, strerror(errno));
+        if (m < (ssize_t)sizeof magic)
+            return iol_err(IOLENS_EFORMAT, "cannot read '%s': %s at byte %zd", path,
+                           m ? "truncated before its magic" : "empty file", m);
+        return iol_err(IOLENS_EFORMAT, "cannot read '%s': not an iolens trace (no IOLTRACE magic at byte 0)", path);
+    }
     size_t size = (size_t)st.st_size, got = 0;
     char *data = iol_scratch_alloc(size + 1);
     if (!data) {

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -139,4 +140,93 @@ int iol_mkdir_p(const char *path)
         *s = '/';
     }
     return mkdir(p, 0777) && errno != EEXIST ? -1 : 0;
+}
+
+int iol_atomic_open(iol_atomic *a, const char *path)
+{
+    a->path[0] = a->tmp[0] = 0;
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    if (exists && !S_ISREG(st.st_mode)) { /* a device, a FIFO, /dev/stdout: in place */
+        snprintf(a->path, sizeof a->path, "%s", path);
+        return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    }
+    char real[4096];
+    const char *target = path;
+    struct stat lst;
+    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && realpath(path, real))
+        target = real; /* the file the link names is the one replaced */
+    if ((size_t)snprintf(a->path, sizeof a->path, "%s", target) >= sizeof a->path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    const char *slash = strrchr(a->path, '/');
+    int dn = slash ? (int)(slash - a->path) : 0;
+    const char *base = slash ? slash + 1 : a->path;
+    if ((size_t)snprintf(a->tmp, sizeof a->tmp, "%.*s%s.%s.iolens-XXXXXX", dn, a->path, slash ? "/" : "", base) >=
+        sizeof a->tmp) {
+        a->tmp[0] = 0;
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = mkostemp(a->tmp, O_CLOEXEC);
+    if (fd < 0) {
+        a->tmp[0] = 0;
+        return -1;
+    }
+    mode_t um = umask(0);
+    umask(um);
+    if (fchmod(fd, exists ? (st.st_mode & 07777) : (0666 & ~um)) != 0) {
+        /* (the file stays 0600) */
+    }
+    return fd;
+}
+
+int iol_atomic_commit(iol_atomic *a, int ok)
+{
+    if (!a->tmp[0])
+        return 0;
+    int rc = 0;
+    if (ok && rename(a->tmp, a->path) != 0) {
+        int err = errno;
+        unlink(a->tmp);
+        errno = err;
+        rc = -1;
+    } else if (!ok) {
+        unlink(a->tmp);
+    }
+    a->tmp[0] = 0;
+    return rc;
+}
+
+FILE *iol_atomic_fopen(iol_atomic *a, const char *path, const char *mode)
+{
+    int fd = iol_atomic_open(a, path);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, mode);
+    if (!f) {
+        int err = errno;
+        close(fd);
+        iol_atomic_commit(a, 0);
+        errno = err;
+    }
+    return f;
+}
+
+int iol_atomic_fclose(iol_atomic *a, FILE *f, int ok)
+{
+    int bad = ferror(f);
+    int err = bad ? (errno ? errno : EIO) : 0;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        err = errno;
+    }
+    if (iol_atomic_commit(a, ok && !bad) < 0)
+        return -1;
+    if (!ok || bad) {
+        errno = err ? err : EIO;
+        return -1;
+    }
+    return 0;
 }

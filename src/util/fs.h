@@ -30,4 +30,26 @@ int iol_fs_type(const char *path, unsigned long *magic);
  * "beegfs", "overlay", "zfs", "fuse", ... or "0x<hex>" written into buf. Returns buf or a literal. */
 const char *iol_fs_type_name(unsigned long magic, char *buf, size_t n);
 
+/* An output written whole or not at all: a temporary file beside path (same folder, so the final
+ * rename is atomic) that iol_atomic_commit renames over path, or removes. path may name a link
+ * (the file it names is replaced) or nothing yet; a path that is no regular file (a device, a
+ * FIFO, /dev/stdout) is written in place, as before. The temporary file gets the mode path has
+ * (a new file: 0666 less the umask). */
+typedef struct iol_atomic {
+    char path[4096]; /* the file replaced (a link's target) */
+    char tmp[4096];  /* the temporary file, "" when written in place */
+} iol_atomic;
+
+/* Opens the output: a descriptor (O_CLOEXEC), or -1 with errno. */
+int iol_atomic_open(iol_atomic *a, const char *path);
+/* ok: renames the temporary file over path (0, or -1 with errno, the temporary file removed);
+ * !ok: removes it, path left as it was. Closes nothing (the caller closes its descriptor first). */
+int iol_atomic_commit(iol_atomic *a, int ok);
+
+#include <stdio.h>
+/* The same as a stream: iol_atomic_fopen opens it ("w" or "wb"), iol_atomic_fclose closes it and
+ * commits when ok and the stream had no error (0), else removes it (-1, errno set). */
+FILE *iol_atomic_fopen(iol_atomic *a, const char *path, const char *mode);
+int iol_atomic_fclose(iol_atomic *a, FILE *f, int ok);
+
 #endif

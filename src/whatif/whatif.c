@@ -444,9 +444,12 @@ static int run_one(const struct opts *o, const struct variant *v, int use_mpi, c
             fclose(f);
         }
         line[strcspn(line, "\n")] = 0;
+        const char *why = line; /* (the replay's own "iolens: error: " prefix is not said twice) */
+        if (!strncmp(why, "iolens: error: ", 15))
+            why += 15;
         return iol_err(IOLENS_EIO, "the replay of the %s config failed (%s %d)%s%s", v->name,
                        WIFEXITED(status) ? "exit" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
-                       line[0] ? ": " : "", line);
+                       why[0] ? ": " : "", why);
     }
     return 0;
 }
@@ -1146,9 +1149,16 @@ static int setup(const iolens_whatif_options *p, struct opts *o)
                        "combination or cold reads");
     if (o->library && !iolens_replay_has_hdf5())
         return iol_err(IOLENS_EINVAL, "the library level needs a build with parallel HDF5");
-    if (is_json_config(o->input) && !o->patterns)
+    if (is_json_config(o->input) && !o->patterns) {
+        /* (a file that is no config says so first: a format error, not a usage error) */
+        iolens_replay_config *cfg = NULL;
+        int rc = iolens_replay_config_load(&cfg, o->input);
+        iolens_replay_config_free(cfg);
+        if (rc < 0)
+            return rc == IOLENS_EINVAL ? IOLENS_EFORMAT : rc;
         return iol_err(IOLENS_EINVAL, "'%s' is a replay config: no detection without counters; name the patterns",
                        o->input);
+    }
     return 0;
 }
 

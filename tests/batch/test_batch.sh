@@ -139,7 +139,9 @@ expect_grep '"reason":"the reader crashed: signal 11 (Segmentation fault)"' "$T/
 expect_grep "(1 crashed, 0 timed out)" "$T/sigSEGV.out"
 # a FIFO is refused by the reader (not a regular file), never read
 mkfifo "$T/fifo.darshan"
-expect_rc 0 "$IOLENS" batch "$T/fifo.darshan" --do summary -o "$T/fifo"
+# (no log of the run could be read: exit 1, the reasons in errors.jsonl)
+expect_rc 1 "$IOLENS" batch "$T/fifo.darshan" --do summary -o "$T/fifo"
+expect_grep "none of the 1 log(s) could be read" "$T/err"
 expect_rc 0 "$IOLENS" batch --merge "$T/fifo"
 expect_grep "not a regular file" "$T/fifo/errors.csv"
 
