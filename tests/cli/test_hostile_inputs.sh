@@ -124,4 +124,64 @@ if [ -n "$L" ]; then
     [ "$(wc -l <"$T/out")" -eq 3 ] && ok || fail "darshan --summary $f over links: $(($(wc -l <"$T/out") - 1)) rows (want 2)"
   done
 fi
+# large and inflating inputs: refused early, in bounded memory (the cap: 256 MiB and 4 times the
+# input's size), with a message naming the file and what is wrong
+within() { # within LIMIT_KB LABEL CMD...: exit 1, an error, below LIMIT_KB of resident memory
+  local lim=$1 label=$2; shift 2
+  /usr/bin/time -f '%e %M' -o "$T/rusage" timeout -s KILL $CAP "$@" >/dev/null 2>"$T/err" </dev/null
+  local rc=$? secs kb
+  read -r secs kb < <(tail -1 "$T/rusage" 2>/dev/null) || kb=0
+  [ $rc -eq 1 ] && grep -q 'error' "$T/err" && [ "${kb:-0}" -le "$lim" ] && ok ||
+    fail "$label: exit $rc, ${kb} KiB: $(head -c 200 "$T/err")"
+}
+truncate -s 2G "$T/sparse2g"
+for c in "trace --info" "view" "darshan --from" "trace --print" "replay"; do
+  within $LIMIT_KB "$c on a 2 GB file that is no trace" $IOLENS $c "$T/sparse2g" $([ "$c" = "darshan --from" ] && echo "-o $T/x.darshan")
+done
+grep -q "iolens trace (no IOLTRACE magic at byte 0)" "$T/err" && ok || fail "2 GB non-trace: $(head -1 "$T/err")"
+rm -f "$T/sparse2g"
+# a trace whose section claims a size far beyond what it stores (a decompression bomb's header)
+expect_rc 0 "$IOLENS" trace -o "$T/small.trace" -- true
+/usr/bin/python3 - "$T/small.trace" "$T/bomb.trace" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+n = struct.unpack_from("<I", d, 12)[0]
+for i in range(n):
+    t, c, off, st, sz = struct.unpack_from("<IIQQQ", d, 16 + 32 * i)
+    if t == 2:  # the structure section: it says it inflates to 1 GiB
+        struct.pack_into("<Q", d, 16 + 32 * i + 24, 1 << 30)
+open(sys.argv[2], "wb").write(d)
+PY
+within $LIMIT_KB "trace --info on an inflating trace" "$IOLENS" trace --info "$T/bomb.trace"
+expect_grep "implausible section size" "$T/err"
+# a Darshan log whose POSIX region inflates to 1 GiB of zeros (1 MiB compressed)
+DD=$IOLENS_SHARED_DATA/darshan/generated/nonmpi_dd_64MiB.darshan
+if [ -e "$DD" ]; then
+  /usr/bin/python3 - "$DD" "$T/bomb.darshan" <<'PY'
+import struct, sys, zlib
+d = bytearray(open(sys.argv[1], "rb").read())
+c = zlib.compressobj(9)
+z = c.compress(bytes(1 << 30)) + c.flush()
+struct.pack_into("<QQ", d, 48 + 16, len(d), len(z))  # the POSIX region (module 1 of format 3.41)
+open(sys.argv[2], "wb").write(d + z)
+PY
+  lim=$((LIMIT_KB + 4 * $(stat -c %s "$T/bomb.darshan") / 1024))
+  for c in "darshan" "darshan --json" "darshan --total" "darshan --file" "detect" "report"; do
+    within $lim "$c on a Darshan decompression bomb" $IOLENS $c "$T/bomb.darshan"
+  done
+  expect_grep "decompression bomb" "$T/err"
+fi
+
+# -o names a file that is kept until the command succeeds: a failure leaves it as it was
+printf 'precious\n' >"$T/keep.html"
+expect_rc 1 "$IOLENS" report "$T/nosuch" -o "$T/keep.html"
+[ "$(cat "$T/keep.html")" = precious ] && ok || fail "report of a missing input emptied -o"
+expect_rc 1 "$IOLENS" darshan "$T/bomb.darshan" -o "$T/keep.html"
+[ "$(cat "$T/keep.html")" = precious ] && ok || fail "a failed darshan emptied -o"
+L0=$(find "$IOLENS_SHARED_DATA/darshan" -name '*noposix*.darshan' | head -1)
+if [ -n "$L0" ]; then
+  expect_rc 1 "$IOLENS" view --chrome-trace "$L0" -o "$T/keep.html"
+  [ "$(cat "$T/keep.html")" = precious ] && ok || fail "view --chrome-trace of a log without DXT emptied -o"
+fi
+ls -A "$T" | grep -q '\.iolens-' && fail "temporary outputs left: $(ls -A "$T" | grep '\.iolens-')" || ok
 finish
