@@ -694,7 +694,33 @@ int iolens_trace_open(const char *path, iolens_evsource **out)
                            m ? "truncated before its magic" : "empty file", m);
         return iol_err(IOLENS_EFORMAT, "cannot read '%s': not an iolens trace (no IOLTRACE magic at byte 0)", path);
     }
+    /* only as much as the section directory says (a sparse giant behind a valid magic, or
+     * trailing bytes, is not read): the header and directory, then up to the end of the last
+     * section of a known type; a directory that cannot be read says so when decoded */
     size_t size = (size_t)st.st_size, got = 0;
+    unsigned char dir[IOL_TRACE_HDR_SIZE + IOL_TRACE_MAX_SECTIONS * IOL_TRACE_SECT_SIZE];
+    ssize_t dn = pread(fd, dir, sizeof dir, 0);
+    if (dn >= (ssize_t)IOL_TRACE_HDR_SIZE) {
+        uint32_t ns;
+        memcpy(&ns, dir + 12, 4);
+        uint64_t need = IOL_TRACE_HDR_SIZE + (uint64_t)(ns <= IOL_TRACE_MAX_SECTIONS ? ns : 0) * IOL_TRACE_SECT_SIZE;
+        for (uint32_t i = 0; ns <= IOL_TRACE_MAX_SECTIONS && i < ns; i++) {
+            iol_tsect e;
+            if ((size_t)dn < IOL_TRACE_HDR_SIZE + (i + 1) * (size_t)IOL_TRACE_SECT_SIZE)
+                break;
+            memcpy(&e, dir + IOL_TRACE_HDR_SIZE + (size_t)i * IOL_TRACE_SECT_SIZE, sizeof e);
+            if (e.type < IOL_TS_META || e.type > IOL_TS_JOB)
+                continue;
+            uint64_t end = e.offset + e.stored;
+            if (end < e.offset || end > size) { /* past the end: the decoder names it (truncated) */
+                need = size;
+                break;
+            }
+            need = end > need ? end : need;
+        }
+        if (need < size)
+            size = (size_t)need;
+    }
     char *data = iol_scratch_alloc(size + 1);
     if (!data) {
         close(fd);
