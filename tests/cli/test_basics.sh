@@ -86,4 +86,12 @@ fi
 # an option it takes, given without its value
 expect_rc 2 "$IOLENS" cluster x --k
 expect_grep "option '--k' is missing its value" "$IOLENS_TMP/err"
+# the programs carry no RUNPATH with an empty entry (the loader would search the working directory)
+if command -v readelf >/dev/null; then
+  for b in "$IOLENS" "$(dirname "$IOLENS")/iolens-full" "$(dirname "$IOLENS")/iolens-replay"; do
+    [ -e "$b" ] || continue
+    rp=$(readelf -d "$b" | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p')
+    case ":$rp:" in *::*) [ -z "$rp" ] && ok || fail "$b: RUNPATH '$rp' has an empty entry" ;; *) ok ;; esac
+  done
+fi
 finish

@@ -96,6 +96,8 @@ for v in "$T"/case/*.verdict; do
   if [ "$(cat "$v")" = ok ]; then ok; else fail "$(cat "$v")"; fi
 done
 [ "$(ls "$T"/case/*.verdict | wc -l)" -eq "$ncase" ] && ok || fail "$(ls "$T"/case/*.verdict | wc -l) verdicts of $ncase cases"
+# (no message says its prefix twice)
+! grep -l 'error: iolens: error' "$T"/case/*.err >/dev/null 2>&1 && ok || fail "a message prefixed twice: $(grep -h 'error: iolens: error' "$T"/case/*.err | head -1)"
 
 # a directory where a list or a file is wanted
 mkdir -p "$T/adir"

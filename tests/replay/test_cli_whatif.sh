@@ -198,4 +198,8 @@ expect_grep 'ran longer than 1 s (the timeout): stopped' "$T/err"
 # --control: the base config run again as a variant (A/A), the same bytes, every round timed
 expect_rc 0 "$IOLENS" whatif "$T/one.json" --pattern throughput_utilization --control --rounds 2 --json --root "$T/wroot9"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); c=[x for x in r["configs"] if x["name"] == "control"][0]; b=r["configs"][0]; assert c["status"] == "applied" and c["bytes"] == b["bytes"] and len(c["runs"]) == 2 and c["config"] == b["config"], c' "$T/out" && ok || fail "whatif --control ($T/out)"
+# a config that is no JSON: its parse error, exit 1 (not a usage error)
+printf '{bad json\n' >"$T/bad.json"
+expect_rc 1 "$IOLENS" whatif "$T/bad.json"
+expect_grep "not valid JSON" "$T/err"
 finish
