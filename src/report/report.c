@@ -272,7 +272,7 @@ static void svg_hbars(FILE *o, const char *id, size_t n, const char *const *labe
     if (!(amax > 0))
         amax = 1;
     fprintf(o, "<svg id=\"%s\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">\n", id,
-            lw + pw + 20, H, lw + pw + 20, H);
+            lw + pw + 40, H, lw + pw + 40, H);
     for (int j = 0, lx = lw; j < nser && nser > 1; j++) {
         fprintf(o, "<rect class=\"s%d\" x=\"%d\" y=\"6\" width=\"12\" height=\"12\"/><text x=\"%d\" y=\"16\">%s</text>\n",
                 j, lx, lx + 16, ser_names[j]);
@@ -874,8 +874,9 @@ static void timeline_section(FILE *o, iol_jsonw *w, const struct rsrc *s, int ma
         fprintf(o, "; drawn: every %" PRId64 "th segment of every %" PRId64 "th rank (the JSON form has the counts)",
                 stride, rstride);
     fputs(".</p>\n", o);
+    /* a right margin that holds half of the last tick's label (up to 6 characters, centred on the edge) */
     fprintf(o, "<svg id=\"timeline-chart\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">\n",
-            lm + pw + 10, H, lm + pw + 10, H);
+            lm + pw + 40, H, lm + pw + 40, H);
     fprintf(o, "<rect class=\"s0\" x=\"%d\" y=\"4\" width=\"12\" height=\"12\"/><text x=\"%d\" y=\"14\">read</text>"
                "<rect class=\"s1\" x=\"%d\" y=\"4\" width=\"12\" height=\"12\"/><text x=\"%d\" y=\"14\">write</text>\n",
             lm, lm + 16, lm + 80, lm + 96);
@@ -1287,7 +1288,7 @@ static int cluster_section(FILE *o, iol_jsonw *w, const char *dir, const char *i
     if (!(tmax > 0))
         tmax = 1;
     fprintf(o, "<svg id=\"centroids\" class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">\n",
-            lm + pw + 20, H, lm + pw + 20, H);
+            lm + pw + 40, H, lm + pw + 40, H);
     for (double v = 0; v <= vtop * 1.0001; v += vs) {
         double y = top + ph - v / vtop * ph;
         char b[32];
