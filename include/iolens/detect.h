@@ -5,7 +5,7 @@
  *
  * Pipeline:
  *   counter records ──> iolens_detect_input (streaming aggregation)
- *                   ──> 162 features (IOLENS_DETECT_NFEATURES, model order:
+ *                   ──> 171 features (IOLENS_DETECT_NFEATURES, model order:
  *                       IOSage's 157, then 5 process-level iol_* features)
  *                   ──> iolens_detect_model (8 boosters) ──> probabilities,
  *                       detected set, SHAP contributions, pattern cards.
@@ -33,9 +33,11 @@ extern "C" {
 #define IOLENS_DETECT_NIOSAGE 157
 /** Number of model input features: IOSage's, then iolens's process-level ones
  *  (iol_shared_bytes_ratio, iol_shared_indep_ratio, iol_rank_bytes_ratio,
- *  iol_data_files_per_rank, iol_sync_ratio; missing (NaN) in a row read from a
- *  table without those columns). */
-#define IOLENS_DETECT_NFEATURES 162
+ *  iol_data_files_per_rank, iol_sync_ratio, iol_rank_imbalance; missing (NaN) in a
+ *  row read from a table without those columns), and the shares computed from
+ *  IOSage's columns in every row (iol_files_per_proc ... iol_meta_op_share,
+ *  docs/detect.md, "Portable features"). */
+#define IOLENS_DETECT_NFEATURES 171
 /** Labels: the seven patterns then "healthy" (names as in dev_labels.csv). */
 #define IOLENS_DETECT_NPATTERNS 7
 #define IOLENS_DETECT_NLABELS 8
@@ -123,6 +125,13 @@ IOLENS_API int iolens_detect_input_top_files(iolens_detect_input *in, iolens_det
  * MPIIO_NB_READS, POSIX_F_OPEN_START_TIMESTAMP, POSIX_F_CLOSE_END_TIMESTAMP.
  */
 IOLENS_API void iolens_detect_derive(double *row, const double extra[3]);
+/**
+ * Computes the portable shares of row[] (iol_files_per_proc, iol_stdio_byte_share,
+ * iol_stdio_op_share, iol_stdio_avg_size, iol_small_op_share, iol_small_byte_share,
+ * iol_mpiio_byte_share, iol_meta_op_share) from its IOSage columns, so that every row
+ * has them, a table's as well as a log's.
+ */
+IOLENS_API void iolens_detect_portable(double *row);
 
 /* ------------------------------------------------------------------ */
 /* darshan-parser text (IOSage consumed darshan-parser output)          */
@@ -310,6 +319,20 @@ IOLENS_API unsigned iolens_detect_gate(const double *probs, double tau);
 /** Drishti-rule baseline (drishti_code_to_label.tsv) on one feature row:
  *  bit i = pattern i triggered; codes (may be NULL) gets e.g. "P05,M03". */
 IOLENS_API unsigned iolens_detect_rules(const double *row, char *codes, size_t codes_size);
+
+/** One trigger of the rule set that `detect --rules` prints: Drishti's triggers (after
+ *  "Drishti: Guiding End-Users in the I/O Optimization Journey", its thresholds), and iolens's
+ *  own (codes I01..), each with the job's figures and what to change. */
+typedef struct iolens_detect_insight {
+    char code[4];               /**< "P05", "M03", "I01", ... */
+    const char *level;          /**< "HIGH", "WARN" or "INFO" */
+    int pattern;                /**< the pattern it stands for (0..6), -1 for none */
+    char message[256];          /**< what the counters show, with their figures */
+    const char *recommendation; /**< what to change ("" for INFO) */
+} iolens_detect_insight;
+/** The triggers that fire on one feature row, up to max of them into out; returns how many
+ *  fire (may exceed max). *patterns (may be NULL) gets the patterns of the HIGH and WARN ones. */
+IOLENS_API int iolens_detect_insights(const double *row, iolens_detect_insight *out, int max, unsigned *patterns);
 
 /**
  * The patterns of set whose card's premise the log's counters show. A detected pattern

@@ -166,7 +166,7 @@ class _DetectFile(ctypes.Structure):  # iolens_detect_file
                 ("mpiio_indep", ctypes.c_int64), ("mpiio_coll", ctypes.c_int64)]
 
 
-_NF, _NL, _NP = 162, 8, 7  # IOLENS_DETECT_NFEATURES, _NLABELS, _NPATTERNS
+_NF, _NL, _NP = 171, 8, 7  # IOLENS_DETECT_NFEATURES, _NLABELS, _NPATTERNS
 _dread = _fn("iolens_detect_read", _int, ctypes.POINTER(_vp), ctypes.c_char_p, ctypes.POINTER(_ReadOpts))
 _dfree = _fn("iolens_detect_input_free", None, _vp)
 _dfeat = _fn("iolens_detect_input_features", _int, _vp, ctypes.POINTER(ctypes.c_double))
@@ -464,7 +464,7 @@ class Trace(_Closing):
 
 
 def _row(path, all_paths):
-    """(162 features, files with records) of one input."""
+    """(171 features, files with records) of one input."""
     h = _vp()
     o = _ReadOpts(all_paths=1 if all_paths else 0)
     if _dread(ctypes.byref(h), os.fspath(path).encode(), ctypes.byref(o)) < 0:
@@ -485,7 +485,7 @@ def _paths(paths):
 
 
 def features(paths, all_paths=False):
-    """The 162 model features (IOSage's 157, then iolens's process-level iol_*) of each input (a
+    """The 171 model features (IOSage's 157, then iolens's process-level iol_*) of each input (a
     Darshan log, darshan-parser text, an iolens trace or a Recorder trace) as a DataFrame, one
     row per input, indexed by its path; the values `iolens features` prints."""
     import pandas as pd

@@ -133,10 +133,14 @@ struct cli_detect_sources {
     int timing;            /* 1: the model sees the timing features of the dev and rule rows (--timing) */
     const char *suite;     /* real-program suite (bench/detect/suite/run.sh -o DIR), NULL: none */
     double suite_weight;
+    int counts; /* 1: the model sees the STDIO counts (--counts); 0: their shares only (default) */
 };
 /* 1 for the features that measure time (runtime, *_F_*TIME*, *_TIME_SIZE, bandwidths, time
  * shares, time_imbalance, io_duration, io_active_fraction). */
 int cli_detect_timing_feature(int i);
+/* 1 for the STDIO counts (STDIO_WRITES, STDIO_BYTES_WRITTEN, ...): in the dev rows they include
+ * the console streams, which a log's features leave out; missing to the model unless --counts. */
+int cli_detect_count_feature(int i);
 struct cli_detect_rows {
     /* tables[b] holds block b of the rows in their order (tables[0]: the n_conf scored rows);
      * kind[b] says which source it is (0 dev, 1 corpus, 2 suite), n_block[b] its rows */

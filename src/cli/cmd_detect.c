@@ -200,7 +200,10 @@ static int detect_log(const struct opts *o, struct models *ms, const char *path,
     const char *const *why = dg.why;
     unsigned set = dg.presented, demoted = dg.demoted;
     char codes[128];
-    unsigned rules = iolens_detect_rules(x, codes, sizeof codes);
+    unsigned rules = iolens_detect_rules(x, codes, sizeof codes), ins_set = 0;
+    iolens_detect_insight ins[24];
+    int nins = o->rules ? iolens_detect_insights(x, ins, 24, &ins_set) : 0;
+    nins = nins > 24 ? 24 : nins;
     char names[512];
     detected_names(set, names, sizeof names);
 
@@ -241,7 +244,7 @@ static int detect_log(const struct opts *o, struct models *ms, const char *path,
                    on ? cli_sgr(NULL) : "");
         }
         printf("  %sdetected (tau %.2f): %s%s\n", set ? cli_sgr(CLI_SGR_BOLD) : cli_sgr(CLI_SGR_OK), o->tau,
-               no_records ? "none (no file record: nothing to diagnose; --all-paths keeps excluded files)"
+               no_records ? "none (no file record: nothing to diagnose; the console streams are not files, and --all-paths keeps excluded files)"
                : set      ? names
                           : "none (no registered pattern)",
                cli_sgr(NULL));
@@ -368,6 +371,36 @@ static int detect_log(const struct opts *o, struct models *ms, const char *path,
         if (o->rules) {
             iol_jsonw_key(w, "rules");
             iol_jsonw_obj_begin(w);
+            iol_jsonw_key(w, "insights");
+            iol_jsonw_arr_begin(w);
+            for (int i = 0; i < nins; i++) {
+                iol_jsonw_obj_begin(w);
+                iol_jsonw_key(w, "code");
+                iol_jsonw_str(w, ins[i].code);
+                iol_jsonw_key(w, "level");
+                iol_jsonw_str(w, ins[i].level);
+                iol_jsonw_key(w, "pattern");
+                if (ins[i].pattern >= 0)
+                    iol_jsonw_str(w, iolens_detect_label_name(ins[i].pattern));
+                else
+                    iol_jsonw_null(w);
+                iol_jsonw_key(w, "message");
+                iol_jsonw_str(w, ins[i].message);
+                iol_jsonw_key(w, "recommendation");
+                iol_jsonw_str(w, ins[i].recommendation);
+                iol_jsonw_obj_end(w);
+            }
+            iol_jsonw_arr_end(w);
+            iol_jsonw_key(w, "patterns");
+            iol_jsonw_arr_begin(w);
+            for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++)
+                if (ins_set & (1u << p))
+                    iol_jsonw_str(w, iolens_detect_label_name(p));
+            iol_jsonw_arr_end(w);
+            /* IOSage's mapping of Drishti's triggers (drishti_code_to_label.tsv), which labels
+             * the rule-labelled training logs and which eval scores as "Drishti rules" */
+            iol_jsonw_key(w, "iosage_mapping");
+            iol_jsonw_obj_begin(w);
             iol_jsonw_key(w, "codes");
             iol_jsonw_str(w, codes);
             iol_jsonw_key(w, "patterns");
@@ -376,6 +409,7 @@ static int detect_log(const struct opts *o, struct models *ms, const char *path,
                 if (rules & (1u << p))
                     iol_jsonw_str(w, iolens_detect_label_name(p));
             iol_jsonw_arr_end(w);
+            iol_jsonw_obj_end(w);
             iol_jsonw_obj_end(w);
         }
         iol_jsonw_obj_end(w);
@@ -390,8 +424,18 @@ static int detect_log(const struct opts *o, struct models *ms, const char *path,
                        files[i].path);
         }
         if (o->rules) {
+            detected_names(ins_set, names, sizeof names);
+            printf("\n  rules (Drishti's triggers and iolens's): %s\n", nins ? names[0] ? names : "no pattern" : "no trigger");
+            for (int i = 0; i < nins; i++) {
+                const char *sgr = !strcmp(ins[i].level, "HIGH") ? CLI_SGR_HIGH
+                                  : !strcmp(ins[i].level, "WARN") ? CLI_SGR_WARN : CLI_SGR_INFO;
+                printf("    %s%-4s %s%s %s%s%s\n", cli_sgr(sgr), ins[i].level, ins[i].code, cli_sgr(NULL), ins[i].message,
+                       ins[i].pattern >= 0 ? " -> " : "", ins[i].pattern >= 0 ? iolens_detect_label_name(ins[i].pattern) : "");
+                if (ins[i].recommendation[0])
+                    printf("         recommendation: %s\n", ins[i].recommendation);
+            }
             detected_names(rules, names, sizeof names);
-            printf("\n  Drishti-rule baseline: %s -> %s\n", codes[0] ? codes : "no trigger",
+            printf("  IOSage's mapping of Drishti's triggers: %s -> %s\n", codes[0] ? codes : "no trigger",
                    rules ? names : "no pattern");
         }
         printf("\n");

@@ -13,7 +13,7 @@
 #define NL IOLENS_DETECT_NLABELS
 #define NF IOLENS_DETECT_NFEATURES
 
-enum { O_JSON = 1, O_OUTPUT, O_DATA, O_FEATURES, O_LABELS, O_RULE_LOGS, O_PREDICTIONS, O_CORPUS_TIMING, O_TIMING,
+enum { O_JSON = 1, O_OUTPUT, O_DATA, O_FEATURES, O_LABELS, O_RULE_LOGS, O_PREDICTIONS, O_CORPUS_TIMING, O_TIMING, O_COUNTS,
        O_CORPUS, O_CORPUS_WEIGHT, O_SUITE, O_SUITE_WEIGHT, O_SCORE, O_RULE_WEIGHT, O_WEIGHT, O_GROUP, O_FOLDS, O_SEED,
        O_BOOTSTRAP, O_TREES };
 static const cli_opt optv[] = {
@@ -42,6 +42,8 @@ static const cli_opt optv[] = {
     {O_TIMING, 0, "timing", NULL, "let the model use the timing features of the dev and rule rows\n"
                                   "(default: missing to the model in every row, as in the shipped models)"},
     {O_CORPUS_TIMING, 0, "corpus-timing", NULL, "keep the corpus rows' timing features too (implies --timing)"},
+    {O_COUNTS, 0, "counts", NULL, "let the model use the STDIO counts (operations, bytes, offsets);\n"
+                                  "default: missing to the model, as in the shipped models"},
     {O_SUITE, 0, "suite", "DIR", "rows of the real-program suite (bench/detect/suite/run.sh -o DIR) at\n"
                                  "--suite-weight; they join every training fold unless scored"},
     {O_SUITE_WEIGHT, 0, "suite-weight", "W", "weight of the suite rows (default 1000)"},
@@ -57,7 +59,7 @@ static const cli_spec spec = {
             "     [--group row|config|program] [--bootstrap B] [--trees N] [--json]\n"
             "     [--weight W] [--rule-logs LIST [--rule-weight W]]\n"
             "     [--corpus DIR [--corpus-weight W] [--corpus-timing]]\n"
-            "     [--suite DIR [--suite-weight W]] [--score dev|corpus|suite] [--timing]",
+            "     [--suite DIR [--suite-weight W]] [--score dev|corpus|suite] [--timing] [--counts]",
     "k-fold cross-validation of the pattern classifier on labeled feature rows (default: the\n"
     "201 dev rows of IOSage), stratified by label set, with Micro-F1, Macro-F1, Hamming loss,\n"
     "subset accuracy and per-label precision / recall / F1 with 95% bootstrap intervals, for\n"
@@ -191,14 +193,15 @@ static void put_set(FILE *f, const unsigned char *v)
 
 /* One line per scored row: scenario, fold, truth, gate's set, the eight out-of-fold probabilities. */
 static int write_predictions(const char *path, const iolens_detect_table *t, const double *oof,
-                             const unsigned char *y, const unsigned char *gate, const int *fold, size_t n)
+                             const unsigned char *y, const unsigned char *gate, const unsigned char *rules,
+                             const int *fold, size_t n)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
         cli_error("cannot write '%s'", path);
         return CLI_FAIL;
     }
-    fprintf(f, "row,scenario,fold,truth,gate");
+    fprintf(f, "row,scenario,fold,truth,gate,rules");
     for (int l = 0; l < NL; l++)
         fprintf(f, ",p_%s", iolens_detect_label_name(l));
     fprintf(f, "\n");
@@ -208,6 +211,8 @@ static int write_predictions(const char *path, const iolens_detect_table *t, con
         put_set(f, y + i * NL);
         fputc(',', f);
         put_set(f, gate + i * NL);
+        fputc(',', f);
+        put_set(f, rules + i * NL);
         for (int l = 0; l < NL; l++)
             fprintf(f, ",%.6f", oof[i * NL + l]);
         fputc('\n', f);
@@ -225,7 +230,7 @@ int cmd_eval(int argc, char **argv)
     const char *data = getenv("IOLENS_SHARED_DATA"), *features = NULL, *labels = NULL, *rule_list = NULL;
     const char *corpus = NULL, *pred_path = NULL, *suite = NULL;
     double weight = 100.0, rule_weight = 1.0, corpus_weight = CLI_CORPUS_WEIGHT, suite_weight = CLI_SUITE_WEIGHT;
-    int corpus_timing = 0, timing = 0;
+    int corpus_timing = 0, timing = 0, counts = 0;
     int k = 5, reps = 1000, json = 0, by_config = -1, score_corpus = 0;
     iolens_detect_params params;
     iolens_detect_params_default(&params);
@@ -247,6 +252,7 @@ int cmd_eval(int argc, char **argv)
         case O_PREDICTIONS: pred_path = a.val; break;
         case O_CORPUS_TIMING: corpus_timing = timing = 1; break;
         case O_TIMING: timing = 1; break;
+        case O_COUNTS: counts = 1; break;
         case O_CORPUS: corpus = a.val; break;
         case O_SUITE: suite = a.val; break;
         case O_SCORE:
@@ -314,14 +320,14 @@ int cmd_eval(int argc, char **argv)
     int *fold = NULL, *group = NULL;
     static const char *const method_names[] = {"classifier (8 models at 0.5)", "gate (7 patterns at tau 0.3)",
                                                "Drishti rules", "trivial: 90th percentile",
-                                               "trivial: majority class"};
-    struct method methods[5];
-    const int nmethods = 5;
+                                               "trivial: majority class", "rules of detect --rules"};
+    struct method methods[6];
+    const int nmethods = 6;
     memset(methods, 0, sizeof methods);
     for (int m = 0; m < nmethods; m++)
         methods[m].name = method_names[m];
     struct cli_detect_sources src = {features,  labels,      weight, corpus, corpus_weight, score_corpus, corpus_timing,
-                                     rule_list, rule_weight, NULL,   timing, suite,         suite_weight};
+                                     rule_list, rule_weight, NULL,   timing, suite,         suite_weight, counts};
     if (cli_detect_rows_load(&rows, &src) != CLI_OK)
         goto out;
     const double scored_weight = score_corpus == 1 ? corpus_weight : score_corpus == 2 ? suite_weight : weight;
@@ -395,15 +401,18 @@ int cmd_eval(int argc, char **argv)
         for (int l = 0; l < NL; l++)
             methods[0].pred[i * NL + l] = p[l] >= 0.5;
         unsigned gate = iolens_detect_gate(p, IOLENS_DETECT_TAU);
-        unsigned rules = iolens_detect_rules(x + i * NF, NULL, 0);
+        unsigned rules = iolens_detect_rules(x + i * NF, NULL, 0), ins = 0;
+        iolens_detect_insights(x + i * NF, NULL, 0, &ins);
         for (int l = 0; l < IOLENS_DETECT_NPATTERNS; l++) {
             methods[1].pred[i * NL + l] = (gate >> l) & 1u;
             methods[2].pred[i * NL + l] = (rules >> l) & 1u;
+            methods[5].pred[i * NL + l] = (ins >> l) & 1u;
         }
         methods[1].pred[i * NL + IOLENS_DETECT_NPATTERNS] = gate == 0;
         methods[2].pred[i * NL + IOLENS_DETECT_NPATTERNS] = rules == 0;
+        methods[5].pred[i * NL + IOLENS_DETECT_NPATTERNS] = ins == 0;
     }
-    if (pred_path && write_predictions(pred_path, rows.table, oof, y, methods[1].pred, fold, n) != CLI_OK)
+    if (pred_path && write_predictions(pred_path, rows.table, oof, y, methods[1].pred, methods[5].pred, fold, n) != CLI_OK)
         goto out;
     for (int m = 0; m < nmethods; m++) {
         iolens_detect_score(&methods[m].s, y, methods[m].pred, NULL, n);

@@ -15,16 +15,16 @@ enum { O_JSON = 1, O_CSV, O_ALL_PATHS, O_OUTPUT };
 static const cli_opt optv[] = {
     {O_OUTPUT, 'o', "output", "FILE", "write the output to FILE (-: standard output, the default)"},
     {O_JSON, 0, "json", NULL, "one JSON document: an array of {log, features} (the machine form)"},
-    {O_CSV, 0, "csv", NULL, "CSV (the default): a header `log,<162 names>`, one row per input"},
+    {O_CSV, 0, "csv", NULL, "CSV (the default): a header `log,<171 names>`, one row per input"},
     {O_ALL_PATHS, 0, "all-paths", NULL, "traces: keep files under /dev/ /proc/ /etc/ /usr/ ..., which Darshan\n"
                                         "(and so the default) leaves out"},
     {0, 0, NULL, NULL, NULL},
 };
 static const cli_spec spec = {
     "features", "features [options] LOG|TRACE|DIR...",
-    "Prints the 162 model features computed from each input's counters: IOSage's 157\n"
-    "(feature_cols_157.json order, aggregation rules of its features.tsv), then 5 process-level\n"
-    "iol_* features from the records (docs/detect.md). An input is a binary Darshan log,\n"
+    "Prints the 171 model features computed from each input's counters: IOSage's 157\n"
+    "(feature_cols_157.json order, aggregation rules of its features.tsv), then 14 iol_* features,\n"
+    "from the records and shares of the counts (docs/detect.md). An input is a binary Darshan log,\n"
     "darshan-parser text output (--base or --all; gzip allowed), an iolens trace (iolens trace -o)\n"
     "or a Recorder trace directory, told apart by content; a folder that is not a Recorder trace\n"
     "stands for the Darshan logs below it. Traces are turned into Darshan counters first.",

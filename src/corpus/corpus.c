@@ -204,7 +204,11 @@ static int start_run(const struct opts *o, struct run *r, const char *scratch)
         snprintf(r->why, sizeof r->why, "cannot resolve '%s': %s", r->cfg, strerror(errno));
         return -1;
     }
-    snprintf(r->work, sizeof r->work, "%s/%s", scratch, r->id);
+    int wn = snprintf(r->work, sizeof r->work, "%s/%s", scratch, r->id);
+    if (wn < 0 || (size_t)wn >= sizeof r->work) {
+        snprintf(r->why, sizeof r->why, "the run folder under '%.200s' is a path too long", scratch);
+        return -1;
+    }
     if (mkdir(r->work, 0777) && errno != EEXIST) {
         snprintf(r->why, sizeof r->why, "cannot create '%s': %s", r->work, strerror(errno));
         return -1;

@@ -35,7 +35,13 @@ struct names {
     iol_u64map map; /* id -> offset in arena (+1), 0 = empty name so far */
     iol_buf arena;
     uint64_t count; /* distinct ids */
+    /* the console streams' ids, from the whole name table: a pass that does not hold their
+     * names still knows them (the features leave them out) */
+    uint64_t console_id[3];
+    int console_n;
 };
+
+static const char *const console_names[3] = {"<STDIN>", "<STDOUT>", "<STDERR>"};
 
 static void names_release(struct names *n)
 {
@@ -71,22 +77,30 @@ static int names_read(iolens_darshan_log *log, struct names *n, unsigned part, u
 }
 
 /* Entries of the name region (an upper bound on its distinct ids), read without keeping them. */
-static int names_count(iolens_darshan_log *log, uint64_t *count)
+static int names_count(iolens_darshan_log *log, uint64_t *count, struct names *n)
 {
     *count = 0;
     int rc = iolens_darshan_names_begin(log);
     uint64_t id;
     const char *name;
-    while (rc >= 0 && (rc = iolens_darshan_names_next(log, &id, &name)) > 0)
+    while (rc >= 0 && (rc = iolens_darshan_names_next(log, &id, &name)) > 0) {
         ++*count;
+        for (int k = 0; k < 3 && name; k++)
+            if (!strcmp(name, console_names[k]))
+                n->console_id[k] = id, n->console_n |= 1 << k;
+    }
     return rc;
 }
 
 static const char *names_get(const struct names *n, uint64_t id)
 {
     long s = iol_u64map_find(&n->map, id);
-    if (s < 0 || n->map.vals[s] <= 0)
+    if (s < 0 || n->map.vals[s] <= 0) {
+        for (int k = 0; k < 3; k++)
+            if ((n->console_n & (1 << k)) && n->console_id[k] == id)
+                return console_names[k];
         return NULL;
+    }
     return n->arena.data + (n->map.vals[s] - 1);
 }
 
@@ -187,7 +201,7 @@ int iol_detect_read_darshan_passes(iolens_detect_input **out, const char *path, 
     /* Memory grows with the files of a log (their names and per-file evidence): a log of more
      * names than a pass holds is read in passes, each over the files of one part. */
     uint64_t nentries = 0;
-    if ((rc = names_count(log, &nentries)) < 0)
+    if ((rc = names_count(log, &nentries, &names)) < 0)
         goto out;
     size_t fpp = files_per_pass ? files_per_pass : IOL_DETECT_FILES_PER_PASS;
     unsigned nparts = nentries > fpp ? (unsigned)((nentries + fpp - 1) / fpp) : 1;
@@ -196,8 +210,11 @@ int iol_detect_read_darshan_passes(iolens_detect_input **out, const char *path, 
     uint64_t distinct = 0;
     for (unsigned part = 0; part < nparts; part++) {
         if (part > 0) {
+            struct names keep = names;
             names_release(&names);
             memset(&names, 0, sizeof names);
+            memcpy(names.console_id, keep.console_id, sizeof names.console_id);
+            names.console_n = keep.console_n;
             if ((rc = iol_detect_input_next_part(in)) < 0)
                 goto out;
         }

@@ -562,6 +562,11 @@ int iolens_detect_input_record(iolens_detect_input *in, const char *module, int6
     if (!in->name_count_set && iol_u64map_slot(&in->ids, record_id, 0) < 0)
         return iol_err(IOLENS_ENOMEM, "out of memory counting record ids");
     in->cur_mod = module_of(module);
+    /* The console streams are the program's conversation with its user, not its I/O: a
+     * benchmark's report on stdout (hundreds of small fwrite()s) would read as small stdio
+     * I/O and hide what its files show. Their records count as names (num_files) only. */
+    if (path && (!strcmp(path, "<STDIN>") || !strcmp(path, "<STDOUT>") || !strcmp(path, "<STDERR>")))
+        in->cur_mod = -1;
     in->cur_rank = rank;
     in->cur_id = record_id;
     in->in_record = 1;
@@ -772,6 +777,24 @@ static void process_features(const iolens_detect_input *in, double *out)
     if (shared_data > 0 && ranks < (double)in->nprocs)
         ranks = (double)in->nprocs;
     out[FI_iol_data_files_per_rank] = data_files / (ranks > 1 ? ranks : 1);
+    /* the imbalance over every process of the job, a process that moved nothing included (from
+     * nprocs): (max/mean - 1)/(n - 1), 0 balanced, 1 one process moved everything; a shared
+     * file's bytes count evenly (its own spread is iol_rank_bytes_ratio's) */
+    out[FI_iol_rank_imbalance] = 0.0;
+    if (in->nprocs >= 2) {
+        const iol_u64map *pm = &in->rank_bytes[0];
+        if (pm->len == 0)
+            pm = &in->rank_bytes[1];
+        double single = 0, max = 0;
+        for (size_t s = 0; s < pm->cap; s++)
+            if (pm->used[s] && pm->vals[s] > 0) {
+                single += (double)pm->vals[s];
+                max = fmax(max, (double)pm->vals[s]);
+            }
+        double n = (double)in->nprocs, even = fmax(shared, 0) / n, sum = single + fmax(shared, 0);
+        if (sum > 0 && (double)pm->len <= n)
+            out[FI_iol_rank_imbalance] = floor(((max + even) * n / sum - 1.0) / (n - 1.0) * 1000.0 + 0.5) / 1000.0;
+    }
     int fd = find_counter(in, "POSIX_FDSYNCS");
     double fdsyncs = (fd >= 0 && in->agg_seen[fd] && !in->agg_neg[fd]) ? (double)in->agg_i[fd] : 0.0;
     out[FI_iol_sync_ratio] = (out[FI_POSIX_FSYNCS] + fdsyncs) / dmax(out[FI_POSIX_WRITES], 1);
@@ -836,6 +859,7 @@ int iolens_detect_input_features(iolens_detect_input *in, double *out)
     out[FI_num_files] = (double)(in->name_count_set ? in->name_count : in->ids.len);
     iolens_detect_derive(out, extra);
     process_features(in, out);
+    iolens_detect_portable(out);
     return 0;
 }
 
@@ -1001,6 +1025,36 @@ void iolens_detect_derive(double *f, const double extra[3])
     f[FI_io_active_fraction] = tt / dmax(f[FI_runtime_seconds], 1e-9);
     f[FI_access_size_concentration] = f[FI_POSIX_ACCESS1_COUNT] / dmax(ops, 1);
     f[FI_dominant_access_size] = f[FI_POSIX_ACCESS1_ACCESS];
+}
+
+void iolens_detect_portable(double *f)
+{
+    /* Shares that mean the same in a small run and a large one, in any program: what a count
+     * of operations or bytes says about the program's size and habits (a benchmark's report on
+     * stdout is a few hundred STDIO_WRITES) is left out. stdio and POSIX count separately in
+     * Darshan (its stdio wrappers see the library calls, not the write()s below them). */
+    double PR = f[FI_POSIX_READS], PW = f[FI_POSIX_WRITES], SR = f[FI_STDIO_READS], SW = f[FI_STDIO_WRITES];
+    double PB = f[FI_POSIX_BYTES_READ] + f[FI_POSIX_BYTES_WRITTEN];
+    double SB = f[FI_STDIO_BYTES_READ] + f[FI_STDIO_BYTES_WRITTEN];
+    double MB = f[FI_MPIIO_BYTES_READ] + f[FI_MPIIO_BYTES_WRITTEN];
+    double pops = PR + PW, sops = SR + SW, ops = pops + sops;
+    f[FI_iol_files_per_proc] = f[FI_num_files] / dmax(f[FI_nprocs], 1);
+    f[FI_iol_stdio_byte_share] = SB / dmax(PB + SB, 1);
+    f[FI_iol_stdio_op_share] = sops / dmax(ops, 1);
+    f[FI_iol_stdio_avg_size] = SB / dmax(sops, 1);
+    /* below 1 KiB (IOSage's small bins), POSIX by its size bins; stdio, which has none, by its
+     * mean size; bytes in the small bins at each bin's middle (50 and 550 bytes) */
+    double ps = f[FI_POSIX_SIZE_READ_0_100] + f[FI_POSIX_SIZE_READ_100_1K] + f[FI_POSIX_SIZE_WRITE_0_100] +
+                f[FI_POSIX_SIZE_WRITE_100_1K];
+    double psb = 50.0 * (f[FI_POSIX_SIZE_READ_0_100] + f[FI_POSIX_SIZE_WRITE_0_100]) +
+                 550.0 * (f[FI_POSIX_SIZE_READ_100_1K] + f[FI_POSIX_SIZE_WRITE_100_1K]);
+    int stdio_small = sops > 0 && SB / sops < 1024.0;
+    double small_ops = ps + (stdio_small ? sops : 0), small_bytes = fmin(psb, PB) + (stdio_small ? SB : 0);
+    f[FI_iol_small_op_share] = small_ops / dmax(ops, 1);
+    f[FI_iol_small_byte_share] = small_bytes / dmax(PB + SB, 1);
+    f[FI_iol_mpiio_byte_share] = fmin(MB / dmax(PB, 1), 1.0);
+    double meta = f[FI_POSIX_OPENS] + f[FI_POSIX_STATS] + f[FI_STDIO_OPENS];
+    f[FI_iol_meta_op_share] = meta / dmax(meta + ops, 1);
 }
 
 /* ---------------- small shared helpers ---------------- */

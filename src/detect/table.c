@@ -190,6 +190,7 @@ static int table_from_text(iolens_detect_table **out, char *text, const char *na
                              r + 1, iolens_detect_feature_name(f), row[fcol[f]]);
                 goto fail;
             }
+        iolens_detect_portable(t->x + r * FI_COUNT);
         for (int e = 0; e < EX_COUNT; e++)
             if (ecol[e] >= 0 && parse_number(row[ecol[e]], &t->extra[r * EX_COUNT + e]) < 0) {
                 rc = iol_err(IOLENS_EFORMAT, "cannot read '%s': row %zu column '%s' is not a number", name, r + 1,

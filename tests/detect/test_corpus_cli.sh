@@ -25,7 +25,7 @@ expect_rc 0 "$IOLENS" corpus -o "$A" --seed 7 --variants 2 --scale 0.5 --only "$
 expect_grep '6 runs of 3 scenarios (seed 7, 2 variants, scale 0.5): 6 rows, 0 failed' "$IOLENS_TMP/out"
 [ "$(wc -l <"$A/features.csv")" -eq 7 ] && [ "$(wc -l <"$A/labels.csv")" -eq 7 ] && [ "$(wc -l <"$A/manifest.csv")" -eq 7 ] \
   && ok || fail "row counts"
-[ "$(head -1 "$A/features.csv" | tr ',' '\n' | grep -vc '^_')" -eq 162 ] && ok || fail "162 feature columns (IOSage's 157 and 5 iol_*)"
+[ "$(head -1 "$A/features.csv" | tr ',' '\n' | grep -vc '^_')" -eq 171 ] && ok || fail "171 feature columns (IOSage's 157 and 14 iol_*)"
 head -1 "$A/labels.csv" | grep -q '^job_id,benchmark,scenario,n_ranks,n_darshan_files,label_source,access_granularity,metadata_intensity,parallelism_efficiency,access_pattern,interface_choice,file_strategy,throughput_utilization,healthy$' \
   && ok || fail "labels header is that of dev_labels.csv"
 [ -z "$(ls "$IOLENS_TMP" | grep iolens-corpus-)" ] && ok || fail "run folders left behind"

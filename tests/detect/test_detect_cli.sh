@@ -33,7 +33,8 @@ expect_grep '"probabilities"' "$IOLENS_TMP/out"
 expect_rc 0 "$IOLENS" detect --models "$M" --rules "$S"/2024/sample_2024_base.txt "$S"/2025/sample_2025_base.txt \
   "$S"/2026/sample_2026_base.txt
 [ "$(grep -c 'detected (tau 0.30):' "$IOLENS_TMP/out")" -eq 3 ] && ok || fail "three logs in human output"
-[ "$(grep -c 'Drishti-rule baseline' "$IOLENS_TMP/out")" -eq 3 ] && ok || fail "rules for three logs"
+[ "$(grep -c "IOSage's mapping of Drishti's triggers" "$IOLENS_TMP/out")" -eq 3 ] && ok || fail "rules for three logs"
+[ "$(grep -c "rules (Drishti's triggers and iolens's)" "$IOLENS_TMP/out")" -eq 3 ] && ok || fail "insights for three logs"
 # 2025 shows many small requests: access granularity with its card and SHAP lines
 expect_grep 'access_granularity.*detected' "$IOLENS_TMP/out"
 expect_grep 'change: increase the transfer size' "$IOLENS_TMP/out"
@@ -49,7 +50,7 @@ expect_rc 0 "$IOLENS" detect --models "$M" --json "$S"/2024/sample_2024_full.txt
 # features: CSV header + one row per log, JSON
 expect_rc 0 "$IOLENS" features "$S/2024/sample_2024_base.txt" "$S/2026/sample_2026_base.txt"
 [ "$(wc -l <"$IOLENS_TMP/out")" -eq 3 ] && ok || fail "features rows"
-[ "$(head -1 "$IOLENS_TMP/out" | tr ',' '\n' | wc -l)" -eq 163 ] && ok || fail "features columns (log + 162)"
+[ "$(head -1 "$IOLENS_TMP/out" | tr ',' '\n' | wc -l)" -eq 172 ] && ok || fail "features columns (log + 171)"
 expect_grep '^log,nprocs,runtime_seconds,POSIX_OPENS' "$IOLENS_TMP/out"
 expect_rc 0 "$IOLENS" features --json "$S/2024/sample_2024_base.txt"
 expect_grep '"dominant_access_size"' "$IOLENS_TMP/out"
@@ -108,5 +109,22 @@ PY
   done
   cmp -s "$IOLENS_TMP/p0.csv" "$IOLENS_TMP/p3.csv" && cmp -s "$IOLENS_TMP/p0.csv" "$IOLENS_TMP/p999.csv" && ok ||
     fail "POSIX_FASTEST_RANK / POSIX_SLOWEST_RANK change the probabilities"
+fi
+# every trigger's message carries the job's figures, every HIGH one a recommendation and a pattern
+L=$IOLENS_SHARED_DATA/darshan/generated/small_writes_4proc_dxt_heatmap.darshan
+if [ -e "$L" ]; then
+  expect_rc 0 "$IOLENS" detect --models "$M" --rules --json "$L"
+  /usr/bin/python3 - "$IOLENS_TMP/out" <<'PY' && ok || fail "rule insights without figures or recommendations"
+import json, re, sys
+r = json.load(open(sys.argv[1]))[0]["rules"]
+ins = r["insights"]
+assert {i["code"] for i in ins} >= {"P05", "P06", "M02", "M03"}, ins
+for i in ins:
+    assert re.search(r"\d", i["message"]), i
+    if i["level"] == "HIGH":
+        assert i["recommendation"] and i["pattern"], i
+assert set(r["patterns"]) == {"access_granularity", "interface_choice"}, r["patterns"]
+assert "6000 of 6000 reads" in " ".join(i["message"] for i in ins)
+PY
 fi
 finish

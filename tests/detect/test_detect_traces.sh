@@ -39,7 +39,7 @@ grep -q '"no_file_records": *true' "$IOLENS_TMP/out" && fail "--all-paths: a tra
 grep -v 'pattern recognition is on' "$IOLENS_TMP/err" | grep -q . && fail "warnings: $(head -3 "$IOLENS_TMP/err")" || ok
 expect_rc 0 "$IOLENS" detect "${M[@]}" --all-paths --rules "$R/shared_n2_m100"
 expect_grep 'detected (tau 0.30)' "$IOLENS_TMP/out"
-expect_grep 'Drishti-rule baseline' "$IOLENS_TMP/out"
+expect_grep "IOSage's mapping of Drishti's triggers" "$IOLENS_TMP/out"
 expect_grep '/dev/shm/' "$IOLENS_TMP/out" # per-file evidence names the trace's file
 
 # every kind in one call, in order
@@ -79,7 +79,7 @@ if [ -d "$R/nonmpi_dd_1000x1MiB" ] && [ -d /dev/shm ]; then
     BEGIN { n = split("runtime_seconds POSIX_F_READ_TIME POSIX_F_WRITE_TIME POSIX_F_META_TIME POSIX_F_MAX_READ_TIME " \
                       "POSIX_F_MAX_WRITE_TIME POSIX_MAX_READ_TIME_SIZE POSIX_MAX_WRITE_TIME_SIZE read_bw_mb_s " \
                       "write_bw_mb_s total_bw_mb_s metadata_time_ratio read_time_fraction write_time_fraction " \
-                      "io_duration io_active_fraction num_files", s, " ")
+                      "io_duration io_active_fraction num_files iol_files_per_proc", s, " ")
             for (i = 1; i <= n; i++) sk[s[i]] = 1 }
     NR == 1 { for (i = 2; i <= NF; i++) name[i] = $i; nf = NF }
     NR == 2 { for (i = 2; i <= NF; i++) a[i] = $i }

@@ -16,7 +16,7 @@ awk -v c="$clf" -v r="$rules" 'BEGIN { exit !(c > 0.8 && r < 0.5) }' && ok || fa
 expect_rc 0 "$IOLENS" eval --trees 10 --folds 3 --bootstrap 20 --group config --json
 expect_grep '"group": "config"' "$IOLENS_TMP/out"
 expect_grep '"micro_f1"' "$IOLENS_TMP/out"
-[ "$(grep -c '"name"' "$IOLENS_TMP/out")" -eq 5 ] && ok || fail "five methods in JSON"
+[ "$(grep -c '"name"' "$IOLENS_TMP/out")" -eq 6 ] && ok || fail "six methods in JSON"
 
 # train writes a loadable model folder; two runs with one seed are identical
 expect_rc 0 "$IOLENS" train --trees 10 -o "$IOLENS_TMP/m1"

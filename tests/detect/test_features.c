@@ -66,9 +66,19 @@ static void test_derived_dev_rows(void **state)
         for (int f = first_derived; f < IOLENS_DETECT_NIOSAGE; f++)
             x[f] = -12345.0;
         iolens_detect_derive(x, iolens_detect_table_extra(t, r));
-        /* the dev rows have no iol_* columns: missing */
+        /* the dev rows have no iol_* columns: the process-level ones are missing, the shares
+         * computed from the IOSage columns on reading */
+        const int p0 = iolens_detect_feature_index("iol_files_per_proc"), p1 = iolens_detect_feature_index("iol_meta_op_share");
+        double y[IOLENS_DETECT_NFEATURES];
+        memcpy(y, row, sizeof y);
+        for (int f = p0; f <= p1; f++)
+            y[f] = -1.0;
+        iolens_detect_portable(y);
         for (int f = IOLENS_DETECT_NIOSAGE; f < IOLENS_DETECT_NFEATURES; f++)
-            assert_true(isnan(row[f]) && isnan(x[f]));
+            if (f >= p0 && f <= p1)
+                assert_true(isfinite(row[f]) && row[f] == y[f]);
+            else
+                assert_true(isnan(row[f]) && isnan(x[f]));
         for (int f = 0; f < IOLENS_DETECT_NIOSAGE; f++) {
             if (!close_enough(x[f], row[f]))
                 fail_msg("row %zu feature %s: recomputed %.17g, stored %.17g", r, iolens_detect_feature_name(f), x[f],

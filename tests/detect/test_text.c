@@ -90,8 +90,7 @@ static void check_year(const char *year)
         "POSIX_OPENS", "POSIX_READS", "POSIX_WRITES", "POSIX_SEEKS", "POSIX_STATS", "POSIX_BYTES_READ",
         "POSIX_BYTES_WRITTEN", "POSIX_CONSEC_READS", "POSIX_SEQ_WRITES", "POSIX_SIZE_READ_0_100",
         "POSIX_SIZE_READ_100K_1M", "POSIX_SIZE_WRITE_0_100", "POSIX_SIZE_WRITE_1M_4M", "POSIX_MAX_BYTE_READ",
-        "POSIX_MAX_BYTE_WRITTEN", "POSIX_FILE_NOT_ALIGNED", "STDIO_OPENS", "STDIO_WRITES", "STDIO_BYTES_WRITTEN",
-        "MPIIO_INDEP_WRITES", "MPIIO_COLL_WRITES", "MPIIO_BYTES_WRITTEN", "MPIIO_INDEP_OPENS"};
+        "POSIX_MAX_BYTE_WRITTEN", "POSIX_FILE_NOT_ALIGNED", "MPIIO_INDEP_WRITES", "MPIIO_COLL_WRITES", "MPIIO_BYTES_WRITTEN", "MPIIO_INDEP_OPENS"};
     const char *totals = sample(year, "total.txt");
     char tpath[4096];
     snprintf(tpath, sizeof tpath, "%s", totals);
@@ -104,7 +103,15 @@ static void check_year(const char *year)
             fail_msg("%s %s: features %.17g, darshan-parser --total %.17g", year, sums[i], feat(x, sums[i]), t);
         compared++;
     }
-    assert_true(compared >= 17);
+    assert_true(compared >= 14);
+    /* STDIO: the console streams (<STDIN>, <STDOUT>, <STDERR>) are left out of the features,
+     * which darshan-parser's totals include: never more than the totals */
+    static const char *const stdio[] = {"STDIO_OPENS", "STDIO_WRITES", "STDIO_BYTES_WRITTEN"};
+    for (size_t i = 0; i < sizeof stdio / sizeof stdio[0]; i++) {
+        double t = total_of(tpath, stdio[i]);
+        if (!isnan(t) && feat(x, stdio[i]) > t)
+            fail_msg("%s %s: features %.17g above darshan-parser --total %.17g", year, stdio[i], feat(x, stdio[i]), t);
+    }
     double rt = total_of(tpath, "POSIX_F_READ_TIME");
     assert_true(fabs(feat(x, "POSIX_F_READ_TIME") - rt) < 1e-3);
 

@@ -15,7 +15,8 @@
 #    no log is a single-file log, but time-chosen by definition), read/write/total_bw_mb_s,
 #    metadata_time_ratio, read/write_time_fraction, byte_imbalance, time_imbalance,
 #    io_duration, io_active_fraction;
-#  - entry points the two tools intercept differently: POSIX_STATS (and stats_per_op). The
+#  - entry points the two tools intercept differently: POSIX_STATS (and stats_per_op,
+#    iol_meta_op_share). The
 #    Darshan 3.5 runtime that wrote the logs wraps only glibc's old __xstat/__lxstat/__fxstat
 #    entry points; code built against glibc >= 2.33 (Open MPI's libmpi here: lstat@GLIBC_2.33
 #    inside MPI_File_open) calls stat/lstat/fstat, which the tracer records and Darshan never
@@ -111,7 +112,7 @@ if command -v mpicc >/dev/null && command -v mpirun >/dev/null && [ -f "$G/workl
     rm -rf "$W/$wl/data" # up to 512 MiB, not needed any more
     expect_rc 0 "$IOLENS" features "$W/$wl/t.trace" "$G/${wl}_4proc_dxt_heatmap.darshan"
     cp "$IOLENS_TMP/out" "$W/$wl/f.csv"
-    check "$W/$wl/f.csv" "${wl}_4proc" "POSIX_STATS stats_per_op"
+    check "$W/$wl/f.csv" "${wl}_4proc" "POSIX_STATS stats_per_op iol_meta_op_share"
     # POSIX_STATS: the Darshan value plus the stat-family calls the tracer saw on kept paths
     extra=$("$IOLENS" trace --print "$W/$wl/t.trace" |
       awk '$6 ~ /^(stat|lstat|fstat|stat64|lstat64|fstat64|fstatat|newfstatat|statx)\("\// {
