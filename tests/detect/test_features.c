@@ -174,6 +174,66 @@ static void test_process_features(void **state)
     iolens_detect_input_free(in);
 }
 
+/* The imbalance over every process, the console streams left out, the shares, the metadata premise. */
+static void test_portable_features(void **state)
+{
+    (void)state;
+    iolens_detect_input *in = NULL;
+    double x[IOLENS_DETECT_NFEATURES];
+    /* four processes, rank 0 alone writes: the old ratio cannot see it (fewer than two movers) */
+    assert_int_equal(iolens_detect_input_new(&in), 0);
+    assert_int_equal(iolens_detect_input_set_job(in, 4, 1.0), 0);
+    assert_int_equal(iolens_detect_input_record(in, "POSIX", 0, 1, "/r0"), 0);
+    iolens_detect_input_counter(in, "POSIX_WRITES", 16);
+    iolens_detect_input_counter(in, "POSIX_BYTES_WRITTEN", 16 << 20);
+    /* a benchmark's report on stdout: 500 small stdio writes */
+    assert_int_equal(iolens_detect_input_record(in, "STDIO", 0, 2, "<STDOUT>"), 0);
+    iolens_detect_input_counter(in, "STDIO_WRITES", 500);
+    iolens_detect_input_counter(in, "STDIO_BYTES_WRITTEN", 20000);
+    assert_int_equal(iolens_detect_input_features(in, x), 0);
+    assert_true(feat(x, "iol_rank_bytes_ratio") == 1.0);
+    assert_true(feat(x, "iol_rank_imbalance") == 1.0);
+    assert_true(feat(x, "STDIO_WRITES") == 0.0 && feat(x, "STDIO_BYTES_WRITTEN") == 0.0);
+    assert_true(feat(x, "iol_stdio_byte_share") == 0.0 && feat(x, "iol_stdio_op_share") == 0.0);
+    assert_true(feat(x, "num_files") == 2.0); /* still a name record, as IOSage counts them */
+    assert_true(close_enough(feat(x, "iol_files_per_proc"), 0.5));
+    iolens_detect_input_free(in);
+
+    /* stdio-only small I/O: 200000 lines of 3 bytes */
+    assert_int_equal(iolens_detect_input_new(&in), 0);
+    assert_int_equal(iolens_detect_input_record(in, "STDIO", 0, 3, "/out"), 0);
+    iolens_detect_input_counter(in, "STDIO_OPENS", 1);
+    iolens_detect_input_counter(in, "STDIO_WRITES", 200000);
+    iolens_detect_input_counter(in, "STDIO_BYTES_WRITTEN", 600000);
+    assert_int_equal(iolens_detect_input_features(in, x), 0);
+    assert_true(feat(x, "iol_stdio_byte_share") == 1.0 && feat(x, "iol_stdio_op_share") == 1.0);
+    assert_true(feat(x, "iol_small_op_share") == 1.0 && feat(x, "iol_small_byte_share") == 1.0);
+    assert_true(close_enough(feat(x, "iol_stdio_avg_size"), 3.0));
+    assert_true(feat(x, "iol_rank_imbalance") == 0.0); /* one process */
+    /* the rules see the stdio requests as small ones */
+    unsigned pat = 0;
+    iolens_detect_insight ins[8];
+    int n = iolens_detect_insights(x, ins, 8, &pat);
+    assert_true(n >= 1 && (pat & 1u)); /* access_granularity */
+    iolens_detect_input_free(in);
+
+    /* metadata_intensity with 1% of the I/O time in metadata: not presented, the share named */
+    memset(x, 0, sizeof x);
+    x[iolens_detect_feature_index("nprocs")] = 512;
+    x[iolens_detect_feature_index("POSIX_F_META_TIME")] = 113;
+    x[iolens_detect_feature_index("POSIX_F_WRITE_TIME")] = 14349;
+    const char *why[IOLENS_DETECT_NPATTERNS];
+    unsigned keep = iolens_detect_premises(x, 1u << 1, why);
+    assert_int_equal(keep, 0);
+    assert_non_null(why[1]);
+    assert_non_null(strstr(why[1], "0.8% of the I/O time"));
+    x[iolens_detect_feature_index("POSIX_F_META_TIME")] = 14000; /* metadata dominates */
+    assert_int_equal(iolens_detect_premises(x, 1u << 1, why), 1u << 1);
+    x[iolens_detect_feature_index("POSIX_F_META_TIME")] = 0; /* no times: not judged */
+    x[iolens_detect_feature_index("POSIX_F_WRITE_TIME")] = 0;
+    assert_int_equal(iolens_detect_premises(x, 1u << 1, why), 1u << 1);
+}
+
 /* Aggregation rules of features.tsv on hand-made records. */
 static void test_aggregation_rules(void **state)
 {
@@ -313,6 +373,7 @@ int main(void)
         cmocka_unit_test(test_derived_dev_rows),
         cmocka_unit_test(test_aggregation_rules),
         cmocka_unit_test(test_process_features),
+        cmocka_unit_test(test_portable_features),
         cmocka_unit_test(test_table_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
