@@ -147,6 +147,8 @@ int iol_batch_list_read(const char *dir, struct iol_batch_list *l)
     }
     free(line);
     fclose(f);
+    if (rc < 0) /* nothing half-read is handed back */
+        iol_batch_list_free(l);
     return rc;
 }
 

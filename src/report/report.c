@@ -1091,18 +1091,46 @@ static int diagnosis_section(FILE *o, iol_jsonw *w, const char *input, const iol
         }
         fputs("</table>\n", o);
     }
-    fputs("<h3>Rule baseline (Drishti's triggers)</h3>\n", o);
-    if (rules) {
-        fputs("<ul>\n", o);
-        for (int p = 0; p < IOLENS_DETECT_NPATTERNS; p++)
-            if (rules & (1u << p))
-                fprintf(o, "<li><span class=\"sev WARN\">WARN</span> %s</li>\n", iolens_detect_label_name(p));
-        fputs("</ul>\n<p>Triggered rule codes: ", o);
-        esc(o, codes);
-        fputs("</p>\n", o);
+    fputs("<h3>Rules (Drishti's triggers and iolens's)</h3>\n", o);
+    iolens_detect_insight ins[24];
+    unsigned ins_set = 0;
+    int nins = iolens_detect_insights(x, ins, 24, &ins_set);
+    nins = nins > 24 ? 24 : nins;
+    if (nins > 0) {
+        fputs("<ul class=\"rules\">\n", o);
+        for (int i = 0; i < nins; i++) {
+            fprintf(o, "<li><span class=\"sev %s\">%s</span> <code>%s</code> ", ins[i].level, ins[i].level, ins[i].code);
+            esc(o, ins[i].message);
+            if (ins[i].pattern >= 0)
+                fprintf(o, " &rarr; %s", iolens_detect_label_name(ins[i].pattern));
+            if (ins[i].recommendation[0]) {
+                fputs("<br><small>Recommendation: ", o);
+                esc(o, ins[i].recommendation);
+                fputs("</small>", o);
+            }
+            fputs("</li>\n", o);
+        }
+        fputs("</ul>\n", o);
     } else {
         fputs("<p><span class=\"sev OK\">OK</span> No rule triggered.</p>\n", o);
     }
+    fputs("<p>IOSage's mapping of Drishti's triggers: ", o);
+    esc(o, codes[0] ? codes : "no trigger");
+    fputs("</p>\n", o);
+    (void)rules;
+    iol_jsonw_key(w, "rule_insights");
+    iol_jsonw_arr_begin(w);
+    for (int i = 0; i < nins; i++) {
+        iol_jsonw_obj_begin(w);
+        iol_jsonw_key(w, "code");
+        iol_jsonw_str(w, ins[i].code);
+        iol_jsonw_key(w, "level");
+        iol_jsonw_str(w, ins[i].level);
+        iol_jsonw_key(w, "message");
+        iol_jsonw_str(w, ins[i].message);
+        iol_jsonw_obj_end(w);
+    }
+    iol_jsonw_arr_end(w);
     iol_jsonw_key(w, "rules");
     iol_jsonw_str(w, codes);
     iol_jsonw_obj_end(w);
