@@ -311,6 +311,13 @@ struct h5_choice {
     int64_t align_threshold, align;
 };
 
+/* What a replay stopped by SIGINT or SIGTERM (cli_catch_stop) says. */
+static void stopped_message(int keep)
+{
+    cli_error("interrupted (%s): the replay stopped%s", cli_stop == SIGINT ? "SIGINT" : "SIGTERM",
+              keep ? "; what it created is kept (--keep)" : " and removed what it had created");
+}
+
 static int on_the_fly(const char *trace, const char *root, int delays, double speed, int keep, int json,
                       int all_paths, int argc, char **argv, int serial, const struct h5_choice *hc,
                       const char *outpath)
@@ -378,8 +385,7 @@ static int on_the_fly(const char *trace, const char *root, int delays, double sp
     if (rc == IOLENS_EINTR) {
         status = CLI_FAIL;
         if (rank == 0)
-            cli_error("interrupted (%s): the replay stopped%s", cli_stop == SIGINT ? "SIGINT" : "SIGTERM",
-                      keep ? "; what it created is kept (--keep)" : " and removed what it had created");
+            stopped_message(keep);
     } else if (rc < 0) {
         status = CLI_FAIL;
         if (rank == 0 || !st.prepare_failed) {
@@ -545,8 +551,7 @@ int cmd_replay(int argc, char **argv)
     if (rc == IOLENS_EINTR) {
         status = CLI_FAIL;
         if (rank == 0)
-            cli_error("interrupted (%s): the replay stopped%s", cli_stop == SIGINT ? "SIGINT" : "SIGTERM",
-                      keep ? "; what it created is kept (--keep)" : " and removed what it had created");
+            stopped_message(keep);
     } else if (rc < 0) {
         cli_lib_error();
         status = CLI_FAIL;
