@@ -68,18 +68,20 @@ for fs in "${fss[@]}"; do
     "$PY" - "$d/whatif.json" "$d/paired.json" "$name" "$fstype" <<'PYEOF'
 import json, sys
 w = json.load(open(sys.argv[1])); p = json.load(open(sys.argv[2]))
-v = [c for c in w["configs"] if c["name"] != "base"][0]
+v = [c for c in w["configs"] if c["name"] not in ("base", "control")][0]
 if "paired" not in v:
     print("%-11s %-8s whatif: %s" % (sys.argv[3], sys.argv[4], v.get("status"))); sys.exit(0)
 io = v["paired"]
 pw = v.get("run_paired", io); plo, phi = pw["interval"]  # the whole run, as the real comparison times it
 s = p.get("summary", p)
 rm = s["median"]; rlo, rhi = s.get("interval", [s.get("lo"), s.get("hi")])
+# an unreliable verdict claims no sign: it cannot be a wrong one ("-" below)
 sign = (pw["median"] > 1) == (rm > 1) or (pw["verdict"] == "within noise" and s["verdict"] == "within noise")
+sign = None if pw["verdict"] == "unreliable" else sign
 inside = plo <= rm <= phi or abs(rm - pw["median"]) <= 0.25 * pw["median"]
 print("%-11s %-8s %6.2fx %6.2fx [%5.2f, %5.2f] %-12s %6.2fx [%5.2f, %5.2f] %-12s %s / %s" % (
     sys.argv[3], sys.argv[4], io["median"], pw["median"], plo, phi, pw["verdict"], rm, rlo, rhi, s["verdict"],
-    "yes" if sign else "NO", "yes" if inside else "NO"))
+    "-" if sign is None else "yes" if sign else "NO", "yes" if inside else "NO"))
 PYEOF
   done
   rm -rf "$w"; trap - EXIT

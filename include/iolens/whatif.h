@@ -35,7 +35,8 @@ typedef struct iolens_whatif_options {
     const char *patterns; /**< comma-separated patterns to try instead of detecting them (needed for a
                                CONFIG.json); NULL: detected */
     const char *combine;  /**< also one variant with all these changes together (NULL: none) */
-    int control;          /**< also the base itself as a variant (A/A: the noise floor) */
+    int control;          /**< also the base itself as a variant (A/A: the noise floor every verdict is
+                               judged against; default 1) */
     int np;               /**< ranks of each replay (0: the config's) */
     const char *root;     /**< where the runs' folder is made (NULL: next to the traced data) */
     int root_anywhere;    /**< allow a root on another file-system type than the traced data's */
@@ -57,7 +58,7 @@ typedef struct iolens_whatif_options {
                                       and the run fails (may be NULL) */
 } iolens_whatif_options;
 
-/** Defaults: adaptive rounds up to 21, a 600 s timeout, everything else off. */
+/** Defaults: adaptive rounds up to 21, a 600 s timeout, the A/A control on, everything else off. */
 IOLENS_API void iolens_whatif_options_init(iolens_whatif_options *o);
 
 typedef struct iolens_whatif iolens_whatif;

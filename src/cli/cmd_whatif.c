@@ -9,7 +9,7 @@
 #include "iolens/detect.h"
 #include "iolens/whatif.h"
 
-enum { O_JSON = 1, O_OUTPUT, O_DRY, O_ALL_PATHS, O_ROOT_ANYWHERE, O_DROP_CACHES, O_COLD, O_COMBINE, O_CONTROL, O_NP,
+enum { O_JSON = 1, O_OUTPUT, O_DRY, O_ALL_PATHS, O_ROOT_ANYWHERE, O_DROP_CACHES, O_COLD, O_COMBINE, O_CONTROL, O_NO_CONTROL, O_NP,
        O_MAX_ROUNDS, O_ROUNDS, O_TIMEOUT, O_ROOT, O_LEVEL, O_PATTERN, O_KEEP, O_MODELS };
 static const cli_opt optv[] = {
     {O_OUTPUT, 'o', "output", "FILE", "write the report there (default: standard output)"},
@@ -25,8 +25,10 @@ static const cli_opt optv[] = {
                                "writable, or for a CONFIG.json); removed at the end"},
     {O_ROOT_ANYWHERE, 0, "root-anywhere", NULL, "allow a --root on another file-system type than the traced data's"},
     {O_COMBINE, 0, "combine", "P,...", "also measure one variant with all these changes together (in order)"},
-    {O_CONTROL, 0, "control", NULL, "also measure the base config itself as a variant (A/A): the noise\n"
-                                    "floor, which should come out within noise"},
+    {O_CONTROL, 0, "control", NULL, "measure the base config itself as a variant (A/A), the noise floor\n"
+                                    "every verdict is judged against (the default)"},
+    {O_NO_CONTROL, 0, "no-control", NULL, "no A/A control: one run fewer per round; the verdicts then rest on\n"
+                                          "the intervals alone, with no measure of this machine's noise"},
     {O_DROP_CACHES, 0, "drop-caches", NULL, "as root, drop the page cache before every timed run (after the sync)"},
     {O_COLD, 0, "cold-reads", NULL, "every replay's read steps start cold (iolens replay --cold-reads)"},
     {O_ROUNDS, 0, "rounds", "R", "exactly R rounds, 1 to 1000; each runs the base and every variant once,\n"
@@ -56,7 +58,7 @@ static void more(FILE *out)
 static const cli_spec spec = {
     "whatif", "whatif TRACE [--np N] [--root DIR] [--rounds R] [--pattern P[,P...]] [--json]\n"
               "       [--dry-run] [--keep DIR] [--models DIR] [--all-paths] [--timeout SEC]\n"
-              "       [--root-anywhere] [--combine P,P...] [--control]\n"
+              "       [--root-anywhere] [--combine P,P...] [--no-control]\n"
               "whatif TRACE --level hdf5 [--pattern P[,P...]] [options]\n"
               "whatif CONFIG.json --pattern P[,P...] [options]",
     "The closed loop: detects the I/O bottleneck patterns of a trace (iolens trace file or\n"
@@ -88,6 +90,7 @@ int cmd_whatif(int argc, char **argv)
         case O_COLD: o.cold_reads = 1; break;
         case O_COMBINE: o.combine = p.val; break;
         case O_CONTROL: o.control = 1; break;
+        case O_NO_CONTROL: o.control = 0; break;
         case O_NP:
             if (cli_val_long(&p, 1, 4096, &lv) < 0)
                 return CLI_USAGE;

@@ -76,8 +76,17 @@ struct opts {
     int library;  /* --level hdf5 */
 };
 
+/* The machine around each round: its 1-minute load average and the CPU time stolen from it
+ * (a virtual machine's host) since the round before, read from /proc. */
+struct machine {
+    double load1[1000]; /* at the start of each round (< 0: unknown) */
+    double steal[1000]; /* share of the CPU time stolen during the round before it (< 0: unknown) */
+    int cores;
+};
+
 struct iolens_whatif {
     struct opts o;
+    struct machine mach;
     struct variant v[1 + MAX_VARIANTS];
     int nv;
     const char *names[IOLENS_DETECT_NPATTERNS];
@@ -178,23 +187,45 @@ static int run_paired_of(const struct opts *o, const struct variant *b, const st
 }
 
 /* Adaptive rounds: at least ADAPT_MIN, at most --max-rounds; after each round from ADAPT_MIN on,
- * stop when every measured variant's paired interval excludes 1 (a verdict) or is narrower than
- * ADAPT_WIDTH relative to its lower end (the effect is pinned down, even if it is none). */
+ * stop when every measured variant has a verdict (faster or slower against the A/A control) or
+ * is within noise with an interval narrower than ADAPT_WIDTH relative to its lower end (the
+ * effect is pinned down, even if it is none); an unreliable verdict asks for more rounds. */
 #define ADAPT_MIN 5
 #define ADAPT_MAX 21
 #define ADAPT_WIDTH 0.10
-static int adapt_done(const struct variant *v, int nv, int rounds)
+static int judge(const struct opts *o, const struct machine *m, const struct variant *v, int nv, int k, int whole_run,
+                 const iolens_paired_summary *ps, char *why, size_t cap);
+static double median_of(const struct run *r, int n, double *mn, double *mx);
+static int find_control(const struct variant *v, int nv);
+struct machine;
+static double load_per_core(const struct machine *m, int rounds);
+
+/* ... judged as the report judges them (against the A/A control): an unreliable verdict asks for
+ * more rounds, up to the limit. */
+static int adapt_done(const struct opts *o, const struct machine *m, struct variant *v, int nv, int rounds)
 {
     if (rounds < ADAPT_MIN)
         return 0;
-    double ratios[1000];
+    double ratios[1000], lo, hi;
+    struct opts oo = *o;
+    oo.rounds = rounds;
+    for (int k = 0; k < nv; k++) /* medians so far: the runs' length enters the verdicts */
+        if (v[k].runs)
+            v[k].median = median_of(v[k].runs, rounds, &lo, &hi);
     for (int k = 1; k < nv; k++) {
         iolens_paired_summary ps;
-        if (v[k].status != IOLENS_REPLAY_WHATIF_APPLIED || !v[k].runs)
-            continue;
+        if (v[k].status != IOLENS_REPLAY_WHATIF_APPLIED || !v[k].runs || k == find_control(v, nv))
+            continue; /* the control is what the others are judged against, not a verdict to wait for */
         if (rounds > 1000 || paired_of(&v[0], &v[k], rounds, ratios, &ps) < 0 || ps.k == 0)
             return 0;
-        if (ps.verdict == IOLENS_PAIRED_WITHIN_NOISE && !(ps.lo > 0 && ps.hi / ps.lo - 1.0 < ADAPT_WIDTH))
+        char why[1024];
+        int vd = judge(&oo, m, v, nv, k, 0, &ps, why, sizeof why);
+        double shorter = v[0].median < v[k].median ? v[0].median : v[k].median;
+        if (vd == IOLENS_PAIRED_UNRELIABLE && load_per_core(m, rounds) >= 1 && shorter < IOLENS_PAIRED_BUSY_FLOOR)
+            continue; /* runs too short for a busy machine: more of them do not make them longer */
+        if (vd == IOLENS_PAIRED_UNRELIABLE)
+            return 0;
+        if (vd == IOLENS_PAIRED_WITHIN_NOISE && !(ps.lo > 0 && ps.hi / ps.lo - 1.0 < ADAPT_WIDTH))
             return 0;
     }
     return 1;
@@ -518,19 +549,132 @@ static int read_results(const char *path, struct run *r)
     return 0;
 }
 
+/* /proc/loadavg's 1-minute figure; -1 when unreadable */
+static double read_load1(void)
+{
+    FILE *f = fopen("/proc/loadavg", "re");
+    double l = -1;
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1)
+            l = -1;
+        fclose(f);
+    }
+    return l;
+}
+
+/* /proc/stat's total and stolen CPU ticks; 0 when unreadable */
+static int read_steal(unsigned long long *total, unsigned long long *steal)
+{
+    FILE *f = fopen("/proc/stat", "re");
+    unsigned long long v[8] = {0};
+    int n = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                       &v[6], &v[7])
+              : 0;
+    if (f)
+        fclose(f);
+    if (n < 8)
+        return 0;
+    *total = 0;
+    for (int i = 0; i < 8; i++)
+        *total += v[i];
+    *steal = v[7];
+    return 1;
+}
+
+static int find_control(const struct variant *v, int nv)
+{
+    for (int k = 1; k < nv; k++)
+        if (!strcmp(v[k].name, "control") && v[k].runs)
+            return k;
+    return -1;
+}
+
+/* The base's drift over the rounds: median of the first half of its times over that of the
+ * second half, or the inverse, whichever is larger (1: none; fewer than 4 rounds: unknown, 1). */
+static double base_drift(const struct variant *b, int rounds)
+{
+    if (!b->runs || rounds < 4 || rounds > 1000)
+        return 1;
+    double x[1000];
+    int h = rounds / 2;
+    for (int part = 0; part < 2; part++) {
+        int n = 0;
+        for (int r = part ? rounds - h : 0; r < (part ? rounds : h); r++)
+            if (b->runs[r].seconds > 0)
+                x[500 * part + n++] = b->runs[r].seconds;
+        if (n == 0)
+            return 1;
+        qsort(x + 500 * part, (size_t)n, sizeof *x, iol_cmp_double);
+        x[500 * part] = iol_median_sorted(x + 500 * part, (size_t)n);
+    }
+    double d = x[0] / x[500];
+    return d >= 1 ? d : 1 / d;
+}
+
+/* The highest load per core over the rounds run (-1: unknown). */
+static double load_per_core(const struct machine *m, int rounds)
+{
+    double hi = -1;
+    for (int r = 0; r < rounds && r < 1000; r++)
+        if (m->load1[r] > hi)
+            hi = m->load1[r];
+    return hi >= 0 && m->cores > 0 ? hi / m->cores : -1;
+}
+
+static int paired_of(const struct variant *b, const struct variant *v, int rounds, double *ratios,
+                     iolens_paired_summary *s);
+static int run_paired_of(const struct opts *o, const struct variant *b, const struct variant *v, int rounds,
+                         double *ratios, iolens_paired_summary *s);
+
+/* Variant k's verdict against the noise measured beside it (iolens_paired_judge): the A/A
+ * control's summary of the same figure (I/O or whole run), the base's drift, the machine's load
+ * and the length of the runs. The control itself: within noise when its interval holds 1, else
+ * unreliable (the runs of one config are not alike here). */
+static int judge(const struct opts *o, const struct machine *m, const struct variant *v, int nv, int k, int whole_run,
+                 const iolens_paired_summary *ps, char *why, size_t cap)
+{
+    iolens_paired_noise nz;
+    memset(&nz, 0, sizeof nz);
+    nz.drift = base_drift(&v[0], o->rounds);
+    nz.load_per_core = m ? load_per_core(m, o->rounds) : -1;
+    double shorter = v[0].median < v[k].median ? v[0].median : v[k].median;
+    nz.seconds = shorter;
+    nz.min_seconds = nz.load_per_core >= 1 ? IOLENS_PAIRED_BUSY_FLOOR : 0;
+    int c = find_control(v, nv);
+    double ratios[1000];
+    if (c == k) {
+        int holds = ps->k && ps->lo <= NEGLIGIBLE && ps->hi >= 1 / NEGLIGIBLE;
+        if (ps->k == 0)
+            snprintf(why, cap, "%zu round(s) give no interval at 90%%: run 5 or more", ps->n);
+        else if (holds)
+            snprintf(why, cap, "the base against itself: [%.3f, %.3f] holds 1, the noise of this machine", ps->lo, ps->hi);
+        else
+            snprintf(why, cap, "the base against itself came out %.3fx [%.3f, %.3f]: runs of one config are not alike "
+                     "here (load, caches, drift), so no speed-up is a verdict unless it clears that", ps->median, ps->lo,
+                     ps->hi);
+        return holds ? IOLENS_PAIRED_WITHIN_NOISE : IOLENS_PAIRED_UNRELIABLE;
+    }
+    if (c > 0 && o->rounds <= 1000 &&
+        (whole_run ? run_paired_of(o, &v[0], &v[c], o->rounds, ratios, &nz.control)
+                   : paired_of(&v[0], &v[c], o->rounds, ratios, &nz.control)) == 0)
+        nz.has_control = 1;
+    return iolens_paired_judge(ps, &nz, NEGLIGIBLE, why, cap);
+}
+
 /* A paired summary and its ratios as JSON. */
-static json_t *paired_json(const iolens_paired_summary *ps, const double *ratios)
+static json_t *paired_json(const iolens_paired_summary *ps, const double *ratios, int verdict, const char *why)
 {
     json_t *pr = json_array();
     for (size_t r = 0; r < ps->n; r++)
         json_array_append_new(pr, json_real(ratios[r]));
-    return json_pack("{s:o, s:f, s:[f,f], s:i, s:f, s:s}", "ratios", pr, "median", ps->median, "interval", ps->lo,
-                     ps->hi, "k", (int)ps->k, "coverage", ps->coverage, "verdict",
+    return json_pack("{s:o, s:f, s:[f,f], s:i, s:f, s:s, s:s, s:s}", "ratios", pr, "median", ps->median, "interval",
+                     ps->lo, ps->hi, "k", (int)ps->k, "coverage", ps->coverage, "verdict",
+                     iolens_paired_verdict_name(verdict), "reason", why, "interval_alone",
                      iolens_paired_verdict_name(ps->verdict));
 }
 
-static void report_json(FILE *fo, const struct opts *o, const struct variant *v, int nv, const char *const *detected,
-                        int ndet, const double *probs, int no_records, const char *where)
+static void report_json(FILE *fo, const struct opts *o, const struct machine *m, const struct variant *v, int nv,
+                        const char *const *detected, int ndet, const double *probs, int no_records, const char *where)
 {
     json_t *out = json_object();
     json_object_set_new(out, "input", json_string(o->input));
@@ -546,6 +690,18 @@ static void report_json(FILE *fo, const struct opts *o, const struct variant *v,
     json_object_set_new(out, "measured", json_boolean(o->measured));
     if (where)
         json_object_set_new(out, "configs_dir", json_string(where));
+    json_object_set_new(out, "control", json_boolean(find_control(v, nv) > 0));
+    if (o->measured) {
+        json_t *mr = json_array();
+        for (int r = 0; r < o->rounds && r < 1000; r++)
+            json_array_append_new(mr, json_pack("{s:i, s:o, s:o}", "round", r + 1, "load1",
+                                                m->load1[r] >= 0 ? json_real(m->load1[r]) : json_null(), "steal_share",
+                                                m->steal[r] >= 0 ? json_real(m->steal[r]) : json_null()));
+        double lpc = load_per_core(m, o->rounds);
+        json_object_set_new(out, "machine", json_pack("{s:i, s:o, s:f, s:o}", "cores", m->cores, "max_load_per_core",
+                                                      lpc >= 0 ? json_real(lpc) : json_null(), "base_drift",
+                                                      base_drift(&v[0], o->rounds), "rounds", mr));
+    }
     json_t *det = json_object();
     json_object_set_new(det, "source", json_string(probs ? "classifier" : "--pattern"));
     if (probs) {
@@ -600,10 +756,16 @@ static void report_json(FILE *fo, const struct opts *o, const struct variant *v,
                 json_object_set_new(e, "speedup", json_real(v[k].median > 0 ? v[0].median / v[k].median : 0));
             double ratios[1000];
             iolens_paired_summary ps;
-            if (k > 0 && v[0].runs && o->rounds <= 1000 && paired_of(&v[0], &v[k], o->rounds, ratios, &ps) == 0)
-                json_object_set_new(e, "paired", paired_json(&ps, ratios));
+            char why[1024];
+            if (k > 0 && v[0].runs && o->rounds <= 1000 && paired_of(&v[0], &v[k], o->rounds, ratios, &ps) == 0) {
+                int vd = judge(o, m, v, nv, k, 0, &ps, why, sizeof why);
+                json_object_set_new(e, "verdict", json_string(iolens_paired_verdict_name(vd)));
+                json_object_set_new(e, "verdict_reason", json_string(why));
+                json_object_set_new(e, "paired", paired_json(&ps, ratios, vd, why));
+            }
             if (k > 0 && v[0].runs && o->rounds <= 1000 && run_paired_of(o, &v[0], &v[k], o->rounds, ratios, &ps) == 0) {
-                json_t *rp = paired_json(&ps, ratios);
+                int vd = judge(o, m, v, nv, k, 1, &ps, why, sizeof why);
+                json_t *rp = paired_json(&ps, ratios, vd, why);
                 json_object_set_new(rp, "traced_run_seconds", json_real(o->traced_run));
                 json_object_set_new(rp, "traced_io_seconds", o->traced_io > 0 ? json_real(o->traced_io) : json_null());
                 json_object_set_new(e, "run_paired", rp);
@@ -619,8 +781,8 @@ static void report_json(FILE *fo, const struct opts *o, const struct variant *v,
 
 /* The paired view of each applied variant's rounds, of the I/O (whole_run 0) or of the whole run;
  * the title before the first line printed. */
-static void print_paired(FILE *out, const struct opts *o, const struct variant *v, int nv, int whole_run,
-                         const char *title)
+static void print_paired(FILE *out, const struct opts *o, const struct machine *m, const struct variant *v, int nv,
+                         int whole_run, const char *title)
 {
     int shown = 0;
     for (int k = 1; k < nv; k++) {
@@ -632,19 +794,23 @@ static void print_paired(FILE *out, const struct opts *o, const struct variant *
             continue;
         if (!shown++)
             fprintf(out, "\n%s\n", title);
+        char why[1024];
+        int vd = judge(o, m, v, nv, k, whole_run, &ps, why, sizeof why);
         if (ps.k)
             fprintf(out, "%-24s %7.3fx [%.3f, %.3f] (%.1f%%) %s\n", v[k].name, ps.median, ps.lo, ps.hi, 100 * ps.coverage,
-                   iolens_paired_verdict_name(ps.verdict));
+                   iolens_paired_verdict_name(vd));
         else if (!whole_run)
             fprintf(out, "%-24s %7.3fx (no interval: %d round(s); --rounds 5 or more) %s\n", v[k].name, ps.median,
-                   o->rounds, iolens_paired_verdict_name(ps.verdict));
+                   o->rounds, iolens_paired_verdict_name(vd));
         else
-            fprintf(out, "%-24s %7.3fx %s\n", v[k].name, ps.median, iolens_paired_verdict_name(ps.verdict));
+            fprintf(out, "%-24s %7.3fx %s\n", v[k].name, ps.median, iolens_paired_verdict_name(vd));
+        if (vd == IOLENS_PAIRED_UNRELIABLE && !whole_run)
+            fprintf(out, "%-24s   %s\n", "", why);
     }
 }
 
-static void report_table(FILE *out, const struct opts *o, const struct variant *v, int nv, const char *const *detected,
-                         int ndet, const double *probs, int no_records)
+static void report_table(FILE *out, const struct opts *o, const struct machine *m, const struct variant *v, int nv,
+                         const char *const *detected, int ndet, const double *probs, int no_records)
 {
     if (probs) {
         fprintf(out, "%s: detected (tau %.2f): ", o->input, IOLENS_DETECT_TAU);
@@ -689,7 +855,11 @@ static void report_table(FILE *out, const struct opts *o, const struct variant *
                    v[k].median > 0 ? v[0].median / v[k].median : 0, v[k].min, v[k].max, v[k].runs[0].bytes);
     }
     if (o->measured) {
-        print_paired(out, o, v, nv, 0, "per-round speed-up (base / variant in the same round): median, order-statistic "
+        double lpc = load_per_core(m, o->rounds), drift = base_drift(&v[0], o->rounds);
+        fprintf(out, "\nmachine: %d core(s), highest 1-minute load %s%.2f per core; base drift %.2fx over the rounds; "
+                "A/A control: %s\n", m->cores, lpc >= 0 ? "" : "unknown ", lpc >= 0 ? lpc : 0.0, drift,
+                find_control(v, nv) > 0 ? "measured" : "off (--no-control): the verdicts rest on the intervals alone");
+        print_paired(out, o, m, v, nv, 0, "per-round speed-up (base / variant in the same round): median, order-statistic "
                                   "interval, verdict");
         char title[200];
         if (o->traced_io > 0 && v[0].median > 0) {
@@ -708,7 +878,7 @@ static void report_table(FILE *out, const struct opts *o, const struct variant *
             snprintf(title, sizeof title,
                      "the whole run (traced %.3f s; what is not the base replay's I/O time taken as unchanged):",
                      o->traced_run);
-        print_paired(out, o, v, nv, 1, title);
+        print_paired(out, o, m, v, nv, 1, title);
     }
     fprintf(out, "\n");
     for (int k = 1; k < nv; k++) {
@@ -950,9 +1120,14 @@ static int run(iolens_whatif *W)
         snprintf(x->note, sizeof x->note, "the base config unchanged, run as a variant in every round: its speed-up "
                  "is the noise of this machine and file system");
     }
-    /* runs only when there is something to compare the base with */
+    /* runs only when there is something to compare the base with (the control is not) */
     for (int k = 1; k < nv; k++)
-        o.measured |= !o.dry && v[k].status == IOLENS_REPLAY_WHATIF_APPLIED;
+        o.measured |= !o.dry && v[k].status == IOLENS_REPLAY_WHATIF_APPLIED && strcmp(v[k].name, "control");
+    if (!o.measured && nv > 1 && !strcmp(v[nv - 1].name, "control")) { /* nothing to judge against it */
+        if (!o.library)
+            iolens_replay_config_free(v[nv - 1].cfg);
+        memset(&v[--nv], 0, sizeof v[nv]);
+    }
 
     /* where configs and results go */
     const char *cdir = NULL;
@@ -1020,7 +1195,20 @@ static int run(iolens_whatif *W)
         int failed = 0;
         const char *se = getenv("IOLENS_WHATIF_SETTLE"); /* 0: no syncfs before each run (to measure its effect) */
         int settle = !(se && !strcmp(se, "0"));
+        unsigned long long t0 = 0, s0 = 0;
+        int have_stat = read_steal(&t0, &s0);
+        long nc = sysconf(_SC_NPROCESSORS_ONLN);
+        W->mach.cores = nc > 0 ? (int)nc : 1;
         for (int r = 0; r < o.rounds && !failed && !stopped(&o); r++) {
+            W->mach.load1[r] = read_load1();
+            unsigned long long t1, s1;
+            W->mach.steal[r] = -1;
+            if (have_stat && read_steal(&t1, &s1)) {
+                if (r > 0 && t1 > t0)
+                    W->mach.steal[r] = (double)(s1 - s0) / (double)(t1 - t0);
+                t0 = t1;
+                s0 = s1;
+            }
             for (int j = 0; j < m && !failed; j++) {
                 struct variant *x = &v[order[(r + j) % m]];
                 char rundir[PATH_MAX + 64], res[PATH_MAX + 64], err[PATH_MAX + 64];
@@ -1047,7 +1235,7 @@ static int run(iolens_whatif *W)
                     o.progress(o.progress_ctx, ++ndone, (size_t)o.rounds * (size_t)m);
             }
             done_rounds = r + 1;
-            if (o.adaptive && !failed && adapt_done(v, nv, done_rounds))
+            if (o.adaptive && !failed && adapt_done(&o, &W->mach, v, nv, done_rounds))
                 break;
         }
         if (!failed && !stopped(&o) && done_rounds > 0)
@@ -1082,6 +1270,7 @@ void iolens_whatif_options_init(iolens_whatif_options *o)
     memset(o, 0, sizeof *o);
     o->max_rounds = ADAPT_MAX;
     o->timeout = 600.0;
+    o->control = 1;
 }
 
 void iolens_whatif_free(iolens_whatif *W)
@@ -1100,13 +1289,13 @@ void iolens_whatif_free(iolens_whatif *W)
 
 int iolens_whatif_write_json(const iolens_whatif *W, FILE *out)
 {
-    report_json(out, &W->o, W->v, W->nv, W->names, W->npat, W->has_probs ? W->probs : NULL, W->no_records, W->o.keep);
+    report_json(out, &W->o, &W->mach, W->v, W->nv, W->names, W->npat, W->has_probs ? W->probs : NULL, W->no_records, W->o.keep);
     return ferror(out) ? iol_err(IOLENS_EIO, "cannot write the report") : 0;
 }
 
 int iolens_whatif_write_table(const iolens_whatif *W, FILE *out)
 {
-    report_table(out, &W->o, W->v, W->nv, W->names, W->npat, W->has_probs ? W->probs : NULL, W->no_records);
+    report_table(out, &W->o, &W->mach, W->v, W->nv, W->names, W->npat, W->has_probs ? W->probs : NULL, W->no_records);
     return ferror(out) ? iol_err(IOLENS_EIO, "cannot write the report") : 0;
 }
 

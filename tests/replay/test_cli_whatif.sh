@@ -81,7 +81,7 @@ PY
 
 # one real round: the base and the access_granularity variant both run (mpirun -np 2)
 # (its replays run under mpirun: no leak scan there, as above; the dry runs and the 1-rank run below keep it)
-expect_rc 0 env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$IOLENS" whatif "$T/run.trace" --rounds 1 --pattern access_granularity,access_pattern --json --root "$T/wroot"
+expect_rc 0 env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$IOLENS" whatif "$T/run.trace" --rounds 1 --pattern access_granularity,access_pattern --no-control --json --root "$T/wroot"
 cp "$T/out" "$T/run1.json"
 python3 - "$T/run1.json" <<'PY' && ok || fail "whatif --rounds 1 ($T/run1.json)"
 import json, sys
@@ -100,7 +100,8 @@ assert [s["bytes"] for s in base["runs"][0]["steps"]] == [s["bytes"] for s in g[
 assert g["speedup"] > 0 and abs(g["speedup"] - base["median_seconds"] / g["median_seconds"]) < 1e-9
 p = g["paired"]  # the same round's base / variant: one ratio per round
 assert len(p["ratios"]) == 1 and abs(p["ratios"][0] - base["runs"][0]["seconds"] / g["runs"][0]["seconds"]) < 1e-9
-assert p["k"] == 0 and p["verdict"] == "within noise" and p["median"] == p["ratios"][0]
+assert p["k"] == 0 and p["verdict"] == "unreliable" and p["interval_alone"] == "within noise" and p["median"] == p["ratios"][0]
+assert "no interval" in p["reason"] and g["verdict"] == "unreliable" and not rep["control"], p
 PY
 [ -d "$T/wroot" ] && [ -z "$(ls -A "$T/wroot")" ] && ok || fail "whatif left files below --root: $(ls -A "$T/wroot")"
 
@@ -140,16 +141,23 @@ python3 - "$T/out" <<'PY' && ok || fail "adaptive rounds ($T/out)"
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["adaptive_rounds"] and r["max_rounds"] == 7 and 5 <= r["rounds"] <= 7, r["rounds"]
-base, t = r["configs"]
+base, t, c = r["configs"]  # the A/A control is on by default
+assert r["control"] and c["name"] == "control" and len(c["runs"]) == r["rounds"]
 assert len(t["paired"]["ratios"]) == r["rounds"] and len(base["runs"]) == r["rounds"]
 p = t["paired"]
 lo, hi = p["interval"]
 assert p["verdict"] != "within noise" or hi / lo - 1 < 0.10 or r["rounds"] == 7, p
+# the verdict is judged against the control; an unreliable one used every round it could
+assert t["verdict"] == p["verdict"] in ("faster", "slower", "within noise", "unreliable") and p["reason"], p
+assert p["verdict"] != "unreliable" or r["rounds"] == 7 or "runs last" in p["reason"], p
+m = r["machine"]
+assert m["cores"] >= 1 and len(m["rounds"]) == r["rounds"] and m["base_drift"] >= 1, m
+assert all(x["load1"] is None or x["load1"] >= 0 for x in m["rounds"]), m
 PY
 expect_rc 2 "$IOLENS" whatif "$T/one.json" --pattern throughput_utilization --rounds 3 --max-rounds 7
 expect_rc 2 "$IOLENS" whatif "$T/one.json" --pattern throughput_utilization --max-rounds 4
 # --combine: one more variant with both changes, applied in order
-expect_rc 0 "$IOLENS" whatif "$T/one.json" --pattern throughput_utilization --combine throughput_utilization,access_granularity --rounds 2 --json --root "$T/wroot5"
+expect_rc 0 "$IOLENS" whatif "$T/one.json" --pattern throughput_utilization --combine throughput_utilization,access_granularity --rounds 2 --no-control --json --root "$T/wroot5"
 python3 - "$T/out" <<'PY' && ok || fail "whatif --combine ($T/out)"
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -171,7 +179,7 @@ md = [s for s in steps if s["method"] == "metadata"]
 assert len(md) == 1 and md[0]["metadata"]["files_per_rank"] == 40 and md[0]["metadata"]["write_bytes"] == 4096, steps
 assert len(steps) <= 3, len(steps)
 PY
-expect_rc 0 "$IOLENS" whatif "$T/split.trace" --pattern metadata_intensity --rounds 1 --json --root "$T/wroot6"
+expect_rc 0 "$IOLENS" whatif "$T/split.trace" --pattern metadata_intensity --rounds 1 --no-control --json --root "$T/wroot6"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); b, m = r["configs"]; assert m["status"] == "applied" and m["bytes"] == b["bytes"] > 0, (b, m)' "$T/out" && ok || fail "metadata variant ($T/out)"
 # a trace without data (40 files created by touch): one metadata step of 40 empty files, and
 # whatif measures the metadata change (a record per file in one index file)
@@ -179,7 +187,7 @@ mkdir -p "$T/mo"
 expect_rc 0 "$IOLENS" trace -o "$T/touch.trace" -- touch $(seq -f "$T/mo/f%g" 40)
 expect_rc 0 "$IOLENS" replay --config-from "$T/touch.trace" -o "$T/touch.json"
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["file_configs"]; assert len(s) == 1 and s[0]["method"] == "metadata" and s[0]["metadata"]["files_per_rank"] == 40, s' "$T/touch.json" && ok || fail "metadata-only trace ($T/touch.json)"
-expect_rc 0 "$IOLENS" whatif "$T/touch.trace" --pattern metadata_intensity --rounds 1 --root "$T/wroot7" --json
+expect_rc 0 "$IOLENS" whatif "$T/touch.trace" --pattern metadata_intensity --rounds 1 --root "$T/wroot7" --no-control --json
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); b, m = r["configs"]; assert r["measured"] and m["status"] == "applied" and m["median_seconds"] > 0 and b["median_seconds"] > 0 and m["bytes"] == 40 * 64, (b, m)' "$T/out" && ok || fail "metadata variant of empty files ($T/out)"
 expect_rc 0 "$IOLENS" whatif "$T/touch.trace" --pattern metadata_intensity --dry-run --root "$T/wroot8"
 expect_grep 'metadata_intensity: applied: .*40 empty files per rank -> 40 records of 64 bytes' "$IOLENS_TMP/out"
@@ -195,8 +203,8 @@ JSON
 expect_rc 1 "$IOLENS" whatif "$T/slow.json" --pattern access_granularity --rounds 1 --timeout 1 --root "$T/wroot2"
 expect_grep 'ran longer than 1 s (the timeout): stopped' "$T/err"
 [ -z "$(ls -A "$T/wroot2")" ] && ok || fail "the stopped run left files: $(ls -A "$T/wroot2")"
-# --control: the base config run again as a variant (A/A), the same bytes, every round timed
-expect_rc 0 "$IOLENS" whatif "$T/one.json" --pattern throughput_utilization --control --rounds 2 --json --root "$T/wroot9"
+# the control (default): the base config run again as a variant (A/A), the same bytes, every round timed
+expect_rc 0 "$IOLENS" whatif "$T/one.json" --pattern throughput_utilization --rounds 2 --json --root "$T/wroot9"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); c=[x for x in r["configs"] if x["name"] == "control"][0]; b=r["configs"][0]; assert c["status"] == "applied" and c["bytes"] == b["bytes"] and len(c["runs"]) == 2 and c["config"] == b["config"], c' "$T/out" && ok || fail "whatif --control ($T/out)"
 # a config that is no JSON: its parse error, exit 1 (not a usage error)
 printf '{bad json\n' >"$T/bad.json"

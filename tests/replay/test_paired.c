@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "iolens/paired.h"
@@ -49,8 +50,64 @@ static void test_summary(void **state)
     assert_int_equal(iolens_paired_summarize(r, 0, 0.90, &s), IOLENS_EINVAL);
 }
 
+static iolens_paired_summary sum(double lo, double med, double hi)
+{
+    iolens_paired_summary s = {11, med, lo, hi, 3, 0.93, 0};
+    return s;
+}
+
+/* Verdicts against the A/A control, drift and run length (the rules of iolens_paired_judge). */
+static void test_judge(void **state)
+{
+    (void)state;
+    char why[600];
+    iolens_paired_noise quiet = {1, sum(0.98, 1.0, 1.03), 1, 0.1, 1, 0};
+    iolens_paired_summary v = sum(1.8, 2.0, 2.2);
+    assert_int_equal(iolens_paired_judge(&v, &quiet, 1.02, why, sizeof why), IOLENS_PAIRED_FASTER);
+    v = sum(0.5, 0.55, 0.6);
+    assert_int_equal(iolens_paired_judge(&v, &quiet, 1.02, why, sizeof why), IOLENS_PAIRED_SLOWER);
+    v = sum(0.99, 1.0, 1.015);
+    assert_int_equal(iolens_paired_judge(&v, &quiet, 1.02, why, sizeof why), IOLENS_PAIRED_WITHIN_NOISE);
+    /* excludes 1 but not the control's band: not a verdict */
+    v = sum(1.025, 1.03, 1.04);
+    assert_int_equal(iolens_paired_judge(&v, &quiet, 1.02, why, sizeof why), IOLENS_PAIRED_UNRELIABLE);
+    /* a failed A/A control (it moved 40%): a 1.3x interval that excludes 1 is not a verdict */
+    iolens_paired_noise busy = {1, sum(1.2, 1.4, 1.6), 1, 3.5, 1, 0};
+    v = sum(1.2, 1.3, 1.45);
+    assert_int_equal(iolens_paired_judge(&v, &busy, 1.02, why, sizeof why), IOLENS_PAIRED_UNRELIABLE);
+    assert_non_null(strstr(why, "A/A control came out 1.400x"));
+    assert_non_null(strstr(why, "3.5 per core"));
+    v = sum(4.0, 5.0, 6.0); /* an effect beyond the noise stays a verdict */
+    assert_int_equal(iolens_paired_judge(&v, &busy, 1.02, why, sizeof why), IOLENS_PAIRED_FASTER);
+    /* a wide but centred control: no change cannot be told from +-60% */
+    iolens_paired_noise wide = {1, sum(0.625, 1.0, 1.6), 1, 0.2, 1, 0};
+    v = sum(0.95, 1.0, 1.05);
+    assert_int_equal(iolens_paired_judge(&v, &wide, 1.02, why, sizeof why), IOLENS_PAIRED_UNRELIABLE);
+    /* a drifting base (fsync on ext4: 4x from first rounds to last) widens the band to 2x */
+    iolens_paired_noise drift = {1, sum(0.98, 1.0, 1.03), 4.0, 0.1, 1, 0};
+    v = sum(1.5, 1.7, 1.9);
+    assert_int_equal(iolens_paired_judge(&v, &drift, 1.02, why, sizeof why), IOLENS_PAIRED_UNRELIABLE);
+    assert_non_null(strstr(why, "drifted 4.00x"));
+    v = sum(2.5, 3.0, 3.5);
+    assert_int_equal(iolens_paired_judge(&v, &drift, 1.02, why, sizeof why), IOLENS_PAIRED_FASTER);
+    /* runs shorter than the busy floor are decided by the scheduler, whatever the control says */
+    iolens_paired_noise shortruns = {1, sum(0.98, 1.0, 1.03), 1, 2.0, 0.012, IOLENS_PAIRED_BUSY_FLOOR};
+    v = sum(0.3, 0.4, 0.49);
+    assert_int_equal(iolens_paired_judge(&v, &shortruns, 1.02, why, sizeof why), IOLENS_PAIRED_UNRELIABLE);
+    assert_non_null(strstr(why, "0.012 s"));
+    /* no control: the interval alone, and the reason says so; no interval: unreliable */
+    iolens_paired_noise none = {0, sum(1, 1, 1), 1, -1, 0, 0};
+    v = sum(1.1, 1.2, 1.3);
+    assert_int_equal(iolens_paired_judge(&v, &none, 1.02, why, sizeof why), IOLENS_PAIRED_FASTER);
+    assert_non_null(strstr(why, "no A/A control"));
+    v.k = 0;
+    assert_int_equal(iolens_paired_judge(&v, &none, 1.02, why, sizeof why), IOLENS_PAIRED_UNRELIABLE);
+    assert_string_equal(iolens_paired_verdict_name(IOLENS_PAIRED_UNRELIABLE), "unreliable");
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_rank), cmocka_unit_test(test_summary)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_rank), cmocka_unit_test(test_summary),
+                                       cmocka_unit_test(test_judge)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
