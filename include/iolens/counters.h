@@ -45,7 +45,9 @@ typedef struct iolens_counters_opts {
                                   divides 4096) */
     int keep_per_rank;       /**< 1: no shared-file reduction (DARSHAN_DISABLE_SHARED_REDUCTION) */
     int all_paths;           /**< 1: keep files under /etc/ /dev/ /usr/ /bin/ /boot/ /lib/ /opt/
-                                  /sbin/ /sys/ /proc/ /var/, which Darshan excludes by default */
+                                  /sbin/ /sys/ /proc/ /var/, which Darshan excludes by default;
+                                  2: keep those under /dev/shm/ only (an application's data on
+                                  tmpfs), leave out the rest */
     int heatmap;             /**< compute HEATMAP records (default 1) */
     int dxt;                 /**< compute DXT_POSIX / DXT_MPIIO records (default 1) */
     const char *exe;         /**< job exe and arguments (default "<unknown>") */

@@ -199,7 +199,8 @@ IOLENS_API int iolens_detect_kind(const char *path);
 typedef struct iolens_detect_read_opts {
     /** Traces: 1 keeps files under /dev/ /proc/ /etc/ /usr/ ... that Darshan
      *  excludes (default 0: Darshan's exclusions, so the features of a trace
-     *  match those of the Darshan log of the same run). */
+     *  match those of the Darshan log of the same run); 2 keeps those under
+     *  /dev/shm/ only (an application's data on tmpfs). */
     int all_paths;
     iolens_warn_fn warn; /**< non-fatal findings (may be NULL) */
     void *warn_ctx;

@@ -727,6 +727,15 @@ int iolens_counters_path_excluded(const char *p)
     return 0;
 }
 
+/* A path the counters leave out: Darshan's exclusions (all_paths 0), none (1), or those but
+ * /dev/shm/, where an application's data on tmpfs lives (2). */
+static int skip_path(const struct iolens_counters *c, const char *p)
+{
+    if (c->opts.all_paths == 1 || !iolens_counters_path_excluded(p))
+        return 0;
+    return !(c->opts.all_paths == 2 && !strncmp(p, "/dev/shm/", 9));
+}
+
 /* Times sanitized: hostile producers may give NaN/inf/huge. */
 static void sane_times(iolens_event *e)
 {
@@ -883,7 +892,7 @@ static int posix_rename(iolens_counters *c, ctab *t, const iolens_event *ev, int
         return 0;
     r->c[IOL_DC_POSIX_RENAME_SOURCES]++;
     timer_no_overlap(&r->f[IOL_DC_POSIX_F_META_TIME], e.tstart, e.tend, &r->last_meta_end);
-    if (to < 0 || !to_path || !to_path[0] || (!c->opts.all_paths && iolens_counters_path_excluded(to_path)))
+    if (to < 0 || !to_path || !to_path[0] || (skip_path(c, to_path)))
         return 0;
     uint64_t from = r->id; /* (r may move when the table grows) */
     iol_crec *n = NULL;
@@ -1002,7 +1011,7 @@ static int on_event(iolens_counters *c, ctab *t, const iolens_event *ev, int32_t
     }
     if (e->flags & IOLENS_EVF_FAILED)
         return 0;
-    if (std < 0 && !c->opts.all_paths && iolens_counters_path_excluded(path))
+    if (std < 0 && skip_path(c, path))
         return 0;
     /* The runtime's POSIX module wraps no mkdir, rmdir, unlink, access, opendir, ...: such a
      * call on a path no wrapped call touched leaves no record (a replay's mkdir of its root
@@ -1203,7 +1212,7 @@ static int h5_event(iolens_counters *c, ctab *t, iolens_evsource *src, int rank,
 {
     if (ev->file < 0 || !path || !path[0] || (ev->flags & IOLENS_EVF_FAILED) || !ev->func)
         return 0;
-    if (!c->opts.all_paths && iolens_counters_path_excluded(path))
+    if (skip_path(c, path))
         return 0;
     int32_t fd;
     int64_t a[4];
@@ -1366,7 +1375,7 @@ static int pnc_event(iolens_counters *c, ctab *t, iolens_evsource *src, int rank
 {
     if (ev->file < 0 || !path || !path[0] || !ev->func)
         return 0;
-    if (!c->opts.all_paths && iolens_counters_path_excluded(path))
+    if (skip_path(c, path))
         return 0;
     int32_t fd;
     int64_t a[4];

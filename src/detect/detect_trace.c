@@ -100,6 +100,10 @@ out:
 struct spy {
     iolens_evsource *inner; /* not owned */
     uint64_t file_calls;    /* POSIX / MPI-IO / stdio calls on a file */
+    uint64_t shm_calls;     /* of which on files under /dev/shm/ */
+    const iolens_file *files;
+    size_t nfiles;
+    int have_files;
 };
 static int spy_nranks(void *impl) { return iolens_evsource_nranks(((struct spy *)impl)->inner); }
 static double spy_start(void *impl) { return iolens_evsource_start_time(((struct spy *)impl)->inner); }
@@ -112,8 +116,17 @@ static int spy_next(void *impl, int rank, iolens_event *out)
     struct spy *s = impl;
     int rc = iolens_evsource_next(s->inner, rank, out);
     if (rc > 0) {
-        s->file_calls += out->file >= 0 && (out->layer == IOLENS_LAYER_STDIO || out->layer == IOLENS_LAYER_POSIX ||
-                                            out->layer == IOLENS_LAYER_MPIIO);
+        int on_file = out->file >= 0 && (out->layer == IOLENS_LAYER_STDIO || out->layer == IOLENS_LAYER_POSIX ||
+                                         out->layer == IOLENS_LAYER_MPIIO);
+        s->file_calls += on_file;
+        if (on_file && !s->have_files) {
+            s->have_files = 1;
+            if (iolens_evsource_files(s->inner, &s->files, &s->nfiles) < 0)
+                s->files = NULL, s->nfiles = 0;
+        }
+        if (on_file && (uint64_t)out->file < s->nfiles && s->files[out->file].path &&
+            !strncmp(s->files[out->file].path, "/dev/shm/", 9))
+            s->shm_calls++;
     }
     return rc;
 }
@@ -169,7 +182,7 @@ int iolens_detect_read_trace(iolens_detect_input **out, const char *path, const 
                                        "nor a Recorder trace directory", path);
     iolens_evsource *src = NULL, *proxy = NULL;
     iolens_counters *c = NULL;
-    struct spy spy = {NULL, 0};
+    struct spy spy = {NULL, 0, 0, NULL, 0, 0};
     static const iolens_evsource_ops spy_ops = {IOLENS_EVSOURCE_OPS_VERSION, "detect-spy", spy_nranks, spy_start,
                                                 spy_files, spy_next, spy_rewind, spy_free};
     int rc;
@@ -207,6 +220,14 @@ int iolens_detect_read_trace(iolens_detect_input **out, const char *path, const 
                  "'%s': every file of the trace is under a path Darshan leaves out (/dev/ /proc/ /etc/ /usr/ "
                  "...): the features are those of a run without file I/O (--all-paths keeps those files)",
                  path);
+        opts->warn(opts->warn_ctx, msg);
+    } else if (rc >= 0 && opts->warn && !opts->all_paths && spy.shm_calls > 0) {
+        char msg[700];
+        snprintf(msg, sizeof msg,
+                 "'%s': %llu of the trace's %llu file calls are on files under /dev/shm/ (data on tmpfs), which "
+                 "Darshan leaves out and so does this diagnosis: it rests on the other files (--all-paths keeps "
+                 "them)",
+                 path, (unsigned long long)spy.shm_calls, (unsigned long long)spy.file_calls);
         opts->warn(opts->warn_ctx, msg);
     }
 out:

@@ -115,7 +115,7 @@ static int detect_read(const struct opts *o, iolens_detect_input **in)
 {
     iolens_detect_read_opts ro;
     iolens_detect_read_opts_init(&ro);
-    ro.all_paths = o->all_paths;
+    ro.all_paths = o->all_paths ? 1 : 2; /* an application's files on /dev/shm are its data */
     ro.warn = o->warn;
     ro.warn_ctx = o->warn_ctx;
     return iolens_detect_read(in, o->input, &ro);

@@ -124,6 +124,14 @@ if [ -d /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" != "$(stat -f -c %T "$T")" ]
   [ ! -e "$shm/r" ] && ok || fail "a refused --root was left behind"
   expect_rc 0 env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$IOLENS" whatif "$T/run.trace" --rounds 1 --pattern access_granularity --root "$shm/r" --root-anywhere
   expect_grep "^replayed on tmpfs ($shm/r); traced data on " "$IOLENS_TMP/out"
+  # data on /dev/shm is the application's data: whatif measures it there (detect keeps Darshan's
+  # exclusion, and says so)
+  mkdir -p "$shm/data"
+  expect_rc 0 "$IOLENS" trace -o "$T/shm.trace" -- dd if=/dev/zero of="$shm/data/f" bs=4k count=256
+  expect_rc 0 "$IOLENS" detect "$T/shm.trace"
+  expect_grep "under a path Darshan leaves out" "$IOLENS_TMP/err"
+  expect_rc 0 "$IOLENS" whatif "$T/shm.trace" --pattern access_granularity --rounds 1 --no-control --json
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); g=r["configs"][1]; assert r["measured"] and r["replay_fs"]["type"] == "tmpfs" and r["replay_fs"]["path"].startswith(sys.argv[2]) and g["status"] == "applied" and g["bytes"] == 256 * 4096, r' "$IOLENS_TMP/out" "$shm" && ok || fail "whatif of /dev/shm data ($IOLENS_TMP/out)"
   rm -rf "$shm"
 fi
 
