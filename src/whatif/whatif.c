@@ -186,6 +186,104 @@ static int run_paired_of(const struct opts *o, const struct variant *b, const st
     return summarize(ratios, n, s);
 }
 
+/* /proc/loadavg's 1-minute figure; -1 when unreadable */
+static double read_load1(void)
+{
+    FILE *f = fopen("/proc/loadavg", "re");
+    double l = -1;
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1)
+            l = -1;
+        fclose(f);
+    }
+    return l;
+}
+
+/* /proc/stat's total and stolen CPU ticks; 0 when unreadable */
+static int read_steal(unsigned long long *total, unsigned long long *steal)
+{
+    FILE *f = fopen("/proc/stat", "re");
+    unsigned long long v[8] = {0};
+    int n = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                       &v[6], &v[7])
+              : 0;
+    if (f)
+        fclose(f);
+    if (n < 8)
+        return 0;
+    *total = 0;
+    for (int i = 0; i < 8; i++)
+        *total += v[i];
+    *steal = v[7];
+    return 1;
+}
+
+static int find_control(const struct variant *v, int nv)
+{
+    for (int k = 1; k < nv; k++)
+        if (!strcmp(v[k].name, "control") && v[k].runs)
+            return k;
+    return -1;
+}
+
+/* The base's drift over the rounds: median of the first half of its times over that of the
+ * second half, or the inverse, whichever is larger (1: none; fewer than 4 rounds: unknown, 1). */
+static double base_drift(const struct variant *b, int rounds)
+{
+    if (!b->runs || rounds < 4 || rounds > 1000)
+        return 1;
+    int h = rounds / 2;
+    double mn, mx, first = median_of(b->runs, h, &mn, &mx), last = median_of(b->runs + rounds - h, h, &mn, &mx);
+    if (!(first > 0) || !(last > 0))
+        return 1;
+    return first >= last ? first / last : last / first;
+}
+
+/* The highest load per core over the rounds run (-1: unknown). */
+static double load_per_core(const struct machine *m, int rounds)
+{
+    double hi = -1;
+    for (int r = 0; r < rounds && r < 1000; r++)
+        if (m->load1[r] > hi)
+            hi = m->load1[r];
+    return hi >= 0 && m->cores > 0 ? hi / m->cores : -1;
+}
+
+/* Variant k's verdict against the noise measured beside it (iolens_paired_judge): the A/A
+ * control's summary of the same figure (I/O or whole run), the base's drift, the machine's load
+ * and the length of the runs. The control itself: within noise when its interval holds 1, else
+ * unreliable (the runs of one config are not alike here). */
+static int judge(const struct opts *o, const struct machine *m, const struct variant *v, int nv, int k, int whole_run,
+                 const iolens_paired_summary *ps, char *why, size_t cap)
+{
+    iolens_paired_noise nz;
+    memset(&nz, 0, sizeof nz);
+    nz.drift = base_drift(&v[0], o->rounds);
+    nz.load_per_core = m ? load_per_core(m, o->rounds) : -1;
+    double shorter = v[0].median < v[k].median ? v[0].median : v[k].median;
+    nz.seconds = shorter;
+    nz.min_seconds = nz.load_per_core >= 1 ? IOLENS_PAIRED_BUSY_FLOOR : 0;
+    int c = find_control(v, nv);
+    double ratios[1000];
+    if (c == k) {
+        int holds = ps->k && ps->lo <= NEGLIGIBLE && ps->hi >= 1 / NEGLIGIBLE;
+        if (ps->k == 0)
+            snprintf(why, cap, "%zu round(s) give no interval at 90%%: run 5 or more", ps->n);
+        else if (holds)
+            snprintf(why, cap, "the base against itself: [%.3f, %.3f] holds 1, the noise of this machine", ps->lo, ps->hi);
+        else
+            snprintf(why, cap, "the base against itself came out %.3fx [%.3f, %.3f]: runs of one config are not alike "
+                     "here (load, caches, drift), so no speed-up is a verdict unless it clears that", ps->median, ps->lo,
+                     ps->hi);
+        return holds ? IOLENS_PAIRED_WITHIN_NOISE : IOLENS_PAIRED_UNRELIABLE;
+    }
+    if (c > 0 && o->rounds <= 1000 &&
+        (whole_run ? run_paired_of(o, &v[0], &v[c], o->rounds, ratios, &nz.control)
+                   : paired_of(&v[0], &v[c], o->rounds, ratios, &nz.control)) == 0)
+        nz.has_control = 1;
+    return iolens_paired_judge(ps, &nz, NEGLIGIBLE, why, cap);
+}
+
 /* Adaptive rounds: at least ADAPT_MIN, at most --max-rounds; after each round from ADAPT_MIN on,
  * stop when every measured variant has a verdict (faster or slower against the A/A control) or
  * is within noise with an interval narrower than ADAPT_WIDTH relative to its lower end (the
@@ -193,15 +291,6 @@ static int run_paired_of(const struct opts *o, const struct variant *b, const st
 #define ADAPT_MIN 5
 #define ADAPT_MAX 21
 #define ADAPT_WIDTH 0.10
-static int judge(const struct opts *o, const struct machine *m, const struct variant *v, int nv, int k, int whole_run,
-                 const iolens_paired_summary *ps, char *why, size_t cap);
-static double median_of(const struct run *r, int n, double *mn, double *mx);
-static int find_control(const struct variant *v, int nv);
-struct machine;
-static double load_per_core(const struct machine *m, int rounds);
-
-/* ... judged as the report judges them (against the A/A control): an unreliable verdict asks for
- * more rounds, up to the limit. */
 static int adapt_done(const struct opts *o, const struct machine *m, struct variant *v, int nv, int rounds)
 {
     if (rounds < ADAPT_MIN)
@@ -547,118 +636,6 @@ static int read_results(const char *path, struct run *r)
     }
     json_decref(j);
     return 0;
-}
-
-/* /proc/loadavg's 1-minute figure; -1 when unreadable */
-static double read_load1(void)
-{
-    FILE *f = fopen("/proc/loadavg", "re");
-    double l = -1;
-    if (f) {
-        if (fscanf(f, "%lf", &l) != 1)
-            l = -1;
-        fclose(f);
-    }
-    return l;
-}
-
-/* /proc/stat's total and stolen CPU ticks; 0 when unreadable */
-static int read_steal(unsigned long long *total, unsigned long long *steal)
-{
-    FILE *f = fopen("/proc/stat", "re");
-    unsigned long long v[8] = {0};
-    int n = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                       &v[6], &v[7])
-              : 0;
-    if (f)
-        fclose(f);
-    if (n < 8)
-        return 0;
-    *total = 0;
-    for (int i = 0; i < 8; i++)
-        *total += v[i];
-    *steal = v[7];
-    return 1;
-}
-
-static int find_control(const struct variant *v, int nv)
-{
-    for (int k = 1; k < nv; k++)
-        if (!strcmp(v[k].name, "control") && v[k].runs)
-            return k;
-    return -1;
-}
-
-/* The base's drift over the rounds: median of the first half of its times over that of the
- * second half, or the inverse, whichever is larger (1: none; fewer than 4 rounds: unknown, 1). */
-static double base_drift(const struct variant *b, int rounds)
-{
-    if (!b->runs || rounds < 4 || rounds > 1000)
-        return 1;
-    double x[1000];
-    int h = rounds / 2;
-    for (int part = 0; part < 2; part++) {
-        int n = 0;
-        for (int r = part ? rounds - h : 0; r < (part ? rounds : h); r++)
-            if (b->runs[r].seconds > 0)
-                x[500 * part + n++] = b->runs[r].seconds;
-        if (n == 0)
-            return 1;
-        qsort(x + 500 * part, (size_t)n, sizeof *x, iol_cmp_double);
-        x[500 * part] = iol_median_sorted(x + 500 * part, (size_t)n);
-    }
-    double d = x[0] / x[500];
-    return d >= 1 ? d : 1 / d;
-}
-
-/* The highest load per core over the rounds run (-1: unknown). */
-static double load_per_core(const struct machine *m, int rounds)
-{
-    double hi = -1;
-    for (int r = 0; r < rounds && r < 1000; r++)
-        if (m->load1[r] > hi)
-            hi = m->load1[r];
-    return hi >= 0 && m->cores > 0 ? hi / m->cores : -1;
-}
-
-static int paired_of(const struct variant *b, const struct variant *v, int rounds, double *ratios,
-                     iolens_paired_summary *s);
-static int run_paired_of(const struct opts *o, const struct variant *b, const struct variant *v, int rounds,
-                         double *ratios, iolens_paired_summary *s);
-
-/* Variant k's verdict against the noise measured beside it (iolens_paired_judge): the A/A
- * control's summary of the same figure (I/O or whole run), the base's drift, the machine's load
- * and the length of the runs. The control itself: within noise when its interval holds 1, else
- * unreliable (the runs of one config are not alike here). */
-static int judge(const struct opts *o, const struct machine *m, const struct variant *v, int nv, int k, int whole_run,
-                 const iolens_paired_summary *ps, char *why, size_t cap)
-{
-    iolens_paired_noise nz;
-    memset(&nz, 0, sizeof nz);
-    nz.drift = base_drift(&v[0], o->rounds);
-    nz.load_per_core = m ? load_per_core(m, o->rounds) : -1;
-    double shorter = v[0].median < v[k].median ? v[0].median : v[k].median;
-    nz.seconds = shorter;
-    nz.min_seconds = nz.load_per_core >= 1 ? IOLENS_PAIRED_BUSY_FLOOR : 0;
-    int c = find_control(v, nv);
-    double ratios[1000];
-    if (c == k) {
-        int holds = ps->k && ps->lo <= NEGLIGIBLE && ps->hi >= 1 / NEGLIGIBLE;
-        if (ps->k == 0)
-            snprintf(why, cap, "%zu round(s) give no interval at 90%%: run 5 or more", ps->n);
-        else if (holds)
-            snprintf(why, cap, "the base against itself: [%.3f, %.3f] holds 1, the noise of this machine", ps->lo, ps->hi);
-        else
-            snprintf(why, cap, "the base against itself came out %.3fx [%.3f, %.3f]: runs of one config are not alike "
-                     "here (load, caches, drift), so no speed-up is a verdict unless it clears that", ps->median, ps->lo,
-                     ps->hi);
-        return holds ? IOLENS_PAIRED_WITHIN_NOISE : IOLENS_PAIRED_UNRELIABLE;
-    }
-    if (c > 0 && o->rounds <= 1000 &&
-        (whole_run ? run_paired_of(o, &v[0], &v[c], o->rounds, ratios, &nz.control)
-                   : paired_of(&v[0], &v[c], o->rounds, ratios, &nz.control)) == 0)
-        nz.has_control = 1;
-    return iolens_paired_judge(ps, &nz, NEGLIGIBLE, why, cap);
 }
 
 /* A paired summary and its ratios as JSON. */
