@@ -6,8 +6,10 @@
 # installed and run outside the source tree.
 #
 # Builds: gcc at -O2 -g (the tested build, and the package: Debian builds its packages at -O2) and
-# at -O0 (the sanitizer build), whose middle-end warnings differ by level; clang once, at -O2 with
-# sanitizers and libFuzzer: its warnings come from its front end, the same at every level. A
+# at -O0 (the sanitizer build), whose middle-end warnings differ by level; clang once, at -O0 with
+# sanitizers and libFuzzer: its warnings come from its front end, the same at every level, and it
+# builds in 53 s instead of 77 s at -O2 (the corpora replay in 6 s either way; a fuzzing run
+# builds at -O2: the README). A
 # second run in the same clone recompiles only what changed (ccache was measured and left out:
 # +17% on a fresh clone, and no hits across build folders, whose paths are in every command line).
 # ctest runs as many tests as there are cores (one more was measured: the release stage's tests
@@ -37,7 +39,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 
 stage "clang build with libFuzzer and sanitizers (warnings as errors); each fuzz target replays its corpus"
 "$root/scripts/build.sh" "$root/build-fuzz" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-  -DIOLENS_FUZZ=ON -DIOLENS_SANITIZE=ON -DBUILD_TESTING=OFF
+  -DIOLENS_FUZZ=ON -DIOLENS_SANITIZE=ON -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=Debug
 n=0
 for t in "$root"/build-fuzz/fuzz/fuzz_*; do
   name=${t##*/fuzz_}

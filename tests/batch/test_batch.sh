@@ -162,8 +162,8 @@ done <"$T/list100" >"$T/f1"
 tail -n +2 "$T/feat/features.csv" | cut -d, -f3- >"$T/f2"
 [ -s "$T/f1" ] && cmp -s "$T/f1" "$T/f2" && ok || fail "features alone differ from features among the tasks"
 
-# 6. one log of 300,000 files: the worker's memory stays within --max-mem (256 MiB by default;
-# the log is read in passes over parts of 131,072 files, three here; test_detect_darshan checks
+# 6. one log of 300,000 files (140,000 in a sanitizer build): the worker's memory stays within --max-mem (256 MiB by default;
+# the log is read in passes over parts of 131,072 files, three here (two); test_detect_darshan checks
 # that passes give the features of one reading; bench/batch/bigfiles.sh reads a million; a long
 # --timeout: under sanitizers on a loaded machine the reading takes minutes, and the figure
 # checked here is memory, not time)

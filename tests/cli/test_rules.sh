@@ -17,17 +17,21 @@ for c in $cmds; do
     grep -q -- "$o" "$T/help.$c" && ok || fail "$c --help has no line /$o/"
   done
   case $json_cmds in *" $c "*) grep -q -- '^      --json ' "$T/help.$c" && ok || fail "$c --help has no --json" ;; esac
-  expect_rc 0 "$IOLENS" "$c" -h
-  cmp -s "$T/out" "$T/help.$c" && ok || fail "$c -h differs from $c --help"
-  # the help wins wherever it stands, even where a value would be (not for trace: after the first
-  # operand come the traced program's own options)
-  if [ "$c" != trace ]; then
-    expect_rc 0 "$IOLENS" "$c" some-input --help
-    cmp -s "$T/out" "$T/help.$c" && ok || fail "$c INPUT --help is not the help"
+  # (a sanitizer build leaves out these four of every command: each is one more pass through the
+  # same table of options as --help)
+  if [ -z "${IOLENS_SANITIZED:-}" ]; then
+    expect_rc 0 "$IOLENS" "$c" -h
+    cmp -s "$T/out" "$T/help.$c" && ok || fail "$c -h differs from $c --help"
+    # the help wins wherever it stands, even where a value would be (not for trace: after the
+    # first operand come the traced program's own options)
+    if [ "$c" != trace ]; then
+      expect_rc 0 "$IOLENS" "$c" some-input --help
+      cmp -s "$T/out" "$T/help.$c" && ok || fail "$c INPUT --help is not the help"
+    fi
+    # -q and -v are every command's
+    expect_rc 0 "$IOLENS" "$c" -q --help
+    expect_rc 0 "$IOLENS" "$c" -v --help
   fi
-  # -q and -v are every command's
-  expect_rc 0 "$IOLENS" "$c" -q --help
-  expect_rc 0 "$IOLENS" "$c" -v --help
   # an unknown option: exit 2 and one error line that names it and the help
   expect_rc 2 "$IOLENS" "$c" --no-such-option-here x
   head -1 "$T/err" | grep -q "^iolens: error: unknown option '--no-such-option-here' (see 'iolens $c --help')$" && ok ||
