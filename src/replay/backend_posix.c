@@ -67,8 +67,24 @@ static void report_lustre(struct rp_file *f, int fd)
     }
 }
 
+/* MPI-IO's hints on a POSIX or stdio step: said, never silently dropped. */
+static void report_mpi_only(struct rp_file *f, const char *iface)
+{
+    const struct rp_hints *h = f->h;
+    const char *const names[] = {"use_collective",     "romio_cb_read",      "romio_cb_write",  "romio_ds_read",
+                                 "romio_ds_write",     "cb_buffer_size",     "cb_nodes",        "cb_block_size",
+                                 "ind_rd_buffer_size", "ind_wr_buffer_size", "striping_factor", "striping_unit"};
+    const int64_t v[] = {h->use_collective,     h->romio_cb_read,      h->romio_cb_write,  h->romio_ds_read,
+                         h->romio_ds_write,     h->cb_buffer_size,     h->cb_nodes,        h->cb_block_size,
+                         h->ind_rd_buffer_size, h->ind_wr_buffer_size, h->striping_factor, h->striping_unit};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (v[i] >= 0)
+            rp_hint_report(f->res, names[i], "not applicable here: an MPI-IO hint, and this step's interface is %s",
+                           iface);
+}
+
 /* Applies the POSIX hints to an open fd (both back ends). */
-static void posix_hints_after_open(struct rp_file *f, int fd)
+static void posix_hints_after_open(struct rp_file *f, int fd, const char *iface)
 {
     if (f->h->disable_readahead == 1) {
         int rc = posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
@@ -87,8 +103,10 @@ static void posix_hints_after_open(struct rp_file *f, int fd)
     } else if (f->h->preallocate == 1 && f->report) {
         rp_hint_report(f->res, "preallocate", "not applicable here: the step does not write");
     }
-    if (f->report)
+    if (f->report) {
         report_lustre(f, fd);
+        report_mpi_only(f, iface);
+    }
 }
 
 static int open_fd(struct rp_file *f, int extra)
@@ -131,7 +149,7 @@ static int posix_open(struct rp_file *f)
     if (f->fd < 0)
         return iol_err(IOLENS_EIO, "cannot open '%s': %s", f->full, strerror(errno));
 opened:
-    posix_hints_after_open(f, f->fd);
+    posix_hints_after_open(f, f->fd, "posix");
     return 0;
 }
 
@@ -192,7 +210,7 @@ static int stdio_open(struct rp_file *f)
     f->fd = open_fd(f, 0);
     if (f->fd < 0)
         return iol_err(IOLENS_EIO, "cannot open '%s': %s", f->full, strerror(errno));
-    posix_hints_after_open(f, f->fd);
+    posix_hints_after_open(f, f->fd, "stdio");
     f->fp = fdopen(f->fd, f->write ? "r+" : "r");
     if (!f->fp) {
         close(f->fd);

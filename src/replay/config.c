@@ -220,6 +220,8 @@ static const struct rp_opt fileconf_opts[] = {
      "Not with use_direct (O_DIRECT needs aligned buffers)"},
     {"fsync", RP_OPT_ENUM, F(fsync), "none", 0, 0, rp_fsync_names, NULL, 0, 0,
      "fsync policy: none, before each close, after every write (IOR -Y)"},
+    {"fsync_count", RP_OPT_INT, F(fsync_count), "1", 1, 64, NULL, NULL, 0, 0,
+     "with fsync every_write: the fsyncs after each write (--config-from: as many as the program made)"},
     {"rank_blocks", RP_OPT_BOOL, F(rank_blocks), "false", 0, 1, NULL, NULL, 0, 0,
      "shared file, sequential access: each rank's transfers of all chunks form one contiguous block and "
      "the ranks' blocks follow each other (HACC-IO: a rank's arrays back to back); default: each chunk "
@@ -327,6 +329,16 @@ static int validate_fileconf(struct iolens_replay_config *cfg, size_t idx, const
                     rp_method_names[fc->method]);
     if (!io && fc->nchunks)
         return VERR("'%s': %s.chunks: not allowed for method '%s'", source, p, rp_method_names[fc->method]);
+    /* options that would do nothing on this step are refused, not dropped without a word */
+    if (fc->fsync_count > 1 && fc->fsync != RP_FSYNC_WRITE)
+        return VERR("'%s': %s.fsync_count: counts the fsyncs after each write, with \"fsync\": \"every_write\"",
+                    source, p);
+    if (fc->fsync == RP_FSYNC_WRITE && fc->method == RP_READ)
+        return VERR("'%s': %s.fsync: \"every_write\" on a read step, which has no writes (\"close\" syncs before "
+                    "close)", source, p);
+    if (fc->seek > 0 && fc->interface == RP_MPIIO)
+        return VERR("'%s': %s.seek: an MPI-IO step passes its offsets to MPI_File_write_at/read_at (seek is for "
+                    "posix and metadata steps)", source, p);
     if (fc->method == RP_COMPUTE && fc->compute.seconds <= 0)
         return VERR("'%s': %s.compute.seconds: a compute step needs a duration > 0", source, p);
     if (fc->method == RP_METADATA) {

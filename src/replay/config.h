@@ -108,6 +108,7 @@ struct rp_fileconf {
     int64_t alignment;
     int64_t buffer_offset; /* the data buffer starts this many bytes after a page start */
     int fsync;
+    int64_t fsync_count; /* every_write: the fsyncs after each write (a program that syncs twice) */
     int verify;
     int seek; /* posix: lseek() before each read()/write() (IOR's POSIX back end) instead of pread/pwrite */
     int rank_blocks; /* shared file, sequential: each rank's transfers of all chunks form one block */

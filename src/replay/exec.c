@@ -636,8 +636,10 @@ static int do_transfers(struct rp_exec *x, const struct rp_fileconf *fc, const s
                 return rc;
             if (!mine)
                 continue;
-            if (write && fc->fsync == RP_FSYNC_WRITE && (rc = be->sync(f)) < 0)
-                return rc;
+            if (write && fc->fsync == RP_FSYNC_WRITE)
+                for (int64_t q = 0; q < fc->fsync_count; q++)
+                    if ((rc = be->sync(f)) < 0)
+                        return rc;
             if (gap > 0)
                 last = mono();
             t->bytes += (int64_t)sz;

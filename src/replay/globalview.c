@@ -696,10 +696,13 @@ static int set_common(struct rp_fileconf *fc, const struct gv_sess *s, const cha
         int64_t writes = 0;
         for (size_t i = 0; i < s->nch; i++)
             writes += s->ch[i].count;
-        /* one sync after (nearly) every write: the last write's is often the close's (1,023 fsyncs
-         * for 1,024 writes); fewer, an fsync before close */
-        fc->fsync = writes > 1 && (s->syncs >= writes - 1 || 10 * s->syncs >= 9 * writes) ? RP_FSYNC_WRITE
-                                                                                       : RP_FSYNC_CLOSE;
+        /* k syncs after (nearly) every write: the last write's are often the close's (1,023 fsyncs
+         * for 1,024 writes; 2,047 for a program that syncs twice); fewer, an fsync before close */
+        int64_t k = writes > 0 && (s->syncs + 1) / writes > 1 ? (s->syncs + 1) / writes : 1;
+        fc->fsync = writes > 1 && (s->syncs >= k * writes - k || 10 * s->syncs >= 9 * k * writes) ? RP_FSYNC_WRITE
+                                                                                               : RP_FSYNC_CLOSE;
+        if (fc->fsync == RP_FSYNC_WRITE)
+            fc->fsync_count = k > 64 ? 64 : k;
     }
     fc->file_names = calloc(npaths, sizeof *fc->file_names);
     if (!fc->file_names)

@@ -391,6 +391,7 @@ static int t_throughput(struct wi *w)
         if (!step)
             return iol_err(IOLENS_EINVAL, "file_configs[%zu]: missing", i);
         json_object_set_new(step, "fsync", json_string("close"));
+        json_object_del(step, "fsync_count");
         char lab[300];
         note(w, "%s (%s): fsync after every write -> one fsync before close", step_label(fc, i, lab, sizeof lab),
              rp_method_names[fc->method]);

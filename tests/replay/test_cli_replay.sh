@@ -44,6 +44,18 @@ expect_rc 0 "$IOLENS" replay "$ex/posix-hints.json" --root "$IOLENS_TMP/root" --
 expect_grep 'hint lustre_stripe_count: not applicable here' "$IOLENS_TMP/out"
 expect_grep 'hint preallocate: applied' "$IOLENS_TMP/out"
 expect_grep 'hint disable_readahead: applied' "$IOLENS_TMP/out"
+# an MPI-IO hint on a POSIX step is said per step, not dropped
+cat >"$IOLENS_TMP/mpihints.json" <<'EOF2'
+{"file_configs": [{"method": "write", "file_names": ["x.dat"], "hints": {"use_collective": true, "romio_cb_write": "enable"},
+ "chunks": [{"transfer_size": 4096, "repetitions": 4}]}]}
+EOF2
+expect_rc 0 "$IOLENS" replay "$IOLENS_TMP/mpihints.json" --root "$IOLENS_TMP/root-mh" --json
+/usr/bin/python3 - "$IOLENS_TMP/out" <<'PY' && ok || fail "MPI-IO hints on a POSIX step: not reported per step"
+import json, sys
+h = json.load(open(sys.argv[1]))["steps"][0]["hints"]
+h = {x["name"]: x["status"] for x in h} if isinstance(h, list) else h
+assert all(h[k].startswith("not applicable here: an MPI-IO hint") for k in ("use_collective", "romio_cb_write")), h
+PY
 [ -f "$IOLENS_TMP/root/fpp/data.00000" ] && ok || fail "--keep did not keep the file"
 # files of an earlier run are never overwritten
 expect_rc 1 "$IOLENS" replay "$ex/posix-hints.json" --root "$IOLENS_TMP/root"

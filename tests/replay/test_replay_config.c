@@ -150,6 +150,13 @@ static const struct bad_case bad[] = {
     {"{\"file_configs\":[{\"method\":\"write\",\"file_names\":[\"f\"]}]}", "file_configs[0].chunks: at least one chunk"},
     {"{\"file_configs\":[{\"file_names\":[\"f\"]}]}", "file_configs[0].method: required key missing"},
     {"{\"file_configs\":[{\"method\":\"append\"}]}", "file_configs[0].method: 'append' is not one of"},
+    /* options that would do nothing on their step are refused */
+    {"{\"file_configs\":[{\"method\":\"read\",\"file_names\":[\"f\"],\"fsync\":\"every_write\","
+     "\"chunks\":[{\"transfer_size\":4096,\"repetitions\":1}]}]}", "file_configs[0].fsync: \"every_write\" on a read step"},
+    {"{\"file_configs\":[{\"method\":\"write\",\"file_names\":[\"f\"],\"fsync\":\"close\",\"fsync_count\":2,"
+     "\"chunks\":[{\"transfer_size\":4096,\"repetitions\":1}]}]}", "file_configs[0].fsync_count: counts the fsyncs"},
+    {"{\"file_configs\":[{\"method\":\"write\",\"file_names\":[\"f\"],\"interface\":\"mpiio\",\"seek\":true,"
+     "\"chunks\":[{\"transfer_size\":4096,\"repetitions\":1}]}]}", "file_configs[0].seek: an MPI-IO step"},
     {W "{\"method\":\"read\",\"file_names\":[\"f\"],\"chunks\":[{\"transfer_size\":-5,\"repetitions\":1}]}]}",
      "file_configs[1].chunks[0].transfer_size: must be between 1 and"},
     {W E "{\"method\":\"read\",\"file_names\":[\"f\"],\"chunks\":[{\"transfer_size\":\"1x\",\"repetitions\":1}]}]}",

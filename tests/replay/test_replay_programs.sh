@@ -25,6 +25,18 @@ expect_rc 0 "$IOLENS" replay --config-from "$T/fsync.trace" -o "$T/fsync.json"
 expect_grep '"fsync": "every_write"' "$T/fsync.json"
 expect_rc 0 "$IOLENS" replay "$T/fsync.json" --root "$T/r3"
 expect_rc 0 "$IOLENS" replay "$T/fsync.trace" --root "$T/r4"
+# two fsyncs after every write: the config says so and its replay makes as many
+expect_rc 0 "$IOLENS" trace -o "$T/fsync2.trace" -- /usr/bin/python3 -c "
+import os
+fd = os.open('$T/w/two.dat', os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+for i in range(32):
+    os.write(fd, b'y' * 4096); os.fsync(fd); os.fsync(fd)
+os.close(fd)"
+expect_rc 0 "$IOLENS" replay --config-from "$T/fsync2.trace" -o "$T/fsync2.json"
+expect_grep '"fsync_count": 2' "$T/fsync2.json"
+expect_rc 0 "$IOLENS" trace -o "$T/fsync2-replay.trace" -- "$IOLENS" replay "$T/fsync2.json" --root "$T/r4b"
+n=$("$IOLENS" trace --print "$T/fsync2-replay.trace" 2>/dev/null | grep -c 'fsync(')
+[ "$n" -eq 64 ] && ok || fail "two fsyncs per write replayed as $n fsyncs for 32 writes, not 64"
 
 # an HDF5 program: its config (HDF5 rewrites its superblock and rereads metadata in overlapping
 # pieces) replays without reading past the end of what its write step wrote

@@ -125,6 +125,8 @@ def ior(name, label, source, t, b, s, fpp=False, api="posix", fsync_close=False,
         base["hints"] = hints
     w = dict(name="write", method="write", **base)
     r = dict(name="read", method="read", **base)
+    if r.get("fsync") == "every_write":  # IOR -Y syncs after writes: a read phase has none
+        del r["fsync"]
     save(name, label, source, [w, r], nranks=nranks, params=params, note=note)
 
 
