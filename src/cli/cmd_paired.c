@@ -28,7 +28,8 @@ static const cli_opt optv[] = {
     {O_WARMUP, 0, "warmup", "K", "untimed rounds first, 0 to 1000 (default 1)"},
     {O_METRIC, 0, "metric", "REGEX", "compare a number each run prints on standard output instead of its\n"
                                      "wall time (the first match; a group, if the pattern has one, is the\n"
-                                     "number); higher is better: the ratio is B's number / A's"},
+                                     "number; ^ and $ match at each line's start and end); higher is better:\n"
+                                     "the ratio is B's number / A's"},
     {O_AUDIT, 0, "audit", "CMD", "run CMD (with sh -c) after each round; a non-zero exit stops the\n"
                                  "comparison (e.g. to check that A and B wrote the same output)"},
     {O_COVERAGE, 0, "coverage", "C", "the interval's minimum coverage, between 0 and 1 (default 0.90)"},
@@ -192,7 +193,7 @@ int cmd_paired(int argc, char **argv)
     if (output && cli_output_to(output) < 0)
         return CLI_FAIL;
     regex_t re;
-    if (metric && regcomp(&re, metric, REG_EXTENDED)) {
+    if (metric && regcomp(&re, metric, REG_EXTENDED | REG_NEWLINE)) {
         cli_error("--metric '%s' is not an extended regular expression", metric);
         return CLI_USAGE;
     }

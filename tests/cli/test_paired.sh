@@ -7,6 +7,9 @@ expect_rc 0 "$IOLENS" paired -n 7 --warmup 0 --json --metric 'value=([0-9.]+)' -
 import json, sys; d = json.load(open('$T/out'))
 ok = d['median'] == 2.0 and d['interval'] == [2.0, 2.0] and d['verdict'] == 'faster' and len(d['ratios']) == 7 and d['k'] == 1
 sys.exit(0 if ok else 1)" && ok || fail "metric ratio: $(tr -d '\n ' <"$T/out" | head -c 300)"
+# ^ anchors at a line's start, not only the output's: the second line's number is the metric
+expect_rc 0 "$IOLENS" paired -n 5 --warmup 0 --metric '^write ([0-9.]+)' -- sh -c 'echo a; echo write 10' -- sh -c 'echo b; echo write 30'
+expect_grep 'median of 5 rounds: 3$' "$T/out"
 # wall time: sleep 0.4 against sleep 0.1 -> B is about four times as fast (each run also pays its
 # start-up: the same milliseconds on both sides, tens of them on a loaded machine)
 expect_rc 0 "$IOLENS" paired -n 5 --json -- sleep 0.4 -- sleep 0.1
