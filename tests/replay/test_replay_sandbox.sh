@@ -12,18 +12,19 @@ wait_for() {
   return 1
 }
 
-# 1. a folder swapped for a link during a --delays replay: the program writes D/f1, waits 3 s,
-# then creates, writes and removes D/f2; while the replay waits, D is renamed and a link to an
-# outside folder holding a precious f2 takes its place. The outside folder is left as it was.
+# 1. a folder swapped for a link during a --delays replay: the program writes D/f1, waits 0.3 s,
+# then creates, writes and removes D/f2; while the replay waits (3 s: --speed 0.1), D is renamed
+# and a link to an outside folder holding a precious f2 takes its place. The outside folder is
+# left as it was.
 for kind in posix stdio; do
   W=$T/w-$kind R=$T/r-$kind O=$T/outside-$kind
   mkdir -p "$W/D" "$O"
   printf 'precious\n' >"$O/f2"
   cp -p "$O/f2" "$T/f2.want"
-  args=(swap "$W/D" 3); [ $kind = stdio ] && args+=(stdio)
+  args=(swap "$W/D" 0.3); [ $kind = stdio ] && args+=(stdio)
   expect_rc 0 "$IOLENS" trace -o "$T/swap-$kind.trace" -- "$PROGRAMS" "${args[@]}"
   rm -rf "$W/D"/*
-  "$IOLENS" replay "$T/swap-$kind.trace" --delays --root "$R" >"$T/swap.out" 2>"$T/swap.err" &
+  "$IOLENS" replay "$T/swap-$kind.trace" --delays --speed 0.1 --root "$R" >"$T/swap.out" 2>"$T/swap.err" &
   pid=$!
   RD=$R$W/D
   if wait_for "$RD/f1"; then
@@ -47,9 +48,9 @@ done
 # 2. four replays into one root at once: the first holds it, the three started while it runs
 # refuse, naming the root; it still runs to the end
 W=$T/w-lock; mkdir -p "$W/D"
-expect_rc 0 "$IOLENS" trace -o "$T/lock.trace" -- "$PROGRAMS" swap "$W/D" 3
+expect_rc 0 "$IOLENS" trace -o "$T/lock.trace" -- "$PROGRAMS" swap "$W/D" 0.3
 R=$T/r-lock
-"$IOLENS" replay "$T/lock.trace" --delays --root "$R" >"$T/lock0.out" 2>"$T/lock0.err" &
+"$IOLENS" replay "$T/lock.trace" --delays --speed 0.1 --root "$R" >"$T/lock0.out" 2>"$T/lock0.err" &
 first=$!
 wait_for "$R$W/D/f1" || fail "the first replay never started"
 pids=()
@@ -78,7 +79,7 @@ wait $first && ok || fail "the first config replay failed: $(head -2 "$T/cfg0.er
 # it made too), and the next replay into that root runs; killed outright (SIGKILL), the root is
 # refused with what to do, and runs again once it is removed
 W=$T/w-sig; mkdir -p "$W/D"
-expect_rc 0 "$IOLENS" trace -o "$T/sig.trace" -- "$PROGRAMS" swap "$W/D" 2
+expect_rc 0 "$IOLENS" trace -o "$T/sig.trace" -- "$PROGRAMS" swap "$W/D" 0.2
 for sig in TERM INT; do
   R=$T/r-$sig
   # (a background job ignores SIGINT unless told otherwise: the replay runs in a shell that resets it)
