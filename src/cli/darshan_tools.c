@@ -165,6 +165,8 @@ int iol_darshan_tools_main(int argc, char **argv)
             fputc('\n', stdout);
         if (rc != CLI_OK)
             cli_lib_error();
+        else if (nd > 0)
+            rc = CLI_FAIL; /* as diff(1): 1 when the logs differ */
         goto out;
     }
     if (!outp) {

@@ -12,7 +12,7 @@
 enum agg_kind {
     AGG_SUM,
     AGG_MAX,
-    AGG_LAST,      /* MODE, *_ALIGNMENT: the value of the last record */
+    AGG_LAST,      /* MODE, *_ALIGNMENT, RENAMED_FROM: the value of the last record */
     AGG_MIN_POS,   /* *_START_TIMESTAMP: smallest positive value */
     AGG_ZERO,      /* VARIANCE counters: not aggregated (0) */
     AGG_SKIP,      /* handled with another counter (fastest/slowest, max time size, common values) */
@@ -91,7 +91,8 @@ static void modix_init(modix *x, int m)
     for (size_t i = 0; i < x->ni; i++) {
         const char *n = iolens_darshan_counter_name(m, i);
         enum agg_kind k = AGG_SUM;
-        if (ends_with(n, "_MODE") || ends_with(n, "_MEM_ALIGNMENT") || ends_with(n, "_FILE_ALIGNMENT"))
+        if (ends_with(n, "_MODE") || ends_with(n, "_MEM_ALIGNMENT") || ends_with(n, "_FILE_ALIGNMENT") ||
+            ends_with(n, "_RENAMED_FROM")) /* a record id: darshan-util keeps the last record's */
             k = AGG_LAST;
         else if (m == IOLENS_DARSHAN_DAOS && (ends_with(n, "_OTYPE") || ends_with(n, "_CELL_SIZE") ||
                                               ends_with(n, "_CHUNK_SIZE")))

@@ -72,4 +72,19 @@ expect_rc 2 "$IOLENS" darshan --json --heatmap "$G"
 expect_rc 2 "$IOLENS" darshan --report "$G" "$G"
 expect_rc 1 "$IOLENS" darshan --json "$IOLENS_TMP/trunc.darshan"
 expect_grep "trunc.darshan" "$IOLENS_TMP/err"
+
+# --total keeps the last record's POSIX_RENAMED_FROM (a record id), as darshan-parser does: two
+# files renamed and written again, two records naming their sources
+R=$IOLENS_TMP/rename; rm -rf "$R"; mkdir -p "$R"
+expect_rc 0 "$IOLENS" trace -o "$R/t" --darshan "$R/rn.darshan" -- /usr/bin/python3 -c "
+import os
+for x in 'ab':
+    with open('$R/' + x + '1', 'w') as f: f.write('x')
+    os.rename('$R/' + x + '1', '$R/' + x + '2')
+    with open('$R/' + x + '2', 'a') as f: f.write('y')"
+"$IOLENS" darshan "$R/rn.darshan" | awk -F'\t' '$4 == "POSIX_RENAMED_FROM" && $5 != "0" {v = $5} END {print v}' >"$R/last"
+[ "$(wc -w <"$R/last")" -eq 1 ] && ok || fail "no renamed record in the log"
+want=$(/usr/bin/python3 -c "import sys; v = int(sys.argv[1]); print(v - (1 << 64) if v >= 1 << 63 else v)" "$(cat "$R/last")")
+expect_rc 0 "$IOLENS" darshan --total "$R/rn.darshan"
+expect_grep "^total_POSIX_RENAMED_FROM: $want\$" "$IOLENS_TMP/out"
 finish

@@ -46,6 +46,8 @@ assert sorted(d["modules"]) == ["DXT_POSIX", "POSIX"], sorted(d["modules"])
 EOF
 # the diff of the two halves: every record of each is only in one
 "$I" darshan --diff --json "$T/a.darshan" "$T/b.darshan" >"$T/d.json"
+[ $? -eq 1 ] && ok || fail "--diff of two different logs does not exit 1"
+"$I" darshan --diff "$T/a.darshan" "$T/a.darshan" >/dev/null && ok || fail "--diff of a log with itself does not exit 0"
 /usr/bin/python3 - "$T/d.json" <<'EOF' && ok || fail "--diff --json of the halves"
 import json, sys
 d = json.load(open(sys.argv[1]))
