@@ -3,7 +3,7 @@
 # pattern and every program in it twice or more: no presented pattern's card contradicts the
 # run's counters, and the detected set is the one its configuration induces (the shipped models
 # were trained on these configurations: a regression check; the whole suite is the bench's,
-# `check.sh` with no --only, and the held-out figures are eval.sh's); (2) three runs each of three
+# `check.sh` with no --only, and the held-out figures are eval.sh's); (2) two runs each of three
 # programs (fio, an mpi4py MPI-IO program, h5py; cli_detect_repeat repeats dd, tar and others)
 # give one detected set (ten runs each: `check.sh --repeat 10 --only ...`).
 . "$(dirname "$0")/../cli/lib.sh"
@@ -32,9 +32,9 @@ if bash "$S/check.sh" -o "$T/all" --scratch "$T/scratch" --only "$sample" >"$T/a
 else
   fail "suite runs failed: $(tail -5 "$T/all.log")"
 fi
-# (2) three runs each of three programs
+# (2) two runs each of three programs
 rep='^(fio_shared_write_4k_4jobs|mpiio_rand_4k_4|h5py_mpio_indep_4k_4)$'
-runs=${DETECT_REPEAT_RUNS:-3}
+runs=${DETECT_REPEAT_RUNS:-2}
 if bash "$S/check.sh" -o "$T/rep" --scratch "$T/scratch" --only "$rep" --repeat "$runs" >"$T/rep.log" 2>&1; then
   [ "$(wc -l <"$T/rep/runs.txt")" -eq $((3 * runs)) ] && ok || fail "runs missing: $(tail -3 "$T/rep.log")"
   grep '^summary: .*differ over' "$T/rep.log" >"$T/rep.differ" || true
